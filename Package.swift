@@ -1,0 +1,21 @@
+// swift-tools-version: 6.1
+// MultiCanvas: the view-model layer of a multi-canvas recording screen.
+// Layout and contract: DESIGN.md section 1 (kept in the steering repo's shared/ folder).
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 mode (the package default below) and
+/// `MemberImportVisibility`, so a file sees only the members of the modules it imports itself.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("MemberImportVisibility")
+]
+
+var products: [Product] = []
+var targets: [Target] = []
+
+let package = Package(
+    name: "MultiCanvas",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: products,
+    targets: targets,
+    swiftLanguageModes: [.v6]
+)
