@@ -12,6 +12,26 @@ let swiftSettings: [SwiftSetting] = [
 var products: [Product] = []
 var targets: [Target] = []
 
+// MARK: CanvasKit
+products.append(.library(name: "CanvasKit", targets: ["CanvasKit"]))
+targets += [
+    .target(
+        name: "CanvasKit",
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "CanvasKitTests",
+        dependencies: ["CanvasKit"],
+        swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+        name: "CanvasBenchmark",
+        dependencies: ["CanvasKit"],
+        path: "Tools/CanvasBenchmark",
+        swiftSettings: swiftSettings
+    ),
+]
+
 let package = Package(
     name: "MultiCanvas",
     platforms: [.macOS(.v15), .iOS(.v18)],
