@@ -28,8 +28,16 @@ targets += [
 // MARK: CanvasKit
 products.append(.library(name: "CanvasKit", targets: ["CanvasKit"]))
 targets += [
-    .target(name: "CanvasKit", dependencies: ["Observing"], swiftSettings: swiftSettings),
-    .testTarget(name: "CanvasKitTests", dependencies: ["CanvasKit", "Observing"], swiftSettings: swiftSettings),
+    .target(
+        name: "CanvasKit",
+        dependencies: ["Observing"],
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "CanvasKitTests",
+        dependencies: ["CanvasKit", "Observing"],
+        swiftSettings: swiftSettings
+    ),
 ]
 
 let package = Package(

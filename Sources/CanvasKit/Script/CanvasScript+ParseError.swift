@@ -1,0 +1,72 @@
+extension CanvasScript {
+    /// Why a script could not be parsed, and where.
+    public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong.
+        public enum Reason: Sendable, Hashable {
+            /// The first word of a command is not an event word; `suggestion` is a close known word, if any.
+            case unknownWord(String, suggestion: String?)
+            /// The word needs an argument that is not there.
+            case missingArgument(word: String)
+            /// The word needs an integer and got something else (or a number too large for `Int`).
+            case notANumber(word: String, argument: String)
+            /// The word got more arguments than it takes.
+            case extraArgument(word: String, argument: String)
+            /// A quoted file name has no closing quote on its line.
+            case unterminatedQuote
+            /// A quoted file name is empty.
+            case emptyFileName
+            /// A closing quote is followed by something other than a space, `;`, `#` or the end of the line.
+            case textAfterQuote(String)
+        }
+
+        /// The 1-based line of the problem.
+        public var line: Int
+        /// The 1-based column (in characters) of the problem.
+        public var column: Int
+        /// What is wrong.
+        public var reason: Reason
+
+        /// An error at the given place.
+        public init(line: Int, column: Int, reason: Reason) {
+            self.line = line
+            self.column = column
+            self.reason = reason
+        }
+
+        /// The one-line message without the place, e.g. `unknown event 'tapp' (did you mean 'tap'?)`.
+        public var message: String {
+            switch reason {
+            case .unknownWord(let word, let suggestion?):
+                "unknown event '\(word)' (did you mean '\(suggestion)'?)"
+            case .unknownWord(let word, nil):
+                "unknown event '\(word)'; expected one of \(Keyword.allCases.map(\.rawValue).joined(separator: ", "))"
+            case .missingArgument(let word):
+                if let keyword = Keyword(rawValue: word) {
+                    "'\(word)' needs \(keyword.argumentName), e.g. '\(keyword.example)'"
+                } else {
+                    "'\(word)' needs an argument"
+                }
+            case .notANumber(let word, let argument):
+                "'\(word)' expects \(Keyword(rawValue: word)?.argumentName ?? "an integer") (an integer), got '\(argument)'"
+            case .extraArgument(let word, let argument):
+                switch Keyword(rawValue: word) {
+                case let keyword? where keyword.arity == .index:
+                    "'\(word)' takes one \(keyword.argumentNoun), got an extra '\(argument)'"
+                case let keyword? where keyword.arity == .optionalFile:
+                    "'\(word)' takes at most one \(keyword.argumentNoun), got an extra '\(argument)'"
+                default:
+                    "'\(word)' takes no argument, got '\(argument)'"
+                }
+            case .unterminatedQuote:
+                "unterminated quoted file name (missing closing '\"')"
+            case .emptyFileName:
+                "empty file name"
+            case .textAfterQuote(let text):
+                "unexpected '\(text)' right after a quoted file name"
+            }
+        }
+
+        /// `line L, column C: message`.
+        public var description: String { "line \(line), column \(column): \(message)" }
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+
+/// The whole board as a value: N >= 1 canvases, each with an optional finished take, and at most one selected canvas
+/// that holds the camera preview (DESIGN section 2).
+///
+/// The representation makes invariants I1 and I2 hold by construction: there is one optional `selection` (an index and
+/// a phase), and each canvas's `status` and `isSelected` are derived from it, never stored. A board therefore cannot
+/// have two selected canvases, a recording canvas that is not selected, or two recordings.
+///
+/// Events go through `handle(_:)` (in place) or `BoardState.transition(from:on:)` (pure); both compute the same
+/// outcome. Taps, record and cancel change only `selection`, so they never copy the canvas storage, whatever the size
+/// of the board.
+public struct BoardState: Sendable, Hashable {
+    /// The one selected canvas: its index and whether it is previewing or recording.
+    public struct Selection: Sendable, Hashable, CustomStringConvertible {
+        /// What the selected canvas does with the camera preview.
+        public enum Phase: String, Sendable, Hashable, CaseIterable {
+            /// Showing the live preview, ready to record.
+            case inPreview
+            /// Recording a new take.
+            case recording
+
+            /// The `CanvasStatus` of the selected canvas in this phase.
+            public var status: CanvasStatus {
+                switch self {
+                case .inPreview: .inPreview
+                case .recording: .recording
+                }
+            }
+        }
+
+        /// The index of the selected canvas.
+        public var index: Int
+        /// Previewing or recording.
+        public var phase: Phase
+
+        /// A selection of the canvas at `index` in `phase`.
+        public init(index: Int, phase: Phase) {
+            self.index = index
+            self.phase = phase
+        }
+
+        /// For example `2 recording`.
+        public var description: String { "\(index) \(phase.rawValue)" }
+    }
+
+    /// Why `init(takes:selection:)` refused to build a board.
+    public enum InvalidState: Error, Sendable, Hashable, CustomStringConvertible {
+        /// A board has at least one canvas.
+        case noCanvases
+        /// The selection names an index outside the board.
+        case selectionOutOfRange(index: Int, count: Int)
+        /// Two canvases name the same take file; deleting one would destroy the other's take (I3).
+        case duplicateTake(URL, indexes: [Int])
+
+        public var description: String {
+            switch self {
+            case .noCanvases:
+                "a board has at least one canvas"
+            case .selectionOutOfRange(let index, let count):
+                "selected canvas \(index) is out of range (the board has \(count) canvases)"
+            case .duplicateTake(let url, let indexes):
+                "canvases \(indexes.map(String.init).joined(separator: ", ")) share the take "
+                    + TakeName.describe(url)
+            }
+        }
+    }
+
+    /// What the board stores per canvas: identity and take. Status and selection live in `selection`.
+    struct Slot: Sendable, Hashable {
+        let id: CanvasID
+        var videoURL: URL?
+
+        init(id: CanvasID, videoURL: URL?) {
+            self.id = id
+            self.videoURL = videoURL
+        }
+    }
+
+    var slots: ContiguousArray<Slot>
+
+    /// The selected canvas, if any. At most one canvas is selected (I1) and at most one records (I2).
+    public internal(set) var selection: Selection?
+
+    /// The raw value of the next `CanvasID` this board hands out.
+    var nextIdentity: UInt64
+
+    /// A board of `canvasCount` empty canvases, none selected, identities `#0`, `#1`, ...
+    ///
+    /// - Precondition: `canvasCount >= 1` (a board always has a canvas; like `Array(repeating:count:)`, a bad count
+    ///   is a programming error).
+    public init(canvasCount: Int) {
+        precondition(canvasCount >= 1, "a board has at least one canvas, got \(canvasCount)")
+        slots = ContiguousArray((0..<canvasCount).map { Slot(id: CanvasID(rawValue: UInt64($0)), videoURL: nil) })
+        selection = nil
+        nextIdentity = UInt64(canvasCount)
+    }
+
+    /// A board with one canvas per element of `takes` (its finished take or nil) and the given selection.
+    ///
+    /// Every state this initializer accepts is a state the events can reach from an empty board, so tests and hosts
+    /// may start anywhere without building an impossible board.
+    ///
+    /// - Throws: `InvalidState` when `takes` is empty, the selection is out of range, or two canvases share a take file.
+    public init(takes: [URL?], selection: Selection? = nil) throws(InvalidState) {
+        guard !takes.isEmpty else { throw .noCanvases }
+        if let selection, !takes.indices.contains(selection.index) {
+            throw .selectionOutOfRange(index: selection.index, count: takes.count)
+        }
+        var owners: [URL: [Int]] = [:]
+        for (index, take) in takes.enumerated() {
+            if let take { owners[take.absoluteURL, default: []].append(index) }
+        }
+        if let shared = owners.filter({ $0.value.count > 1 }).min(by: { $0.value[0] < $1.value[0] }) {
+            throw .duplicateTake(takes[shared.value[0]]!, indexes: shared.value)
+        }
+        slots = ContiguousArray(
+            takes.enumerated().map { Slot(id: CanvasID(rawValue: UInt64($0.offset)), videoURL: $0.element) }
+        )
+        self.selection = selection
+        nextIdentity = UInt64(takes.count)
+    }
+
+    /// The number of canvases; always at least 1.
+    public var count: Int { slots.count }
+
+    /// The canvas indexes, `0..<count`.
+    public var indices: Range<Int> { 0..<slots.count }
+
+    /// A snapshot of the canvas at `index`.
+    ///
+    /// - Precondition: `index` is in `indices` (use `canvas(at:)` for a checked lookup).
+    public subscript(index: Int) -> CanvasState {
+        let slot = slots[index]
+        if let selection, selection.index == index {
+            return CanvasState(id: slot.id, status: selection.phase.status, isSelected: true, videoURL: slot.videoURL)
+        }
+        return CanvasState(id: slot.id, status: .noPreview, isSelected: false, videoURL: slot.videoURL)
+    }
+
+    /// A snapshot of the canvas at `index`, or nil when the index is out of range.
+    public func canvas(at index: Int) -> CanvasState? {
+        indices.contains(index) ? self[index] : nil
+    }
+
+    /// Snapshots of every canvas, in board order.
+    public var canvases: [CanvasState] { indices.map { self[$0] } }
+
+    /// The identity of the canvas at `index`. - Precondition: `index` is in `indices`.
+    public func id(at index: Int) -> CanvasID { slots[index].id }
+
+    /// The take of the canvas at `index`. - Precondition: `index` is in `indices`.
+    public func videoURL(at index: Int) -> URL? { slots[index].videoURL }
+
+    /// The index of the canvas with identity `id`, or nil when it is not on this board. Linear in the board size.
+    public func index(of id: CanvasID) -> Int? { slots.firstIndex { $0.id == id } }
+
+    /// The index of the canvas that holds the camera preview (previewing or recording), if any.
+    public var previewIndex: Int? { selection?.index }
+
+    /// The index of the recording canvas, if any.
+    public var recordingIndex: Int? {
+        guard let selection, selection.phase == .recording else { return nil }
+        return selection.index
+    }
+
+    /// Whether a canvas is recording; while it is, the screen is locked (I2).
+    public var isRecording: Bool { selection?.phase == .recording }
+
+    /// What the canvas at `index` shows (derived, never stored). - Precondition: `index` is in `indices`.
+    public func display(at index: Int) -> CanvasDisplay {
+        self[index].display(boardIsRecording: isRecording)
+    }
+
+    /// What every canvas shows, in board order.
+    public var displays: [CanvasDisplay] { indices.map(display(at:)) }
+
+    /// The index of another canvas than `index` whose take is the same file as `url`, if any.
+    func owner(ofTake url: URL, other index: Int) -> Int? {
+        let target = url.absoluteURL
+        return slots.indices.first { $0 != index && slots[$0].videoURL?.absoluteURL == target }
+    }
+}
+
+extension BoardState: CustomStringConvertible {
+    /// One line per canvas, e.g. `0: #0 inPreview selected take=a.mov`.
+    public var description: String {
+        indices.map { "\($0): \(self[$0])" }.joined(separator: "\n")
+    }
+}

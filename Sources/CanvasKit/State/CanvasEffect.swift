@@ -1,0 +1,75 @@
+import Foundation
+
+/// What the host must do after an accepted event (DESIGN section 2).
+///
+/// Effects come in the order the host should perform them. An index in an effect refers to the board as it is when
+/// that effect is performed: `canvasesRemoved` comes last in its list, so the effects before it use the indexes from
+/// before the removal, and `canvasesInserted` uses the indexes after the insertion.
+public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
+    /// Attach the camera preview to the canvas at the index (nothing was previewing).
+    case attachPreview(to: Int)
+    /// Move the live preview from one canvas to another; no cell is reloaded.
+    case movePreview(from: Int, to: Int)
+    /// Detach the camera preview from the canvas at the index (nothing previews afterwards).
+    case detachPreview(from: Int)
+    /// Start recording into the canvas at the index.
+    case startRecording(into: Int)
+    /// The take at the URL is now the finished take of the canvas at the index.
+    case takeFinished(index: Int, url: URL)
+    /// The canvas's previous take, at the URL, was replaced by a new one; the host keeps or removes the file.
+    case takeReplaced(index: Int, oldURL: URL)
+    /// The recording into the canvas at the index was abandoned; the host removes the partial file.
+    case takeDiscarded(index: Int)
+    /// The take at the URL no longer belongs to any canvas (deleted, or its canvas removed); the host keeps or removes
+    /// the file.
+    case takeRemoved(index: Int, url: URL)
+    /// The cover of the take at the URL will be wanted for the canvas at the index; the host may prepare it now.
+    case coverWanted(index: Int, url: URL)
+    /// Canvases were inserted at these indexes (indexes after the insertion).
+    case canvasesInserted(IndexSet)
+    /// Canvases were removed from these indexes (indexes before the removal).
+    case canvasesRemoved(IndexSet)
+
+    /// The kinds of effect, one per case, for coverage checks and for JSON.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case attachPreview, movePreview, detachPreview, startRecording, takeFinished, takeReplaced, takeDiscarded
+        case takeRemoved, coverWanted, canvasesInserted, canvasesRemoved
+    }
+
+    /// The kind of this effect; its `rawValue` is the stable short name (`attachPreview`, `movePreview`, ...).
+    public var kind: Kind {
+        switch self {
+        case .attachPreview: .attachPreview
+        case .movePreview: .movePreview
+        case .detachPreview: .detachPreview
+        case .startRecording: .startRecording
+        case .takeFinished: .takeFinished
+        case .takeReplaced: .takeReplaced
+        case .takeDiscarded: .takeDiscarded
+        case .takeRemoved: .takeRemoved
+        case .coverWanted: .coverWanted
+        case .canvasesInserted: .canvasesInserted
+        case .canvasesRemoved: .canvasesRemoved
+        }
+    }
+
+    /// A short readable line, e.g. `move preview 0 -> 2` or `take replaced 1 old.mov`.
+    public var description: String { description(naming: String.init) }
+
+    func description(naming name: (Int) -> String) -> String {
+        func names(_ set: IndexSet) -> String { "[" + set.map(name).joined(separator: ", ") + "]" }
+        return switch self {
+        case .attachPreview(let index): "attach preview to \(name(index))"
+        case .movePreview(let from, let to): "move preview \(name(from)) -> \(name(to))"
+        case .detachPreview(let index): "detach preview from \(name(index))"
+        case .startRecording(let index): "start recording into \(name(index))"
+        case .takeFinished(let index, let url): "take finished \(name(index)) \(TakeName.describe(url))"
+        case .takeReplaced(let index, let url): "take replaced \(name(index)) \(TakeName.describe(url))"
+        case .takeDiscarded(let index): "take discarded \(name(index))"
+        case .takeRemoved(let index, let url): "take removed \(name(index)) \(TakeName.describe(url))"
+        case .coverWanted(let index, let url): "cover wanted \(name(index)) \(TakeName.describe(url))"
+        case .canvasesInserted(let set): "canvases inserted \(names(set))"
+        case .canvasesRemoved(let set): "canvases removed \(names(set))"
+        }
+    }
+}

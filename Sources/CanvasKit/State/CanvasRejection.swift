@@ -1,0 +1,69 @@
+import Foundation
+
+/// Why a board refused an event. A rejection is a value, not an error thrown at the UI: the board and its models are
+/// left exactly as they were and nothing is notified.
+///
+/// When several reasons apply, an event's own argument is checked first (an out-of-range index is reported as such
+/// even while recording), then the board's state.
+public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
+    /// The index names no canvas (negative, or not below `count`).
+    case indexOutOfRange(index: Int, count: Int)
+    /// A canvas is recording, so taps, deletes, adds and removes are refused (I2).
+    case lockedWhileRecording(recordingIndex: Int)
+    /// `record` with no canvas previewing.
+    case nothingToRecord
+    /// `record` while a canvas is already recording.
+    case alreadyRecording(index: Int)
+    /// `stop` or `cancel` with no canvas recording.
+    case nothingRecording
+    /// `delete` of a canvas that has no take.
+    case noTake(index: Int)
+    /// `remove` of the only canvas: a board keeps at least one.
+    case lastCanvas
+    /// `stop` with a file that is already another canvas's take; accepting it would let one delete destroy two takes.
+    case takeInUse(url: URL, index: Int)
+
+    /// The kinds of rejection, one per case, for coverage checks and for JSON.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case indexOutOfRange, lockedWhileRecording, nothingToRecord, alreadyRecording, nothingRecording, noTake
+        case lastCanvas, takeInUse
+    }
+
+    /// The kind of this rejection; its `rawValue` is the stable short name (`lockedWhileRecording`, ...).
+    public var kind: Kind {
+        switch self {
+        case .indexOutOfRange: .indexOutOfRange
+        case .lockedWhileRecording: .lockedWhileRecording
+        case .nothingToRecord: .nothingToRecord
+        case .alreadyRecording: .alreadyRecording
+        case .nothingRecording: .nothingRecording
+        case .noTake: .noTake
+        case .lastCanvas: .lastCanvas
+        case .takeInUse: .takeInUse
+        }
+    }
+
+    /// A one-line human-readable reason, e.g. `locked: canvas 2 is recording`.
+    public var description: String { description(naming: { "canvas \($0)" }) }
+
+    func description(naming name: (Int) -> String) -> String {
+        switch self {
+        case .indexOutOfRange(let index, let count):
+            "index out of range: \(name(index)) does not exist (the board has \(count) canvas\(count == 1 ? "" : "es"))"
+        case .lockedWhileRecording(let index):
+            "locked while recording: \(name(index)) is recording"
+        case .nothingToRecord:
+            "nothing to record: no canvas is previewing"
+        case .alreadyRecording(let index):
+            "already recording: \(name(index)) is recording"
+        case .nothingRecording:
+            "nothing recording: no canvas is recording"
+        case .noTake(let index):
+            "no take: \(name(index)) has no take to delete"
+        case .lastCanvas:
+            "last canvas: a board keeps at least one canvas"
+        case .takeInUse(let url, let index):
+            "take in use: \(TakeName.describe(url)) is already the take of \(name(index))"
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import CanvasKit
+
+/// Every state of boards of 1 to 4 canvases (every selection, takes present or absent) times every event.
+@Suite("Exhaustive over small boards")
+struct ExhaustiveTests {
+    @Test("Every state and event has an explicit outcome that keeps I1-I3 and agrees with the reference", arguments: 1...4)
+    func everyStateEveryEvent(count: Int) {
+        var rejectionKinds: Set<CanvasRejection.Kind> = []
+        var effectKinds: Set<CanvasEffect.Kind> = []
+        var checked = 0
+        var fresh = 0
+        for state in Boards.allStates(count: count) {
+            #expect(Invariants.check(state).isEmpty, "\(state)")
+            fresh += 1
+            for event in Boards.events(for: state, fresh: Boards.take("fresh-\(fresh).mov")) {
+                let outcome = state.outcome(of: event)
+                checked += 1
+                switch outcome {
+                case .rejected(let rejection):
+                    rejectionKinds.insert(rejection.kind)
+                    // A rejection says why in words.
+                    #expect(!rejection.description.isEmpty)
+                case .accepted(_, let effects):
+                    // Every accepted event tells the host something.
+                    #expect(!effects.isEmpty, "\(event) on \(state)")
+                    effects.forEach { effectKinds.insert($0.kind) }
+                }
+                let problems = Invariants.check(before: state, event: event, outcome: outcome)
+                #expect(problems.isEmpty, "\(event) on\n\(state)\n\(problems)")
+                let disagreement = ReferenceBoard.disagreement(on: event, from: state, outcome: outcome)
+                #expect(disagreement == nil, "\(state)\n\(disagreement ?? "")")
+            }
+        }
+        #expect(checked > 0)
+        // From 2 canvases on, every rule and every rejection is exercised.
+        if count >= 2 {
+            #expect(rejectionKinds == Set(CanvasRejection.Kind.allCases.filter { $0 != .lastCanvas }))
+            #expect(effectKinds == Set(CanvasEffect.Kind.allCases))
+        } else {
+            #expect(rejectionKinds.contains(.lastCanvas))
+        }
+    }
+
+    @Test("Declaring a board rejects impossible states")
+    func invalidStates() {
+        #expect(throws: BoardState.InvalidState.noCanvases) { try BoardState(takes: []) }
+        #expect(throws: BoardState.InvalidState.selectionOutOfRange(index: 2, count: 2)) {
+            try BoardState(takes: [nil, nil], selection: .init(index: 2, phase: .inPreview))
+        }
+        let shared = Boards.take("x.mov")
+        #expect(throws: BoardState.InvalidState.duplicateTake(shared, indexes: [0, 2])) {
+            try BoardState(takes: [shared, nil, shared])
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import CanvasKit
+
+/// Breadth-first search over every board reachable from an empty board (takes as present/absent).
+@Suite("Bounded model check")
+struct ModelCheckTests {
+    @Test("Every reachable state keeps the invariants and every declared state is reachable", arguments: [4, 9])
+    func reachableStates(canvasCount: Int) {
+        let report = ModelChecker(startCount: canvasCount, maxCount: canvasCount).run()
+        let shortest = report.shortestViolation.map {
+            $0.path.map(\.description).joined(separator: "; ") + " -> " + $0.problems.joined(separator: ", ")
+        }
+        print(
+            """
+            model check, \(canvasCount) canvases (boards of 1-\(canvasCount) reachable by remove): \
+            \(report.reachable) reachable states, \(report.transitions) transitions (\(report.accepted) accepted), \
+            depth \(report.maxDepth); shortest violation: \(shortest ?? "none"); \
+            declared but unreachable: \(report.declaredButUnreachable.isEmpty ? "none" : "\(report.declaredButUnreachable)")
+            """)
+        #expect(report.violations.isEmpty, "shortest violation: \(shortest ?? "")")
+        #expect(report.declaredButUnreachable.isEmpty, "dead states: \(report.declaredButUnreachable.prefix(10))")
+        // (1 + 2n) selections times 2^n take patterns, for n = 1 ... canvasCount.
+        let expected = (1...canvasCount).reduce(0) { $0 + (1 + 2 * $1) << $1 }
+        #expect(report.reachable == expected)
+        #expect(report.effectKinds == Set(CanvasEffect.Kind.allCases), "an effect no event produces is dead code")
+        #expect(report.rejectionKinds == Set(CanvasRejection.Kind.allCases), "a rejection never given is dead code")
+        #expect(report.displayKinds == Set(CanvasDisplay.Kind.allCases))
+        #expect(report.statuses == Set(CanvasStatus.allCases))
+    }
+
+    @Test("The checker finds the shortest path to a violation in a broken transition function")
+    func findsViolations() throws {
+        // A mutant that forgets to report the replaced take: I3 breaks on the second stop into the same canvas.
+        let mutant: (BoardState, CanvasEvent) -> BoardOutcome = { state, event in
+            switch BoardState.transition(from: state, on: event) {
+            case .accepted(let next, let effects):
+                .accepted(next: next, effects: effects.filter { $0.kind != .takeReplaced })
+            case .rejected(let rejection): .rejected(rejection)
+            }
+        }
+        let report = ModelChecker(startCount: 2, maxCount: 2, transition: mutant).run()
+        let shortest = try #require(report.shortestViolation)
+        #expect(shortest.path.map(\.word) == ["tap", "record", "stop", "record", "stop"])
+        #expect(shortest.problems.contains { $0.hasPrefix("I3") })
+
+        // A mutant that unlocks taps while recording breaks I2 after three events.
+        let unlocked: (BoardState, CanvasEvent) -> BoardOutcome = { state, event in
+            if case .tap(let index) = event, let recording = state.recordingIndex, index != recording,
+                state.indices.contains(index)
+            {
+                var next = state
+                next.selection = .init(index: index, phase: .inPreview)
+                return .accepted(next: next, effects: [.movePreview(from: recording, to: index)])
+            }
+            return BoardState.transition(from: state, on: event)
+        }
+        let broken = try #require(ModelChecker(startCount: 2, maxCount: 2, transition: unlocked).run().shortestViolation)
+        #expect(broken.path.map(\.description) == ["tap 0", "record", "tap 1"])
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+@testable import CanvasKit
+
+/// The invariants of DESIGN section 2, checked on the derived per-canvas snapshots (not on the representation that
+/// makes most of them hold by construction), and the rules every accepted transition must follow.
+///
+/// Written with plain loops: the model checker runs it hundreds of thousands of times in a debug build.
+enum Invariants {
+    /// Violations of the state invariants (N >= 1, I1, I2, unique take files) by `state`.
+    static func check(_ state: BoardState) -> [String] {
+        var problems: [String] = []
+        if state.count < 1 { problems.append("board has no canvas") }
+        var selected = 0
+        var recording = 0
+        for index in 0..<state.count {
+            let canvas = state[index]
+            if canvas.isSelected { selected += 1 }
+            if canvas.status == .recording { recording += 1 }
+            if canvas.status != .noPreview && !canvas.isSelected {
+                problems.append("I1: canvas \(index) is \(canvas.status) but not selected")
+            }
+            if canvas.isSelected && canvas.status == .noPreview {
+                problems.append("I1: canvas \(index) is selected but shows no preview")
+            }
+            let display = canvas.display(boardIsRecording: state.isRecording)
+            if display.isHighlighted != canvas.isSelected {
+                problems.append("display: canvas \(index) highlighted=\(display.isHighlighted) selected=\(canvas.isSelected)")
+            }
+            if let take = canvas.videoURL {
+                for other in 0..<index where sameFile(state.videoURL(at: other), take) {
+                    problems.append("canvases \(other) and \(index) share a take file")
+                }
+            }
+        }
+        if selected > 1 { problems.append("I1: \(selected) canvases are selected") }
+        if recording > 1 { problems.append("I2: \(recording) canvases are recording") }
+        return problems
+    }
+
+    static func sameFile(_ a: URL?, _ b: URL?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        return a == b || a.absoluteURL == b.absoluteURL
+    }
+
+    private static func index(of id: CanvasID, in ids: [CanvasID]) -> Int? {
+        for index in 0..<ids.count where ids[index] == id { return index }
+        return nil
+    }
+
+    /// Violations of the transition rules by `outcome`, the outcome of `event` on `before`.
+    static func check(before: BoardState, event: CanvasEvent, outcome: BoardOutcome) -> [String] {
+        var problems: [String] = []
+        // The in-place form must agree with the pure form and leave a rejected board untouched.
+        var inPlace = before
+        let reaction = inPlace.handle(event)
+        switch (outcome, reaction) {
+        case (.accepted(let next, let effects), .accepted(let inPlaceEffects)):
+            if next != inPlace || effects != inPlaceEffects { problems.append("handle(_:) disagrees with transition") }
+        case (.rejected(let rejection), .rejected(let inPlaceRejection)):
+            if rejection != inPlaceRejection { problems.append("handle(_:) rejects for another reason") }
+            if inPlace != before { problems.append("a rejected event changed the board") }
+        default:
+            problems.append("handle(_:) and transition disagree on acceptance")
+        }
+
+        guard case .accepted(let after, let effects) = outcome else { return problems }
+        problems += check(after)
+        switch event {
+        case .tap, .delete, .add, .remove:
+            if before.isRecording { problems.append("I2: \(event) accepted while recording") }
+        case .record, .stop, .cancel:
+            break
+        }
+
+        var beforeIDs: [CanvasID] = []
+        for index in 0..<before.count { beforeIDs.append(before.id(at: index)) }
+        var afterIDs: [CanvasID] = []
+        for index in 0..<after.count { afterIDs.append(after.id(at: index)) }
+
+        // I3: a take that disappears is reported, by an event that may remove takes; nothing else is reported.
+        var reported: [URL] = []
+        var newTakes: [URL] = []
+        var previewEffects: [CanvasEffect] = []
+        var inserted: [IndexSet] = []
+        var removed: [IndexSet] = []
+        var startsRecording = false
+        for effect in effects {
+            switch effect {
+            case .takeReplaced(_, let url), .takeRemoved(_, let url): reported.append(url)
+            case .takeFinished(let index, let url):
+                // A stop that re-records into the canvas's own file finishes a take without changing the board.
+                if !sameFile(before.canvas(at: index)?.videoURL, url) { newTakes.append(url) }
+            case .attachPreview, .movePreview, .detachPreview: previewEffects.append(effect)
+            case .canvasesInserted(let set): inserted.append(set)
+            case .canvasesRemoved(let set): removed.append(set)
+            case .startRecording: startsRecording = true
+            case .takeDiscarded, .coverWanted: break
+            }
+        }
+        var lost: [URL] = []
+        var expectedRemoved = IndexSet()
+        for oldIndex in 0..<beforeIDs.count {
+            let newIndex = index(of: beforeIDs[oldIndex], in: afterIDs)
+            if newIndex == nil { expectedRemoved.insert(oldIndex) }
+            guard let old = before.videoURL(at: oldIndex) else { continue }
+            if let newIndex, sameFile(after.videoURL(at: newIndex), old) { continue }
+            lost.append(old)
+        }
+        if lost.count != reported.count || zip(lost, reported).contains(where: { !sameFile($0, $1) }) {
+            problems.append("I3: takes lost \(lost.map(TakeName.describe)) but reported \(reported.map(TakeName.describe))")
+        }
+        if !lost.isEmpty {
+            switch event {
+            case .stop, .delete, .remove: break
+            default: problems.append("I3: \(event) removed a take")
+            }
+        }
+        var gained: [URL] = []
+        var expectedInserted = IndexSet()
+        for newIndex in 0..<afterIDs.count {
+            let oldIndex = index(of: afterIDs[newIndex], in: beforeIDs)
+            if oldIndex == nil { expectedInserted.insert(newIndex) }
+            guard let new = after.videoURL(at: newIndex) else { continue }
+            if let oldIndex, sameFile(before.videoURL(at: oldIndex), new) { continue }
+            gained.append(new)
+        }
+        if gained.count != newTakes.count || zip(gained, newTakes).contains(where: { !sameFile($0, $1) }) {
+            problems.append("takes gained \(gained.map(TakeName.describe)) but finished \(newTakes.map(TakeName.describe))")
+        }
+
+        // Preview: attach, move or detach exactly when the previewing canvas changes, else nothing.
+        let previewBefore = before.selection.map { beforeIDs[$0.index] }
+        let previewAfter = after.selection.map { afterIDs[$0.index] }
+        var expectedPreview: [CanvasEffect] = []
+        switch (previewBefore, previewAfter) {
+        case (nil, let to?): expectedPreview = [.attachPreview(to: index(of: to, in: afterIDs)!)]
+        case (let from?, nil): expectedPreview = [.detachPreview(from: index(of: from, in: beforeIDs)!)]
+        case (let from?, let to?) where from != to:
+            expectedPreview = [.movePreview(from: index(of: from, in: beforeIDs)!, to: index(of: to, in: afterIDs)!)]
+        default: break
+        }
+        if previewEffects != expectedPreview {
+            problems.append("preview effects \(previewEffects) but expected \(expectedPreview)")
+        }
+
+        // Recording starts only by record, into the previewing canvas, and ends by stop or cancel.
+        if before.isRecording != after.isRecording || startsRecording {
+            switch (event, before.selection, after.selection) {
+            case (.record, let s?, let t?) where s.phase == .inPreview && t == .init(index: s.index, phase: .recording):
+                if effects != [.startRecording(into: s.index)] { problems.append("record effects \(effects)") }
+            case (.stop, let s?, let t?), (.cancel, let s?, let t?):
+                if s.phase != .recording || t != .init(index: s.index, phase: .inPreview) {
+                    problems.append("\(event) did not return the recording canvas to inPreview")
+                }
+            default:
+                problems.append(
+                    "recording changed by \(event): \(String(describing: before.selection)) -> \(String(describing: after.selection))")
+            }
+        }
+        if case .cancel = event, effects != [.takeDiscarded(index: before.recordingIndex ?? -1)] {
+            problems.append("cancel effects \(effects)")
+        }
+
+        // Collection changes: exactly the identities that appeared or disappeared, in one effect each, the removal
+        // last; the others keep their order.
+        if inserted != (expectedInserted.isEmpty ? [] : [expectedInserted]) {
+            problems.append("inserted \(expectedInserted), effects \(inserted)")
+        }
+        if removed != (expectedRemoved.isEmpty ? [] : [expectedRemoved]) {
+            problems.append("removed \(expectedRemoved), effects \(removed)")
+        }
+        if !removed.isEmpty, effects.last?.kind != .canvasesRemoved {
+            problems.append("canvasesRemoved is not the last effect")
+        }
+        var survivorsBefore: [CanvasID] = []
+        for id in beforeIDs where index(of: id, in: afterIDs) != nil { survivorsBefore.append(id) }
+        var survivorsAfter: [CanvasID] = []
+        for id in afterIDs where index(of: id, in: beforeIDs) != nil { survivorsAfter.append(id) }
+        if survivorsBefore != survivorsAfter { problems.append("surviving canvases changed order") }
+
+        // A tap touches at most the tapped canvas and the one that was selected, and never a take.
+        if case .tap(let tapped) = event {
+            for newIndex in 0..<afterIDs.count {
+                let id = afterIDs[newIndex]
+                if id == beforeIDs[tapped] || id == previewBefore { continue }
+                if let oldIndex = index(of: id, in: beforeIDs), after[newIndex] != before[oldIndex] {
+                    problems.append("tap \(tapped) changed canvas \(newIndex)")
+                }
+            }
+        }
+        return problems
+    }
+}
