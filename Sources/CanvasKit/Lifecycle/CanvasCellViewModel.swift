@@ -1,0 +1,284 @@
+import Foundation
+import Observing
+import Synchronization
+
+/// The view-model of one canvas cell: bound to one ``CanvasModel`` at a time, it publishes what the cell shows as
+/// the observable ``display`` (a cell view observes the view-model, never the model), and the take's ``cover`` once
+/// loaded.
+///
+/// Binding and observing are separate on purpose:
+/// - ``bind(to:on:)`` (from `cellForItem`) remembers the model and computes the display once; it registers nothing.
+/// - ``startObserving(in:)`` (from `willDisplay` and `screenDidAppear`) registers the observations: the model's
+///   `status`, `isSelected` and `videoURL`, and the board's `isRecording` (a canvas with a take shows its cover, or its
+///   take playing while another canvas records).
+/// - ``stopObserving(in:)`` (from `didEndDisplaying` and `screenWillDisappear`) removes them.
+/// - ``unbind(in:)`` (from `prepareForReuse`) removes them, cancels the cover request and forgets the model.
+///
+/// Observations go through a `KeyValueObserver`, keyed by (object identity, key path), and every registration and
+/// removal is recorded in the ``RegistrationLog`` given at creation. So a repeated start, a stop without a start, a
+/// stop after the screen disappeared, or a bind to another model while observing are all harmless: a key is never
+/// registered twice, and a removal always targets the object that was registered.
+///
+/// When the display is a cover, the view-model asks its ``CoverProvider`` once per take; it cancels that request when
+/// it is unbound or the canvas's take changes (not when the cell merely ends display: a prefetched or scrolled-away
+/// cell keeps its cover coming).
+///
+/// Thread safety: every method may be called from any thread; model changes are handled on the thread that makes
+/// them.
+public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable {
+    // Why `@unchecked Sendable` is safe: the stored properties are `let`s of Sendable types (`state` is a `Mutex`,
+    // `observer` and `log` are Sendable classes, `coverProvider` is a Sendable existential, `coverSize` a value) and
+    // the two `@Observed` properties, whose values live behind the wrapper's lock; the wrappers themselves are never
+    // reassigned after `init`.
+
+    /// What the cell shows: derived from the bound model and whether the board records; nil while unbound.
+    /// Notifies only when the display really changes.
+    @Observed public private(set) var display: CanvasDisplay? = nil
+
+    /// The cover of the bound canvas's take, once the provider delivered it; nil before, while unbound, and after
+    /// the take changed.
+    @Observed public private(set) var cover: CoverImage? = nil
+
+    private struct CoverState {
+        /// The take whose cover was requested (nil: none requested).
+        var take: URL?
+        var request: (any CoverRequest)?
+        var generation: UInt64 = 0
+        var finished = false
+        var lastError: String?
+    }
+
+    private struct State {
+        var model: CanvasModel?
+        var board: CanvasBoard?
+        /// Whether the binder wants observations (the cell is displayed and the screen on screen).
+        var wantsObservation = false
+        /// The objects whose keys are registered now.
+        var observedModel: CanvasModel?
+        var observedBoard: CanvasBoard?
+        var recomputations = 0
+        var cover = CoverState()
+    }
+
+    private let state = Mutex(State())
+    private let observer = KeyValueObserver()
+    private let coverProvider: (any CoverProvider)?
+    private let coverSize: CoverSize
+    private let log: RegistrationLog?
+
+    /// Creates an unbound view-model.
+    ///
+    /// - Parameters:
+    ///   - coverProvider: where covers come from; without one, no cover is requested (the display still says
+    ///     `cover`).
+    ///   - coverSize: the largest cover wanted.
+    ///   - log: where registrations and removals are recorded for auditing.
+    public init(
+        coverProvider: (any CoverProvider)? = nil,
+        coverSize: CoverSize = CoverSize(width: 320, height: 320),
+        log: RegistrationLog? = nil
+    ) {
+        self.coverProvider = coverProvider
+        self.coverSize = coverSize
+        self.log = log
+    }
+
+    deinit {
+        let (request, model, board) = state.withLock { ($0.cover.request, $0.observedModel, $0.observedBoard) }
+        request?.cancel()
+        if let model { unregister(model, in: .teardown) }
+        if let board { unregister(board, in: .teardown) }
+    }
+
+    // MARK: Queries
+
+    /// The bound model, if any.
+    public var model: CanvasModel? { state.withLock { $0.model } }
+
+    /// Whether observations are registered now.
+    public var isObserving: Bool { state.withLock { $0.observedModel != nil } }
+
+    /// How many times the display was derived (at bind, at start, and once per change notification).
+    public var recomputations: Int { state.withLock { $0.recomputations } }
+
+    /// The one-line reason of the last failed cover request for the current take, if any.
+    public var coverError: String? { state.withLock { $0.cover.lastError } }
+
+    /// The keys observed on a model.
+    public static let modelKeyPaths = ["status", "isSelected", "videoURL"]
+
+    /// The keys observed on the board.
+    public static let boardKeyPaths = ["isRecording"]
+
+    // MARK: Lifecycle
+
+    /// Binds to `model` on `board` (from `cellForItem`) and derives the display; registers nothing. Binding to the
+    /// same model again only re-derives. Binding to another model while observing moves the observations to the new
+    /// model (removing them from the old one first).
+    public func bind(to model: CanvasModel, on board: CanvasBoard) {
+        let moved = state.withLock { state -> Bool in
+            let same = state.model === model && state.board === board
+            state.model = model
+            state.board = board
+            return !same && state.wantsObservation
+        }
+        if moved { synchronizeObservations(in: .rebind) }
+        recompute()
+    }
+
+    /// Removes the observations, cancels the cover request and forgets the model (from `prepareForReuse`).
+    /// Idempotent.
+    public func unbind(in hook: LifecycleHook = .prepareForReuse) {
+        let request = state.withLock { state -> (any CoverRequest)? in
+            state.model = nil
+            state.board = nil
+            state.wantsObservation = false
+            let request = state.cover.request
+            state.cover = CoverState(generation: state.cover.generation + 1)
+            return request
+        }
+        synchronizeObservations(in: hook)
+        request?.cancel()
+        display = nil
+        cover = nil
+    }
+
+    /// Registers the observations of the bound model and board, if not registered yet, and re-derives the display
+    /// (from `willDisplay` and `screenDidAppear`). Without a bound model it only remembers that observations are
+    /// wanted, for the next ``bind(to:on:)``.
+    public func startObserving(in hook: LifecycleHook = .willDisplay) {
+        state.withLock { $0.wantsObservation = true }
+        synchronizeObservations(in: hook)
+        recompute()
+    }
+
+    /// Removes the observations, if any (from `didEndDisplaying` and `screenWillDisappear`). Idempotent. The model
+    /// stays bound and the cover request keeps running.
+    public func stopObserving(in hook: LifecycleHook = .didEndDisplaying) {
+        state.withLock { $0.wantsObservation = false }
+        synchronizeObservations(in: hook)
+    }
+
+    // MARK: Observations
+
+    /// Makes the registered objects match what is wanted: the bound model and board while observation is wanted,
+    /// nothing otherwise. Removal always targets the object that was registered.
+    private func synchronizeObservations(in hook: LifecycleHook) {
+        let (oldModel, newModel, oldBoard, newBoard) = state.withLock { state in
+            let oldModel = state.observedModel
+            let oldBoard = state.observedBoard
+            state.observedModel = state.wantsObservation ? state.model : nil
+            state.observedBoard = state.wantsObservation ? state.board : nil
+            return (oldModel, state.observedModel, oldBoard, state.observedBoard)
+        }
+        if oldModel !== newModel {
+            if let oldModel { unregister(oldModel, in: hook) }
+            if let newModel { register(newModel, in: hook) }
+        }
+        if oldBoard !== newBoard {
+            if let oldBoard { unregister(oldBoard, in: hook) }
+            if let newBoard { register(newBoard, in: hook) }
+        }
+    }
+
+    private func register(_ model: CanvasModel, in hook: LifecycleHook) {
+        let name = model.id.description
+        if observer.observe(model, \.status, options: [], { [weak self] _, _ in self?.recompute() }) {
+            log?.record(.registered, RegistrationKey(object: model, objectName: name, keyPath: "status"), in: hook)
+        }
+        if observer.observe(model, \.isSelected, options: [], { [weak self] _, _ in self?.recompute() }) {
+            log?.record(.registered, RegistrationKey(object: model, objectName: name, keyPath: "isSelected"), in: hook)
+        }
+        if observer.observe(model, \.videoURL, options: [], { [weak self] _, _ in self?.recompute() }) {
+            log?.record(.registered, RegistrationKey(object: model, objectName: name, keyPath: "videoURL"), in: hook)
+        }
+    }
+
+    private func unregister(_ model: CanvasModel, in hook: LifecycleHook) {
+        let name = model.id.description
+        if observer.isObserving(model, \.status) {
+            observer.unobserve(model, \.status)
+            log?.record(.removed, RegistrationKey(object: model, objectName: name, keyPath: "status"), in: hook)
+        }
+        if observer.isObserving(model, \.isSelected) {
+            observer.unobserve(model, \.isSelected)
+            log?.record(.removed, RegistrationKey(object: model, objectName: name, keyPath: "isSelected"), in: hook)
+        }
+        if observer.isObserving(model, \.videoURL) {
+            observer.unobserve(model, \.videoURL)
+            log?.record(.removed, RegistrationKey(object: model, objectName: name, keyPath: "videoURL"), in: hook)
+        }
+    }
+
+    private func register(_ board: CanvasBoard, in hook: LifecycleHook) {
+        if observer.observe(board, \.isRecording, options: [], { [weak self] _, _ in self?.recompute() }) {
+            log?.record(.registered, RegistrationKey(object: board, objectName: "board", keyPath: "isRecording"), in: hook)
+        }
+    }
+
+    private func unregister(_ board: CanvasBoard, in hook: LifecycleHook) {
+        if observer.isObserving(board, \.isRecording) {
+            observer.unobserve(board, \.isRecording)
+            log?.record(.removed, RegistrationKey(object: board, objectName: "board", keyPath: "isRecording"), in: hook)
+        }
+    }
+
+    // MARK: Derivation and covers
+
+    private func recompute() {
+        let (model, board) = state.withLock { state in
+            state.recomputations += 1
+            return (state.model, state.board)
+        }
+        guard let model else { return }
+        let take = model.videoURL
+        let next = CanvasDisplay(status: model.status, videoURL: take, boardIsRecording: board?.isRecording ?? false)
+        display = next
+        updateCover(take: take, display: next)
+    }
+
+    private func updateCover(take: URL?, display: CanvasDisplay) {
+        var wanted: URL?
+        if case .cover(let url) = display, coverProvider != nil { wanted = url }
+        let (cancelled, start, cleared) = state.withLock { state -> ((any CoverRequest)?, UInt64?, Bool) in
+            var cancelled: (any CoverRequest)?
+            var cleared = false
+            if let requested = state.cover.take, requested != take {
+                cancelled = state.cover.request
+                state.cover = CoverState(generation: state.cover.generation + 1)
+                cleared = true
+            }
+            guard let wanted, state.cover.take == nil else { return (cancelled, nil, cleared) }
+            state.cover.take = wanted
+            state.cover.generation += 1
+            return (cancelled, state.cover.generation, cleared)
+        }
+        cancelled?.cancel()
+        if cleared { cover = nil }
+        guard let generation = start, let wanted, let coverProvider else { return }
+        let request = coverProvider.requestCover(for: wanted, maxSize: coverSize) { [weak self] result in
+            self?.coverDidFinish(result, generation: generation)
+        }
+        let kept = state.withLock { state -> Bool in
+            guard state.cover.generation == generation, !state.cover.finished else { return false }
+            state.cover.request = request
+            return true
+        }
+        // Finished synchronously (nothing to keep), or unbound meanwhile (cancel what we just started).
+        if !kept { request.cancel() }
+    }
+
+    private func coverDidFinish(_ result: Result<CoverImage, any Error>, generation: UInt64) {
+        let current = state.withLock { state -> Bool in
+            guard state.cover.generation == generation else { return false }
+            state.cover.finished = true
+            state.cover.request = nil
+            if case .failure(let error) = result { state.cover.lastError = String(describing: error) }
+            return true
+        }
+        guard current, case .success(let image) = result else { return }
+        cover = image
+        // A take change or unbind that raced with this store wins.
+        if state.withLock({ $0.cover.generation }) != generation { cover = nil }
+    }
+}

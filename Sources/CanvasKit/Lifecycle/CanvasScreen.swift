@@ -1,0 +1,151 @@
+import Foundation
+import Observing
+
+/// The canvas screen, headless: a ``CollectionHost`` of ``CanvasCell``s showing a ``CanvasBoard``, with the
+/// ``DisplayLifecycleBinder`` on its display hooks.
+///
+/// Wiring (DESIGN section 4): the board's canvas list is an observable ordered collection; each of its changes
+/// (insertion, removal, replacement, with index sets) becomes one batch update on the host, with the screen's own
+/// item list changed inside the update, as UIKit requires. Model changes reach the cells through their
+/// view-models' observations; nothing ever calls `reloadData()` (``reloadCount`` stays zero).
+///
+/// Main-actor isolated, like a UIKit view controller: the board's list changes are delivered on the main actor
+/// (synchronously when the board changes on the main thread). Model changes may come from any thread; the
+/// view-models handle them where they happen.
+@MainActor
+public final class CanvasScreen {
+    /// The board shown.
+    public let board: CanvasBoard
+    /// The binder on the host's display hooks.
+    public let binder: DisplayLifecycleBinder
+    /// The collection host.
+    public let host: CollectionHost<CanvasCellSource>
+    /// The data source and delegate of ``host``.
+    public let source: CanvasCellSource
+    /// The last batch update the host refused, if any (a wiring bug: the screen then falls back to a counted
+    /// reload).
+    public private(set) var lastUpdateError: CollectionHostError?
+
+    private var canvasesToken: ObservationToken?
+
+    /// Creates the screen for `board`; nothing is laid out until ``screenDidAppear()``.
+    ///
+    /// - Parameters:
+    ///   - board: the board to show.
+    ///   - configuration: the host's viewport, prefetching, callback order and disappearance behaviour.
+    ///   - coverProvider: where the cells' view-models get covers.
+    ///   - coverSize: the largest cover a cell wants.
+    ///   - log: where every registration and removal is recorded.
+    public init(
+        board: CanvasBoard,
+        configuration: CollectionHostConfiguration,
+        coverProvider: (any CoverProvider)? = nil,
+        coverSize: CoverSize = CoverSize(width: 320, height: 320),
+        log: RegistrationLog = RegistrationLog()
+    ) {
+        self.board = board
+        let binder = DisplayLifecycleBinder(log: log)
+        self.binder = binder
+        let source = CanvasCellSource(
+            board: board, binder: binder, coverProvider: coverProvider, coverSize: coverSize)
+        self.source = source
+        host = CollectionHost(dataSource: source, configuration: configuration)
+        host.delegate = source
+        canvasesToken = board.observeOnMainActor(\.canvases, options: [.new]) { [weak self] _, change in
+            self?.boardCanvasesDidChange(change)
+        }
+    }
+
+    /// The number of `reloadData()` calls so far: zero for a correct screen.
+    public var reloadCount: Int { host.statistics.reloads }
+
+    /// The visible cells with their indexes.
+    public var visibleCells: [(index: Int, cell: CanvasCell)] { host.visibleCells }
+
+    /// The screen enters the window (the first call lays out the visible cells).
+    public func screenDidAppear() { host.screenDidAppear() }
+
+    /// The screen leaves the window; every observation ends.
+    public func screenWillDisappear() { host.screenWillDisappear() }
+
+    /// Scrolls the viewport to start at `offset` (clamped).
+    public func scroll(toOffset offset: Int) { host.scroll(toOffset: offset) }
+
+    /// Scrolls so the canvas at `index` is visible.
+    public func scrollToItem(at index: Int) { host.scrollToItem(at: index) }
+
+    private func boardCanvasesDidChange(_ change: ObservedChange<[CanvasModel]>) {
+        let source = self.source
+        let indexes = change.indexes ?? IndexSet()
+        let elements = change.newValue ?? []
+        do {
+            try host.performBatchUpdates { batch in
+                switch change.kind {
+                case .insertion:
+                    for (offset, index) in indexes.enumerated() { source.items.insert(elements[offset], at: index) }
+                    batch.insertItems(at: indexes)
+                case .removal:
+                    for index in indexes.reversed() { source.items.remove(at: index) }
+                    batch.deleteItems(at: indexes)
+                case .replacement:
+                    for (offset, index) in indexes.enumerated() { source.items[index] = elements[offset] }
+                    batch.deleteItems(at: indexes)
+                    batch.insertItems(at: indexes)
+                case .setting:
+                    batch.deleteItems(at: IndexSet(integersIn: 0..<source.items.count))
+                    source.items = elements
+                    batch.insertItems(at: IndexSet(integersIn: 0..<elements.count))
+                }
+            }
+        } catch {
+            lastUpdateError = error
+            host.reloadData()
+        }
+    }
+}
+
+/// The canvas screen's data source and delegate: configures cells (binding, never observing) and forwards the
+/// display hooks to the binder.
+public final class CanvasCellSource: CollectionHostDataSource, CollectionHostDelegate {
+    /// The canvases as the collection knows them; changed only inside batch updates.
+    public internal(set) var items: [CanvasModel]
+    /// Cells made so far.
+    public private(set) var cellsMade = 0
+
+    private let board: CanvasBoard
+    private let binder: DisplayLifecycleBinder
+    private let coverProvider: (any CoverProvider)?
+    private let coverSize: CoverSize
+
+    init(board: CanvasBoard, binder: DisplayLifecycleBinder, coverProvider: (any CoverProvider)?, coverSize: CoverSize) {
+        self.board = board
+        self.binder = binder
+        self.coverProvider = coverProvider
+        self.coverSize = coverSize
+        items = board.canvases
+    }
+
+    /// The number of canvases the collection knows.
+    public func numberOfItems() -> Int { items.count }
+
+    /// A new cell with its own view-model, registering nothing.
+    public func makeCell() -> CanvasCell {
+        cellsMade += 1
+        let viewModel = CanvasCellViewModel(coverProvider: coverProvider, coverSize: coverSize, log: binder.log)
+        return CanvasCell(viewModel: viewModel, binder: binder)
+    }
+
+    /// Binds the cell's view-model to the canvas at `index` (no observation starts here).
+    public func cellForItem(at index: Int, configuring cell: CanvasCell) {
+        cell.viewModel.bind(to: items[index], on: board)
+    }
+
+    /// Forwards to the binder.
+    public func willDisplay(_ cell: CanvasCell, at index: Int) { binder.willDisplay(cell, at: index) }
+    /// Forwards to the binder.
+    public func didEndDisplaying(_ cell: CanvasCell, at index: Int) { binder.didEndDisplaying(cell, at: index) }
+    /// Forwards to the binder.
+    public func screenWillDisappear() { binder.screenWillDisappear() }
+    /// Forwards to the binder.
+    public func screenDidAppear() { binder.screenDidAppear() }
+}

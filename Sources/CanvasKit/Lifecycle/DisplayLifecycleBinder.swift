@@ -1,0 +1,69 @@
+/// Connects the collection's display hooks to the cell view-models, so observations live exactly while a cell is
+/// displayed on a screen that is on screen.
+///
+/// | hook | what the binder does |
+/// | --- | --- |
+/// | `willDisplay(cell, index)` | remembers the cell as displayed; if the screen is on screen, starts its observations |
+/// | `didEndDisplaying(cell, index)` | forgets the cell; stops its observations (the model stays bound) |
+/// | `prepareForReuse(cell)` | forgets the cell; unbinds its view-model (stops observations, cancels its cover) |
+/// | `screenWillDisappear()` | stops the observations of every displayed cell (UIKit sends no `didEndDisplaying` then) |
+/// | `screenDidAppear()` | starts them again for every cell still displayed |
+///
+/// Registration is never done in `cellForItem` (that only binds) nor at cell creation. Because the view-models key
+/// their observations by (model identity, key path), the order of the hooks does not matter: a repeated
+/// `willDisplay`, an end without a start, a reuse for another model, an end after a disappear, or a `willDisplay`
+/// while the screen is away are all harmless. Every registration and removal lands in ``log``.
+///
+/// The binder assumes its screen is on screen until ``screenWillDisappear()``. It is deliberately not `Sendable`: it
+/// belongs to the screen's context, like the host that calls it.
+public final class DisplayLifecycleBinder {
+    /// The registrations and removals of every view-model created through this binder.
+    public let log: RegistrationLog
+    /// Whether the screen is on screen (observations run only then).
+    public private(set) var isScreenVisible = true
+
+    private var displayed: [ObjectIdentifier: CanvasCell] = [:]
+
+    /// A binder recording into `log`.
+    public init(log: RegistrationLog = RegistrationLog()) {
+        self.log = log
+    }
+
+    /// The cells the binder considers displayed (between `willDisplay` and `didEndDisplaying`).
+    public var displayedCellCount: Int { displayed.count }
+
+    /// Whether `cell` is considered displayed.
+    public func isDisplaying(_ cell: CanvasCell) -> Bool {
+        displayed[ObjectIdentifier(cell)] != nil
+    }
+
+    /// The cell is about to be displayed at `index`: observe its model while the screen is on screen.
+    public func willDisplay(_ cell: CanvasCell, at index: Int) {
+        displayed[ObjectIdentifier(cell)] = cell
+        if isScreenVisible { cell.viewModel.startObserving(in: .willDisplay) }
+    }
+
+    /// The cell is no longer displayed: stop observing (harmless if it never started).
+    public func didEndDisplaying(_ cell: CanvasCell, at index: Int) {
+        displayed[ObjectIdentifier(cell)] = nil
+        cell.viewModel.stopObserving(in: .didEndDisplaying)
+    }
+
+    /// The cell is being reused: unbind its view-model entirely.
+    public func prepareForReuse(_ cell: CanvasCell) {
+        displayed[ObjectIdentifier(cell)] = nil
+        cell.viewModel.unbind(in: .prepareForReuse)
+    }
+
+    /// The screen leaves the window: every observation of every displayed cell ends; the cells stay displayed.
+    public func screenWillDisappear() {
+        isScreenVisible = false
+        for cell in displayed.values { cell.viewModel.stopObserving(in: .screenWillDisappear) }
+    }
+
+    /// The screen is back: the displayed cells observe again (and re-derive what changed meanwhile).
+    public func screenDidAppear() {
+        isScreenVisible = true
+        for cell in displayed.values { cell.viewModel.startObserving(in: .screenDidAppear) }
+    }
+}
