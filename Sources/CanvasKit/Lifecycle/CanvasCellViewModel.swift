@@ -212,14 +212,14 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
 
     private func register(_ board: CanvasBoard, in hook: LifecycleHook) {
         if observer.observe(board, \.isRecording, options: [], { [weak self] _, _ in self?.recompute() }) {
-            log?.record(.registered, RegistrationKey(object: board, objectName: "board", keyPath: "isRecording"), in: hook)
+            log?.record(.registered, RegistrationKey(object: board, objectName: "board", keyPath: "isRecording", observer: self), in: hook)
         }
     }
 
     private func unregister(_ board: CanvasBoard, in hook: LifecycleHook) {
         if observer.isObserving(board, \.isRecording) {
             observer.unobserve(board, \.isRecording)
-            log?.record(.removed, RegistrationKey(object: board, objectName: "board", keyPath: "isRecording"), in: hook)
+            log?.record(.removed, RegistrationKey(object: board, objectName: "board", keyPath: "isRecording", observer: self), in: hook)
         }
     }
 

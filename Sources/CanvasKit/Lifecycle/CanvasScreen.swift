@@ -9,9 +9,11 @@ import Observing
 /// item list changed inside the update, as UIKit requires. Model changes reach the cells through their
 /// view-models' observations; nothing ever calls `reloadData()` (``reloadCount`` stays zero).
 ///
-/// Main-actor isolated, like a UIKit view controller: the board's list changes are delivered on the main actor
-/// (synchronously when the board changes on the main thread). Model changes may come from any thread; the
-/// view-models handle them where they happen.
+/// Main-actor isolated, like a UIKit view controller. Add and remove canvases (the board's `send(.add)` and
+/// `send(.remove(_:))`) on the main actor: the screen applies the list change synchronously, inside the board's
+/// notification, so the collection never lags behind the board; a list change made off the main actor stops the
+/// program (`MainActor.assumeIsolated`), as UIKit's main-thread checker would. Other events (taps, record, stop)
+/// may come from any thread: the view-models handle model changes where they happen.
 @MainActor
 public final class CanvasScreen {
     /// The board shown.
@@ -51,8 +53,10 @@ public final class CanvasScreen {
         self.source = source
         host = CollectionHost(dataSource: source, configuration: configuration)
         host.delegate = source
-        canvasesToken = board.observeOnMainActor(\.canvases, options: [.new]) { [weak self] _, change in
-            self?.boardCanvasesDidChange(change)
+        // Delivered synchronously on the mutating thread, which must be the main actor's (see the type's notes): a
+        // hop would let the collection lag behind the board and cells show canvases by stale indexes.
+        canvasesToken = board.observe(\.canvases, options: [.new]) { [weak self] _, change in
+            MainActor.assumeIsolated { self?.boardCanvasesDidChange(change) }
         }
     }
 

@@ -24,6 +24,11 @@ public final class CanvasModel: KeyValueObservable, @unchecked Sendable {
         videoURL = state.videoURL
     }
 
+    /// What the canvas shows.
+    public func display(boardIsRecording: Bool) -> CanvasDisplay {
+        CanvasDisplay(status: status, videoURL: videoURL, boardIsRecording: boardIsRecording)
+    }
+
     func apply(_ state: CanvasState) {
         status = state.status
         isSelected = state.isSelected
@@ -50,7 +55,7 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
 
     /// Applies `event`.
     @discardableResult
-    public func handle(_ event: CanvasEvent) -> CanvasReaction {
+    public func send(_ event: CanvasEvent) -> CanvasReaction {
         var next = state
         let reaction = next.handle(event)
         guard case .accepted(let effects) = reaction else { return reaction }

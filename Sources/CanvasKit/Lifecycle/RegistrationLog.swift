@@ -22,11 +22,14 @@ public enum LifecycleHook: String, Sendable, Hashable, CaseIterable {
     case teardown
 }
 
-/// One registration: an observed object (by identity, with a readable name) and one of its key paths.
+/// One registration: an observed object (by identity, with a readable name) and one of its key paths, optionally
+/// scoped to one observer.
 ///
-/// Two registrations are the same when they name the same object and the same key path; the name is only for
-/// messages. The lifecycle code keeps every observed object alive while it is registered, so an identity is never
-/// reused by another object while a registration with it is live.
+/// Two registrations are the same when they name the same object, key path and scope; the name is only for
+/// messages. A model's keys are unscoped: a model key observed twice, by whatever cell, is a duplicate. A key that
+/// many observers share on purpose (every cell observes the board's `isRecording`) is scoped to its observer. The
+/// lifecycle code keeps every observed object alive while it is registered, so an identity is never reused by another
+/// object while a registration with it is live.
 public struct RegistrationKey: Sendable, Hashable, CustomStringConvertible {
     /// The observed object's identity.
     public let object: ObjectIdentifier
@@ -34,24 +37,28 @@ public struct RegistrationKey: Sendable, Hashable, CustomStringConvertible {
     public let objectName: String
     /// The key path's name, e.g. `status`.
     public let keyPath: String
+    /// The observer the key is scoped to, or nil for a key that only one observer may hold.
+    public let observer: ObjectIdentifier?
 
     /// Names one registration.
-    public init(object: AnyObject, objectName: String, keyPath: String) {
+    public init(object: AnyObject, objectName: String, keyPath: String, observer: AnyObject? = nil) {
         self.object = ObjectIdentifier(object)
         self.objectName = objectName
         self.keyPath = keyPath
+        self.observer = observer.map(ObjectIdentifier.init)
     }
 
     public static func == (lhs: RegistrationKey, rhs: RegistrationKey) -> Bool {
-        lhs.object == rhs.object && lhs.keyPath == rhs.keyPath
+        lhs.object == rhs.object && lhs.keyPath == rhs.keyPath && lhs.observer == rhs.observer
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(object)
         hasher.combine(keyPath)
+        hasher.combine(observer)
     }
 
-    /// For example `#3.status`.
+    /// For example `#3.status`, or `board.isRecording` for a scoped key.
     public var description: String { "\(objectName).\(keyPath)" }
 }
 
