@@ -230,6 +230,13 @@ extension LifecycleSubject {
         return problems
     }
 
+    /// Runs `steps` (appearing first) and audits once, at the end.
+    func runAuditingAtEnd(_ steps: [LifecycleStep]) -> [String] {
+        appear()
+        for step in steps { perform(step) }
+        return auditProblems(models: ModelRegistry())
+    }
+
     /// Runs `steps` (appearing first), auditing after each; returns the first problems found with their step.
     func run(_ steps: [LifecycleStep]) -> (step: Int, description: String, problems: [String])? {
         let models = ModelRegistry()
