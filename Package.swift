@@ -12,21 +12,35 @@ let swiftSettings: [SwiftSetting] = [
 var products: [Product] = []
 var targets: [Target] = []
 
+// MARK: Observing
+products.append(.library(name: "Observing", targets: ["Observing"]))
+targets += [
+    .target(name: "Observing", swiftSettings: swiftSettings),
+    .testTarget(name: "ObservingTests", dependencies: ["Observing"], swiftSettings: swiftSettings),
+    .executableTarget(
+        name: "ObservingBenchmark",
+        dependencies: ["Observing"],
+        path: "Tools/ObservingBenchmark",
+        swiftSettings: swiftSettings
+    ),
+]
+
 // MARK: CanvasKit
 products.append(.library(name: "CanvasKit", targets: ["CanvasKit"]))
 targets += [
     .target(
         name: "CanvasKit",
+        dependencies: ["Observing"],
         swiftSettings: swiftSettings
     ),
     .testTarget(
         name: "CanvasKitTests",
-        dependencies: ["CanvasKit"],
+        dependencies: ["CanvasKit", "Observing"],
         swiftSettings: swiftSettings
     ),
     .executableTarget(
         name: "CanvasBenchmark",
-        dependencies: ["CanvasKit"],
+        dependencies: ["CanvasKit", "Observing"],
         path: "Tools/CanvasBenchmark",
         swiftSettings: swiftSettings
     ),
