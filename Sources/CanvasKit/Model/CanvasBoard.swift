@@ -124,17 +124,18 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
         case remove(at: Int)
     }
 
-    /// Performs one write, skipping it when the model already holds the value.
+    /// Performs one write. Writes are computed only for values that change, and performed in event order, so each
+    /// one changes its property.
     private func apply(_ update: ModelUpdate) {
         switch update {
         case .status(let model, let status):
-            if model.status != status { model.status = status }
+            model.status = status
         case .selected(let model, let isSelected):
-            if model.isSelected != isSelected { model.isSelected = isSelected }
+            model.isSelected = isSelected
         case .videoURL(let model, let url):
-            if model.videoURL != url { model.videoURL = url }
+            model.videoURL = url
         case .recording(let value):
-            if isRecording != value { isRecording = value }
+            isRecording = value
         case .insert(let model, let index):
             $canvases.insert(model, at: index)
         case .remove(let index):
@@ -156,34 +157,34 @@ extension CanvasBoard.Core {
             updates.append(.remove(at: index))
         }
 
-        var involved: [(model: CanvasModel, wasSelected: Bool, target: CanvasState)] = []
-        func include(_ id: CanvasID, wasSelected: Bool, afterIndex: Int?) {
-            guard let afterIndex, let model = models[id], !involved.contains(where: { $0.model === model }) else { return }
-            involved.append((model, wasSelected, after[afterIndex]))
+        // The canvases involved, with their values before and after the event (the models hold the values before when
+        // these writes are performed, since writes are performed in event order).
+        var involved: [Involved] = []
+        func include(_ beforeIndex: Int, afterIndex: Int?) {
+            guard let afterIndex, let model = models[before.id(at: beforeIndex)],
+                !involved.contains(where: { $0.model === model })
+            else { return }
+            involved.append(Involved(model: model, old: before[beforeIndex], new: after[afterIndex]))
         }
-        let selectedBefore = before.selection.map { before.id(at: $0.index) }
         if let selection = before.selection {
-            include(
-                before.id(at: selection.index), wasSelected: true,
-                afterIndex: Self.index(afterEvent: event, beforeIndex: selection.index))
+            include(selection.index, afterIndex: Self.index(afterEvent: event, beforeIndex: selection.index))
         }
-        if let selection = after.selection {
-            let id = after.id(at: selection.index)
-            include(id, wasSelected: id == selectedBefore, afterIndex: selection.index)
+        if let selection = after.selection, case .tap = event {
+            // A tap changes no index, so the newly selected canvas has the same index before.
+            include(selection.index, afterIndex: selection.index)
         }
         if case .delete(let index) = event {
-            include(before.id(at: index), wasSelected: before.selection?.index == index, afterIndex: index)
+            include(index, afterIndex: index)
         }
 
         // Canvases that give up the preview are written first (status, then isSelected), then the others (isSelected,
-        // then status), so that two canvases never look like they hold the preview at once.
-        for (model, wasSelected, target) in involved where wasSelected && !target.isSelected {
-            updates += [.status(model, target.status), .selected(model, false), .videoURL(model, target.videoURL)]
+        // then status), so that two canvases never look like they hold the preview at once. Only values that change
+        // are written.
+        for canvas in involved where canvas.losesPreview {
+            canvas.writes(into: &updates)
         }
-        for (model, wasSelected, target) in involved where !(wasSelected && !target.isSelected) {
-            updates += [
-                .selected(model, target.isSelected), .status(model, target.status), .videoURL(model, target.videoURL),
-            ]
+        for canvas in involved where !canvas.losesPreview {
+            canvas.writes(into: &updates)
         }
         if before.isRecording != after.isRecording { updates.append(.recording(after.isRecording)) }
         if case .add = event {
@@ -193,6 +194,26 @@ extension CanvasBoard.Core {
             updates.append(.insert(model, at: index))
         }
         return updates
+    }
+
+    /// One canvas an event involves, its model and its values before and after.
+    private struct Involved {
+        let model: CanvasModel
+        let old: CanvasState
+        let new: CanvasState
+
+        var losesPreview: Bool { old.isSelected && !new.isSelected }
+
+        func writes(into updates: inout [CanvasBoard.ModelUpdate]) {
+            if losesPreview {
+                if old.status != new.status { updates.append(.status(model, new.status)) }
+                updates.append(.selected(model, false))
+            } else {
+                if old.isSelected != new.isSelected { updates.append(.selected(model, new.isSelected)) }
+                if old.status != new.status { updates.append(.status(model, new.status)) }
+            }
+            if old.videoURL != new.videoURL { updates.append(.videoURL(model, new.videoURL)) }
+        }
     }
 
     /// Where the canvas at `beforeIndex` is after `event`, or nil when the event removed it.

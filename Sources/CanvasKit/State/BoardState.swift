@@ -200,7 +200,8 @@ public struct BoardState: Sendable, Hashable {
     /// The index of another canvas than `index` whose take is the same file as `url`, if any.
     /// Linear in the board size: one integer comparison per canvas that has a take, and a string comparison on a match.
     func owner(ofTake take: Take, other index: Int) -> Int? {
-        slots.indices.first { $0 != index && slots[$0].take?.isSameFile(as: take) == true }
+        let excluded = slots[index].id
+        return slots.firstIndex { $0.id != excluded && $0.take?.isSameFile(as: take) == true }
     }
 }
 

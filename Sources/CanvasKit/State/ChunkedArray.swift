@@ -65,6 +65,18 @@ extension ChunkedArray: RandomAccessCollection, MutableCollection {
     }
 }
 
+extension ChunkedArray {
+    /// The first index whose element satisfies `predicate`, scanning chunk by chunk (no per-element index arithmetic).
+    func firstIndex(where predicate: (Element) throws -> Bool) rethrows -> Int? {
+        var base = 0
+        for chunk in chunks {
+            if let offset = try chunk.firstIndex(where: predicate) { return base + offset }
+            base += chunk.count
+        }
+        return nil
+    }
+}
+
 extension ChunkedArray: Equatable where Element: Equatable {
     /// Chunk by chunk, so that shared chunks compare by identity (Array's fast path).
     static func == (lhs: ChunkedArray, rhs: ChunkedArray) -> Bool {
