@@ -38,6 +38,12 @@ targets += [
         dependencies: ["CanvasKit", "Observing"],
         swiftSettings: swiftSettings
     ),
+    .executableTarget(
+        name: "CanvasBenchmark",
+        dependencies: ["CanvasKit", "Observing"],
+        path: "Tools/CanvasBenchmark",
+        swiftSettings: swiftSettings
+    ),
 ]
 
 let package = Package(

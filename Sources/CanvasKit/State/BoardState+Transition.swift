@@ -67,17 +67,18 @@ extension BoardState {
 
     private mutating func stop(take url: URL) -> CanvasReaction {
         guard let index = recordingIndex else { return .rejected(.nothingRecording) }
-        if let owner = owner(ofTake: url, other: index) {
+        let take = Take(url)
+        if let owner = owner(ofTake: take, other: index) {
             return .rejected(.takeInUse(url: url, index: owner))
         }
-        let old = slots[index].videoURL
-        slots[index].videoURL = url
+        let old = slots[index].take
+        slots[index].take = take
         selection = Selection(index: index, phase: .inPreview)
         var effects: [CanvasEffect] = [.takeFinished(index: index, url: url)]
         // The recorder may overwrite the previous take's file; that file is the new take, so it is not reported as
         // replaced (the host would otherwise remove the take it just recorded).
-        if let old, old.absoluteURL != url.absoluteURL {
-            effects.append(.takeReplaced(index: index, oldURL: old))
+        if let old, !old.isSameFile(as: take) {
+            effects.append(.takeReplaced(index: index, oldURL: old.url))
         }
         effects.append(.coverWanted(index: index, url: url))
         return .accepted(effects)
@@ -93,7 +94,7 @@ extension BoardState {
         guard indices.contains(index) else { return .rejected(.indexOutOfRange(index: index, count: count)) }
         if let recording = recordingIndex { return .rejected(.lockedWhileRecording(recordingIndex: recording)) }
         guard let url = slots[index].videoURL else { return .rejected(.noTake(index: index)) }
-        slots[index].videoURL = nil
+        slots[index].take = nil
         return .accepted([.takeRemoved(index: index, url: url)])
     }
 

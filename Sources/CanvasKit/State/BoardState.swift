@@ -66,18 +66,41 @@ public struct BoardState: Sendable, Hashable {
         }
     }
 
-    /// What the board stores per canvas: identity and take. Status and selection live in `selection`.
-    struct Slot: Sendable, Hashable {
-        let id: CanvasID
-        var videoURL: URL?
+    /// A finished take: its URL, and the key that says whether two URLs name the same file.
+    struct Take: Sendable, Hashable {
+        let url: URL
+        /// The absolute URL as a string, computed once so that comparing takes is a string comparison.
+        let file: String
+        /// A hash of `file`, compared first so that scanning a board for a take is mostly integer comparisons.
+        let fileHash: Int
 
-        init(id: CanvasID, videoURL: URL?) {
-            self.id = id
-            self.videoURL = videoURL
+        init(_ url: URL) {
+            self.url = url
+            file = url.absoluteURL.absoluteString
+            fileHash = file.hashValue
+        }
+
+        func isSameFile(as other: Take) -> Bool {
+            fileHash == other.fileHash && file == other.file
         }
     }
 
-    var slots: ContiguousArray<Slot>
+    /// What the board stores per canvas: identity and take. Status and selection live in `selection`.
+    struct Slot: Sendable, Hashable {
+        let id: CanvasID
+        var take: Take?
+
+        init(id: CanvasID, videoURL: URL?) {
+            self.id = id
+            take = videoURL.map(Take.init)
+        }
+
+        var videoURL: URL? { take?.url }
+    }
+
+    /// The canvases, in chunks: a transition that changes one take copies one chunk, not the board (see
+    /// `ChunkedArray`).
+    var slots: ChunkedArray<Slot>
 
     /// The selected canvas, if any. At most one canvas is selected (I1) and at most one records (I2).
     public internal(set) var selection: Selection?
@@ -91,7 +114,7 @@ public struct BoardState: Sendable, Hashable {
     ///   is a programming error).
     public init(canvasCount: Int) {
         precondition(canvasCount >= 1, "a board has at least one canvas, got \(canvasCount)")
-        slots = ContiguousArray((0..<canvasCount).map { Slot(id: CanvasID(rawValue: UInt64($0)), videoURL: nil) })
+        slots = ChunkedArray((0..<canvasCount).lazy.map { Slot(id: CanvasID(rawValue: UInt64($0)), videoURL: nil) })
         selection = nil
         nextIdentity = UInt64(canvasCount)
     }
@@ -107,16 +130,15 @@ public struct BoardState: Sendable, Hashable {
         if let selection, !takes.indices.contains(selection.index) {
             throw .selectionOutOfRange(index: selection.index, count: takes.count)
         }
-        var owners: [URL: [Int]] = [:]
+        var owners: [String: [Int]] = [:]
         for (index, take) in takes.enumerated() {
-            if let take { owners[take.absoluteURL, default: []].append(index) }
+            if let take { owners[Take(take).file, default: []].append(index) }
         }
         if let shared = owners.filter({ $0.value.count > 1 }).min(by: { $0.value[0] < $1.value[0] }) {
             throw .duplicateTake(takes[shared.value[0]]!, indexes: shared.value)
         }
-        slots = ContiguousArray(
-            takes.enumerated().map { Slot(id: CanvasID(rawValue: UInt64($0.offset)), videoURL: $0.element) }
-        )
+        slots = ChunkedArray(
+            takes.enumerated().lazy.map { Slot(id: CanvasID(rawValue: UInt64($0.offset)), videoURL: $0.element) })
         self.selection = selection
         nextIdentity = UInt64(takes.count)
     }
@@ -176,9 +198,10 @@ public struct BoardState: Sendable, Hashable {
     public var displays: [CanvasDisplay] { indices.map(display(at:)) }
 
     /// The index of another canvas than `index` whose take is the same file as `url`, if any.
-    func owner(ofTake url: URL, other index: Int) -> Int? {
-        let target = url.absoluteURL
-        return slots.indices.first { $0 != index && slots[$0].videoURL?.absoluteURL == target }
+    /// Linear in the board size: one integer comparison per canvas that has a take, and a string comparison on a match.
+    func owner(ofTake take: Take, other index: Int) -> Int? {
+        let excluded = slots[index].id
+        return slots.firstIndex { $0.id != excluded && $0.take?.isSameFile(as: take) == true }
     }
 }
 

@@ -8,12 +8,18 @@ import Foundation
 enum Invariants {
     /// Violations of the state invariants (N >= 1, I1, I2, unique take files) by `state`.
     static func check(_ state: BoardState) -> [String] {
+        check(Snapshot(state))
+    }
+
+    static func check(_ snapshot: Snapshot) -> [String] {
+        let state = snapshot.state
         var problems: [String] = []
         if state.count < 1 { problems.append("board has no canvas") }
         var selected = 0
         var recording = 0
-        for index in 0..<state.count {
-            let canvas = state[index]
+        let isRecording = state.isRecording
+        for index in 0..<snapshot.canvases.count {
+            let canvas = snapshot.canvases[index]
             if canvas.isSelected { selected += 1 }
             if canvas.status == .recording { recording += 1 }
             if canvas.status != .noPreview && !canvas.isSelected {
@@ -22,12 +28,12 @@ enum Invariants {
             if canvas.isSelected && canvas.status == .noPreview {
                 problems.append("I1: canvas \(index) is selected but shows no preview")
             }
-            let display = canvas.display(boardIsRecording: state.isRecording)
+            let display = canvas.display(boardIsRecording: isRecording)
             if display.isHighlighted != canvas.isSelected {
                 problems.append("display: canvas \(index) highlighted=\(display.isHighlighted) selected=\(canvas.isSelected)")
             }
             if let take = canvas.videoURL {
-                for other in 0..<index where sameFile(state.videoURL(at: other), take) {
+                for other in 0..<index where sameFile(snapshot.takes[other], take) {
                     problems.append("canvases \(other) and \(index) share a take file")
                 }
             }
@@ -47,8 +53,38 @@ enum Invariants {
         return nil
     }
 
+    /// The per-canvas arrays of a board, computed once and shared by every event tried on it.
+    struct Snapshot {
+        let state: BoardState
+        let ids: [CanvasID]
+        let takes: [URL?]
+        let canvases: [CanvasState]
+
+        init(_ state: BoardState) {
+            self.state = state
+            var ids: [CanvasID] = []
+            var takes: [URL?] = []
+            var canvases: [CanvasState] = []
+            for index in 0..<state.count {
+                let canvas = state[index]
+                ids.append(canvas.id)
+                takes.append(canvas.videoURL)
+                canvases.append(canvas)
+            }
+            self.ids = ids
+            self.takes = takes
+            self.canvases = canvases
+        }
+    }
+
     /// Violations of the transition rules by `outcome`, the outcome of `event` on `before`.
     static func check(before: BoardState, event: CanvasEvent, outcome: BoardOutcome) -> [String] {
+        check(before: Snapshot(before), event: event, outcome: outcome)
+    }
+
+    /// Violations of the transition rules by `outcome`, the outcome of `event` on `snapshot.state`.
+    static func check(before snapshot: Snapshot, event: CanvasEvent, outcome: BoardOutcome) -> [String] {
+        let before = snapshot.state
         var problems: [String] = []
         // The in-place form must agree with the pure form and leave a rejected board untouched.
         var inPlace = before
@@ -64,7 +100,8 @@ enum Invariants {
         }
 
         guard case .accepted(let after, let effects) = outcome else { return problems }
-        problems += check(after)
+        let afterSnapshot = Snapshot(after)
+        problems += check(afterSnapshot)
         switch event {
         case .tap, .delete, .add, .remove:
             if before.isRecording { problems.append("I2: \(event) accepted while recording") }
@@ -72,10 +109,8 @@ enum Invariants {
             break
         }
 
-        var beforeIDs: [CanvasID] = []
-        for index in 0..<before.count { beforeIDs.append(before.id(at: index)) }
-        var afterIDs: [CanvasID] = []
-        for index in 0..<after.count { afterIDs.append(after.id(at: index)) }
+        let beforeIDs = snapshot.ids
+        let afterIDs = afterSnapshot.ids
 
         // I3: a take that disappears is reported, by an event that may remove takes; nothing else is reported.
         var reported: [URL] = []
@@ -89,7 +124,7 @@ enum Invariants {
             case .takeReplaced(_, let url), .takeRemoved(_, let url): reported.append(url)
             case .takeFinished(let index, let url):
                 // A stop that re-records into the canvas's own file finishes a take without changing the board.
-                if !sameFile(before.canvas(at: index)?.videoURL, url) { newTakes.append(url) }
+                if !(snapshot.takes.indices.contains(index) && sameFile(snapshot.takes[index], url)) { newTakes.append(url) }
             case .attachPreview, .movePreview, .detachPreview: previewEffects.append(effect)
             case .canvasesInserted(let set): inserted.append(set)
             case .canvasesRemoved(let set): removed.append(set)
@@ -102,8 +137,8 @@ enum Invariants {
         for oldIndex in 0..<beforeIDs.count {
             let newIndex = index(of: beforeIDs[oldIndex], in: afterIDs)
             if newIndex == nil { expectedRemoved.insert(oldIndex) }
-            guard let old = before.videoURL(at: oldIndex) else { continue }
-            if let newIndex, sameFile(after.videoURL(at: newIndex), old) { continue }
+            guard let old = snapshot.takes[oldIndex] else { continue }
+            if let newIndex, sameFile(afterSnapshot.takes[newIndex], old) { continue }
             lost.append(old)
         }
         if lost.count != reported.count || zip(lost, reported).contains(where: { !sameFile($0, $1) }) {
@@ -120,8 +155,8 @@ enum Invariants {
         for newIndex in 0..<afterIDs.count {
             let oldIndex = index(of: afterIDs[newIndex], in: beforeIDs)
             if oldIndex == nil { expectedInserted.insert(newIndex) }
-            guard let new = after.videoURL(at: newIndex) else { continue }
-            if let oldIndex, sameFile(before.videoURL(at: oldIndex), new) { continue }
+            guard let new = afterSnapshot.takes[newIndex] else { continue }
+            if let oldIndex, sameFile(snapshot.takes[oldIndex], new) { continue }
             gained.append(new)
         }
         if gained.count != newTakes.count || zip(gained, newTakes).contains(where: { !sameFile($0, $1) }) {
@@ -183,7 +218,7 @@ enum Invariants {
             for newIndex in 0..<afterIDs.count {
                 let id = afterIDs[newIndex]
                 if id == beforeIDs[tapped] || id == previewBefore { continue }
-                if let oldIndex = index(of: id, in: beforeIDs), after[newIndex] != before[oldIndex] {
+                if let oldIndex = index(of: id, in: beforeIDs), afterSnapshot.canvases[newIndex] != snapshot.canvases[oldIndex] {
                     problems.append("tap \(tapped) changed canvas \(newIndex)")
                 }
             }

@@ -76,10 +76,11 @@ struct ModelChecker {
                 report.statuses.insert(state[index].status)
             }
             fresh += 1
+            let snapshot = Invariants.Snapshot(state)
             for event in Boards.events(for: state, fresh: URL(fileURLWithPath: "/bfs/\(fresh).mov")) {
                 report.transitions += 1
                 let outcome = transition(state, event)
-                let problems = Invariants.check(before: state, event: event, outcome: outcome)
+                let problems = Invariants.check(before: snapshot, event: event, outcome: outcome)
                 switch outcome {
                 case .rejected(let rejection):
                     report.rejectionKinds.insert(rejection.kind)
