@@ -16,7 +16,8 @@ public final class CanvasCell: CollectionHostCell {
     public weak var binder: DisplayLifecycleBinder?
 
     private let rendered = RenderedCanvas()
-    private let tokens: [ObservationToken]
+    /// The cell's observations of its view-model (for lifetime tests).
+    package let tokens: [ObservationToken]
 
     /// Creates a cell around `viewModel` and starts observing it.
     public init(viewModel: CanvasCellViewModel, binder: DisplayLifecycleBinder?) {

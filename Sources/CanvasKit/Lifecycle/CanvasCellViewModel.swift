@@ -61,7 +61,8 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     }
 
     private let state = Mutex(State())
-    private let observer = KeyValueObserver()
+    /// The observer holding the model and board observations (for lifetime tests).
+    package let observer = KeyValueObserver()
     private let coverProvider: (any CoverProvider)?
     private let coverSize: CoverSize
     private let log: RegistrationLog?

@@ -28,7 +28,8 @@ public final class CanvasScreen {
     /// reload).
     public private(set) var lastUpdateError: CollectionHostError?
 
-    private var canvasesToken: ObservationToken?
+    /// The observation of the board's canvas list (for lifetime tests).
+    package private(set) var canvasesToken: ObservationToken?
 
     /// Creates the screen for `board`; nothing is laid out until ``screenDidAppear()``.
     ///
