@@ -46,6 +46,16 @@ targets += [
     ),
 ]
 
+// MARK: Lifecycle
+targets += [
+    .executableTarget(
+        name: "LifecycleBenchmark",
+        dependencies: ["CanvasKit", "Observing"],
+        path: "Tools/LifecycleBenchmark",
+        swiftSettings: swiftSettings
+    ),
+]
+
 let package = Package(
     name: "MultiCanvas",
     platforms: [.macOS(.v15), .iOS(.v18)],

@@ -212,7 +212,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     }
 
     private func register(_ board: CanvasBoard, in hook: LifecycleHook) {
-        if observer.observe(board, \.isRecording, options: [], { [weak self] _, _ in self?.recompute() }) {
+        if observer.observe(board, \.isRecording, options: [], { [weak self] _, _ in self?.boardRecordingDidChange() }) {
             log?.record(.registered, RegistrationKey(object: board, objectName: "board", keyPath: "isRecording", observer: self), in: hook)
         }
     }
@@ -225,6 +225,13 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     }
 
     // MARK: Derivation and covers
+
+    /// Only a canvas that shows its take (no preview, a take) depends on whether the board records; the others skip
+    /// the derivation. A write to the model that races with this notification triggers its own derivation.
+    private func boardRecordingDidChange() {
+        guard let model = state.withLock({ $0.model }), model.status == .noPreview, model.videoURL != nil else { return }
+        recompute()
+    }
 
     private func recompute() {
         let (model, board) = state.withLock { state in
