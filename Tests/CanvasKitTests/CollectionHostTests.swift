@@ -184,7 +184,8 @@ struct CollectionHostTests {
 
         host.removeAllEvents()
         host.scroll(by: 0)
-        #expect(host.events == [.didEndDisplaying(index: 0, cell: ObjectIdentifier(zero))], "late end, kept for prefetch")
+        #expect(
+            host.events == [.didEndDisplaying(index: 0, cell: ObjectIdentifier(zero))], "late end, kept for prefetch")
         fixture.checkInvariants()
 
         host.removeAllEvents()
@@ -200,9 +201,10 @@ struct CollectionHostTests {
         let fixture = Fixture(count: 30, .init(viewportSize: 2, prefetching: .enabled(distance: 2)))
         let host = fixture.host
         host.screenDidAppear()
-        let prefetched = try #require(host.events.compactMap { event -> ObjectIdentifier? in
-            if case .cellForItem(3, let cell) = event { cell } else { nil }
-        }.first)
+        let prefetched = try #require(
+            host.events.compactMap { event -> ObjectIdentifier? in
+                if case .cellForItem(3, let cell) = event { cell } else { nil }
+            }.first)
         host.scroll(toOffset: 20)
         host.scroll(by: 0)
         let prefetchedEvents = host.events.filter {
@@ -224,7 +226,8 @@ struct CollectionHostTests {
 
     @Test("shuffled order: same callbacks as index order, a different order, reproducible per seed")
     func shuffledOrder() {
-        func run(_ order: CollectionHostConfiguration.CallbackOrder) -> (events: [CollectionHostEvent], texts: [String]) {
+        func run(_ order: CollectionHostConfiguration.CallbackOrder) -> (events: [CollectionHostEvent], texts: [String])
+        {
             let fixture = Fixture(count: 40, .init(viewportSize: 6, callbackOrder: order))
             fixture.host.screenDidAppear()
             for step in [3, 4, -2, 9, 1, -5] {
@@ -354,7 +357,8 @@ struct CollectionHostBatchUpdateTests {
             batch.moveItem(at: 0, to: 7)
             batch.insertItems(at: [1])
         }
-        #expect(fixture.dataSource.items == ["item 1", "x", "item 3", "item 4", "item 5", "item 6", "item 7", "item 0"])
+        #expect(
+            fixture.dataSource.items == ["item 1", "x", "item 3", "item 4", "item 5", "item 6", "item 7", "item 0"])
         #expect(host.visibleCells.map { $0.cell.text } == fixture.dataSource.items)
         fixture.checkInvariants()
     }
@@ -390,15 +394,17 @@ struct CollectionHostBatchUpdateTests {
         }
     }
 
-    @Test("out-of-bounds and conflicting changes raise UIKit's errors", arguments: [
-        (CollectionBatchUpdate.deleting(9), 4, CollectionHostError.deleteOutOfBounds(index: 9, countBefore: 5)),
-        (.moving(7, to: 0), 5, .moveOutOfBounds(index: 7, countBefore: 5)),
-        (.inserting(8), 6, .insertOutOfBounds(index: 8, countAfter: 6)),
-        (.moving(1, to: 6), 5, .moveDestinationOutOfBounds(index: 6, countAfter: 5)),
-        (.deleting(1).moving(1, to: 0), 4, .deleteAndMoveOfSameItem(index: 1)),
-        (.moving(1, to: 0).moving(1, to: 2), 5, .itemMovedTwice(index: 1)),
-        (.inserting(2).moving(0, to: 2), 6, .conflictingDestination(index: 2)),
-    ])
+    @Test(
+        "out-of-bounds and conflicting changes raise UIKit's errors",
+        arguments: [
+            (CollectionBatchUpdate.deleting(9), 4, CollectionHostError.deleteOutOfBounds(index: 9, countBefore: 5)),
+            (.moving(7, to: 0), 5, .moveOutOfBounds(index: 7, countBefore: 5)),
+            (.inserting(8), 6, .insertOutOfBounds(index: 8, countAfter: 6)),
+            (.moving(1, to: 6), 5, .moveDestinationOutOfBounds(index: 6, countAfter: 5)),
+            (.deleting(1).moving(1, to: 0), 4, .deleteAndMoveOfSameItem(index: 1)),
+            (.moving(1, to: 0).moving(1, to: 2), 5, .itemMovedTwice(index: 1)),
+            (.inserting(2).moving(0, to: 2), 6, .conflictingDestination(index: 2)),
+        ])
     func invalidUpdates(update: CollectionBatchUpdate, countAfter: Int, error: CollectionHostError) {
         let fixture = Fixture(count: 5, .init(viewportSize: 3))
         fixture.host.screenDidAppear()
@@ -503,7 +509,9 @@ struct CollectionHostFuzzTests {
 extension CollectionBatchUpdate {
     fileprivate static func deleting(_ index: Int) -> Self { Self().deleting(index) }
     fileprivate static func inserting(_ index: Int) -> Self { Self().inserting(index) }
-    fileprivate static func moving(_ source: Int, to destination: Int) -> Self { Self().moving(source, to: destination) }
+    fileprivate static func moving(_ source: Int, to destination: Int) -> Self {
+        Self().moving(source, to: destination)
+    }
 
     fileprivate func deleting(_ index: Int) -> Self {
         var copy = self

@@ -51,7 +51,9 @@ final class InstantCovers: CoverProvider {
 func makeBoard() -> CanvasBoard {
     let board = CanvasBoard(canvasCount: canvasCount)
     for index in stride(from: 0, to: canvasCount, by: 3) {
-        for event: CanvasEvent in [.tap(index), .record, .stop(URL(fileURLWithPath: "/bench/take-\(index).mov")), .tap(index)] {
+        for event: CanvasEvent in [
+            .tap(index), .record, .stop(URL(fileURLWithPath: "/bench/take-\(index).mov")), .tap(index),
+        ] {
             _ = board.send(event)
         }
     }
@@ -141,7 +143,8 @@ let prefetching = measureScroll(
 
 let board = makeBoard()
 let log = RegistrationLog(keepsEntries: false)
-let screen = CanvasScreen(board: board, configuration: .init(viewportSize: visibleCount), coverProvider: InstantCovers(), log: log)
+let screen = CanvasScreen(
+    board: board, configuration: .init(viewportSize: visibleCount), coverProvider: InstantCovers(), log: log)
 screen.screenDidAppear()
 screen.scroll(toOffset: 500)
 
@@ -212,9 +215,13 @@ func describe(_ counts: [Int: Int]) -> String {
 
 print("LifecycleBenchmark: \(canvasCount) canvases, \(visibleCount) visible, \(keysPerCell) observed keys per cell")
 print("")
-print("| scrolling end to end and back (\(2 * scrollSteps) steps) | time per step (us) | vs bare host | peak live observations | bound (displayed x keys) | cells made | violations | reloads |")
+print(
+    "| scrolling end to end and back (\(2 * scrollSteps) steps) | time per step (us) | vs bare host | peak live observations | bound (displayed x keys) | cells made | violations | reloads |"
+)
 print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-print("| bare host, strings, no observation (baseline) | \(microseconds(bareScroll)) | 1.0x | 0 | - | \(visibleCount) | - | 0 |")
+print(
+    "| bare host, strings, no observation (baseline) | \(microseconds(bareScroll)) | 1.0x | 0 | - | \(visibleCount) | - | 0 |"
+)
 for mode in [plain, prefetching] {
     print(
         "| canvas screen, \(mode.name) | \(microseconds(mode.scrollStep)) | \(ratio(mode.scrollStep, bareScroll)) "
@@ -224,17 +231,26 @@ print("")
 print("| tap | time per tap (us) | vs bare board |")
 print("| --- | ---: | ---: |")
 print("| bare board, nothing observing (baseline) | \(microseconds(bareTap)) | 1.0x |")
-print("| canvas screen, preview moving between two visible canvases | \(microseconds(visibleTap)) | \(ratio(visibleTap, bareTap)) |")
-print("| canvas screen, preview moving between two offscreen canvases | \(microseconds(offscreenTapTime)) | \(ratio(offscreenTapTime, bareTap)) |")
-print("| reloadData after every tap (what the screen avoids) | \(microseconds(reloadTap)) | \(ratio(reloadTap, bareTap)) |")
+print(
+    "| canvas screen, preview moving between two visible canvases | \(microseconds(visibleTap)) | \(ratio(visibleTap, bareTap)) |"
+)
+print(
+    "| canvas screen, preview moving between two offscreen canvases | \(microseconds(offscreenTapTime)) | \(ratio(offscreenTapTime, bareTap)) |"
+)
+print(
+    "| reloadData after every tap (what the screen avoids) | \(microseconds(reloadTap)) | \(ratio(reloadTap, bareTap)) |"
+)
 print("")
 print("| event (viewport 500-511) | visible cells that recomputed (times) |")
 print("| --- | --- |")
 print("| tap 503 (select) | \(describe(first)) |")
 print("| tap 507 (move preview) | \(describe(moved)) |")
 print("| tap 507 (deselect) | \(describe(deselected)) |")
-print("| tap 20 and tap 20 again (offscreen) | \(describe(offscreenTap.merging(offscreenUntap, uniquingKeysWith: +))) |")
+print(
+    "| tap 20 and tap 20 again (offscreen) | \(describe(offscreenTap.merging(offscreenUntap, uniquingKeysWith: +))) |")
 print("| record on 504 | \(recorded.count) cells: \(describe(recorded)) |")
 print("| stop on 504 | \(stopped.count) cells: \(describe(stopped)) |")
 print("")
-print("Visible canvases with a take: \(visibleWithTakes) of \(visibleCount); cell redraws during the events above (each is one real change of what a cell shows): \(redraws).")
+print(
+    "Visible canvases with a take: \(visibleWithTakes) of \(visibleCount); cell redraws during the events above (each is one real change of what a cell shows): \(redraws)."
+)

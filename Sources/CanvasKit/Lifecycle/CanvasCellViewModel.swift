@@ -184,44 +184,56 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
 
     private func register(_ model: CanvasModel, in hook: LifecycleHook) {
         let name = model.id.description
-        if observer.observe(model, \.status, options: [], { [weak self] _, _ in self?.recompute() }) {
-            log?.record(.registered, RegistrationKey(object: model, objectName: name, keyPath: "status"), in: hook)
-        }
-        if observer.observe(model, \.isSelected, options: [], { [weak self] _, _ in self?.recompute() }) {
-            log?.record(.registered, RegistrationKey(object: model, objectName: name, keyPath: "isSelected"), in: hook)
-        }
-        if observer.observe(model, \.videoURL, options: [], { [weak self] _, _ in self?.recompute() }) {
-            log?.record(.registered, RegistrationKey(object: model, objectName: name, keyPath: "videoURL"), in: hook)
-        }
+        let recompute: @Sendable () -> Void = { [weak self] in self?.recompute() }
+        observe(model, \.status, RegistrationKey(object: model, objectName: name, keyPath: "status"), hook, recompute)
+        observe(
+            model, \.isSelected, RegistrationKey(object: model, objectName: name, keyPath: "isSelected"), hook,
+            recompute)
+        observe(
+            model, \.videoURL, RegistrationKey(object: model, objectName: name, keyPath: "videoURL"), hook, recompute)
     }
 
     private func unregister(_ model: CanvasModel, in hook: LifecycleHook) {
         let name = model.id.description
-        if observer.isObserving(model, \.status) {
-            observer.unobserve(model, \.status)
-            log?.record(.removed, RegistrationKey(object: model, objectName: name, keyPath: "status"), in: hook)
-        }
-        if observer.isObserving(model, \.isSelected) {
-            observer.unobserve(model, \.isSelected)
-            log?.record(.removed, RegistrationKey(object: model, objectName: name, keyPath: "isSelected"), in: hook)
-        }
-        if observer.isObserving(model, \.videoURL) {
-            observer.unobserve(model, \.videoURL)
-            log?.record(.removed, RegistrationKey(object: model, objectName: name, keyPath: "videoURL"), in: hook)
-        }
+        unobserve(model, \.status, RegistrationKey(object: model, objectName: name, keyPath: "status"), hook)
+        unobserve(model, \.isSelected, RegistrationKey(object: model, objectName: name, keyPath: "isSelected"), hook)
+        unobserve(model, \.videoURL, RegistrationKey(object: model, objectName: name, keyPath: "videoURL"), hook)
     }
 
     private func register(_ board: CanvasBoard, in hook: LifecycleHook) {
-        if observer.observe(board, \.isRecording, options: [], { [weak self] _, _ in self?.boardRecordingDidChange() }) {
-            log?.record(.registered, RegistrationKey(object: board, objectName: "board", keyPath: "isRecording", observer: self), in: hook)
-        }
+        let key = RegistrationKey(object: board, objectName: "board", keyPath: "isRecording", observer: self)
+        observe(board, \.isRecording, key, hook) { [weak self] in self?.boardRecordingDidChange() }
     }
 
     private func unregister(_ board: CanvasBoard, in hook: LifecycleHook) {
-        if observer.isObserving(board, \.isRecording) {
-            observer.unobserve(board, \.isRecording)
-            log?.record(.removed, RegistrationKey(object: board, objectName: "board", keyPath: "isRecording", observer: self), in: hook)
+        let key = RegistrationKey(object: board, objectName: "board", keyPath: "isRecording", observer: self)
+        unobserve(board, \.isRecording, key, hook)
+    }
+
+    /// Observes one key unless already observed (the observer keys by object and key path), logging a new
+    /// registration.
+    private func observe<Object: KeyValueObservable, Value>(
+        _ object: Object,
+        _ keyPath: KeyPath<Object, Value>,
+        _ key: RegistrationKey,
+        _ hook: LifecycleHook,
+        _ changed: @escaping @Sendable () -> Void
+    ) {
+        if observer.observe(object, keyPath, options: [], { _, _ in changed() }) {
+            log?.record(.registered, key, in: hook)
         }
+    }
+
+    /// Ends the observation of one key if there is one, logging the removal.
+    private func unobserve<Object: KeyValueObservable, Value>(
+        _ object: Object,
+        _ keyPath: KeyPath<Object, Value>,
+        _ key: RegistrationKey,
+        _ hook: LifecycleHook
+    ) {
+        guard observer.isObserving(object, keyPath) else { return }
+        observer.unobserve(object, keyPath)
+        log?.record(.removed, key, in: hook)
     }
 
     // MARK: Derivation and covers
@@ -229,7 +241,9 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     /// Only a canvas that shows its take (no preview, a take) depends on whether the board records; the others skip
     /// the derivation. A write to the model that races with this notification triggers its own derivation.
     private func boardRecordingDidChange() {
-        guard let model = state.withLock({ $0.model }), model.status == .noPreview, model.videoURL != nil else { return }
+        guard let model = state.withLock({ $0.model }), model.status == .noPreview, model.videoURL != nil else {
+            return
+        }
         recompute()
     }
 

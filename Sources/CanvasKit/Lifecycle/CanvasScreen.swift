@@ -122,7 +122,8 @@ public final class CanvasCellSource: CollectionHostDataSource, CollectionHostDel
     private let coverProvider: (any CoverProvider)?
     private let coverSize: CoverSize
 
-    init(board: CanvasBoard, binder: DisplayLifecycleBinder, coverProvider: (any CoverProvider)?, coverSize: CoverSize) {
+    init(board: CanvasBoard, binder: DisplayLifecycleBinder, coverProvider: (any CoverProvider)?, coverSize: CoverSize)
+    {
         self.board = board
         self.binder = binder
         self.coverProvider = coverProvider

@@ -48,10 +48,12 @@ public struct RegistrationKey: Sendable, Hashable, CustomStringConvertible {
         self.observer = observer.map(ObjectIdentifier.init)
     }
 
+    /// Same object, key path and scope (the name is ignored).
     public static func == (lhs: RegistrationKey, rhs: RegistrationKey) -> Bool {
         lhs.object == rhs.object && lhs.keyPath == rhs.keyPath && lhs.observer == rhs.observer
     }
 
+    /// Hashes the object, key path and scope.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(object)
         hasher.combine(keyPath)

@@ -25,10 +25,11 @@ struct CanvasCellViewModelTests {
         #expect(!viewModel.isObserving)
 
         viewModel.startObserving()
-        #expect(log.entries.map(\.description) == [
-            "registered #1.status in willDisplay", "registered #1.isSelected in willDisplay",
-            "registered #1.videoURL in willDisplay", "registered board.isRecording in willDisplay",
-        ])
+        #expect(
+            log.entries.map(\.description) == [
+                "registered #1.status in willDisplay", "registered #1.isSelected in willDisplay",
+                "registered #1.videoURL in willDisplay", "registered board.isRecording in willDisplay",
+            ])
         _ = board.send(.tap(1))
         #expect(viewModel.display == .livePreview)
 
@@ -66,10 +67,12 @@ struct CanvasCellViewModelTests {
         viewModel.startObserving()
         viewModel.bind(to: board.canvases[2], on: board)
         let rebinds = log.entries.filter { $0.hook == .rebind }.map(\.description)
-        #expect(rebinds == [
-            "removed #0.status in rebind", "removed #0.isSelected in rebind", "removed #0.videoURL in rebind",
-            "registered #2.status in rebind", "registered #2.isSelected in rebind", "registered #2.videoURL in rebind",
-        ])
+        #expect(
+            rebinds == [
+                "removed #0.status in rebind", "removed #0.isSelected in rebind", "removed #0.videoURL in rebind",
+                "registered #2.status in rebind", "registered #2.isSelected in rebind",
+                "registered #2.videoURL in rebind",
+            ])
         #expect(ObservationDiagnostics.liveObservations(of: board.canvases[0]).isEmpty)
         #expect(ObservationDiagnostics.liveObservations(of: board.canvases[2]).count == 3)
         #expect(log.violations.isEmpty)
@@ -226,9 +229,10 @@ struct DisplayLifecycleBinderTests {
         #expect(cell.shownDisplay == nil)
         cell.viewModel.bind(to: board.canvases[2], on: board)
         binder.willDisplay(cell, at: 2)
-        #expect(binder.log.liveRegistrations.map(\.description).sorted() == [
-            "#2.isSelected", "#2.status", "#2.videoURL", "board.isRecording",
-        ])
+        #expect(
+            binder.log.liveRegistrations.map(\.description).sorted() == [
+                "#2.isSelected", "#2.status", "#2.videoURL", "board.isRecording",
+            ])
         #expect(ObservationDiagnostics.liveObservations(of: board.canvases[0]).isEmpty)
         #expect(binder.log.violations.isEmpty)
         #expect(!binder.isDisplaying(makeCell(binder)))
@@ -243,10 +247,11 @@ struct DisplayLifecycleBinderTests {
         log.record(.removed, key, in: .didEndDisplaying)
         log.record(.registered, key, in: .cellForItem)
         log.record(.registered, key, in: .willDisplay)
-        #expect(log.violations.map(\.description) == [
-            "#0.status removed in didEndDisplaying without being registered",
-            "#0.status registered twice (second time in willDisplay)",
-        ])
+        #expect(
+            log.violations.map(\.description) == [
+                "#0.status removed in didEndDisplaying without being registered",
+                "#0.status registered twice (second time in willDisplay)",
+            ])
         #expect(log.liveCount == 2)
         #expect(log.peakLiveCount == 2)
         log.record(.removed, key, in: .didEndDisplaying)

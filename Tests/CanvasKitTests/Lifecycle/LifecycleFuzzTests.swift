@@ -53,6 +53,7 @@ struct LifecycleFuzzTests {
                 }
             }
         }
-        #expect(kinds == ["tap", "record", "stop", "cancel", "delete", "add", "remove", "scroll", "disappear", "appear"])
+        #expect(
+            kinds == ["tap", "record", "stop", "cancel", "delete", "add", "remove", "scroll", "disappear", "appear"])
     }
 }

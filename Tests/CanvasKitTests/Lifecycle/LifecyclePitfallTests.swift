@@ -37,7 +37,8 @@ struct LifecyclePitfallTests {
         steps: [LifecycleStep]
     ) -> (ours: [String], naive: [String]) {
         let ours = CanvasScreen(board: CanvasBoard(canvasCount: canvases), configuration: configuration)
-        let naive = NaiveScreen(strategy: strategy, board: CanvasBoard(canvasCount: canvases), configuration: configuration)
+        let naive = NaiveScreen(
+            strategy: strategy, board: CanvasBoard(canvasCount: canvases), configuration: configuration)
         return (ours.run(steps)?.problems ?? [], naive.run(steps)?.problems ?? [])
     }
 
@@ -72,10 +73,14 @@ struct LifecyclePitfallTests {
         #expect(result.naive == ["4 registrations while the screen is away", "4 model observations while away"])
         let steps: [LifecycleStep] = [.disappear, .appear]
         let board = CanvasBoard(canvasCount: 6)
-        let naive = NaiveScreen(strategy: .removesOneKeyPathOnDisappear, board: board, configuration: .init(viewportSize: 2))
+        let naive = NaiveScreen(
+            strategy: .removesOneKeyPathOnDisappear, board: board, configuration: .init(viewportSize: 2))
         let ours = CanvasScreen(board: CanvasBoard(canvasCount: 6), configuration: .init(viewportSize: 2))
         #expect(ours.runAuditingAtEnd(steps).isEmpty)
-        #expect(naive.runAuditingAtEnd(steps).contains { $0.hasSuffix(".isSelected registered twice (second time in screenDidAppear)") })
+        #expect(
+            naive.runAuditingAtEnd(steps).contains {
+                $0.hasSuffix(".isSelected registered twice (second time in screenDidAppear)")
+            })
     }
 
     @Test("forgetting which model was observed removes observers from the wrong object on reuse")

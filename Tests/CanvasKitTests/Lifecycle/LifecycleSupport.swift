@@ -222,7 +222,8 @@ extension LifecycleSubject {
                 }
                 let expected = canvases[index].display(boardIsRecording: isRecording)
                 if shown != expected {
-                    problems.append("cell \(index) shows \(shown.map(\.description) ?? "nothing"), model says \(expected)")
+                    problems.append(
+                        "cell \(index) shows \(shown.map(\.description) ?? "nothing"), model says \(expected)")
                 }
             }
         }

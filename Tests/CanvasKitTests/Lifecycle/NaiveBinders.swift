@@ -80,7 +80,8 @@ final class NaiveSource: CollectionHostDataSource, CollectionHostDelegate {
         }
         table[tableKey(model, keyPath), default: []].append(token)
         cell.registeredKeyPaths.insert(keyPath)
-        log.record(.registered, RegistrationKey(object: model, objectName: model.id.description, keyPath: keyPath), in: hook)
+        log.record(
+            .registered, RegistrationKey(object: model, objectName: model.id.description, keyPath: keyPath), in: hook)
     }
 
     /// `removeObserver(_:forKeyPath:)` on `model`: removes one observer if there is one.
@@ -91,7 +92,8 @@ final class NaiveSource: CollectionHostDataSource, CollectionHostDelegate {
             table[key] = tokens.isEmpty ? nil : tokens
         }
         cell.registeredKeyPaths.remove(keyPath)
-        log.record(.removed, RegistrationKey(object: model, objectName: model.id.description, keyPath: keyPath), in: hook)
+        log.record(
+            .removed, RegistrationKey(object: model, objectName: model.id.description, keyPath: keyPath), in: hook)
     }
 
     private func show(_ cell: NaiveCell) {
