@@ -24,12 +24,15 @@ public final class CanvasCell: CollectionHostCell {
         self.viewModel = viewModel
         self.binder = binder
         let rendered = self.rendered
+        // The handlers read the view-model's current values instead of the values carried by the change: a
+        // notification deferred on one thread (a change made inside a model handler is delivered after that handler
+        // returns) may arrive after a newer one delivered on another thread, and must not draw the older value.
         tokens = [
-            viewModel.observe(\.display, options: [.initial, .new]) { _, change in
-                rendered.show(change.newValue ?? nil)
+            viewModel.observe(\.display, options: [.initial]) { viewModel, _ in
+                rendered.redrawDisplay(from: viewModel)
             },
-            viewModel.observe(\.cover, options: [.initial, .new]) { _, change in
-                rendered.show(cover: change.newValue ?? nil)
+            viewModel.observe(\.cover, options: [.initial]) { viewModel, _ in
+                rendered.redrawCover(from: viewModel)
             },
         ]
     }
@@ -67,14 +70,18 @@ private final class RenderedCanvas: Sendable {
     var cover: CoverImage? { content.withLock { $0.cover } }
     var redraws: Int { content.withLock { $0.redraws } }
 
-    func show(_ display: CanvasDisplay?) {
+    /// Reads the view-model's display while holding the lock, so the last redraw always draws the newest value.
+    func redrawDisplay(from viewModel: CanvasCellViewModel) {
         content.withLock {
+            let display = viewModel.display
+            guard $0.redraws == 0 || $0.display != display else { return }
             $0.display = display
             $0.redraws += 1
         }
     }
 
-    func show(cover: CoverImage?) {
-        content.withLock { $0.cover = cover }
+    /// Reads the view-model's cover while holding the lock.
+    func redrawCover(from viewModel: CanvasCellViewModel) {
+        content.withLock { $0.cover = viewModel.cover }
     }
 }

@@ -61,6 +61,10 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     }
 
     private let state = Mutex(State())
+    /// Serializes derivations (read the model, derive, publish), so a derivation that read older values can never
+    /// publish after one that read newer values: every write to an observed key notifies after it is stored, and
+    /// the derivation it triggers starts after the previous one published.
+    private let derivation = Mutex(())
     /// The observer holding the model and board observations (for lifetime tests).
     package let observer = KeyValueObserver()
     private let coverProvider: (any CoverProvider)?
@@ -140,8 +144,10 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
         }
         synchronizeObservations(in: hook)
         request?.cancel()
-        display = nil
-        cover = nil
+        derivation.withLock { _ in
+            display = nil
+            cover = nil
+        }
     }
 
     /// Registers the observations of the bound model and board, if not registered yet, and re-derives the display
@@ -248,15 +254,18 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     }
 
     private func recompute() {
-        let (model, board) = state.withLock { state in
-            state.recomputations += 1
-            return (state.model, state.board)
+        derivation.withLock { _ in
+            let (model, board) = state.withLock { state in
+                state.recomputations += 1
+                return (state.model, state.board)
+            }
+            guard let model else { return }
+            let take = model.videoURL
+            let isRecording = board?.isRecording ?? false
+            let next = CanvasDisplay(status: model.status, videoURL: take, boardIsRecording: isRecording)
+            display = next
+            updateCover(take: take, display: next)
         }
-        guard let model else { return }
-        let take = model.videoURL
-        let next = CanvasDisplay(status: model.status, videoURL: take, boardIsRecording: board?.isRecording ?? false)
-        display = next
-        updateCover(take: take, display: next)
     }
 
     private func updateCover(take: URL?, display: CanvasDisplay) {
