@@ -30,8 +30,9 @@ public struct TransitionTable: Sendable {
         public var outcome: String
         /// The effects in order, or `none`.
         public var effects: String
-        /// Which of the three phases (`none selected`, `s inPreview`, `s recording`) the board is in before and after.
+        /// Which of the three phases (`none selected`, `s inPreview`, `s recording`) the board is in before.
         public var phaseBefore: String
+        /// The phase after the event (the same as before when rejected).
         public var phaseAfter: String
     }
 
