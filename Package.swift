@@ -12,6 +12,24 @@ let swiftSettings: [SwiftSetting] = [
 var products: [Product] = []
 var targets: [Target] = []
 
+// MARK: Thumbnails
+// The FFmpeg-backed cover service (DESIGN section 5). CFFmpeg is the system library it alone imports:
+// `pkgConfig` finds the headers and library folder through libavformat.pc, and CFFmpeg's module map
+// links all four libraries. The test suite reads the committed Fixtures/ (made by Tools/make-fixtures.sh).
+products.append(.library(name: "Thumbnails", targets: ["Thumbnails"]))
+targets += [
+    .systemLibrary(
+        name: "CFFmpeg",
+        pkgConfig: "libavformat",
+        providers: [
+            .apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev", "pkg-config"]),
+            .brew(["ffmpeg", "pkg-config"]),
+        ]
+    ),
+    .target(name: "Thumbnails", dependencies: ["CFFmpeg"], swiftSettings: swiftSettings),
+    .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails"], swiftSettings: swiftSettings),
+]
+
 let package = Package(
     name: "MultiCanvas",
     platforms: [.macOS(.v15), .iOS(.v18)],
