@@ -52,6 +52,8 @@ struct ThumbnailErrorTests {
         // avformat_open_input returns as invalid data.
         let error = try failure(Fixtures.url("truncated-index-at-end.mp4"), .notAMediaFile)
         #expect(error.reason.contains(FFmpegError.invalidData.message))
+        // The demuxer's own log line is routed into the reason.
+        #expect(error.reason.contains("moov atom not found"))
     }
 
     @Test("a directory is not a media file")
@@ -100,5 +102,9 @@ struct ThumbnailErrorTests {
         ]
         #expect(distinct.count == 13)
         #expect(FFmpegError(code: -123_456).message.contains("123456"))
+        var logged = FFmpegError.invalidData
+        logged.loggedLines = ["moov atom not found"]
+        #expect(logged == .invalidData)
+        #expect(logged.message == "Invalid data found when processing input (moov atom not found)")
     }
 }

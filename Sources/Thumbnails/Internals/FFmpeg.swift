@@ -23,13 +23,14 @@ enum FFmpeg {
     // MARK: Process-wide set-up
 
     /// Silences FFmpeg's own logging once per process: failures reach callers as Swift errors
-    /// carrying FFmpeg's message, never as lines on standard error.
+    /// carrying FFmpeg's message (and the error lines it logged, see ``capturingLog(_:)``), never
+    /// as lines on standard error.
     static func prepare() {
-        _ = loggingSilenced
+        _ = logRouted
     }
 
-    /// Runs once, the first time ``prepare()`` reads it (a global's lazy initialisation is atomic).
-    private static let loggingSilenced: Void = av_log_set_level(AV_LOG_QUIET)
+    /// Runs once, the first time ``prepare()`` reads it (a static's lazy initialisation is atomic).
+    private static let logRouted: Void = installLogCallback()
 
     // MARK: Errors
 
@@ -57,7 +58,9 @@ enum FFmpeg {
         defer { av_dict_free(&options) }
         try check(av_dict_set(&options, "protocol_whitelist", "file", 0))
         var context: FormatContextPointer? = nil
-        try check(avformat_open_input(&context, "file:" + path, nil, &options))
+        try capturingLog { () throws(FFmpegError) in
+            try check(avformat_open_input(&context, "file:" + path, nil, &options))
+        }
         guard let context else { throw .outOfMemory }
         return context
     }
@@ -71,7 +74,7 @@ enum FFmpeg {
     /// Reads some packets to fill in stream parameters the header lacks (size, pixel format,
     /// frame rate). Not needed when the container already states them.
     static func findStreamInfo(_ context: FormatContextPointer) throws(FFmpegError) {
-        try check(avformat_find_stream_info(context, nil))
+        try capturingLog { () throws(FFmpegError) in try check(avformat_find_stream_info(context, nil)) }
     }
 
     /// The index of the best video stream: FFmpeg's choice (`av_find_best_stream`) among the video

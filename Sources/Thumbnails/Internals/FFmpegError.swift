@@ -7,16 +7,31 @@ internal import CFFmpeg
 /// such return into this error in one place; `ThumbnailError` then classifies it for the public
 /// API. Some codes are not failures at all: ``tryAgain`` from the send/receive calls means "feed
 /// more input" (or "take output first"), and ``endOfFile`` ends a read loop or a drained decoder.
-struct FFmpegError: Error, Hashable, Sendable {
+///
+/// Two errors are equal when their codes are: ``loggedLines`` is context, not identity, so
+/// `case .invalidData:` matches whatever FFmpeg logged.
+struct FFmpegError: Error, Sendable {
     /// The raw code FFmpeg returned (always negative).
     let code: Int32
+    /// Error lines FFmpeg logged while failing ("moov atom not found"), when the failing call ran
+    /// inside ``FFmpeg/capturingLog(_:)``.
+    var loggedLines: [String] = []
 
     init(code: Int32) {
         self.code = code
     }
 
-    /// FFmpeg's own one-line message for this code (`av_strerror`).
-    var message: String { FFmpeg.message(for: code) }
+    /// FFmpeg's message for this code (`av_strerror`), followed by the lines it logged, if any:
+    /// "Invalid data found when processing input (moov atom not found)".
+    var message: String {
+        let base = FFmpeg.message(for: code)
+        return loggedLines.isEmpty ? base : "\(base) (\(loggedLines.joined(separator: "; ")))"
+    }
+}
+
+extension FFmpegError: Hashable {
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
 extension FFmpegError {
