@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Thumbnails
 
 /// What one fixture claims to be (see Fixtures/README.md).

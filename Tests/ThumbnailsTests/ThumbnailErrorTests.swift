@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Thumbnails
 
 @Suite("Typed errors for inputs that are not describable videos")

@@ -38,7 +38,8 @@ struct StreamParameters: Sendable, Hashable {
         hasDecoder = FFmpeg.hasDecoder(for: parameters.codec_id)
         width = Int(parameters.width)
         height = Int(parameters.height)
-        sampleAspectRatio = Rational(validating: parameters.sample_aspect_ratio)
+        sampleAspectRatio =
+            Rational(validating: parameters.sample_aspect_ratio)
             ?? Rational(validating: stream.pointee.sample_aspect_ratio)
         let format = FFmpeg.pixelFormat(parameters.format)
         pixelFormatName = isVideo ? format?.name : nil
