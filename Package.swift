@@ -28,6 +28,9 @@ targets += [
     ),
     .target(name: "Thumbnails", dependencies: ["CFFmpeg"], swiftSettings: swiftSettings),
     .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails"], swiftSettings: swiftSettings),
+    // `media-info FILE...`: a development tool that prints what Thumbnails reads from media files.
+    .executableTarget(
+        name: "media-info", dependencies: ["Thumbnails"], path: "Tools/MediaInfo", swiftSettings: swiftSettings),
 ]
 
 let package = Package(
