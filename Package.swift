@@ -33,6 +33,13 @@ targets += [
         name: "media-info", dependencies: ["Thumbnails"], path: "Tools/MediaInfo", swiftSettings: swiftSettings),
 ]
 
+// MARK: CommandLineSupport
+// What both executables share for printing: ordered one-line JSON, terminal detection, a progress line.
+targets += [
+    .target(name: "CommandLineSupport", swiftSettings: swiftSettings),
+    .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),
+]
+
 let package = Package(
     name: "MultiCanvas",
     platforms: [.macOS(.v15), .iOS(.v18)],
