@@ -10,7 +10,8 @@ enum TakeName {
     /// The take as one word of the script language: quoted when it contains a space, `;`, `#`, `"` or `\`.
     static func scriptWord(for url: URL) -> String {
         let text = describe(url)
-        let needsQuotes = text.isEmpty || text.contains { $0.isWhitespace || $0 == ";" || $0 == "#" || $0 == "\"" || $0 == "\\" }
+        let needsQuotes =
+            text.isEmpty || text.contains { $0.isWhitespace || $0 == ";" || $0 == "#" || $0 == "\"" || $0 == "\\" }
         guard needsQuotes else { return text }
         var quoted = "\""
         for character in text {

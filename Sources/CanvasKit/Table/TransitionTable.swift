@@ -143,7 +143,8 @@ public struct TransitionTable: Sendable {
             return Row(
                 state: scenario.label, event: eventText, isAccepted: true,
                 outcome: change(from: scenario.board, to: next, names: scenario.names),
-                effects: effects.isEmpty ? "none" : effects.map { $0.description(naming: name) }.joined(separator: "; "),
+                effects: effects.isEmpty
+                    ? "none" : effects.map { $0.description(naming: name) }.joined(separator: "; "),
                 phaseBefore: phase(of: scenario.board), phaseAfter: phase(of: next))
         }
     }
@@ -151,7 +152,9 @@ public struct TransitionTable: Sendable {
     /// The difference between two boards, canvas by canvas (matched by identity), with symbolic names.
     static func change(from before: BoardState, to after: BoardState, names: [String]) -> String {
         var nameOf: [CanvasID: String] = [:]
-        for index in before.indices { nameOf[before.id(at: index)] = names.indices.contains(index) ? names[index] : "\(index)" }
+        for index in before.indices {
+            nameOf[before.id(at: index)] = names.indices.contains(index) ? names[index] : "\(index)"
+        }
         var parts: [String] = []
         var seen: Set<CanvasID> = []
         for index in after.indices {
