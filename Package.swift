@@ -12,6 +12,34 @@ let swiftSettings: [SwiftSetting] = [
 var products: [Product] = []
 var targets: [Target] = []
 
+// MARK: Thumbnails
+// The FFmpeg-backed cover service (DESIGN section 5). CFFmpeg is the system library it alone imports:
+// `pkgConfig` finds the headers and library folder through libavformat.pc, and CFFmpeg's module map
+// links all four libraries. The test suite reads the committed Fixtures/ (made by Tools/make-fixtures.sh).
+products.append(.library(name: "Thumbnails", targets: ["Thumbnails"]))
+targets += [
+    .systemLibrary(
+        name: "CFFmpeg",
+        pkgConfig: "libavformat",
+        providers: [
+            .apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev", "pkg-config"]),
+            .brew(["ffmpeg", "pkg-config"]),
+        ]
+    ),
+    .target(name: "Thumbnails", dependencies: ["CFFmpeg"], swiftSettings: swiftSettings),
+    .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails"], swiftSettings: swiftSettings),
+    // `media-info FILE...`: a development tool that prints what Thumbnails reads from media files.
+    .executableTarget(
+        name: "media-info", dependencies: ["Thumbnails"], path: "Tools/MediaInfo", swiftSettings: swiftSettings),
+]
+
+// MARK: CommandLineSupport
+// What both executables share for printing: ordered one-line JSON, terminal detection, a progress line.
+targets += [
+    .target(name: "CommandLineSupport", swiftSettings: swiftSettings),
+    .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),
+]
+
 // MARK: Observing
 products.append(.library(name: "Observing", targets: ["Observing"]))
 targets += [
@@ -26,18 +54,11 @@ targets += [
 ]
 
 // MARK: CanvasKit
+// The canvas state machine, its observable models and the event language (DESIGN section 2).
 products.append(.library(name: "CanvasKit", targets: ["CanvasKit"]))
 targets += [
-    .target(
-        name: "CanvasKit",
-        dependencies: ["Observing"],
-        swiftSettings: swiftSettings
-    ),
-    .testTarget(
-        name: "CanvasKitTests",
-        dependencies: ["CanvasKit", "Observing"],
-        swiftSettings: swiftSettings
-    ),
+    .target(name: "CanvasKit", dependencies: ["Observing"], swiftSettings: swiftSettings),
+    .testTarget(name: "CanvasKitTests", dependencies: ["CanvasKit", "Observing"], swiftSettings: swiftSettings),
     .executableTarget(
         name: "CanvasBenchmark",
         dependencies: ["CanvasKit", "Observing"],

@@ -2,6 +2,7 @@ import Foundation
 import Observing
 import Synchronization
 import Testing
+
 @testable import CanvasKit
 
 @Suite("Observable board")
@@ -58,7 +59,8 @@ struct CanvasBoardTests {
                 var expected = 0
                 for old in before {
                     guard let model = board.model(for: old.id) else { continue }
-                    expected += (old.status != model.status ? 1 : 0) + (old.isSelected != model.isSelected ? 1 : 0)
+                    expected +=
+                        (old.status != model.status ? 1 : 0) + (old.isSelected != model.isSelected ? 1 : 0)
                         + (old.videoURL != model.videoURL ? 1 : 0)
                 }
                 expected += wasRecording != board.isRecording ? 1 : 0
@@ -181,7 +183,10 @@ struct CanvasBoardTests {
         let recorder = BoardRecorder()
         recorder.watch(board)
         #expect(board.send(.tap(0)) == .accepted([.attachPreview(to: 0)]))
-        #expect(reactions.withLock { $0 } == [.accepted([.movePreview(from: 0, to: 2)]), .accepted([.startRecording(into: 2)])])
+        #expect(
+            reactions.withLock { $0 } == [
+                .accepted([.movePreview(from: 0, to: 2)]), .accepted([.startRecording(into: 2)]),
+            ])
         #expect(board.state.selection == .init(index: 2, phase: .recording))
         #expect(Self.mirrors(board))
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CanvasKit
 
 @Suite("Script language")
@@ -71,10 +72,16 @@ struct CanvasScriptTests {
     static let errors: [(String, Int, Int, String)] = [
         ("tapp 1", 1, 1, "unknown event 'tapp' (did you mean 'tap'?)"),
         ("record\nRecord", 2, 1, "unknown event 'Record' (did you mean 'record'?)"),
-        ("jump",  1, 1, "unknown event 'jump'; expected one of tap, record, stop, cancel, delete, add, remove, scroll, disappear, appear"),
+        (
+            "jump", 1, 1,
+            "unknown event 'jump'; expected one of tap, record, stop, cancel, delete, add, remove, scroll, disappear, appear"
+        ),
         ("tap 0; tap", 1, 11, "'tap' needs a canvas index, e.g. 'tap 0'"),
         ("delete x", 1, 8, "'delete' expects a canvas index (an integer), got 'x'"),
-        ("remove 99999999999999999999", 1, 8, "'remove' expects a canvas index (an integer), got '99999999999999999999'"),
+        (
+            "remove 99999999999999999999", 1, 8,
+            "'remove' expects a canvas index (an integer), got '99999999999999999999'"
+        ),
         ("scroll", 1, 7, "'scroll' needs an item index, e.g. 'scroll 0'"),
         ("tap 1 2", 1, 7, "'tap' takes one canvas index, got an extra '2'"),
         ("record now", 1, 8, "'record' takes no argument, got 'now'"),

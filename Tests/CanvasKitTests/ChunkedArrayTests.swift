@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CanvasKit
 
 @Suite("Chunked storage")

@@ -1,11 +1,14 @@
 import Foundation
 import Testing
+
 @testable import CanvasKit
 
 /// Every state of boards of 1 to 4 canvases (every selection, takes present or absent) times every event.
 @Suite("Exhaustive over small boards")
 struct ExhaustiveTests {
-    @Test("Every state and event has an explicit outcome that keeps I1-I3 and agrees with the reference", arguments: 1...4)
+    @Test(
+        "Every state and event has an explicit outcome that keeps I1-I3 and agrees with the reference", arguments: 1...4
+    )
     func everyStateEveryEvent(count: Int) {
         var rejectionKinds: Set<CanvasRejection.Kind> = []
         var effectKinds: Set<CanvasEffect.Kind> = []
@@ -25,7 +28,7 @@ struct ExhaustiveTests {
                 case .accepted(_, let effects):
                     // Every accepted event tells the host something.
                     #expect(!effects.isEmpty, "\(event) on \(state)")
-                    effects.forEach { effectKinds.insert($0.kind) }
+                    for effect in effects { effectKinds.insert(effect.kind) }
                 }
                 let problems = Invariants.check(before: state, event: event, outcome: outcome)
                 #expect(problems.isEmpty, "\(event) on\n\(state)\n\(problems)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CanvasKit
 
 /// Breadth-first search over every board reachable from an empty board (takes as present/absent).
@@ -55,7 +56,8 @@ struct ModelCheckTests {
             }
             return BoardState.transition(from: state, on: event)
         }
-        let broken = try #require(ModelChecker(startCount: 2, maxCount: 2, transition: unlocked).run().shortestViolation)
+        let broken = try #require(
+            ModelChecker(startCount: 2, maxCount: 2, transition: unlocked).run().shortestViolation)
         #expect(broken.path.map(\.description) == ["tap 0", "record", "tap 1"])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CanvasKit
 
 /// The four product requirements of issue 4, each checked on every state of boards of 1 to 4 canvases.
@@ -88,8 +89,10 @@ struct CanvasDisplayTests {
     func derivation() {
         let take = Boards.take("a.mov")
         for boardIsRecording in [false, true] {
-            #expect(CanvasDisplay(status: .inPreview, videoURL: take, boardIsRecording: boardIsRecording) == .livePreview)
-            #expect(CanvasDisplay(status: .inPreview, videoURL: nil, boardIsRecording: boardIsRecording) == .livePreview)
+            #expect(
+                CanvasDisplay(status: .inPreview, videoURL: take, boardIsRecording: boardIsRecording) == .livePreview)
+            #expect(
+                CanvasDisplay(status: .inPreview, videoURL: nil, boardIsRecording: boardIsRecording) == .livePreview)
             #expect(CanvasDisplay(status: .recording, videoURL: take, boardIsRecording: boardIsRecording) == .recording)
             #expect(CanvasDisplay(status: .noPreview, videoURL: nil, boardIsRecording: boardIsRecording) == .addButton)
         }

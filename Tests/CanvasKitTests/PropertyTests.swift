@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CanvasKit
 
 /// Seeded random event sequences; a failure is shrunk to a minimal sequence and reported with its seed.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CanvasKit
 
 /// One test per row of the DESIGN section 2 table, with the exact next state and effects.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CanvasKit
 
 /// The exported transition table is compared with committed golden files, so a rule change shows in review.
@@ -66,13 +67,15 @@ struct TransitionTableTests {
         for scenario in table.scenarios {
             for event in scenario.events {
                 switch scenario.board.outcome(of: event) {
-                case .accepted(_, let effects): effects.forEach { effectKinds.insert($0.kind) }
+                case .accepted(_, let effects): for effect in effects { effectKinds.insert(effect.kind) }
                 case .rejected(let rejection): rejectionKinds.insert(rejection.kind)
                 }
             }
         }
         #expect(effectKinds == Set(CanvasEffect.Kind.allCases))
         #expect(rejectionKinds == Set(CanvasRejection.Kind.allCases))
-        #expect(Set(table.displayRows.map { $0.shows.split(separator: " ")[0] }) == Set(CanvasDisplay.Kind.allCases.map { Substring($0.rawValue) }))
+        #expect(
+            Set(table.displayRows.map { $0.shows.split(separator: " ")[0] })
+                == Set(CanvasDisplay.Kind.allCases.map { Substring($0.rawValue) }))
     }
 }

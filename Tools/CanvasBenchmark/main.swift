@@ -217,9 +217,12 @@ final class NotificationCounter: Sendable {
     func observe(_ models: some Sequence<CanvasModel>) {
         var new: [ObservationToken] = []
         for model in models {
-            new.append(model.observe(\.status, options: []) { [weak self] _, _ in self?.count.add(1, ordering: .relaxed) })
-            new.append(model.observe(\.isSelected, options: []) { [weak self] _, _ in self?.count.add(1, ordering: .relaxed) })
-            new.append(model.observe(\.videoURL, options: []) { [weak self] _, _ in self?.count.add(1, ordering: .relaxed) })
+            new.append(
+                model.observe(\.status, options: []) { [weak self] _, _ in self?.count.add(1, ordering: .relaxed) })
+            new.append(
+                model.observe(\.isSelected, options: []) { [weak self] _, _ in self?.count.add(1, ordering: .relaxed) })
+            new.append(
+                model.observe(\.videoURL, options: []) { [weak self] _, _ in self?.count.add(1, ordering: .relaxed) })
         }
         tokens.withLock { $0 += new }
     }
@@ -255,8 +258,11 @@ measure("floor: 4 bare `@Observed` writes, 1 observer each (per tap)") { _ in
     let counter = NotificationCounter()
     var tokens: [ObservationToken] = []
     for model in models {
-        tokens.append(model.observe(\.status, options: []) { [weak counter] _, _ in counter?.count.add(1, ordering: .relaxed) })
-        tokens.append(model.observe(\.isSelected, options: []) { [weak counter] _, _ in counter?.count.add(1, ordering: .relaxed) })
+        tokens.append(
+            model.observe(\.status, options: []) { [weak counter] _, _ in counter?.count.add(1, ordering: .relaxed) })
+        tokens.append(
+            model.observe(\.isSelected, options: []) { [weak counter] _, _ in counter?.count.add(1, ordering: .relaxed)
+            })
     }
     var selected = 0
     let result = eventsPerSecond(operations: 1_000) {
@@ -306,7 +312,9 @@ for size in sizes {
         print("session pure vs in place, \(size) canvases: \(String(format: "%.2fx", pure / inPlace))")
     }
     if let board = figure("taps through `CanvasBoard`, 12", size), let floor = figure("floor", size) {
-        print("tap through CanvasBoard vs its floor of 4 bare @Observed writes, \(size) canvases: \(String(format: "%.2fx", board / floor)) the throughput")
+        print(
+            "tap through CanvasBoard vs its floor of 4 bare @Observed writes, \(size) canvases: \(String(format: "%.2fx", board / floor)) the throughput"
+        )
     }
 }
 if filter != nil { exit(0) }
@@ -328,7 +336,10 @@ for size in sizes {
     }
     let total = counter.count.load(ordering: .relaxed)
     perTap[size] = Double(total) / Double(events.count)
-    print("| \(size) canvases | \(events.count) | \(total) | \(String(format: "%.3f", perTap[size]!)) | \(maxCanvases) |")
+    print(
+        "| \(size) canvases | \(events.count) | \(total) | \(String(format: "%.3f", perTap[size]!)) | \(maxCanvases) |")
 }
 print("")
-print("notifications per tap, 1,000 vs 9 canvases: \(String(format: "%.3f", perTap[1_000]! / perTap[9]!))x (must be 1.000x)")
+print(
+    "notifications per tap, 1,000 vs 9 canvases: \(String(format: "%.3f", perTap[1_000]! / perTap[9]!))x (must be 1.000x)"
+)

@@ -2,6 +2,12 @@ import Foundation
 import Observing
 import Synchronization
 
+// Why `@unchecked Sendable` is safe: the board's own state (`BoardState`, the models by identity, the queue of model
+// writes and the flag naming the thread that drains it) lives in a `Mutex`. The other stored properties are the
+// `@Observed` and `@ObservedArray` wrappers, whose values live behind Observing's per-property locks (with an
+// immutable, capture-free equality closure beside them); they are written only by the draining thread, one at a
+// time. Swift cannot see this only because the wrappers do not declare a conditional `Sendable` conformance.
+
 /// The observable board: owns one `CanvasModel` per canvas, sends each event through the transition function and
 /// applies the result to the models.
 ///
@@ -20,12 +26,6 @@ import Synchronization
 ///
 /// Work per event is constant for taps, `record`, `cancel` and `delete`; `stop` scans the takes for a file already in
 /// use; `add` and `remove` are linear like an array insertion or removal.
-//
-// Why `@unchecked Sendable` is safe: the board's own state (`BoardState`, the models by identity, the queue of model
-// writes and the flag naming the thread that drains it) lives in a `Mutex`. The other stored properties are the
-// `@Observed` and `@ObservedArray` wrappers, whose values live behind Observing's per-property locks (with an
-// immutable, capture-free equality closure beside them); they are written only by the draining thread, one at a
-// time. Swift cannot see this only because the wrappers do not declare a conditional `Sendable` conformance.
 public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
     /// The canvases' models, in board order. Observe it for insertions and removals with exact index sets.
     @ObservedArray public private(set) var canvases: [CanvasModel]

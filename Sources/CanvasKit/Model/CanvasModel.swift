@@ -1,6 +1,11 @@
 import Foundation
 import Observing
 
+// Why `@unchecked Sendable` is safe: the stored properties are `id`, an immutable `Sendable` value, and three
+// `@Observed` wrappers. Each wrapper holds a `PropertyStorage` (Observing's lock-protected, `Sendable` box) and an
+// immutable equality closure that captures nothing. No other state exists, so no data race is possible; Swift
+// cannot see it only because `Observed` does not declare a conditional `Sendable` conformance.
+
 /// The observable model of one canvas: what a cell's view-model observes (DESIGN section 2).
 ///
 /// Only the `CanvasBoard` that owns a model writes it, and it writes a property only when the value changes, so each
@@ -14,11 +19,6 @@ import Observing
 ///
 /// Thread safety: every property is read and written under its own lock (`@Observed`), so a model may be read from
 /// any thread and handed to queue or main-actor observations.
-//
-// Why `@unchecked Sendable` is safe: the stored properties are `id`, an immutable `Sendable` value, and three
-// `@Observed` wrappers. Each wrapper holds a `PropertyStorage` (Observing's lock-protected, `Sendable` box) and an
-// immutable equality closure that captures nothing. No other state exists, so no data race is possible; Swift
-// cannot see it only because `Observed` does not declare a conditional `Sendable` conformance.
 public final class CanvasModel: KeyValueObservable, Identifiable, @unchecked Sendable, CustomStringConvertible {
     /// The canvas's stable identity; it survives index shifts when other canvases are added or removed.
     public let id: CanvasID

@@ -47,7 +47,9 @@ enum Keyword: String, CaseIterable {
             return prefixed.rawValue
         }
         let scored = allCases.map { ($0, editDistance(Array(lowered), Array($0.rawValue))) }
-        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= 2, best.1 < best.0.rawValue.count else { return nil }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= 2, best.1 < best.0.rawValue.count else {
+            return nil
+        }
         return best.0.rawValue
     }
 

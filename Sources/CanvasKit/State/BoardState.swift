@@ -53,6 +53,7 @@ public struct BoardState: Sendable, Hashable {
         /// Two canvases name the same take file; deleting one would destroy the other's take (I3).
         case duplicateTake(URL, indexes: [Int])
 
+        /// A one-line reason, e.g. `selected canvas 4 is out of range (the board has 3 canvases)`.
         public var description: String {
             switch self {
             case .noCanvases:

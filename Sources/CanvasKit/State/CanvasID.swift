@@ -12,6 +12,7 @@ public struct CanvasID: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.rawValue = rawValue
     }
 
+    /// Orders identities by creation: a canvas added later has a greater identity.
     public static func < (lhs: CanvasID, rhs: CanvasID) -> Bool {
         lhs.rawValue < rhs.rawValue
     }

@@ -30,8 +30,9 @@ public struct TransitionTable: Sendable {
         public var outcome: String
         /// The effects in order, or `none`.
         public var effects: String
-        /// Which of the three phases (`none selected`, `s inPreview`, `s recording`) the board is in before and after.
+        /// Which of the three phases (`none selected`, `s inPreview`, `s recording`) the board is in before.
         public var phaseBefore: String
+        /// The phase after the event (the same as before when rejected).
         public var phaseAfter: String
     }
 
@@ -142,7 +143,8 @@ public struct TransitionTable: Sendable {
             return Row(
                 state: scenario.label, event: eventText, isAccepted: true,
                 outcome: change(from: scenario.board, to: next, names: scenario.names),
-                effects: effects.isEmpty ? "none" : effects.map { $0.description(naming: name) }.joined(separator: "; "),
+                effects: effects.isEmpty
+                    ? "none" : effects.map { $0.description(naming: name) }.joined(separator: "; "),
                 phaseBefore: phase(of: scenario.board), phaseAfter: phase(of: next))
         }
     }
@@ -150,7 +152,9 @@ public struct TransitionTable: Sendable {
     /// The difference between two boards, canvas by canvas (matched by identity), with symbolic names.
     static func change(from before: BoardState, to after: BoardState, names: [String]) -> String {
         var nameOf: [CanvasID: String] = [:]
-        for index in before.indices { nameOf[before.id(at: index)] = names.indices.contains(index) ? names[index] : "\(index)" }
+        for index in before.indices {
+            nameOf[before.id(at: index)] = names.indices.contains(index) ? names[index] : "\(index)"
+        }
         var parts: [String] = []
         var seen: Set<CanvasID> = []
         for index in after.indices {

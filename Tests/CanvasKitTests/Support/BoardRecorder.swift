@@ -1,6 +1,7 @@
 import Foundation
 import Observing
 import Synchronization
+
 @testable import CanvasKit
 
 /// Observes every property of every model of a board, its `isRecording` and its `canvases`, and records each
@@ -22,8 +23,10 @@ final class BoardRecorder: Sendable {
 
         var description: String {
             switch self {
-            case .status(let id, let old, let new): "\(id).status \(old.map(\.rawValue) ?? "?") -> \(new.map(\.rawValue) ?? "?")"
-            case .selected(let id, let old, let new): "\(id).isSelected \(String(describing: old)) -> \(String(describing: new))"
+            case .status(let id, let old, let new):
+                "\(id).status \(old.map(\.rawValue) ?? "?") -> \(new.map(\.rawValue) ?? "?")"
+            case .selected(let id, let old, let new):
+                "\(id).isSelected \(String(describing: old)) -> \(String(describing: new))"
             case .videoURL(let id, _, _): "\(id).videoURL"
             case .recording(let old, let new): "isRecording \(String(describing: old)) -> \(String(describing: new))"
             case .canvases(let kind, let indexes): "canvases \(kind) \(indexes.map { Array($0) } ?? [])"

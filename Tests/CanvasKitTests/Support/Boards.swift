@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import CanvasKit
 
 /// Builders shared by the tests.

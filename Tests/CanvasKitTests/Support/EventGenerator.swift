@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import CanvasKit
 
 /// Seeded random event sequences, biased towards events that are accepted, with a few out-of-range indexes and

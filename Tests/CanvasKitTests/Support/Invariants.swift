@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import CanvasKit
 
 /// The invariants of DESIGN section 2, checked on the derived per-canvas snapshots (not on the representation that
@@ -30,7 +31,8 @@ enum Invariants {
             }
             let display = canvas.display(boardIsRecording: isRecording)
             if display.isHighlighted != canvas.isSelected {
-                problems.append("display: canvas \(index) highlighted=\(display.isHighlighted) selected=\(canvas.isSelected)")
+                problems.append(
+                    "display: canvas \(index) highlighted=\(display.isHighlighted) selected=\(canvas.isSelected)")
             }
             if let take = canvas.videoURL {
                 for other in 0..<index where sameFile(snapshot.takes[other], take) {
@@ -124,7 +126,9 @@ enum Invariants {
             case .takeReplaced(_, let url), .takeRemoved(_, let url): reported.append(url)
             case .takeFinished(let index, let url):
                 // A stop that re-records into the canvas's own file finishes a take without changing the board.
-                if !(snapshot.takes.indices.contains(index) && sameFile(snapshot.takes[index], url)) { newTakes.append(url) }
+                if !(snapshot.takes.indices.contains(index) && sameFile(snapshot.takes[index], url)) {
+                    newTakes.append(url)
+                }
             case .attachPreview, .movePreview, .detachPreview: previewEffects.append(effect)
             case .canvasesInserted(let set): inserted.append(set)
             case .canvasesRemoved(let set): removed.append(set)
@@ -142,7 +146,8 @@ enum Invariants {
             lost.append(old)
         }
         if lost.count != reported.count || zip(lost, reported).contains(where: { !sameFile($0, $1) }) {
-            problems.append("I3: takes lost \(lost.map(TakeName.describe)) but reported \(reported.map(TakeName.describe))")
+            problems.append(
+                "I3: takes lost \(lost.map(TakeName.describe)) but reported \(reported.map(TakeName.describe))")
         }
         if !lost.isEmpty {
             switch event {
@@ -160,7 +165,8 @@ enum Invariants {
             gained.append(new)
         }
         if gained.count != newTakes.count || zip(gained, newTakes).contains(where: { !sameFile($0, $1) }) {
-            problems.append("takes gained \(gained.map(TakeName.describe)) but finished \(newTakes.map(TakeName.describe))")
+            problems.append(
+                "takes gained \(gained.map(TakeName.describe)) but finished \(newTakes.map(TakeName.describe))")
         }
 
         // Preview: attach, move or detach exactly when the previewing canvas changes, else nothing.
@@ -189,7 +195,8 @@ enum Invariants {
                 }
             default:
                 problems.append(
-                    "recording changed by \(event): \(String(describing: before.selection)) -> \(String(describing: after.selection))")
+                    "recording changed by \(event): \(String(describing: before.selection)) -> \(String(describing: after.selection))"
+                )
             }
         }
         if case .cancel = event, effects != [.takeDiscarded(index: before.recordingIndex ?? -1)] {
@@ -218,7 +225,9 @@ enum Invariants {
             for newIndex in 0..<afterIDs.count {
                 let id = afterIDs[newIndex]
                 if id == beforeIDs[tapped] || id == previewBefore { continue }
-                if let oldIndex = index(of: id, in: beforeIDs), afterSnapshot.canvases[newIndex] != snapshot.canvases[oldIndex] {
+                if let oldIndex = index(of: id, in: beforeIDs),
+                    afterSnapshot.canvases[newIndex] != snapshot.canvases[oldIndex]
+                {
                     problems.append("tap \(tapped) changed canvas \(newIndex)")
                 }
             }

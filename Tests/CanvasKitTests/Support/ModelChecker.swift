@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import CanvasKit
 
 /// A bounded model checker: breadth-first search over every board reachable from an empty board, with takes
@@ -96,7 +97,8 @@ struct ModelChecker {
                     }
                 }
                 if !problems.isEmpty {
-                    report.violations.append(Violation(path: path(to: key, parent: parent) + [event], problems: problems))
+                    report.violations.append(
+                        Violation(path: path(to: key, parent: parent) + [event], problems: problems))
                 }
             }
         }
@@ -111,7 +113,9 @@ struct ModelChecker {
         for count in 1...maxCount {
             var selections: [BoardState.Selection?] = [nil]
             for index in 0..<count {
-                for phase in BoardState.Selection.Phase.allCases { selections.append(.init(index: index, phase: phase)) }
+                for phase in BoardState.Selection.Phase.allCases {
+                    selections.append(.init(index: index, phase: phase))
+                }
             }
             for takes in 0..<(UInt64(1) << UInt64(count)) {
                 for selection in selections { keys.append(Key(count: count, selection: selection, takes: takes)) }

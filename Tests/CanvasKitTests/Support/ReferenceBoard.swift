@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import CanvasKit
 
 /// An independent oracle: the DESIGN table written out literally over per-canvas fields (the representation the
@@ -47,7 +48,9 @@ struct ReferenceBoard: Equatable {
             return .success([.startRecording(into: s)])
         case .stop(let url):
             guard let r = recording else { return .failure(.init(.nothingRecording)) }
-            if let other = canvases.indices.first(where: { $0 != r && canvases[$0].videoURL?.absoluteURL == url.absoluteURL }) {
+            if let other = canvases.indices.first(where: {
+                $0 != r && canvases[$0].videoURL?.absoluteURL == url.absoluteURL
+            }) {
                 return .failure(.init(.takeInUse(url: url, index: other)))
             }
             let old = canvases[r].videoURL
@@ -102,7 +105,8 @@ extension ReferenceBoard {
             if !reference.matches(next) { return "\(event): board differs from reference" }
             return nil
         case (.failure(let rejected), .rejected(let actual)):
-            return rejected.rejection == actual ? nil : "\(event): rejected as \(actual), reference \(rejected.rejection)"
+            return rejected.rejection == actual
+                ? nil : "\(event): rejected as \(actual), reference \(rejected.rejection)"
         default:
             return "\(event): outcome \(outcome), reference \(expected)"
         }

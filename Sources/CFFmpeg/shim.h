@@ -1,0 +1,103 @@
+// Shims for the parts of FFmpeg's headers that Swift cannot import: function-like and
+// compound-literal macros (AVERROR, AVERROR_EOF, AV_NOPTS_VALUE, AV_TIME_BASE_Q, av_err2str),
+// fixed-size arrays that arrive as tuples (AVFrame.data, AVFrame.linesize), and the display
+// matrix read, whose API moved between FFmpeg 5.1 and 6.1.
+//
+// Only Sources/Thumbnails/Internals calls these; everything is `static inline` so the module
+// needs no compiled C sources.
+#ifndef CFFMPEG_SHIM_H
+#define CFFMPEG_SHIM_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+#include <libavutil/display.h>
+#include <libavutil/error.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/log.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+
+// MARK: - Error codes
+
+/// AVERROR(e): an FFmpeg error code for a POSIX errno value.
+static inline int cffmpeg_error_from_errno(int posix_error) { return AVERROR(posix_error); }
+/// AVERROR_EOF: the end of the input (or of a drained decoder).
+static inline int cffmpeg_error_end_of_file(void) { return AVERROR_EOF; }
+/// AVERROR(EAGAIN): "feed more input" or "take output first"; not a failure.
+static inline int cffmpeg_error_try_again(void) { return AVERROR(EAGAIN); }
+/// AVERROR_INVALIDDATA: the input is not what its format claims (or no format matched).
+static inline int cffmpeg_error_invalid_data(void) { return AVERROR_INVALIDDATA; }
+/// AVERROR_STREAM_NOT_FOUND: no stream of the requested kind.
+static inline int cffmpeg_error_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
+/// AVERROR_DECODER_NOT_FOUND: a stream of the requested kind exists, but no decoder for it.
+static inline int cffmpeg_error_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+/// AVERROR_ENCODER_NOT_FOUND.
+static inline int cffmpeg_error_encoder_not_found(void) { return AVERROR_ENCODER_NOT_FOUND; }
+/// AVERROR_DEMUXER_NOT_FOUND.
+static inline int cffmpeg_error_demuxer_not_found(void) { return AVERROR_DEMUXER_NOT_FOUND; }
+/// AVERROR_PATCHWELCOME: a feature FFmpeg does not implement.
+static inline int cffmpeg_error_patch_welcome(void) { return AVERROR_PATCHWELCOME; }
+/// AVERROR_EXIT: an interrupt callback asked to stop.
+static inline int cffmpeg_error_exit(void) { return AVERROR_EXIT; }
+
+/// av_err2str without the compound literal: writes FFmpeg's message for `code` into `buffer`
+/// (always NUL-terminated when `size` > 0). Returns 0 when FFmpeg knows the code, a negative
+/// value when it wrote a generic "Error number N occurred" instead.
+static inline int cffmpeg_error_string(int code, char *buffer, size_t size) {
+    return av_strerror(code, buffer, size);
+}
+
+// MARK: - Time
+
+/// AV_NOPTS_VALUE: "no timestamp".
+static inline int64_t cffmpeg_no_timestamp(void) { return AV_NOPTS_VALUE; }
+/// AV_TIME_BASE_Q: the time base of AVFormatContext.duration and start_time (1/1000000).
+static inline AVRational cffmpeg_time_base_q(void) { return AV_TIME_BASE_Q; }
+
+// MARK: - Streams
+
+/// Reads the stream's display matrix and stores its rotation in `degrees`, as
+/// av_display_rotation_get reports it: counterclockwise, in [-180, 180]. Returns 1 when the
+/// stream has a usable display matrix, 0 when it has none (or a degenerate one).
+///
+/// FFmpeg 5.1 keeps the matrix in the stream's side data (av_stream_get_side_data); 6.1
+/// (libavformat 60.15.100) moved it to codecpar->coded_side_data and deprecated the old call,
+/// which 7.0 removed.
+static inline int cffmpeg_stream_display_rotation(const AVStream *stream, double *degrees) {
+    const uint8_t *matrix = NULL;
+    size_t size = 0;
+#if LIBAVFORMAT_VERSION_INT >= AV_VERSION_INT(60, 15, 100)
+    const AVPacketSideData *side_data = av_packet_side_data_get(
+        stream->codecpar->coded_side_data, stream->codecpar->nb_coded_side_data,
+        AV_PKT_DATA_DISPLAYMATRIX);
+    if (side_data != NULL) {
+        matrix = side_data->data;
+        size = side_data->size;
+    }
+#else
+    matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
+#endif
+    if (matrix == NULL || size < 9 * sizeof(int32_t)) {
+        return 0;
+    }
+    double rotation = av_display_rotation_get((const int32_t *)matrix);
+    if (rotation != rotation) { // NaN: a matrix that scales an axis to zero.
+        return 0;
+    }
+    *degrees = rotation;
+    return 1;
+}
+
+// MARK: - Frames
+
+/// AVFrame.data as a pointer to its AV_NUM_DATA_POINTERS plane pointers (Swift sees a tuple).
+static inline uint8_t **cffmpeg_frame_planes(AVFrame *frame) { return frame->data; }
+/// AVFrame.linesize as a pointer to its AV_NUM_DATA_POINTERS strides (Swift sees a tuple).
+static inline int *cffmpeg_frame_strides(AVFrame *frame) { return frame->linesize; }
+
+#endif

@@ -1,0 +1,130 @@
+internal import CFFmpeg
+
+/// The one place Thumbnails calls FFmpeg's C API.
+///
+/// Every `av*`, `avformat_*`, `avcodec_*`, `sws_*` and shim call goes through a function here, so
+/// there is one place to see which C entry points the package depends on, to add logging, or to
+/// change how return codes become errors: ``check(_:)`` turns a negative return into
+/// ``FFmpegError``. Callers own the pointers these functions return through a wrapper class that
+/// frees them in `deinit` (``FormatContext``); nothing here leaks into public API.
+enum FFmpeg {
+    /// An opened input: `AVFormatContext *`.
+    typealias FormatContextPointer = UnsafeMutablePointer<AVFormatContext>
+    /// A stream of an opened input: `AVStream *`, owned by its format context.
+    typealias StreamPointer = UnsafeMutablePointer<AVStream>
+
+    /// Returns `code` when it is zero or positive; throws it as ``FFmpegError`` when negative.
+    @discardableResult
+    static func check(_ code: Int32) throws(FFmpegError) -> Int32 {
+        guard code >= 0 else { throw FFmpegError(code: code) }
+        return code
+    }
+
+    // MARK: Process-wide set-up
+
+    /// Silences FFmpeg's own logging once per process: failures reach callers as Swift errors
+    /// carrying FFmpeg's message (and the error lines it logged, see ``capturingLog(_:)``), never
+    /// as lines on standard error.
+    static func prepare() {
+        _ = logRouted
+    }
+
+    /// Runs once, the first time ``prepare()`` reads it (a static's lazy initialisation is atomic).
+    private static let logRouted: Void = installLogCallback()
+
+    // MARK: Errors
+
+    /// FFmpeg's message for an error code (`av_strerror`; the shim stands in for `av_err2str`).
+    static func message(for code: Int32) -> String {
+        let capacity = 256  // AV_ERROR_MAX_STRING_SIZE is 64; leave room for long strerror texts.
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: capacity) { buffer in
+            guard let base = buffer.baseAddress else { return "FFmpeg error \(code)" }
+            _ = cffmpeg_error_string(code, base, capacity)
+            return String(cString: base)
+        }
+    }
+
+    // MARK: Inputs
+
+    /// Opens `path` as a local file and reads its header. The caller owns the result and must
+    /// pass it to ``closeInput(_:)``.
+    ///
+    /// The path is given as a `file:` URL so a name with a colon is never read as a protocol, and
+    /// only the `file` protocol is allowed, so a playlist or reference file cannot make FFmpeg
+    /// open network or other URLs.
+    static func openInput(path: String) throws(FFmpegError) -> FormatContextPointer {
+        prepare()
+        var options: OpaquePointer? = nil
+        defer { av_dict_free(&options) }
+        try check(av_dict_set(&options, "protocol_whitelist", "file", 0))
+        var context: FormatContextPointer? = nil
+        try capturingLog { () throws(FFmpegError) in
+            try check(avformat_open_input(&context, "file:" + path, nil, &options))
+        }
+        guard let context else { throw .outOfMemory }
+        return context
+    }
+
+    /// Closes an input opened by ``openInput(path:)`` and frees everything it owns.
+    static func closeInput(_ context: FormatContextPointer) {
+        var context: FormatContextPointer? = context
+        avformat_close_input(&context)
+    }
+
+    /// Reads some packets to fill in stream parameters the header lacks (size, pixel format,
+    /// frame rate). Not needed when the container already states them.
+    static func findStreamInfo(_ context: FormatContextPointer) throws(FFmpegError) {
+        try capturingLog { () throws(FFmpegError) in try check(avformat_find_stream_info(context, nil)) }
+    }
+
+    /// The index of the best video stream: FFmpeg's choice (`av_find_best_stream`) among the video
+    /// streams that have a decoder. Throws ``FFmpegError/streamNotFound`` when there is no video
+    /// stream, ``FFmpegError/decoderNotFound`` when no video stream can be decoded.
+    static func bestVideoStream(in context: FormatContextPointer) throws(FFmpegError) -> Int {
+        var decoder: UnsafePointer<AVCodec>? = nil
+        return Int(try check(av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0)))
+    }
+
+    // MARK: Streams and codecs
+
+    /// The stream's display-matrix rotation as FFmpeg reports it (counterclockwise degrees in
+    /// [-180, 180]), or nil when the stream has no display matrix.
+    static func displayRotation(of stream: StreamPointer) -> Double? {
+        var degrees = 0.0
+        return cffmpeg_stream_display_rotation(stream, &degrees) != 0 ? degrees : nil
+    }
+
+    /// FFmpeg's short name for a codec ("h264", "hevc", "vp9", "mpeg4").
+    static func codecName(_ codec: AVCodecID) -> String {
+        String(cString: avcodec_get_name(codec))
+    }
+
+    /// Whether this FFmpeg build has a decoder for the codec.
+    static func hasDecoder(for codec: AVCodecID) -> Bool {
+        avcodec_find_decoder(codec) != nil
+    }
+
+    /// FFmpeg's name for a pixel format ("yuv420p", "yuv420p10le") and the bit depth of its
+    /// first component, or nil for an unknown format.
+    static func pixelFormat(_ rawValue: Int32) -> (name: String, bitsPerComponent: Int)? {
+        let format = AVPixelFormat(rawValue: rawValue)
+        guard let descriptor = av_pix_fmt_desc_get(format), let name = descriptor.pointee.name else {
+            return nil
+        }
+        return (String(cString: name), Int(descriptor.pointee.comp.0.depth))
+    }
+
+    /// FFmpeg's short name for a media type ("video", "audio", "subtitle", "data", "attachment").
+    static func mediaTypeName(_ type: AVMediaType) -> String {
+        guard let name = av_get_media_type_string(type) else { return "unknown" }
+        return String(cString: name)
+    }
+
+    // MARK: Time
+
+    /// `AV_NOPTS_VALUE`: the "no timestamp" marker in durations and start times.
+    static let noTimestamp: Int64 = cffmpeg_no_timestamp()
+
+    /// `AV_TIME_BASE_Q`: the time base of a format context's duration and start time.
+    static let containerTimeBase: AVRational = cffmpeg_time_base_q()
+}

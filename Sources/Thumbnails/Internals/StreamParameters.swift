@@ -1,0 +1,67 @@
+internal import CFFmpeg
+
+/// What a container and a stream probe say about one stream, copied out of FFmpeg's structs
+/// into Swift values (so it outlives the ``FormatContext`` it came from).
+struct StreamParameters: Sendable, Hashable {
+    /// Position of the stream in the container.
+    var index: Int
+    /// FFmpeg's name for the stream's media type: "video", "audio", "subtitle", "data", ...
+    var mediaType: String
+    /// Whether this is a video stream (including an attached cover picture).
+    var isVideo: Bool
+    /// Whether this "video" stream is a single picture attached to the file (cover art).
+    var isAttachedPicture: Bool
+    /// FFmpeg's short codec name ("h264").
+    var codecName: String
+    /// Whether this FFmpeg build can decode the stream.
+    var hasDecoder: Bool
+    /// Frame width and height in stored pixels; zero when unknown.
+    var width: Int
+    var height: Int
+    /// Sample (pixel) aspect ratio; nil when the stream does not say (FFmpeg's 0/1).
+    var sampleAspectRatio: Rational?
+    /// Pixel format name and bit depth, when known.
+    var pixelFormatName: String?
+    var bitsPerComponent: Int?
+    /// Average frame rate, else the base rate FFmpeg guessed; nil when neither is known.
+    var frameRate: Rational?
+    /// Display-matrix rotation as FFmpeg reports it: counterclockwise degrees in [-180, 180].
+    var displayRotation: Double?
+
+    init(_ stream: FFmpeg.StreamPointer) {
+        let parameters = stream.pointee.codecpar.pointee
+        index = Int(stream.pointee.index)
+        mediaType = FFmpeg.mediaTypeName(parameters.codec_type)
+        isVideo = parameters.codec_type == AVMEDIA_TYPE_VIDEO
+        isAttachedPicture = stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
+        codecName = FFmpeg.codecName(parameters.codec_id)
+        hasDecoder = FFmpeg.hasDecoder(for: parameters.codec_id)
+        width = Int(parameters.width)
+        height = Int(parameters.height)
+        sampleAspectRatio =
+            Rational(validating: parameters.sample_aspect_ratio)
+            ?? Rational(validating: stream.pointee.sample_aspect_ratio)
+        let format = FFmpeg.pixelFormat(parameters.format)
+        pixelFormatName = isVideo ? format?.name : nil
+        bitsPerComponent = isVideo ? format?.bitsPerComponent : nil
+        frameRate =
+            isAttachedPicture
+            ? nil
+            : Rational(validating: stream.pointee.avg_frame_rate) ?? Rational(validating: stream.pointee.r_frame_rate)
+        displayRotation = FFmpeg.displayRotation(of: stream)
+    }
+}
+
+extension Rational {
+    /// Copies an FFmpeg rational as it is.
+    init(_ rational: AVRational) {
+        self.init(numerator: Int(rational.num), denominator: Int(rational.den))
+    }
+
+    /// Copies an FFmpeg rational that means something: positive numerator and denominator
+    /// (FFmpeg writes 0/1 or 0/0 for "unknown").
+    init?(validating rational: AVRational) {
+        guard rational.num > 0, rational.den > 0 else { return nil }
+        self.init(rational)
+    }
+}

@@ -1,0 +1,46 @@
+/// Why a media file could not be opened, described or turned into a cover.
+///
+/// ``kind`` says what went wrong in terms a caller can act on; ``reason`` is one line for
+/// people (a log, a command-line error, an error column), naming the file and including FFmpeg's
+/// own message where FFmpeg gave one. The reason never contains a line break.
+public struct ThumbnailError: Error, Sendable, Hashable {
+    /// The classes of failure.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// Nothing exists at the path.
+        case fileNotFound
+        /// The file exists but cannot be read (permissions, an I/O error).
+        case notReadable
+        /// The file is empty, a directory, or no demuxer recognises its contents (a text file, a
+        /// file cut short before its index).
+        case notAMediaFile
+        /// A media file without any video stream (audio only, subtitles only).
+        case noVideoStream
+        /// The file has video, but this FFmpeg build has no decoder for its codec.
+        case unsupportedCodec
+        /// The file opened, but its frames could not be decoded.
+        case decodeFailed
+        /// The request itself is wrong (not a file URL, an impossible size or time).
+        case invalidArgument
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// One line naming the file and the cause, with FFmpeg's message where there is one.
+    public let reason: String
+
+    /// An error of `kind` with a one-line `reason` (line breaks are replaced by spaces).
+    public init(_ kind: Kind, reason: String) {
+        self.kind = kind
+        self.reason = reason.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    /// An error whose reason ends with FFmpeg's message for `ffmpegError`.
+    init(_ kind: Kind, reason: String, ffmpegError: FFmpegError) {
+        self.init(kind, reason: "\(reason): \(ffmpegError.message)")
+    }
+}
+
+extension ThumbnailError: CustomStringConvertible {
+    /// The ``reason``.
+    public var description: String { reason }
+}
