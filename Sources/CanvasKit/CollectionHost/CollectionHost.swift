@@ -346,13 +346,19 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
             self.generator = generator
         } else {
             // Ends first (so their cells can be reused in this pass), then displays and prefetches by index.
-            operations = operations.filter(\.isEnd) + operations.filter { !$0.isEnd }
+            var ends: [Operation] = []
+            var others: [Operation] = []
+            for operation in operations {
+                if operation.isEnd { ends.append(operation) } else { others.append(operation) }
+            }
+            operations = ends + others
         }
         for operation in operations {
             perform(operation, retain: retain)
         }
         // Prefetched or ended cells that drifted out of the prefetch range go back to the pool.
-        for (index, slot) in slots where slot.phase == .prepared && !retain.contains(index) {
+        let drifted = slots.filter { $0.value.phase == .prepared && !retain.contains($0.key) }
+        for (index, slot) in drifted.sorted(by: { $0.key < $1.key }) {
             slots[index] = nil
             recycle(slot.cell)
         }
