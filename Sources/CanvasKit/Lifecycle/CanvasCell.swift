@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Deliberately not `Sendable`, like a UIKit cell: it belongs to the screen's context. What it draws is kept in a
 /// lock-protected box because the view-model may notify from the thread that changed a model.
-public final class CanvasCell: CollectionHostCell {
+public final class CanvasCell: CollectionHostCell, CanvasCellViewModelHolder {
     /// The cell's view-model, bound to one canvas at a time.
     public let viewModel: CanvasCellViewModel
     /// The binder this cell reports `prepareForReuse` to.

@@ -1,3 +1,10 @@
+/// A cell that owns a ``CanvasCellViewModel``: the headless ``CanvasCell``, or a UIKit cell subclass that forwards
+/// the same hooks to the same binder.
+public protocol CanvasCellViewModelHolder: AnyObject {
+    /// The cell's view-model, for the cell's whole life.
+    var viewModel: CanvasCellViewModel { get }
+}
+
 /// Connects the collection's display hooks to the cell view-models, so observations live exactly while a cell is
 /// displayed on a screen that is on screen.
 ///
@@ -22,7 +29,7 @@ public final class DisplayLifecycleBinder {
     /// Whether the screen is on screen (observations run only then).
     public private(set) var isScreenVisible = true
 
-    private var displayed: [ObjectIdentifier: CanvasCell] = [:]
+    private var displayed: [ObjectIdentifier: CanvasCellViewModel] = [:]
 
     /// A binder recording into `log`.
     public init(log: RegistrationLog = RegistrationLog()) {
@@ -33,24 +40,24 @@ public final class DisplayLifecycleBinder {
     public var displayedCellCount: Int { displayed.count }
 
     /// Whether `cell` is considered displayed.
-    public func isDisplaying(_ cell: CanvasCell) -> Bool {
+    public func isDisplaying(_ cell: some CanvasCellViewModelHolder) -> Bool {
         displayed[ObjectIdentifier(cell)] != nil
     }
 
     /// The cell is about to be displayed at `index`: observe its model while the screen is on screen.
-    public func willDisplay(_ cell: CanvasCell, at index: Int) {
-        displayed[ObjectIdentifier(cell)] = cell
+    public func willDisplay(_ cell: some CanvasCellViewModelHolder, at index: Int) {
+        displayed[ObjectIdentifier(cell)] = cell.viewModel
         if isScreenVisible { cell.viewModel.startObserving(in: .willDisplay) }
     }
 
     /// The cell is no longer displayed: stop observing (harmless if it never started).
-    public func didEndDisplaying(_ cell: CanvasCell, at index: Int) {
+    public func didEndDisplaying(_ cell: some CanvasCellViewModelHolder, at index: Int) {
         displayed[ObjectIdentifier(cell)] = nil
         cell.viewModel.stopObserving(in: .didEndDisplaying)
     }
 
     /// The cell is being reused: unbind its view-model entirely.
-    public func prepareForReuse(_ cell: CanvasCell) {
+    public func prepareForReuse(_ cell: some CanvasCellViewModelHolder) {
         displayed[ObjectIdentifier(cell)] = nil
         cell.viewModel.unbind(in: .prepareForReuse)
     }
@@ -58,12 +65,12 @@ public final class DisplayLifecycleBinder {
     /// The screen leaves the window: every observation of every displayed cell ends; the cells stay displayed.
     public func screenWillDisappear() {
         isScreenVisible = false
-        for cell in displayed.values { cell.viewModel.stopObserving(in: .screenWillDisappear) }
+        for viewModel in displayed.values { viewModel.stopObserving(in: .screenWillDisappear) }
     }
 
     /// The screen is back: the displayed cells observe again (and re-derive what changed meanwhile).
     public func screenDidAppear() {
         isScreenVisible = true
-        for cell in displayed.values { cell.viewModel.startObserving(in: .screenDidAppear) }
+        for viewModel in displayed.values { viewModel.startObserving(in: .screenDidAppear) }
     }
 }
