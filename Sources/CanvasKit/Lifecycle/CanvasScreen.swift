@@ -79,7 +79,9 @@ public final class CanvasScreen {
     /// Scrolls so the canvas at `index` is visible.
     public func scrollToItem(at index: Int) { host.scrollToItem(at: index) }
 
-    private func boardCanvasesDidChange(_ change: ObservedChange<[CanvasModel]>) {
+    /// Applies one change of the board's canvas list as one batch update (package-visible for tests of the change
+    /// kinds the board itself never sends).
+    package func boardCanvasesDidChange(_ change: ObservedChange<[CanvasModel]>) {
         let source = self.source
         let indexes = change.indexes ?? IndexSet()
         let elements = change.newValue ?? []
