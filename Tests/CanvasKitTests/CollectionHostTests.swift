@@ -432,6 +432,26 @@ struct CollectionHostBatchUpdateTests {
         #expect(caught == .updateDuringLayout)
     }
 
+    @Test("a scroll or a reload requested from a display callback runs right after the current pass")
+    func reentrantScrollAndReload() throws {
+        let fixture = Fixture(count: 20, .init(viewportSize: 3))
+        var requested = false
+        fixture.recorder.onWillDisplay = { _, index in
+            guard index == 3, !requested else { return }
+            requested = true
+            fixture.host.scroll(toOffset: 10)
+            fixture.host.reloadData()
+        }
+        fixture.host.screenDidAppear()
+        fixture.host.scroll(by: 1)
+        #expect(requested)
+        #expect(fixture.host.visibleRange == 10..<13)
+        #expect(fixture.host.visibleCells.map { $0.cell.text } == ["item 10", "item 11", "item 12"])
+        #expect(fixture.host.statistics.reloads == 1)
+        #expect(fixture.recorder.problems.isEmpty)
+        #expect(Set(fixture.recorder.displayed.keys) == Set(fixture.host.displayedCells.map { ObjectIdentifier($0.cell) }))
+    }
+
     @Test("updates before the first appearance only change the count", arguments: [false, true])
     func updatesBeforeAppearance(prefetching: Bool) throws {
         let configuration = CollectionHostConfiguration(
