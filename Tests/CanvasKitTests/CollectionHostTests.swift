@@ -449,7 +449,8 @@ struct CollectionHostBatchUpdateTests {
         #expect(fixture.host.visibleCells.map { $0.cell.text } == ["item 10", "item 11", "item 12"])
         #expect(fixture.host.statistics.reloads == 1)
         #expect(fixture.recorder.problems.isEmpty)
-        #expect(Set(fixture.recorder.displayed.keys) == Set(fixture.host.displayedCells.map { ObjectIdentifier($0.cell) }))
+        #expect(
+            Set(fixture.recorder.displayed.keys) == Set(fixture.host.displayedCells.map { ObjectIdentifier($0.cell) }))
     }
 
     @Test("updates before the first appearance only change the count", arguments: [false, true])

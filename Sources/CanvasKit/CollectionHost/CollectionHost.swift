@@ -23,35 +23,6 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
     /// The cell type of the data source.
     public typealias Cell = DataSource.Cell
 
-    private enum Phase {
-        /// Configured by `cellForItem`, not displayed (prefetched, or displayed earlier and ended).
-        case prepared
-        /// Displayed (got `willDisplay`, no `didEndDisplaying` since).
-        case displayed
-        /// Left the viewport; its `didEndDisplaying` is delivered at the next pass (prefetching mode).
-        case endPending
-    }
-
-    private struct Slot {
-        let cell: Cell
-        var phase: Phase
-    }
-
-    private enum Operation {
-        case end(index: Int)
-        case endDeleted(cell: Cell, index: Int)
-        case display(index: Int)
-        case redisplay(index: Int)
-        case prefetch(index: Int)
-
-        var isEnd: Bool {
-            switch self {
-            case .end, .endDeleted: true
-            case .display, .redisplay, .prefetch: false
-            }
-        }
-    }
-
     /// The data source; held weakly.
     public private(set) weak var dataSource: DataSource?
     /// The delegate; held weakly.
@@ -72,8 +43,8 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
     /// The recorded lifecycle steps, oldest first (see ``recordsEvents``).
     public private(set) var events: [CollectionHostEvent] = []
 
-    private var slots: [Int: Slot] = [:]
-    private var pool: [Cell] = []
+    private var slots: [Int: HostSlot] = [:]
+    private var pool: [AnyObject] = []
     private var hasAppeared = false
     private var isBusy = false
     private var needsLayout = false
@@ -102,20 +73,20 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
     public var visibleCells: [(index: Int, cell: Cell)] {
         visibleRange.compactMap { index in
             guard let slot = slots[index], slot.phase == .displayed else { return nil }
-            return (index, slot.cell)
+            return (index, cell(of: slot))
         }
     }
 
     /// Every cell that has had `willDisplay` and not yet `didEndDisplaying` (in prefetching mode this includes cells
     /// that left the viewport and whose end is pending), by index.
     public var displayedCells: [(index: Int, cell: Cell)] {
-        slots.filter { $0.value.phase != .prepared }.sorted { $0.key < $1.key }.map { ($0.key, $0.value.cell) }
+        slots.filter { $0.value.phase != .prepared }.sorted { $0.key < $1.key }.map { ($0.key, cell(of: $0.value)) }
     }
 
     /// The cell displayed for the item at `index`, if it is displayed.
     public func displayedCell(at index: Int) -> Cell? {
         guard let slot = slots[index], slot.phase != .prepared else { return nil }
-        return slot.cell
+        return cell(of: slot)
     }
 
     /// Cells configured for an item (displayed or prefetched), not in the pool.
@@ -212,15 +183,15 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
         isBusy = false
         let countAfter = max(0, dataSource?.numberOfItems() ?? 0)
         let mapping = try batch.indexMapping(countBefore: numberOfItems, countAfter: countAfter)
-        var moved: [Int: Slot] = [:]
-        var deleted: [Operation] = []
+        var moved: [Int: HostSlot] = [:]
+        var deleted: [HostOperation] = []
         for (index, slot) in slots.sorted(by: { $0.key < $1.key }) {
             if let newIndex = mapping[index] {
                 moved[newIndex] = slot
             } else if slot.phase == .prepared {
-                recycle(slot.cell)
+                recycle(slot.object)
             } else {
-                deleted.append(.endDeleted(cell: slot.cell, index: index))
+                deleted.append(.endDeleted(cell: slot.object, index: index))
             }
         }
         slots = moved
@@ -230,7 +201,7 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
         if hasAppeared {
             runLayout(deleted: deleted)
         } else {
-            for case .endDeleted(let cell, _) in deleted { recycle(cell) }
+            for case .endDeleted(let object, _) in deleted { recycle(object) }
         }
     }
 
@@ -278,7 +249,7 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
         runLayout(deleted: [])
     }
 
-    private func runLayout(deleted: [Operation]) {
+    private func runLayout(deleted: [HostOperation]) {
         var pendingDeleted = deleted
         repeat {
             needsLayout = false
@@ -296,8 +267,8 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
         let ordered = slots.sorted { $0.key < $1.key }
         slots = [:]
         for (index, slot) in ordered {
-            if slot.phase != .prepared { deliverEnd(slot.cell, at: index) }
-            recycle(slot.cell)
+            if slot.phase != .prepared { deliverEnd(cell(of: slot), at: index) }
+            recycle(slot.object)
         }
         isBusy = false
         numberOfItems = max(0, dataSource?.numberOfItems() ?? 0)
@@ -305,7 +276,7 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
         layoutIfPossible()
     }
 
-    private func layoutPass(deleted: [Operation]) {
+    private func layoutPass(deleted: [HostOperation]) {
         isBusy = true
         defer { isBusy = false }
         statistics.layoutPasses += 1
@@ -346,8 +317,8 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
             self.generator = generator
         } else {
             // Ends first (so their cells can be reused in this pass), then displays and prefetches by index.
-            var ends: [Operation] = []
-            var others: [Operation] = []
+            var ends: [HostOperation] = []
+            var others: [HostOperation] = []
             for operation in operations {
                 if operation.isEnd { ends.append(operation) } else { others.append(operation) }
             }
@@ -360,40 +331,40 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
         let drifted = slots.filter { $0.value.phase == .prepared && !retain.contains($0.key) }
         for (index, slot) in drifted.sorted(by: { $0.key < $1.key }) {
             slots[index] = nil
-            recycle(slot.cell)
+            recycle(slot.object)
         }
     }
 
-    private func perform(_ operation: Operation, retain: Range<Int>) {
+    private func perform(_ operation: HostOperation, retain: Range<Int>) {
         switch operation {
-        case .endDeleted(let cell, let index):
-            deliverEnd(cell, at: index)
-            recycle(cell)
+        case .endDeleted(let object, let index):
+            deliverEnd(unsafeDowncast(object, to: Cell.self), at: index)
+            recycle(object)
         case .end(let index):
             guard let slot = slots[index] else { return }
             slots[index]?.phase = .prepared
-            deliverEnd(slot.cell, at: index)
-            if !retain.contains(index), slots[index]?.cell === slot.cell {
+            deliverEnd(cell(of: slot), at: index)
+            if !retain.contains(index), slots[index]?.object === slot.object {
                 slots[index] = nil
-                recycle(slot.cell)
+                recycle(slot.object)
             }
         case .display(let index):
             let cell: Cell
             if let slot = slots[index] {
-                cell = slot.cell
+                cell = self.cell(of: slot)
             } else {
                 guard let configured = dequeueAndConfigure(at: index) else { return }
                 cell = configured
             }
-            slots[index] = Slot(cell: cell, phase: .displayed)
+            slots[index] = HostSlot(object: cell, phase: .displayed)
             deliverWillDisplay(cell, at: index)
         case .redisplay(let index):
             guard let slot = slots[index] else { return }
             slots[index]?.phase = .displayed
-            deliverWillDisplay(slot.cell, at: index)
+            deliverWillDisplay(cell(of: slot), at: index)
         case .prefetch(let index):
             guard slots[index] == nil, let cell = dequeueAndConfigure(at: index) else { return }
-            slots[index] = Slot(cell: cell, phase: .prepared)
+            slots[index] = HostSlot(object: cell, phase: .prepared)
         }
     }
 
@@ -401,7 +372,7 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
         guard let dataSource else { return nil }
         let cell: Cell
         if let pooled = pool.popLast() {
-            cell = pooled
+            cell = unsafeDowncast(pooled, to: Cell.self)
             statistics.cellsReused += 1
             record(.dequeued(cell: ObjectIdentifier(cell), reused: true))
             cell.prepareForReuse()
@@ -429,12 +400,54 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
         delegate?.didEndDisplaying(cell, at: index)
     }
 
-    private func recycle(_ cell: Cell) {
-        pool.append(cell)
-        record(.enqueued(cell: ObjectIdentifier(cell)))
+    private func recycle(_ object: AnyObject) {
+        pool.append(object)
+        record(.enqueued(cell: ObjectIdentifier(object)))
+    }
+
+    /// The slot's cell with its type. Safe: slots and the pool only ever hold cells made by the data source.
+    private func cell(of slot: HostSlot) -> Cell {
+        unsafeDowncast(slot.object, to: Cell.self)
     }
 
     private func record(_ event: CollectionHostEvent) {
         if recordsEvents { events.append(event) }
+    }
+}
+
+// The host's bookkeeping is not generic: cells are stored as `AnyObject` (every stored object is a `Cell` made by the
+// data source, and is typed again on the way out), so the dictionaries and arrays of a layout pass use concrete,
+// specialized code instead of generic code called through metadata from another module, which cost several
+// microseconds per pass.
+
+/// Where a cell attached to an item is in its lifecycle.
+private enum HostPhase {
+    /// Configured by `cellForItem`, not displayed (prefetched, or displayed earlier and ended).
+    case prepared
+    /// Displayed (got `willDisplay`, no `didEndDisplaying` since).
+    case displayed
+    /// Left the viewport; its `didEndDisplaying` is delivered at the next pass (prefetching mode).
+    case endPending
+}
+
+/// A cell attached to an item.
+private struct HostSlot {
+    let object: AnyObject
+    var phase: HostPhase
+}
+
+/// One callback of a layout pass.
+private enum HostOperation {
+    case end(index: Int)
+    case endDeleted(cell: AnyObject, index: Int)
+    case display(index: Int)
+    case redisplay(index: Int)
+    case prefetch(index: Int)
+
+    var isEnd: Bool {
+        switch self {
+        case .end, .endDeleted: true
+        case .display, .redisplay, .prefetch: false
+        }
     }
 }
