@@ -102,6 +102,24 @@ let bareHost = CollectionHost(dataSource: bareSource, configuration: .init(viewp
 bareHost.screenDidAppear()
 let bareScroll = bestTime(operations: 2 * scrollSteps) { scrollEndToEnd { bareHost.scroll(toOffset: $0) } }
 
+/// The floor of a scroll step for any design that observes only displayed cells: one cell stops observing its 4 keys
+/// and another starts, through Observing's `KeyValueObserver` alone.
+let floorBoard = CanvasBoard(canvasCount: 2)
+let floorModel = floorBoard.canvases[1]
+let floorObserver = KeyValueObserver()
+let observationFloor = bestTime(operations: 10_000) {
+    for _ in 0..<10_000 {
+        floorObserver.observe(floorModel, \.status, options: []) { _, _ in }
+        floorObserver.observe(floorModel, \.isSelected, options: []) { _, _ in }
+        floorObserver.observe(floorModel, \.videoURL, options: []) { _, _ in }
+        floorObserver.observe(floorBoard, \.isRecording, options: []) { _, _ in }
+        floorObserver.unobserve(floorModel, \.status)
+        floorObserver.unobserve(floorModel, \.isSelected)
+        floorObserver.unobserve(floorModel, \.videoURL)
+        floorObserver.unobserve(floorBoard, \.isRecording)
+    }
+}
+
 // MARK: The canvas screen
 
 struct ModeResult {
@@ -222,6 +240,9 @@ print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 print(
     "| bare host, strings, no observation (baseline) | \(microseconds(bareScroll)) | 1.0x | 0 | - | \(visibleCount) | - | 0 |"
 )
+print(
+    "| 4 registrations + 4 removals through KeyValueObserver alone (floor of a step) | "
+        + "\(microseconds(observationFloor)) | \(ratio(observationFloor, bareScroll)) | - | - | - | - | - |")
 for mode in [plain, prefetching] {
     print(
         "| canvas screen, \(mode.name) | \(microseconds(mode.scrollStep)) | \(ratio(mode.scrollStep, bareScroll)) "
