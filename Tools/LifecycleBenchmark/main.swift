@@ -273,5 +273,5 @@ print("| record on 504 | \(recorded.count) cells: \(describe(recorded)) |")
 print("| stop on 504 | \(stopped.count) cells: \(describe(stopped)) |")
 print("")
 print(
-    "Visible canvases with a take: \(visibleWithTakes) of \(visibleCount); cell redraws during the events above (each is one real change of what a cell shows): \(redraws)."
+    "Visible canvases with a take: \(visibleWithTakes) of \(visibleCount); cell redraws during the events above plus the taps selecting 504 before the recording and deselecting it after (each redraw is one real change of what a cell shows): \(redraws)."
 )
