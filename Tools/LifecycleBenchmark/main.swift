@@ -39,10 +39,10 @@ final class InstantCovers: CoverProvider {
     final class Request: CoverRequest { func cancel() {} }
     let requests = Mutex(0)
     func requestCover(
-        for videoURL: URL, maxSize: CoverSize, completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
+        for videoURL: URL, maxSize: CoverSize, completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
     ) -> any CoverRequest {
         requests.withLock { $0 += 1 }
-        completion(.success(CoverImage(videoURL: videoURL, width: 1, height: 1, pixels: Data(count: 4))))
+        completion(.success(CanvasCover(videoURL: videoURL, width: 1, height: 1, pixels: Data(count: 4))))
         return Request()
     }
 }

@@ -18,7 +18,7 @@ public struct CoverSize: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A decoded cover: 8-bit RGBA pixels, row by row, `width * 4` bytes per row.
-public struct CoverImage: Sendable, Hashable {
+public struct CanvasCover: Sendable, Hashable {
     /// The take the cover was pulled from.
     public var videoURL: URL
     /// Width in pixels.
@@ -54,6 +54,6 @@ public protocol CoverProvider: AnyObject, Sendable {
     func requestCover(
         for videoURL: URL,
         maxSize: CoverSize,
-        completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
+        completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
     ) -> any CoverRequest
 }

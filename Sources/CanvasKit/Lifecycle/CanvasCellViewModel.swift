@@ -37,7 +37,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
 
     /// The cover of the bound canvas's take, once the provider delivered it; nil before, while unbound, and after
     /// the take changed.
-    @Observed public private(set) var cover: CoverImage? = nil
+    @Observed public private(set) var cover: CanvasCover? = nil
 
     private struct CoverState {
         /// The take whose cover was requested (nil: none requested).
@@ -299,7 +299,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
         if !kept { request.cancel() }
     }
 
-    private func coverDidFinish(_ result: Result<CoverImage, any Error>, generation: UInt64) {
+    private func coverDidFinish(_ result: Result<CanvasCover, any Error>, generation: UInt64) {
         let current = state.withLock { state -> Bool in
             guard state.cover.generation == generation else { return false }
             state.cover.finished = true

@@ -169,7 +169,7 @@ struct CanvasCellViewModelTests {
             final class Request: CoverRequest { func cancel() {} }
             func requestCover(
                 for videoURL: URL, maxSize: CoverSize,
-                completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
+                completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
             ) -> any CoverRequest {
                 completion(.failure(Unreadable()))
                 return Request()

@@ -25,9 +25,9 @@ final class FakeCoverProvider: CoverProvider {
     final class Request: CoverRequest {
         let url: URL
         private let cancelled = Mutex(false)
-        let completion: @Sendable (Result<CoverImage, any Error>) -> Void
+        let completion: @Sendable (Result<CanvasCover, any Error>) -> Void
 
-        init(url: URL, completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void) {
+        init(url: URL, completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void) {
             self.url = url
             self.completion = completion
         }
@@ -50,7 +50,7 @@ final class FakeCoverProvider: CoverProvider {
     func requestCover(
         for videoURL: URL,
         maxSize: CoverSize,
-        completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
+        completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
     ) -> any CoverRequest {
         let request = Request(url: videoURL, completion: completion)
         requests.withLock { $0.append(request) }
@@ -75,8 +75,8 @@ final class FakeCoverProvider: CoverProvider {
         }
     }
 
-    static func image(for url: URL) -> CoverImage {
-        CoverImage(videoURL: url, width: 2, height: 2, pixels: Data(repeating: 0x7F, count: 16))
+    static func image(for url: URL) -> CanvasCover {
+        CanvasCover(videoURL: url, width: 2, height: 2, pixels: Data(repeating: 0x7F, count: 16))
     }
 }
 
