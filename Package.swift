@@ -28,6 +28,16 @@ targets += [
     ),
     .target(name: "Thumbnails", dependencies: ["CFFmpeg"], swiftSettings: swiftSettings),
     .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails"], swiftSettings: swiftSettings),
+    // `media-info FILE...`: a development tool that prints what Thumbnails reads from media files.
+    .executableTarget(
+        name: "media-info", dependencies: ["Thumbnails"], path: "Tools/MediaInfo", swiftSettings: swiftSettings),
+]
+
+// MARK: CommandLineSupport
+// What both executables share for printing: ordered one-line JSON, terminal detection, a progress line.
+targets += [
+    .target(name: "CommandLineSupport", swiftSettings: swiftSettings),
+    .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),
 ]
 
 let package = Package(

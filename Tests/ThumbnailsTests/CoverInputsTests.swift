@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import Thumbnails
+
+@Suite("Batch inputs and output names")
+struct CoverInputsTests {
+    /// A fresh directory tree with a few video and non-video files.
+    private func makeTree(in folder: TemporaryFolder) throws -> URL {
+        let root = folder.url
+        let manager = FileManager.default
+        try manager.createDirectory(at: root.appendingPathComponent("b/nested"), withIntermediateDirectories: true)
+        for name in ["a.mp4", "notes.txt", "b/clip.MOV", "b/nested/deep.webm", "b/nested/cover.png"] {
+            try Data("x".utf8).write(to: root.appendingPathComponent(name))
+        }
+        try manager.createDirectory(at: root.appendingPathComponent("b/folder.mp4"), withIntermediateDirectories: true)
+        return root
+    }
+
+    @Test("a directory expands to its video files, recursively, in path order")
+    func directoriesExpand() throws {
+        let folder = try TemporaryFolder()
+        let root = try makeTree(in: folder)
+        let files = try CoverInputs.expand([root.path])
+        #expect(files.map { String($0.path.dropFirst(root.path.count)) } == ["/a.mp4", "/b/clip.MOV", "/b/nested/deep.webm"])
+    }
+
+    @Test("plain paths are kept in order, missing ones included, and - reads standard input once")
+    func pathsAndStandardInput() throws {
+        var reads = 0
+        let files = try CoverInputs.expand(["/no/such.mp4", "-", "x.mp4", "-"]) {
+            reads += 1
+            return "/one.mp4\n\n  /two words.webm  \n"
+        }
+        #expect(reads == 1)
+        #expect(files.map(\.path).first == "/no/such.mp4")
+        #expect(files.map(\.path)[1...2] == ["/one.mp4", "/two words.webm"])
+        #expect(files.map(\.lastPathComponent).last == "x.mp4")
+        #expect(files.count == 4)
+    }
+
+    @Test("output names never collide, whatever the inputs' folders, extensions or case")
+    func outputNamesAreUnique() {
+        var namer = CoverOutputNamer(directory: URL(fileURLWithPath: "/out"), fileExtension: "png")
+        let inputs = ["/a/clip.mp4", "/b/clip.mp4", "/a/clip.webm", "/a/CLIP.mov", "/c/clip-2.mp4", "/d/other"]
+        let names = inputs.map { namer.outputURL(for: URL(fileURLWithPath: $0)).lastPathComponent }
+        #expect(names == ["clip.png", "clip-2.png", "clip-3.png", "CLIP-4.png", "clip-2-2.png", "other.png"])
+        #expect(Set(names.map { $0.lowercased() }).count == names.count)
+        #expect(namer.outputURL(for: URL(fileURLWithPath: "/x/y.mp4")).path == "/out/y.png")
+    }
+}
