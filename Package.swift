@@ -26,8 +26,9 @@ targets += [
             .brew(["ffmpeg", "pkg-config"]),
         ]
     ),
-    .target(name: "Thumbnails", dependencies: ["CFFmpeg"], swiftSettings: swiftSettings),
-    .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails"], swiftSettings: swiftSettings),
+    // Thumbnails implements CanvasKit's `CoverProvider` (CanvasKit itself never imports FFmpeg).
+    .target(name: "Thumbnails", dependencies: ["CFFmpeg", "CanvasKit"], swiftSettings: swiftSettings),
+    .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "CanvasKit"], swiftSettings: swiftSettings),
     // `media-info FILE...`: a development tool that prints what Thumbnails reads from media files.
     .executableTarget(
         name: "media-info", dependencies: ["Thumbnails"], path: "Tools/MediaInfo", swiftSettings: swiftSettings),
@@ -84,7 +85,17 @@ targets += [
     .executableTarget(
         name: "canvas-thumb", dependencies: ["Thumbnails", "CommandLineSupport"], swiftSettings: swiftSettings),
     // Runs the built executables against Fixtures/ (depending on them makes `swift test` build them first).
-    .testTarget(name: "CLITests", dependencies: ["canvas-thumb"], swiftSettings: swiftSettings),
+    .testTarget(name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim"], swiftSettings: swiftSettings),
+]
+
+// MARK: canvas-sim
+// `canvas-sim [--cells N] (--script FILE | --events "..." | --interactive) ...`: steps a board through events and
+// prints every step (DESIGN section 6). The logic is CanvasKit's `BoardSimulation`; covers come from Thumbnails.
+products.append(.executable(name: "canvas-sim", targets: ["canvas-sim"]))
+targets += [
+    .executableTarget(
+        name: "canvas-sim", dependencies: ["CanvasKit", "Thumbnails", "CommandLineSupport"],
+        swiftSettings: swiftSettings),
 ]
 
 let package = Package(

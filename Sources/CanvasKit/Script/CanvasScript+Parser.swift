@@ -102,6 +102,7 @@ extension CanvasScript {
                 repeat { number += 1 } while explicitFiles.contains("take-\(number).mov")
                 let url = CanvasScript.syntheticTake(number: number, baseDirectory: baseDirectory)
                 steps[index].command = .event(.stop(url))
+                steps[index].takeIsSynthetic = true
             }
             bareStops = []
             return steps

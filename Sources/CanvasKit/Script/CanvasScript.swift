@@ -43,6 +43,9 @@ public struct CanvasScript: Sendable, Hashable, CustomStringConvertible {
         public var line: Int
         /// The column of the command's first word.
         public var column: Int
+        /// Whether the command is a bare `stop` whose take file the parser made up (`take-n.mov`): a simulated take
+        /// with no file behind it, so a host does not ask for its cover.
+        public var takeIsSynthetic = false
 
         /// A step at the given place.
         public init(command: Command, line: Int, column: Int) {
