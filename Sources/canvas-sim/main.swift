@@ -1,1 +1,104 @@
-print("placeholder")
+import CanvasKit
+import CommandLineSupport
+import Foundation
+import Thumbnails
+
+// canvas-sim: steps a board through events and prints every step (DESIGN section 6, Docs/canvas-sim.md).
+// Parsing and printing only: the board, the screen, the cells and their covers are CanvasKit's `BoardSimulation`
+// with Thumbnails' `CoverService` as the cover provider.
+
+/// Exit codes (documented in `--help` and Docs/canvas-sim.md).
+enum ExitCode {
+    /// The events ran (rejected events are normal).
+    static let success: Int32 = 0
+    /// The events ran, but the picture (`--render`) could not be written.
+    static let outputFailed: Int32 = 1
+    /// Usage, a malformed script (with its line and column), or a script file that cannot be read.
+    static let usage: Int32 = 2
+}
+
+func fail(_ message: String, code: Int32, usage: Bool = false) -> Never {
+    Terminal.printError("canvas-sim: \(message)")
+    if usage { Terminal.printError(Options.usage) }
+    exit(code)
+}
+
+let options: Options
+do {
+    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail(error.message, code: ExitCode.usage, usage: true)
+}
+if options.help {
+    Terminal.printLine(Options.usage)
+    exit(ExitCode.success)
+}
+if let table = options.exportTable {
+    let exported = TransitionTable()
+    Terminal.writeOutput(table == .markdown ? exported.markdown : exported.dot)
+    exit(ExitCode.success)
+}
+
+/// Reads and parses the script before anything is printed, so a malformed one prints only its error.
+func loadScript(_ source: Options.Source) -> (script: CanvasScript, name: String)? {
+    switch source {
+    case .script(let path):
+        let url = URL(fileURLWithPath: path)
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            let reason =
+                FileManager.default.fileExists(atPath: path) ? "it is not readable UTF-8 text" : "no such file"
+            fail("cannot read script '\(path)': \(reason)", code: ExitCode.usage)
+        }
+        do {
+            return (try CanvasScript(parsing: text, baseDirectory: url.deletingLastPathComponent()), path)
+        } catch {
+            fail("\(path): \(error)", code: ExitCode.usage)
+        }
+    case .events(let text):
+        do {
+            return (try CanvasScript(parsing: text), "--events")
+        } catch {
+            fail("--events: \(error)", code: ExitCode.usage)
+        }
+    case .interactive:
+        return nil
+    }
+}
+
+let loaded = options.source.flatMap(loadScript)
+let covers = CoverService(maximumConcurrency: 2)
+let simulation = BoardSimulation(canvasCount: options.cells, visibleCount: options.visible, coverProvider: covers)
+let printer = StepPrinter(format: options.format, simulation: simulation)
+var status = ExitCode.success
+
+if let loaded {
+    if loaded.script.steps.isEmpty { Terminal.printError("canvas-sim: warning: \(loaded.name) has no events") }
+    printer.begin()
+    simulation.run(loaded.script) { printer.print($0) }
+    printer.end()
+} else if Terminal.standardInputIsTerminal {
+    var interactive = Interactive(simulation: simulation)
+    interactive.run()
+    printer.end()
+} else {
+    printer.begin()
+    if !LineInput.run(simulation, printer: printer) { status = ExitCode.usage }
+    printer.end()
+}
+
+if let path = options.render {
+    let picture = BoardPicture(canvases: simulation.canvases)
+    do {
+        let image = try CoverImage(
+            width: picture.width, height: picture.height, bytesPerRow: picture.width * 3, pixelFormat: .rgb,
+            pixels: picture.pixels)
+        try image.write(to: URL(fileURLWithPath: path), as: .png)
+    } catch {
+        fail("cannot write '\(path)': \(error.reason)", code: ExitCode.outputFailed)
+    }
+    if options.format == .text { Terminal.printLine("picture: \(path) (\(picture.width)x\(picture.height))") }
+}
+exit(status)

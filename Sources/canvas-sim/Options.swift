@@ -1,0 +1,127 @@
+/// canvas-sim's command line, parsed. Parsing only: the simulation is CanvasKit's `BoardSimulation`.
+struct Options {
+    enum Source: Equatable {
+        /// `--script FILE`.
+        case script(String)
+        /// `--events "..."`.
+        case events(String)
+        /// `--interactive`.
+        case interactive
+    }
+
+    enum Format: String {
+        case text
+        case json
+    }
+
+    enum Table: String {
+        case markdown
+        case dot
+    }
+
+    var cells = 4
+    var visible = 9
+    var source: Source?
+    var format = Format.text
+    var exportTable: Table?
+    var render: String?
+    var help = false
+
+    static let usage = """
+        usage: canvas-sim [--cells N] [--visible V] (--script FILE | --events "..." | --interactive)
+                          [--format text|json] [--render FILE.png]
+               canvas-sim --export-table markdown|dot
+          --cells N            canvases on the board (default 4)
+          --visible V          canvases the screen shows at once (default 9); scroll N brings one into view
+          --script FILE        events from FILE, one per line or separated by ';' ('#' starts a comment);
+                               relative take files resolve against FILE's folder
+          --events "..."       events from the argument, e.g. "tap 0; record; stop; tap 1"
+          --interactive        a terminal UI (arrows and Enter tap, r record, s stop, c cancel, d delete,
+                               a add, x remove, q quit); reads one event per line when stdin is not a terminal
+          --format text|json   a table per step and a summary (default), or one JSON object per step
+          --render FILE.png    draw the final board (real covers for takes that are real files) as a PNG
+          --export-table F     print the transition table, computed from the code, as Markdown or DOT
+        events: tap N, record, stop [FILE], cancel, delete N, add, remove N, scroll N, disappear, appear
+        exit codes: 0 the script ran (rejected events are normal), 1 the picture could not be written,
+                    2 usage, a malformed script (with its line and column) or an unreadable script file
+        """
+
+    struct UsageError: Error {
+        let message: String
+    }
+
+    /// Parses `arguments` (without the program name).
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var options = Options()
+        var index = 0
+
+        func value(for option: String) throws(UsageError) -> String {
+            index += 1
+            guard index < arguments.count else { throw UsageError(message: "\(option) needs a value") }
+            return arguments[index]
+        }
+        func count(_ text: String, for option: String) throws(UsageError) -> Int {
+            guard let number = Int(text), number >= 1 else {
+                throw UsageError(message: "\(option) takes a whole number of at least 1, not '\(text)'")
+            }
+            return number
+        }
+        func setSource(_ source: Source, _ option: String) throws(UsageError) {
+            if options.source != nil {
+                throw UsageError(message: "\(option): give only one of --script, --events and --interactive")
+            }
+            options.source = source
+        }
+
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "-h", "--help":
+                options.help = true
+            case "--cells":
+                options.cells = try count(try value(for: argument), for: argument)
+            case "--visible":
+                options.visible = try count(try value(for: argument), for: argument)
+            case "--script":
+                try setSource(.script(try value(for: argument)), argument)
+            case "--events":
+                try setSource(.events(try value(for: argument)), argument)
+            case "--interactive":
+                try setSource(.interactive, argument)
+            case "--format":
+                let text = try value(for: argument)
+                guard let format = Format(rawValue: text) else {
+                    throw UsageError(message: "--format takes text or json, not '\(text)'")
+                }
+                options.format = format
+            case "--export-table":
+                let text = try value(for: argument)
+                guard let table = Table(rawValue: text) else {
+                    throw UsageError(message: "--export-table takes markdown or dot, not '\(text)'")
+                }
+                options.exportTable = table
+            case "--render":
+                let path = try value(for: argument)
+                guard !path.isEmpty else { throw UsageError(message: "--render needs a file name") }
+                options.render = path
+            default:
+                if argument.hasPrefix("-") {
+                    throw UsageError(message: "unknown option '\(argument)'")
+                }
+                throw UsageError(message: "unexpected argument '\(argument)' (events go in --events \"...\")")
+            }
+            index += 1
+        }
+        guard !options.help else { return options }
+        if options.exportTable != nil {
+            guard options.source == nil, options.render == nil else {
+                throw UsageError(message: "--export-table prints the table only; it takes no events and no --render")
+            }
+            return options
+        }
+        guard options.source != nil else {
+            throw UsageError(message: "give the events: --script FILE, --events \"...\" or --interactive")
+        }
+        return options
+    }
+}

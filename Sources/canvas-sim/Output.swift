@@ -1,0 +1,129 @@
+import CanvasKit
+import CommandLineSupport
+import Foundation
+
+/// How canvas-sim prints steps: a readable table per step (text) or one JSON object per step.
+enum Output {
+    // MARK: JSON
+
+    /// One step as the JSON line of DESIGN section 6, plus `visible` per canvas and, only when a cover failed during
+    /// the step, `coverErrors`.
+    static func json(_ step: SimulationStep) -> String {
+        var line = JSONLine()
+        line.add("step", .int(step.number))
+        line.add("event", .string(step.event))
+        line.add("accepted", .bool(step.isAccepted))
+        line.add("reason", .nullable(step.reason))
+        line.add("canvases", .array(step.canvases.map { .object(json($0)) }))
+        line.add("effects", .array(step.effects.map { .string($0.description) }))
+        if !step.coverFailures.isEmpty {
+            line.add(
+                "coverErrors",
+                .array(
+                    step.coverFailures.map { failure in
+                        var object = JSONLine()
+                        object.add("index", .int(failure.index))
+                        object.add("video", .string(TakeName.describe(failure.videoURL)))
+                        object.add("reason", .string(failure.reason))
+                        return .object(object)
+                    }))
+        }
+        return line.description
+    }
+
+    private static func json(_ canvas: SimulationCanvas) -> JSONLine {
+        var object = JSONLine()
+        object.add("index", .int(canvas.index))
+        object.add("status", .string(canvas.status.rawValue))
+        object.add("selected", .bool(canvas.isSelected))
+        object.add("video", .nullable(canvas.videoURL.map(TakeName.describe)))
+        object.add("shows", .string(canvas.shows.name))
+        object.add("visible", .bool(canvas.isVisible))
+        return object
+    }
+
+    // MARK: Text
+
+    /// The heading and table of the board before any event.
+    static func initialBoard(_ canvases: [SimulationCanvas], screen: String) -> String {
+        "initial board\n" + table(canvases) + "  screen: \(screen)\n"
+    }
+
+    /// One step: the event and whether it was accepted, the canvases, the effects, cover errors, the screen.
+    static func text(_ step: SimulationStep) -> String {
+        var text = "\nstep \(step.number): \(step.event): "
+        text += step.reason.map { "rejected: \($0)" } ?? "accepted"
+        text += "\n" + table(step.canvases)
+        text += "  effects: " + (step.effects.isEmpty ? "none" : step.effects.map(\.description).joined(separator: ", "))
+        text += "\n"
+        for failure in step.coverFailures {
+            text += "  cover error: canvas \(failure.index): \(failure.reason)\n"
+        }
+        text += "  screen: \(screen(step))\n"
+        return text
+    }
+
+    /// `on screen, visible 0-3 of 4, cells made 4, reused 0, live observations 21`.
+    static func screen(_ step: SimulationStep) -> String {
+        screen(
+            onScreen: step.isOnScreen, visible: step.visibleRange, count: step.canvases.count, made: step.cellsMade,
+            reused: step.cellsReused, observations: step.liveObservations)
+    }
+
+    static func screen(onScreen: Bool, visible: Range<Int>, count: Int, made: Int, reused: Int, observations: Int)
+        -> String
+    {
+        let range = visible.isEmpty ? "none" : "\(visible.lowerBound)-\(visible.upperBound - 1)"
+        return "\(onScreen ? "on screen" : "away"), viewport \(range) of \(count), cells made \(made), "
+            + "reused \(reused), live observations \(observations)"
+    }
+
+    /// The canvases as an aligned table, indented by two spaces.
+    static func table(_ canvases: [SimulationCanvas]) -> String {
+        let header = ["canvas", "status", "selected", "video", "shows", "cell", "cover"]
+        let rows = canvases.map { canvas in
+            [
+                String(canvas.index), canvas.status.rawValue, canvas.isSelected ? "yes" : "no",
+                canvas.videoURL.map(TakeName.describe) ?? "-", canvas.shows.name,
+                canvas.isVisible ? "visible" : "offscreen", coverColumn(canvas),
+            ]
+        }
+        let widths = header.indices.map { column in
+            ([header] + rows).map { $0[column].count }.max() ?? 0
+        }
+        func line(_ cells: [String]) -> String {
+            var text = " "
+            for (column, cell) in cells.enumerated() {
+                text += " " + cell
+                if column < cells.count - 1 { text += String(repeating: " ", count: widths[column] - cell.count) }
+            }
+            return text + "\n"
+        }
+        return ([header] + rows).map(line).joined()
+    }
+
+    /// `160x90` (the image loaded), `simulated` (a bare `stop`: no file), `failed`, or `-`.
+    private static func coverColumn(_ canvas: SimulationCanvas) -> String {
+        guard canvas.videoURL != nil else { return "-" }
+        if let cover = canvas.cover { return "\(cover.width)x\(cover.height)" }
+        if canvas.takeIsSimulated { return "simulated" }
+        if canvas.coverError != nil { return "failed" }
+        return "-"
+    }
+
+    /// The summary printed at the end of a text run.
+    static func summary(_ summary: SimulationSummary) -> String {
+        """
+
+        summary
+          events accepted: \(summary.accepted)
+          events rejected: \(summary.rejected)
+          live observations: \(summary.liveObservations) (cell view-model registrations: \(summary.cellRegistrations))
+          reloads: \(summary.reloads)
+          stale cells: \(summary.staleCells)
+          registration violations: \(summary.registrationViolations)
+          cells made: \(summary.cellsMade), reused: \(summary.cellsReused)
+
+        """
+    }
+}

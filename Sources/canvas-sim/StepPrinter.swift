@@ -1,0 +1,61 @@
+import CanvasKit
+import CommandLineSupport
+
+/// Prints a run in the chosen format: in text, the initial board, a table per step and a summary; in JSON, one object
+/// per step and nothing else.
+@MainActor
+struct StepPrinter {
+    let format: Options.Format
+    let simulation: BoardSimulation
+
+    func begin() {
+        guard format == .text else { return }
+        let host = simulation.screen.host
+        let statistics = host.statistics
+        let screen = Output.screen(
+            onScreen: host.isOnScreen, visible: host.visibleRange, count: host.numberOfItems,
+            made: statistics.cellsMade, reused: statistics.cellsReused, observations: simulation.summary.liveObservations)
+        Terminal.writeOutput(Output.initialBoard(simulation.canvases, screen: screen))
+    }
+
+    func print(_ step: SimulationStep) {
+        switch format {
+        case .text: Terminal.writeOutput(Output.text(step))
+        case .json: Terminal.printLine(Output.json(step))
+        }
+    }
+
+    func end() {
+        guard format == .text else { return }
+        Terminal.writeOutput(Output.summary(simulation.summary))
+    }
+}
+
+/// Events read from standard input, one line at a time, when `--interactive` runs without a terminal.
+@MainActor
+enum LineInput {
+    /// Runs every line as it arrives; a malformed line is reported on standard error with its line and column and
+    /// skipped. Returns false when some line was malformed.
+    static func run(_ simulation: BoardSimulation, printer: StepPrinter) -> Bool {
+        var number = 0
+        var allParsed = true
+        while let line = readLine(strippingNewline: true) {
+            number += 1
+            let script: CanvasScript
+            do {
+                script = try CanvasScript(parsing: line)
+            } catch {
+                let placed = CanvasScript.ParseError(line: number, column: error.column, reason: error.reason)
+                Terminal.printError("canvas-sim: stdin: \(placed)")
+                allParsed = false
+                continue
+            }
+            for step in script.steps {
+                var command = step.command
+                if step.takeIsSynthetic { command = .event(.stop(simulation.nextSimulatedTake())) }
+                printer.print(simulation.perform(command, takeIsSynthetic: step.takeIsSynthetic))
+            }
+        }
+        return allParsed
+    }
+}
