@@ -46,14 +46,14 @@ enum Output {
 
     /// The heading and table of the board before any event.
     static func initialBoard(_ canvases: [SimulationCanvas], screen: String) -> String {
-        "initial board\n" + table(canvases) + "  screen: \(screen)\n"
+        "initial board\n" + table(canvases, onScreen: true) + "  screen: \(screen)\n"
     }
 
     /// One step: the event and whether it was accepted, the canvases, the effects, cover errors, the screen.
     static func text(_ step: SimulationStep) -> String {
         var text = "\nstep \(step.number): \(step.event): "
         text += step.reason.map { "rejected: \($0)" } ?? "accepted"
-        text += "\n" + table(step.canvases)
+        text += "\n" + table(step.canvases, onScreen: step.isOnScreen)
         text += "  effects: " + (step.effects.isEmpty ? "none" : step.effects.map(\.description).joined(separator: ", "))
         text += "\n"
         for failure in step.coverFailures {
@@ -78,14 +78,15 @@ enum Output {
             + "reused \(reused), live observations \(observations)"
     }
 
-    /// The canvases as an aligned table, indented by two spaces.
-    static func table(_ canvases: [SimulationCanvas]) -> String {
+    /// The canvases as an aligned table, indented by two spaces. The `cell` column says `visible` (a cell on screen
+    /// shows the canvas), `offscreen` (scrolled away) or `away` (the screen has disappeared).
+    static func table(_ canvases: [SimulationCanvas], onScreen: Bool) -> String {
         let header = ["canvas", "status", "selected", "video", "shows", "cell", "cover"]
         let rows = canvases.map { canvas in
             [
                 String(canvas.index), canvas.status.rawValue, canvas.isSelected ? "yes" : "no",
                 canvas.videoURL.map(TakeName.describe) ?? "-", canvas.shows.name,
-                canvas.isVisible ? "visible" : "offscreen", coverColumn(canvas),
+                canvas.isVisible ? "visible" : onScreen ? "offscreen" : "away", coverColumn(canvas),
             ]
         }
         let widths = header.indices.map { column in
