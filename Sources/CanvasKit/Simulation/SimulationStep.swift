@@ -26,6 +26,22 @@ public struct SimulationCanvas: Sendable, Hashable {
     public var cover: CanvasCover?
     /// Why the take's cover could not be loaded, in one line (paths as the script wrote them).
     public var coverError: String?
+
+    /// A canvas as given (for drawing a board that no simulation ran, e.g. in a test).
+    public init(
+        index: Int, status: CanvasStatus, isSelected: Bool, videoURL: URL?, shows: CanvasDisplay, isVisible: Bool,
+        takeIsSimulated: Bool, cover: CanvasCover?, coverError: String?
+    ) {
+        self.index = index
+        self.status = status
+        self.isSelected = isSelected
+        self.videoURL = videoURL
+        self.shows = shows
+        self.isVisible = isVisible
+        self.takeIsSimulated = takeIsSimulated
+        self.cover = cover
+        self.coverError = coverError
+    }
 }
 
 /// A cover that could not be loaded during a step.
