@@ -6,10 +6,10 @@ import Synchronization
 /// one decode per file and size, a limit on decodes running at once, and cancellation per
 /// request or for everything.
 ///
-/// This is the shape CanvasKit's `CoverProvider` adapter wraps (Thumbnails does not depend on
+/// It is CanvasKit's `CoverProvider` (`CoverService+CoverProvider.swift`; Thumbnails depends on
 /// CanvasKit, and CanvasKit never imports FFmpeg): a cell's view-model asks for its video's
-/// cover at the cell's size when it is displayed, and cancels when the cell ends displaying or
-/// is reused.
+/// cover at the cell's size when it shows a cover, and cancels when it is reused or the take
+/// changes.
 ///
 /// ```swift
 /// let covers = CoverService()

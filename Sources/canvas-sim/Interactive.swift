@@ -1,6 +1,5 @@
 import CanvasKit
 import CommandLineSupport
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -10,19 +9,36 @@ import Glibc
 import Darwin
 #endif
 
-/// The terminal settings to put back on exit, also read by the signal handlers.
+/// The terminal settings to put back on exit, also read by the signal handler.
 private let savedTerminal = Mutex<termios?>(nil)
 
-/// Leaves the alternate screen, shows the cursor and restores the terminal settings saved by raw mode. Safe to call
-/// more than once and from any thread.
+/// Shows the cursor and leaves the alternate screen (bytes ready before any signal can arrive).
+private let leaveScreen: [UInt8] = Array("\u{1B}[?25h\u{1B}[?1049l".utf8)
+
+/// Leaves the alternate screen, shows the cursor and restores the terminal settings saved by raw mode. Runs once
+/// (later calls find nothing saved); safe from any thread. From a signal handler it only tries the lock, so it can
+/// never deadlock on a lock the interrupted thread holds, and it writes with `write(2)` and `tcsetattr(3)`, which
+/// are async-signal-safe.
 private func restoreTerminal() {
-    let saved = savedTerminal.withLock { saved -> termios? in
+    let saved = savedTerminal.withLockIfAvailable { saved -> termios? in
         defer { saved = nil }
         return saved
     }
-    guard var settings = saved else { return }
-    Terminal.writeOutput("\u{1B}[?25h\u{1B}[?1049l")
+    guard var settings = saved ?? nil else { return }
+    leaveScreen.withUnsafeBufferPointer { bytes in
+        _ = write(STDOUT_FILENO, bytes.baseAddress, bytes.count)
+    }
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings)
+}
+
+/// SIGINT (Ctrl-C) and SIGTERM: put the terminal back, then end with the conventional status 128 + the signal.
+private func installSignalHandlers() {
+    for number in [SIGINT, SIGTERM] {
+        signal(number) { received in
+            restoreTerminal()
+            _exit(128 + received)
+        }
+    }
 }
 
 /// The terminal UI of `--interactive`: a grid of canvases redrawn after every key. Arrows move the cursor, Enter taps
@@ -53,16 +69,7 @@ struct Interactive {
             bytes[Int(VTIME)] = 0
         }
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
-        let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                restoreTerminal()
-                exit(128 + number)
-            }
-            source.resume()
-            return source
-        }
+        installSignalHandlers()
         Terminal.writeOutput("\u{1B}[?1049h\u{1B}[?25l")
         draw()
         while let key = readKey() {
@@ -71,7 +78,6 @@ struct Interactive {
             draw()
         }
         restoreTerminal()
-        for source in signals { source.cancel() }
     }
 
     // MARK: Keys
