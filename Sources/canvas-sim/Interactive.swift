@@ -4,9 +4,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The terminal settings to put back on exit, also read by the signal handler.
@@ -83,7 +83,9 @@ struct Interactive {
     // MARK: Keys
 
     enum Key: Equatable {
-        case left, right, up, down, enter, character(Character), quit
+        case left, right, up, down, enter
+        case character(Character)
+        case quit
     }
 
     private func readByte() -> UInt8? {
@@ -157,7 +159,8 @@ struct Interactive {
     private func draw() {
         let canvases = simulation.canvases
         var text = "\u{1B}[H\u{1B}[2J"
-        text += "canvas-sim: arrows move, Enter taps, r record, s stop, c cancel, d delete, a add, x remove, q quit\r\n\r\n"
+        text +=
+            "canvas-sim: arrows move, Enter taps, r record, s stop, c cancel, d delete, a add, x remove, q quit\r\n\r\n"
         let width = 16
         for rowStart in stride(from: 0, to: canvases.count, by: columns) {
             let row = canvases[rowStart..<min(rowStart + columns, canvases.count)]
@@ -178,7 +181,9 @@ struct Interactive {
         text += "\r\n"
         if let step = lastStep {
             text += "step \(step.number): \(step.event): " + (step.reason.map { "rejected: \($0)" } ?? "accepted")
-            text += "\r\n  effects: " + (step.effects.isEmpty ? "none" : step.effects.map(\.description).joined(separator: ", "))
+            text +=
+                "\r\n  effects: "
+                + (step.effects.isEmpty ? "none" : step.effects.map(\.description).joined(separator: ", "))
             text += "\r\n"
         }
         let summary = simulation.summary

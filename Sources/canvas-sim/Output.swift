@@ -54,7 +54,8 @@ enum Output {
         var text = "\nstep \(step.number): \(step.event): "
         text += step.reason.map { "rejected: \($0)" } ?? "accepted"
         text += "\n" + table(step.canvases, onScreen: step.isOnScreen)
-        text += "  effects: " + (step.effects.isEmpty ? "none" : step.effects.map(\.description).joined(separator: ", "))
+        text +=
+            "  effects: " + (step.effects.isEmpty ? "none" : step.effects.map(\.description).joined(separator: ", "))
         text += "\n"
         for failure in step.coverFailures {
             text += "  cover error: canvas \(failure.index): \(failure.reason)\n"

@@ -14,7 +14,8 @@ struct StepPrinter {
         let statistics = host.statistics
         let screen = Output.screen(
             onScreen: host.isOnScreen, visible: host.visibleRange, count: host.numberOfItems,
-            made: statistics.cellsMade, reused: statistics.cellsReused, observations: simulation.summary.liveObservations)
+            made: statistics.cellsMade, reused: statistics.cellsReused,
+            observations: simulation.summary.liveObservations)
         Terminal.writeOutput(Output.initialBoard(simulation.canvases, screen: screen))
     }
 

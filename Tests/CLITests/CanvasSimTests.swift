@@ -56,7 +56,8 @@ struct CanvasSimTests {
     func jsonTranscript(name: String) throws {
         let run = try tool.run(["--script", "Fixtures/sim/\(name).script", "--format", "json"] + extraOptions(name))
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardOutput == (try expected("\(name).jsonl")), "regenerate with Tools/update-sim-transcripts.sh")
+        #expect(
+            run.standardOutput == (try expected("\(name).jsonl")), "regenerate with Tools/update-sim-transcripts.sh")
         for (offset, line) in run.outputLines.enumerated() {
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not an object: \(line)")
@@ -110,7 +111,8 @@ struct CanvasSimTests {
     func malformedEvents() throws {
         let run = try tool.run(["--events", "tap 0; stp"])
         #expect(run.status == 2)
-        #expect(run.errorLines == ["canvas-sim: --events: line 1, column 8: unknown event 'stp' (did you mean 'stop'?)"])
+        #expect(
+            run.errorLines == ["canvas-sim: --events: line 1, column 8: unknown event 'stp' (did you mean 'stop'?)"])
     }
 
     @Test("a missing script file is a usage error, exit 2")
@@ -188,7 +190,8 @@ struct CanvasSimTests {
 
     @Test("--interactive without a terminal reads one event per line, with the same output as a script")
     func lineInput() throws {
-        let script = try String(contentsOf: Self.folder.appendingPathComponent("requirement-switch.script"), encoding: .utf8)
+        let script = try String(
+            contentsOf: Self.folder.appendingPathComponent("requirement-switch.script"), encoding: .utf8)
         for (format, file) in [("text", "requirement-switch.txt"), ("json", "requirement-switch.jsonl")] {
             let run = try tool.run(["--interactive", "--format", format], input: script)
             #expect(run.status == 0, "\(run.standardError)")
@@ -200,7 +203,8 @@ struct CanvasSimTests {
     func lineInputErrors() throws {
         let run = try tool.run(["--interactive", "--format", "json"], input: "tap 0\nrecrd\nrecord\nstop\nstop\n")
         #expect(run.status == 2)
-        #expect(run.errorLines == ["canvas-sim: stdin: line 2, column 1: unknown event 'recrd' (did you mean 'record'?)"])
+        #expect(
+            run.errorLines == ["canvas-sim: stdin: line 2, column 1: unknown event 'recrd' (did you mean 'record'?)"])
         #expect(run.outputLines.count == 4)
         #expect(run.outputLines[2].contains(#""event":"stop take-1.mov","accepted":true"#))
         #expect(run.outputLines[3].contains(#""event":"stop take-2.mov","accepted":false"#))

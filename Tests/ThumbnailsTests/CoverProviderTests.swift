@@ -28,8 +28,9 @@ struct CoverProviderTests {
         for (x, y) in [(0, 0), (80, 45), (159, 89)] {
             let offset = (y * 160 + x) * 4
             let color = image.color(x: x, y: y)
-            #expect([cover.pixels[offset], cover.pixels[offset + 1], cover.pixels[offset + 2]]
-                == [color.red, color.green, color.blue])
+            #expect(
+                [cover.pixels[offset], cover.pixels[offset + 1], cover.pixels[offset + 2]]
+                    == [color.red, color.green, color.blue])
             #expect(cover.pixels[offset + 3] == 255)
         }
         // A cached cover is delivered before requestCover returns.
@@ -94,8 +95,10 @@ struct CoverProviderTests {
     func conversion() throws {
         let url = URL(fileURLWithPath: "/x.mov")
         let rgb = try CoverImage(
-            width: 2, height: 2, bytesPerRow: 8, pixelFormat: .rgb, pixels: [1, 2, 3, 4, 5, 6, 0, 0, 7, 8, 9, 10, 11, 12, 0, 0])
-        #expect([UInt8](rgb.canvasCover(of: url).pixels) == [1, 2, 3, 255, 4, 5, 6, 255, 7, 8, 9, 255, 10, 11, 12, 255])
+            width: 2, height: 2, bytesPerRow: 8, pixelFormat: .rgb,
+            pixels: [1, 2, 3, 4, 5, 6, 0, 0, 7, 8, 9, 10, 11, 12, 0, 0])
+        #expect(
+            [UInt8](rgb.canvasCover(of: url).pixels) == [1, 2, 3, 255, 4, 5, 6, 255, 7, 8, 9, 255, 10, 11, 12, 255])
         let rgba = try CoverImage(width: 1, height: 1, bytesPerRow: 4, pixelFormat: .rgba, pixels: [9, 8, 7, 6])
         #expect([UInt8](rgba.canvasCover(of: url).pixels) == [9, 8, 7, 6])
     }

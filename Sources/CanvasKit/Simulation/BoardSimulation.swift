@@ -121,18 +121,21 @@ public final class BoardSimulation {
         if reason == nil { counters.accepted += 1 } else { counters.rejected += 1 }
         let failures = collectFailures()
         let canvases = self.canvases
-        counters.staleCells += canvases.filter { canvas in
-            canvas.isVisible
-                && canvas.shows
-                    != CanvasDisplay(
-                        status: canvas.status, videoURL: canvas.videoURL, boardIsRecording: board.isRecording)
-        }.count
+        counters.staleCells +=
+            canvases.filter { canvas in
+                canvas.isVisible
+                    && canvas.shows
+                        != CanvasDisplay(
+                            status: canvas.status, videoURL: canvas.videoURL, boardIsRecording: board.isRecording)
+            }.count
         let statistics = screen.host.statistics
         return SimulationStep(
             number: stepNumber, command: command, isAccepted: reason == nil, reason: reason, canvases: canvases,
             effects: effects,
             coverFailures: failures.compactMap { failure in
-                guard let index = canvases.firstIndex(where: { $0.videoURL.map(SettlingCoverProvider.key) == failure.key })
+                guard
+                    let index = canvases.firstIndex(where: { $0.videoURL.map(SettlingCoverProvider.key) == failure.key }
+                    )
                 else { return nil }
                 return SimulationCoverFailure(index: index, videoURL: failure.url, reason: failure.reason)
             },

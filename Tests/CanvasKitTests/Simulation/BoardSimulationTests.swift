@@ -93,7 +93,9 @@ struct BoardSimulationTests {
         let (_, steps) = try run(
             "tap 0; record; stop a.mov; tap 1; record; stop broken.mov; tap 2; record; stop; tap 2", provider: provider)
         #expect(steps[2].canvases[0].cover?.width == 4, "prepared on coverWanted, before any cell shows it")
-        #expect(steps[3].canvases[0].shows == .cover(URL(fileURLWithPath: "a.mov", relativeTo: URL(fileURLWithPath: "/clips/"))))
+        #expect(
+            steps[3].canvases[0].shows
+                == .cover(URL(fileURLWithPath: "a.mov", relativeTo: URL(fileURLWithPath: "/clips/"))))
         #expect(steps[3].canvases[0].cover?.height == 2)
         #expect(steps[5].coverFailures.map(\.reason) == ["broken.mov: not a media file"], "the path as written")
         #expect(steps[5].coverFailures.map(\.index) == [1])
