@@ -99,5 +99,38 @@ static inline int cffmpeg_stream_display_rotation(const AVStream *stream, double
 static inline uint8_t **cffmpeg_frame_planes(AVFrame *frame) { return frame->data; }
 /// AVFrame.linesize as a pointer to its AV_NUM_DATA_POINTERS strides (Swift sees a tuple).
 static inline int *cffmpeg_frame_strides(AVFrame *frame) { return frame->linesize; }
+/// Points plane `index` of a frame at memory the caller owns (an encoder input that is not
+/// reference-counted: the encoder copies it).
+static inline void cffmpeg_frame_set_plane(AVFrame *frame, int index, uint8_t *data, int stride) {
+    frame->data[index] = data;
+    frame->linesize[index] = stride;
+}
+/// The frame's duration in its stream's time base, 0 when unknown. FFmpeg 6.0 (libavutil 58)
+/// renamed pkt_duration to duration and deprecated the old field.
+static inline int64_t cffmpeg_frame_duration(const AVFrame *frame) {
+#if LIBAVUTIL_VERSION_MAJOR >= 58
+    return frame->duration;
+#else
+    return frame->pkt_duration;
+#endif
+}
+/// Whether the decoder marked the frame as damaged: AV_FRAME_FLAG_CORRUPT, or any
+/// decode_error_flags (invalid bitstream, missing reference, concealment, lost slices).
+static inline int cffmpeg_frame_is_damaged(const AVFrame *frame) {
+    return (frame->flags & AV_FRAME_FLAG_CORRUPT) != 0 || frame->decode_error_flags != 0;
+}
+/// Whether the frame is a keyframe. FFmpeg 6.1 moved key_frame into flags (AV_FRAME_FLAG_KEY).
+static inline int cffmpeg_frame_is_keyframe(const AVFrame *frame) {
+#if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(58, 29, 100)
+    return (frame->flags & AV_FRAME_FLAG_KEY) != 0;
+#else
+    return frame->key_frame;
+#endif
+}
+
+// MARK: - Input and output
+
+/// AVSEEK_SIZE: the `whence` bit with which an AVIOContext asks its seek callback for the size.
+static inline int cffmpeg_seek_size(void) { return AVSEEK_SIZE; }
 
 #endif

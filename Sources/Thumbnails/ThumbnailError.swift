@@ -21,6 +21,14 @@ public struct ThumbnailError: Error, Sendable, Hashable {
         case decodeFailed
         /// The request itself is wrong (not a file URL, an impossible size or time).
         case invalidArgument
+        /// The picture could not be encoded as PNG or JPEG.
+        case encodeFailed
+        /// The encoded cover could not be written (no such folder, no permission, disk full).
+        case writeFailed
+        /// The request was cancelled (``CoverRequest/cancel()``, ``CoverGenerator/cancelAll()``,
+        /// or the task's cancellation) before it finished. The async APIs throw
+        /// `CancellationError` instead; completion handlers receive this kind.
+        case cancelled
     }
 
     /// What went wrong.

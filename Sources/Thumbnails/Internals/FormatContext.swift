@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import Foundation
 
 /// One opened input file, owning FFmpeg's format context and closing it in `deinit`.
 ///
@@ -7,10 +8,21 @@ internal import CFFmpeg
 /// (``StreamParameters``, durations, names) are plain Swift values.
 final class FormatContext {
     private let pointer: FFmpeg.FormatContextPointer
+    /// The custom I/O of an in-memory input. Stored properties are released after `deinit`
+    /// runs, so the input is closed before the I/O context it reads from is freed.
+    private let memoryIO: MemoryIO?
 
     /// Opens `path` and reads the container header.
     init(path: String) throws(FFmpegError) {
         pointer = try FFmpeg.openInput(path: path)
+        memoryIO = nil
+    }
+
+    /// Opens bytes held in memory and reads the container header.
+    init(bytes: Data) throws(FFmpegError) {
+        let io = try MemoryIO(bytes)
+        pointer = try FFmpeg.openInput(io: io.pointer)
+        memoryIO = io
     }
 
     deinit {
@@ -47,11 +59,43 @@ final class FormatContext {
 
     /// A snapshot of the parameters of stream `index` (0 ..< ``streamCount``).
     func stream(at index: Int) -> StreamParameters {
+        StreamParameters(streamPointer(at: index))
+    }
+
+    /// FFmpeg's stream `index` (0 ..< ``streamCount``), owned by this context.
+    func streamPointer(at index: Int) -> FFmpeg.StreamPointer {
         precondition(index >= 0 && index < streamCount, "stream index \(index) out of range")
         guard let streams = pointer.pointee.streams, let stream = streams[index] else {
             preconditionFailure("FFmpeg listed stream \(index) but has no stream there")
         }
-        return StreamParameters(stream)
+        return stream
+    }
+
+    /// Stream `index`'s time base: the unit of its timestamps, in seconds.
+    func timeBase(ofStream index: Int) -> Rational {
+        Rational(streamPointer(at: index).pointee.time_base)
+    }
+
+    /// Stream `index`'s first timestamp (its time base), or nil when the container does not say.
+    func startTimestamp(ofStream index: Int) -> Int64? {
+        let value = streamPointer(at: index).pointee.start_time
+        return value == FFmpeg.noTimestamp ? nil : value
+    }
+
+    /// Stream `index`'s duration (its time base), or nil when the container does not say.
+    func durationTimestamp(ofStream index: Int) -> Int64? {
+        let value = streamPointer(at: index).pointee.duration
+        return value == FFmpeg.noTimestamp || value <= 0 ? nil : value
+    }
+
+    /// Reads the next packet of any stream into `packet` (cleared by the caller).
+    func readPacket(into packet: Packet) -> FFmpeg.ReadResult {
+        FFmpeg.readPacket(pointer, into: packet.pointer)
+    }
+
+    /// Seeks stream `index` to the keyframe at or before `timestamp` (its time base).
+    func seek(streamIndex index: Int, to timestamp: Int64) throws(FFmpegError) {
+        try FFmpeg.seek(pointer, streamIndex: index, to: timestamp)
     }
 
     /// All streams' parameters, in container order.

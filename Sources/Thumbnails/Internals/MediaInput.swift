@@ -14,37 +14,83 @@ final class MediaInput {
     /// The chosen video stream.
     let video: StreamParameters
 
+    /// When to read packets to complete the stream parameters (`avformat_find_stream_info`).
+    enum ProbePolicy {
+        /// Always: a description wants every field (pixel format, bit depth, frame rate).
+        case always
+        /// Only when the header leaves out what decoding needs: the codec, the frame size or the
+        /// stream's start time. MP4 and AVI headers state all three, so a cover skips the probe
+        /// (the decoder finds the pixel format in the first frame anyway); MPEG-TS and WebM
+        /// are probed.
+        case whenIncomplete
+    }
+
+    /// Whether the probe ran (for tests and the benchmark's figures).
+    let probed: Bool
+
+    /// Clockwise degrees to turn frames upright: 0, 90, 180 or 270.
+    var rotation: Int {
+        MediaDescription.clockwiseQuarterTurns(fromCounterclockwise: video.displayRotation ?? 0)
+    }
+
     /// Opens the file at `url`.
     ///
     /// - Throws: ``ThumbnailError`` `.invalidArgument` for a URL that is not a file URL,
     ///   `.fileNotFound`, `.notReadable`, `.notAMediaFile` (empty, a directory, unrecognised
     ///   contents), `.noVideoStream`, `.unsupportedCodec`.
-    init(contentsOf url: URL) throws(ThumbnailError) {
+    convenience init(contentsOf url: URL, probe: ProbePolicy = .always) throws(ThumbnailError) {
         guard url.isFileURL else {
             throw ThumbnailError(.invalidArgument, reason: "\(url.absoluteString): not a file URL")
         }
         let path = url.path
-        self.path = path
         try Self.checkFile(at: path)
-
         let format: FormatContext
         do {
             format = try FormatContext(path: path)
         } catch {
             throw Self.openFailure(error, path: path)
         }
+        try self.init(format: format, path: path, probe: probe)
+    }
+
+    /// Opens a media file held in memory; `name` stands for it in error reasons.
+    ///
+    /// - Throws: ``ThumbnailError`` `.notAMediaFile` (empty or unrecognised bytes),
+    ///   `.noVideoStream`, `.unsupportedCodec`, `.decodeFailed`.
+    convenience init(bytes: Data, name: String, probe: ProbePolicy = .always) throws(ThumbnailError) {
+        guard !bytes.isEmpty else {
+            throw ThumbnailError(.notAMediaFile, reason: "\(name): the data is empty (0 bytes)")
+        }
+        let format: FormatContext
+        do {
+            format = try FormatContext(bytes: bytes)
+        } catch {
+            throw Self.openFailure(error, path: name)
+        }
+        try self.init(format: format, path: name, probe: probe)
+    }
+
+    private init(format: FormatContext, path: String, probe: ProbePolicy) throws(ThumbnailError) {
+        self.path = path
         self.format = format
 
         // Fill in what the header leaves out (AVI and MPEG-TS state no pixel format, MP4 may
         // state no frame rate). A failed probe is not fatal by itself: what matters is whether
         // the video stream ends up with a usable size, checked below.
-        let probeFailure: FFmpegError?
-        do {
-            try format.findStreamInfo()
-            probeFailure = nil
-        } catch {
-            probeFailure = error
+        var probeFailure: FFmpegError?
+        var probed = false
+        // No video stream in the header is not an answer yet (MPEG-TS finds its streams by
+        // probing); the probe runs and the choice below reports the real failure.
+        let headerIndex = try? format.bestVideoStreamIndex()
+        if probe == .always || !Self.headerIsComplete(format, videoIndex: headerIndex) {
+            probed = true
+            do {
+                try format.findStreamInfo()
+            } catch {
+                probeFailure = error
+            }
         }
+        self.probed = probed
 
         let index: Int
         do {
@@ -61,6 +107,14 @@ final class MediaInput {
             throw ThumbnailError(.decodeFailed, reason: reason)
         }
         self.video = video
+    }
+
+    /// Whether the header alone states what decoding the video stream needs.
+    private static func headerIsComplete(_ format: FormatContext, videoIndex: Int?) -> Bool {
+        guard let videoIndex else { return false }
+        let video = format.stream(at: videoIndex)
+        return video.hasDecoder && video.width > 0 && video.height > 0
+            && format.startTimestamp(ofStream: videoIndex) != nil
     }
 
     /// Classifies the path before FFmpeg sees it, so each case gets its own error.

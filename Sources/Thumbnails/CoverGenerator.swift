@@ -1,0 +1,242 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Takes covers (still pictures) from video files with FFmpeg: the blocking core the other APIs
+/// build on, the async API, several times from one file, many files at once, and the
+/// completion-handler API.
+///
+/// ```swift
+/// let generator = CoverGenerator()
+/// let options = CoverOptions(maximumSize: PixelSize(width: 320, height: 320))
+/// let cover = try await generator.cover(for: URL(filePath: "take.mp4"), options: options)
+/// try cover.write(to: URL(filePath: "take.png"), as: .png)
+/// ```
+///
+/// A generator holds no open files: every call opens its input, decodes, and closes it before
+/// returning, so one generator can serve any number of tasks and threads at once. Its only
+/// state is the epoch that ``cancelAll()`` advances.
+public final class CoverGenerator: Sendable {
+    /// Advanced by ``cancelAll()``; a job stops when the epoch it started in has passed.
+    private let epoch = Atomic<Int>(0)
+
+    /// A generator. Cheap: make one per screen, or share one.
+    public init() {}
+
+    // MARK: Blocking
+
+    /// Takes a cover from the file at `url`, blocking the calling thread until it is done.
+    ///
+    /// For a command-line tool, a benchmark, or code already on a background thread; the async
+    /// ``cover(for:options:)`` and the completion-handler API run this off the caller's thread.
+    /// Stops with `.cancelled` when ``cancelAll()`` is called meanwhile (or the current task is
+    /// cancelled).
+    ///
+    /// - Throws: ``ThumbnailError``: `.invalidArgument` (a URL that is not a file URL, a bad
+    ///   option), `.fileNotFound`, `.notReadable`, `.notAMediaFile`, `.noVideoStream`,
+    ///   `.unsupportedCodec`, `.decodeFailed` (no frame decodes), `.cancelled`.
+    public func makeCover(for url: URL, options: CoverOptions = CoverOptions()) throws(ThumbnailError) -> CoverImage {
+        try makeCover(for: url, options: options, token: nil)
+    }
+
+    /// Takes a cover from a media file held in memory (the bytes of an MP4, a WebM, ...),
+    /// blocking the calling thread. `name` stands for the data in error reasons.
+    ///
+    /// FFmpeg reads the bytes through a custom I/O context; nothing touches the file system,
+    /// and nothing in the data can make FFmpeg open another file or a URL.
+    ///
+    /// - Throws: ``ThumbnailError`` as ``makeCover(for:options:)``, with `.notAMediaFile` for
+    ///   empty or unrecognised data.
+    public func makeCover(from data: Data, name: String = "data", options: CoverOptions = CoverOptions())
+        throws(ThumbnailError) -> CoverImage
+    {
+        try options.validate()
+        let check = cancellationCheck(token: nil, name: name)
+        try check()
+        let input = try MediaInput(bytes: data, name: name, probe: .whenIncomplete)
+        let session = try CoverSession(input: input, options: options, checkCancellation: check)
+        return try session.cover(at: options.time)
+    }
+
+    func makeCover(for url: URL, options: CoverOptions, token: CancellationToken?) throws(ThumbnailError)
+        -> CoverImage
+    {
+        try options.validate()
+        let check = cancellationCheck(token: token, name: url.path)
+        try check()
+        let input = try MediaInput(contentsOf: url, probe: .whenIncomplete)
+        let session = try CoverSession(input: input, options: options, checkCancellation: check)
+        return try session.cover(at: options.time)
+    }
+
+    // MARK: Async
+
+    /// Takes a cover from the file at `url`.
+    ///
+    /// The work runs on a global dispatch queue, never on the caller's actor or the cooperative
+    /// pool. Cancelling the task stops decoding at the next packet.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled or ``cancelAll()`` is called
+    ///   before the cover is done; otherwise a ``ThumbnailError`` as
+    ///   ``makeCover(for:options:)``.
+    @concurrent
+    public func cover(for url: URL, options: CoverOptions = CoverOptions()) async throws -> CoverImage {
+        try await runOffActor { token throws(ThumbnailError) in
+            try self.makeCover(for: url, options: options, token: token)
+        }
+    }
+
+    /// Takes a cover from a media file held in memory (see ``makeCover(from:name:options:)``).
+    ///
+    /// - Throws: `CancellationError`, or a ``ThumbnailError``.
+    @concurrent
+    public func cover(from data: Data, name: String = "data", options: CoverOptions = CoverOptions()) async throws
+        -> CoverImage
+    {
+        try await runOffActor { token throws(ThumbnailError) in
+            try options.validate()
+            let check = self.cancellationCheck(token: token, name: name)
+            let input = try MediaInput(bytes: data, name: name, probe: .whenIncomplete)
+            let session = try CoverSession(input: input, options: options, checkCancellation: check)
+            return try session.cover(at: options.time)
+        }
+    }
+
+    /// Covers at several times from one opening of the file at `url` (a filmstrip, a scrubbing
+    /// preview), in the order of `times`, each with `options` (whose own ``CoverOptions/time``
+    /// is ignored).
+    ///
+    /// The file is opened once, when iteration starts; stopping the iteration (or cancelling
+    /// its task) stops decoding. The sequence throws the first failure and ends:
+    /// `CancellationError`, or a ``ThumbnailError`` as ``makeCover(for:options:)``.
+    public func covers(for url: URL, at times: [CoverTime], options: CoverOptions = CoverOptions())
+        -> AsyncThrowingStream<CoverImage, any Error>
+    {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: CoverImage.self, throwing: (any Error).self)
+        let token = CancellationToken()
+        continuation.onTermination = { _ in token.cancel() }
+        DispatchQueue.global(qos: .userInitiated).async {
+            do throws(ThumbnailError) {
+                try options.validate()
+                let check = self.cancellationCheck(token: token, name: url.path)
+                try check()
+                let input = try MediaInput(contentsOf: url, probe: .whenIncomplete)
+                let session = try CoverSession(input: input, options: options, checkCancellation: check)
+                for time in times {
+                    continuation.yield(try session.cover(at: time))
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error.kind == .cancelled ? CancellationError() : error)
+            }
+        }
+        return stream
+    }
+
+    /// Covers for many files, at most `maximumConcurrency` decoding at once, delivered as each
+    /// finishes (not in input order: ``FileCover/index`` says which input it is).
+    ///
+    /// Every input yields exactly one element, a cover or its error, unless the iteration stops
+    /// or its task is cancelled: then the files in progress stop at their next packet and no
+    /// more start.
+    public func covers(
+        for urls: [URL],
+        options: CoverOptions = CoverOptions(),
+        maximumConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) -> AsyncStream<FileCover> {
+        let (stream, continuation) = AsyncStream.makeStream(of: FileCover.self)
+        let limit = max(1, maximumConcurrency)
+        let task = Task {
+            await withTaskGroup(of: FileCover.self) { group in
+                var next = 0
+                func startNext() {
+                    guard next < urls.count else { return }
+                    let index = next
+                    let url = urls[index]
+                    next += 1
+                    group.addTask {
+                        do {
+                            let cover = try await self.runOffActor { token throws(ThumbnailError) in
+                                try self.makeCover(for: url, options: options, token: token)
+                            }
+                            return FileCover(index: index, url: url, result: .success(cover))
+                        } catch let error as ThumbnailError {
+                            return FileCover(index: index, url: url, result: .failure(error))
+                        } catch {
+                            return FileCover(
+                                index: index, url: url,
+                                result: .failure(ThumbnailError(.cancelled, reason: "\(url.path): cancelled")))
+                        }
+                    }
+                }
+                for _ in 0..<limit { startNext() }
+                while let finished = await group.next() {
+                    if Task.isCancelled { break }
+                    continuation.yield(finished)
+                    startNext()
+                }
+                group.cancelAll()
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    // MARK: Cancellation
+
+    /// Stops every cover this generator is working on, whichever API started it: each stops at
+    /// its next packet (async callers get `CancellationError`, completion handlers
+    /// `.cancelled`). Covers requested afterwards run normally.
+    public func cancelAll() {
+        epoch.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// The check a job runs between packets: the task, its request's token, or the epoch.
+    func cancellationCheck(token: CancellationToken?, name: String) -> () throws(ThumbnailError) -> Void {
+        let started = epoch.load(ordering: .sequentiallyConsistent)
+        return { () throws(ThumbnailError) in
+            if token?.isCancelled == true || Task.isCancelled
+                || self.epoch.load(ordering: .relaxed) != started
+            {
+                throw ThumbnailError(.cancelled, reason: "\(name): cancelled")
+            }
+        }
+    }
+
+    /// Runs blocking work on a global queue and waits for it without blocking the caller;
+    /// cancelling the waiting task sets the work's token. `.cancelled` becomes
+    /// `CancellationError`.
+    func runOffActor<Value: Sendable>(
+        _ work: @escaping @Sendable (CancellationToken) throws(ThumbnailError) -> Value
+    ) async throws -> Value {
+        let token = CancellationToken()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, ThumbnailError>, Never>) in
+                DispatchQueue.global(qos: .userInitiated).async {
+                    continuation.resume(returning: Result { () throws(ThumbnailError) in try work(token) })
+                }
+            }
+        } onCancel: {
+            token.cancel()
+        }
+        switch result {
+        case .success(let value):
+            return value
+        case .failure(let error) where error.kind == .cancelled:
+            throw CancellationError()
+        case .failure(let error):
+            throw error
+        }
+    }
+}
+
+/// One file's outcome in ``CoverGenerator/covers(for:options:maximumConcurrency:)``.
+public struct FileCover: Sendable {
+    /// The position of ``url`` in the array given.
+    public let index: Int
+    /// The input.
+    public let url: URL
+    /// Its cover, or why there is none.
+    public let result: Result<CoverImage, ThumbnailError>
+}

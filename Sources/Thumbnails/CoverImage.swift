@@ -1,0 +1,138 @@
+/// A decoded cover: 8-bit RGB or RGBA pixels in Swift-owned memory, and the time of the frame
+/// they show.
+///
+/// Rows run top to bottom, pixels left to right, upright (the display rotation already applied
+/// unless the options turned it off). A row may be padded: step rows by ``bytesPerRow``, not by
+/// `width * pixelFormat.bytesPerPixel`.
+public struct CoverImage: Sendable, Hashable {
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// Bytes from the start of one row to the start of the next (at least
+    /// `width * pixelFormat.bytesPerPixel`).
+    public let bytesPerRow: Int
+    /// The channel layout of ``pixels``.
+    public let pixelFormat: CoverPixelFormat
+    /// `bytesPerRow * height` bytes.
+    public let pixels: [UInt8]
+    /// The time of the frame shown, in seconds from the start of the video (the first frame is
+    /// 0, whatever timestamp the file gives it). May differ from the requested time: by up to
+    /// the tolerances, to the keyframe before it in keyframe mode, to the last frame for a time
+    /// past the end, or later when dark frames were skipped.
+    public let actualTime: Double
+    /// Whether the frame shown is a keyframe.
+    public let isKeyframe: Bool
+    /// Problems that did not prevent a cover but that a caller may want to log, one line each:
+    /// "the file ends at 1.48 s although its index says 3.00 s; this is its last decodable
+    /// frame", damaged packets skipped. Empty for a healthy file.
+    public let warnings: [String]
+
+    /// A cover made of the given pixels (checked: `pixels.count == bytesPerRow * height`, and
+    /// `bytesPerRow` holds a row).
+    public init(
+        width: Int,
+        height: Int,
+        bytesPerRow: Int,
+        pixelFormat: CoverPixelFormat,
+        pixels: [UInt8],
+        actualTime: Double = 0,
+        isKeyframe: Bool = true,
+        warnings: [String] = []
+    ) throws(ThumbnailError) {
+        guard width > 0, height > 0, bytesPerRow >= width * pixelFormat.bytesPerPixel,
+            pixels.count == bytesPerRow * height
+        else {
+            throw ThumbnailError(
+                .invalidArgument,
+                reason: "\(width)x\(height) \(pixelFormat) pixels with \(bytesPerRow) bytes per row "
+                    + "cannot be held in \(pixels.count) bytes"
+            )
+        }
+        self.init(
+            unchecked: width, height: height, bytesPerRow: bytesPerRow, pixelFormat: pixelFormat, pixels: pixels,
+            actualTime: actualTime, isKeyframe: isKeyframe, warnings: warnings
+        )
+    }
+
+    init(
+        unchecked width: Int,
+        height: Int,
+        bytesPerRow: Int,
+        pixelFormat: CoverPixelFormat,
+        pixels: [UInt8],
+        actualTime: Double,
+        isKeyframe: Bool,
+        warnings: [String]
+    ) {
+        self.width = width
+        self.height = height
+        self.bytesPerRow = bytesPerRow
+        self.pixelFormat = pixelFormat
+        self.pixels = pixels
+        self.actualTime = actualTime
+        self.isKeyframe = isKeyframe
+        self.warnings = warnings
+    }
+
+    /// The size in pixels.
+    public var size: PixelSize { PixelSize(width: width, height: height) }
+
+    /// The red, green and blue of the pixel at column `x`, row `y` (0, 0 is the top left).
+    public func color(x: Int, y: Int) -> RGBColor {
+        precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(size)")
+        let offset = y * bytesPerRow + x * pixelFormat.bytesPerPixel
+        return RGBColor(red: pixels[offset], green: pixels[offset + 1], blue: pixels[offset + 2])
+    }
+
+    /// The mean colour of the rectangle of `width` by `height` pixels at (`x`, `y`), clipped to
+    /// the image, as 0-255 doubles.
+    public func meanColor(x: Int = 0, y: Int = 0, width: Int? = nil, height: Int? = nil) -> (
+        red: Double, green: Double, blue: Double
+    ) {
+        let left = max(0, x)
+        let top = max(0, y)
+        let right = min(self.width, x + (width ?? self.width))
+        let bottom = min(self.height, y + (height ?? self.height))
+        var sums = (0, 0, 0)
+        var count = 0
+        for row in top..<max(top, bottom) {
+            var offset = row * bytesPerRow + left * pixelFormat.bytesPerPixel
+            for _ in left..<max(left, right) {
+                sums.0 += Int(pixels[offset])
+                sums.1 += Int(pixels[offset + 1])
+                sums.2 += Int(pixels[offset + 2])
+                offset += pixelFormat.bytesPerPixel
+                count += 1
+            }
+        }
+        guard count > 0 else { return (0, 0, 0) }
+        let total = Double(count)
+        return (Double(sums.0) / total, Double(sums.1) / total, Double(sums.2) / total)
+    }
+
+    /// The memory the pixels take, as a cache counts it.
+    public var byteCount: Int { pixels.count }
+}
+
+/// An 8-bit red, green, blue triple.
+public struct RGBColor: Sendable, Hashable {
+    /// Red, 0-255.
+    public var red: UInt8
+    /// Green, 0-255.
+    public var green: UInt8
+    /// Blue, 0-255.
+    public var blue: UInt8
+
+    /// A colour of the given components.
+    public init(red: UInt8, green: UInt8, blue: UInt8) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+}
+
+extension RGBColor: CustomStringConvertible {
+    /// "rgb(R, G, B)".
+    public var description: String { "rgb(\(red), \(green), \(blue))" }
+}

@@ -1,0 +1,132 @@
+/// How to take a cover from a video: which frame, at what size, in which pixel layout.
+///
+/// The defaults give the fastest useful cover: the keyframe at or before the start (the first
+/// frame), at its natural display size, rotated upright, as RGB.
+///
+/// ```swift
+/// var options = CoverOptions(maximumSize: PixelSize(width: 320, height: 320))
+/// options.time = .fraction(0.5)          // the middle of the video
+/// options.toleranceBefore = 0            // the exact frame shown at that time
+/// options.toleranceAfter = 0
+/// options.skipsDarkFrames = true         // get past a black opening
+/// ```
+public struct CoverOptions: Sendable, Hashable {
+    /// The largest width and height of the cover, in pixels of the upright, displayed picture.
+    ///
+    /// The picture is scaled to fit inside (aspect fit, the pixel aspect ratio honoured), never
+    /// enlarged. Zero means "no limit" for that dimension; ``PixelSize/zero`` gives the natural
+    /// display size (the stored size with the pixel aspect ratio applied, then rotated).
+    public var maximumSize: PixelSize
+    /// Whether to turn the picture upright by the stream's display matrix (90, 180 or 270
+    /// degrees), as players show it. On by default.
+    public var appliesRotation: Bool
+    /// The requested time.
+    public var time: CoverTime
+    /// How much earlier than ``time`` the frame may be, in seconds. `.infinity` (the default,
+    /// with ``toleranceAfter`` also infinite) means keyframe mode: the keyframe at or before
+    /// the time, which needs a single frame decoded.
+    public var toleranceBefore: Double
+    /// How much later than ``time`` the frame may be, in seconds. Zero for both tolerances
+    /// means the exact frame: the one shown at ``time``.
+    public var toleranceAfter: Double
+    /// Whether to step past dark or flat frames (a black fade-in, a blank slate): when the
+    /// chosen frame is almost black or almost uniform, the next keyframes are tried, up to
+    /// ``darkFrameLimit`` of them, and the first that is not is taken (else the liveliest one).
+    public var skipsDarkFrames: Bool
+    /// The most keyframes ``skipsDarkFrames`` tries after the chosen frame.
+    public var darkFrameLimit: Int
+    /// The layout of ``CoverImage/pixels``.
+    public var pixelFormat: CoverPixelFormat
+
+    /// Options with the given values; every argument has the fast default.
+    public init(
+        maximumSize: PixelSize = .zero,
+        appliesRotation: Bool = true,
+        time: CoverTime = .seconds(0),
+        toleranceBefore: Double = .infinity,
+        toleranceAfter: Double = .infinity,
+        skipsDarkFrames: Bool = false,
+        darkFrameLimit: Int = 10,
+        pixelFormat: CoverPixelFormat = .rgb
+    ) {
+        self.maximumSize = maximumSize
+        self.appliesRotation = appliesRotation
+        self.time = time
+        self.toleranceBefore = toleranceBefore
+        self.toleranceAfter = toleranceAfter
+        self.skipsDarkFrames = skipsDarkFrames
+        self.darkFrameLimit = darkFrameLimit
+        self.pixelFormat = pixelFormat
+    }
+
+    /// Whether this is keyframe mode (both tolerances infinite): the keyframe at or before the
+    /// requested time, one frame decoded.
+    public var isKeyframeMode: Bool { toleranceBefore == .infinity && toleranceAfter == .infinity }
+
+    /// Whether both tolerances are zero: the frame shown at the requested time.
+    public var isExact: Bool { toleranceBefore == 0 && toleranceAfter == 0 }
+
+    /// Sets both tolerances to zero (the exact frame) and returns the options.
+    public func exact() -> CoverOptions {
+        var copy = self
+        copy.toleranceBefore = 0
+        copy.toleranceAfter = 0
+        return copy
+    }
+
+    /// Throws when a value cannot be right: a negative size, a time or tolerance that is
+    /// negative or NaN, a fraction outside 0...1, a negative dark-frame limit.
+    func validate() throws(ThumbnailError) {
+        guard maximumSize.width >= 0, maximumSize.height >= 0 else {
+            throw ThumbnailError(.invalidArgument, reason: "maximum size \(maximumSize) is negative")
+        }
+        switch time {
+        case .seconds(let seconds):
+            guard seconds.isFinite, seconds >= 0 else {
+                throw ThumbnailError(.invalidArgument, reason: "time \(seconds) s is not a time in the video")
+            }
+        case .fraction(let fraction):
+            guard fraction.isFinite, (0...1).contains(fraction) else {
+                throw ThumbnailError(.invalidArgument, reason: "fraction \(fraction) is outside 0...1")
+            }
+        }
+        for (name, tolerance) in [("before", toleranceBefore), ("after", toleranceAfter)] {
+            guard !tolerance.isNaN, tolerance >= 0 else {
+                throw ThumbnailError(.invalidArgument, reason: "tolerance \(name) \(tolerance) s is not >= 0")
+            }
+        }
+        guard darkFrameLimit >= 0 else {
+            throw ThumbnailError(.invalidArgument, reason: "dark frame limit \(darkFrameLimit) is negative")
+        }
+    }
+}
+
+/// A point in a video to take a cover from.
+public enum CoverTime: Sendable, Hashable {
+    /// Seconds from the start of the video (its first frame is 0, whatever timestamp the file
+    /// gives it). A time at or past the end gives the last frame.
+    case seconds(Double)
+    /// A fraction of the video's duration, 0...1 (0.5 is the middle; 1 is the last frame).
+    case fraction(Double)
+}
+
+/// The pixel layout of a ``CoverImage``: 8 bits per channel, channels in this order.
+public enum CoverPixelFormat: String, Sendable, Hashable, CaseIterable {
+    /// Red, green, blue: 3 bytes per pixel.
+    case rgb
+    /// Red, green, blue, alpha (always 255, opaque): 4 bytes per pixel.
+    case rgba
+
+    /// Bytes per pixel.
+    public var bytesPerPixel: Int {
+        switch self {
+        case .rgb: 3
+        case .rgba: 4
+        }
+    }
+}
+
+extension PixelSize {
+    /// 0x0: "no limit" as a maximum size.
+    public static let zero = PixelSize(width: 0, height: 0)
+}

@@ -1,0 +1,65 @@
+internal import CFFmpeg
+
+/// One decoded picture; frees its `AVFrame` (and the references it holds) in `deinit`.
+///
+/// Deliberately not `Sendable`: decoded pixels stay inside the cover job that decoded them; what
+/// leaves it is a ``CoverImage``, copied into Swift memory.
+final class Frame {
+    let pointer: FFmpeg.FramePointer
+
+    init() throws(FFmpegError) {
+        pointer = try FFmpeg.allocateFrame()
+    }
+
+    deinit {
+        FFmpeg.freeFrame(pointer)
+    }
+
+    /// Drops the pictures this frame references.
+    func clear() {
+        FFmpeg.clearFrame(pointer)
+    }
+
+    /// Takes over `other`'s picture (no copy), leaving `other` empty.
+    func take(from other: Frame) {
+        FFmpeg.moveFrame(other.pointer, to: pointer)
+    }
+
+    /// Exchanges the pictures of two frames.
+    func swap(with other: Frame) throws(FFmpegError) {
+        let spare = try Frame()
+        spare.take(from: self)
+        take(from: other)
+        other.take(from: spare)
+    }
+
+    /// Whether the frame holds a picture.
+    var hasPicture: Bool { pointer.pointee.width > 0 && pointer.pointee.height > 0 && pointer.pointee.format >= 0 }
+    var width: Int { Int(pointer.pointee.width) }
+    var height: Int { Int(pointer.pointee.height) }
+    /// FFmpeg's pixel format number (`AVPixelFormat`).
+    var pixelFormat: Int32 { pointer.pointee.format }
+    /// The best timestamp FFmpeg could determine, in the stream's time base; nil when none.
+    var timestamp: Int64? {
+        let value = pointer.pointee.best_effort_timestamp
+        return value == FFmpeg.noTimestamp ? nil : value
+    }
+    /// The duration in the stream's time base, nil when unknown.
+    var duration: Int64? {
+        let value = FFmpeg.duration(of: pointer)
+        return value > 0 ? value : nil
+    }
+    /// The pixel aspect ratio the decoder found in the bitstream, if any.
+    var sampleAspectRatio: Rational? { Rational(validating: pointer.pointee.sample_aspect_ratio) }
+    /// Whether the decoder flagged it as damaged.
+    var isDamaged: Bool { FFmpeg.isDamaged(pointer) }
+    /// Whether it is a keyframe.
+    var isKeyframe: Bool { FFmpeg.isKeyframe(pointer) }
+    /// Whether its YUV values use the full 0-255 range (JPEG range) rather than 16-235.
+    var isFullRange: Bool {
+        if pointer.pointee.color_range == AVCOL_RANGE_JPEG { return true }
+        return FFmpeg.isFullRangeFormat(pointer.pointee.format)
+    }
+    /// The YUV matrix the frame declares (`AVColorSpace` number).
+    var colorSpace: Int32 { Int32(pointer.pointee.colorspace.rawValue) }
+}

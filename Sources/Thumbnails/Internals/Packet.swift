@@ -1,0 +1,35 @@
+internal import CFFmpeg
+
+/// One compressed packet buffer, reused for every read; frees its `AVPacket` in `deinit`.
+///
+/// Deliberately not `Sendable`: it belongs to the one cover job that reads into it.
+final class Packet {
+    let pointer: FFmpeg.PacketPointer
+
+    init() throws(FFmpegError) {
+        pointer = try FFmpeg.allocatePacket()
+    }
+
+    deinit {
+        FFmpeg.freePacket(pointer)
+    }
+
+    /// Drops the data the packet references, ready for the next read.
+    func clear() {
+        FFmpeg.clearPacket(pointer)
+    }
+
+    /// Makes this packet another reference to `other`'s data.
+    func copy(from other: Packet) throws(FFmpegError) {
+        try FFmpeg.copyPacket(other.pointer, to: pointer)
+    }
+
+    /// The container's index of the stream this packet belongs to.
+    var streamIndex: Int { Int(pointer.pointee.stream_index) }
+    /// The demuxer marked it as the start of a keyframe.
+    var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    /// The demuxer marked it as damaged (for instance cut short by the end of the file).
+    var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
+    /// Whether the packet holds data (after a read, before ``clear()``).
+    var hasData: Bool { pointer.pointee.size > 0 }
+}
