@@ -84,20 +84,35 @@ final class CoverSession {
     }
 
     /// The frame for `target` seconds.
+    ///
+    /// Seeking lands on the keyframe at or before the seek point in indexed containers; MPEG-TS
+    /// and other unindexed ones seek by bisecting timestamps and may land after it. When the
+    /// first frame decoded starts after `target`, the seek is retried from further back (1, 2,
+    /// 4, ... seconds, finally the start), so keyframe mode keeps its "at or before" promise and
+    /// exact mode finds the frame shown at `target`.
     private func pick(at target: Double) throws(ThumbnailError) -> Picked {
         let pastEnd = reader.duration.map { target >= $0 } ?? false
+        let keyframeMode = options.isKeyframeMode && !pastEnd
+        let toleranceBefore = pastEnd ? 0 : options.toleranceBefore
+        var seekPoint = pastEnd ? (reader.duration ?? target) : target
+        var backoff = 1.0
         var seeked = false
-        if used || target > 0 {
-            seeked = reader.seek(to: pastEnd ? (reader.duration ?? target) : target)
+        var overshot: Picked?
+        while true {
+            if used || seekPoint > 0 {
+                seeked = reader.seek(to: seekPoint)
+            }
+            used = true
+            let found =
+                keyframeMode ? try nextKeyframe() : try decodeForward(to: target, toleranceBefore: toleranceBefore)
+            guard let found else { break }
+            let landedAfter = found.time > target + Self.epsilon && !found.isLast
+            guard landedAfter, seeked, seekPoint > 0 else { return found }
+            overshot = overshot ?? found
+            seekPoint = max(0, min(seekPoint, target) - backoff)
+            backoff *= 2
         }
-        used = true
-        let found: Picked?
-        if options.isKeyframeMode && !pastEnd {
-            found = try nextKeyframe()
-        } else {
-            found = try decodeForward(to: target, toleranceBefore: pastEnd ? 0 : options.toleranceBefore)
-        }
-        if let found { return found }
+        if let overshot { return overshot }
         // Nothing decodes from the seek point on: the file ends before it (an index listing
         // data that is missing). Decode from the start to the last frame there is.
         if seeked, reader.seek(to: 0), let last = try decodeForward(to: target, toleranceBefore: 0) {

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import Thumbnails
+
+@Suite("Covers: typed errors for every broken input and bad request")
+struct CoverErrorTests {
+    let generator = CoverGenerator()
+
+    func failure(
+        _ url: URL,
+        _ options: CoverOptions = CoverOptions(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ThumbnailError {
+        let error = try #require(throws: ThumbnailError.self, sourceLocation: sourceLocation) {
+            try generator.makeCover(for: url, options: options)
+        }
+        #expect(error.reason.split(whereSeparator: \.isNewline).count == 1, sourceLocation: sourceLocation)
+        return error
+    }
+
+    @Test(
+        "each broken fixture fails with its kind and names the file",
+        arguments: [
+            ("audio-only.m4a", ThumbnailError.Kind.noVideoStream),
+            ("empty.mp4", .notAMediaFile),
+            ("not-a-video.mp4", .notAMediaFile),
+            ("truncated-index-at-end.mp4", .notAMediaFile),
+            ("no-such-file.mp4", .fileNotFound),
+        ]
+    )
+    func brokenFixtures(_ name: String, _ kind: ThumbnailError.Kind) throws {
+        let error = try failure(Fixtures.url(name))
+        #expect(error.kind == kind, "\(error.reason)")
+        #expect(error.reason.contains(name))
+    }
+
+    @Test("a directory and a non-file URL are rejected")
+    func notFiles() throws {
+        #expect(try failure(Fixtures.folder).kind == .notAMediaFile)
+        let remote = try #require(URL(string: "https://example.com/take.mp4"))
+        #expect(try failure(remote).kind == .invalidArgument)
+    }
+
+    @Test(
+        "impossible requests are invalid arguments",
+        arguments: [
+            CoverOptions(time: .seconds(-1)),
+            CoverOptions(time: .seconds(.nan)),
+            CoverOptions(time: .seconds(.infinity)),
+            CoverOptions(time: .fraction(1.5)),
+            CoverOptions(time: .fraction(-0.1)),
+            CoverOptions(maximumSize: PixelSize(width: -1, height: 10)),
+            CoverOptions(toleranceBefore: .nan),
+            CoverOptions(toleranceAfter: -1),
+            CoverOptions(darkFrameLimit: -1),
+        ]
+    )
+    func invalidArguments(_ options: CoverOptions) throws {
+        #expect(try failure(Fixtures.url("h264.mp4"), options).kind == .invalidArgument)
+        // Checked before the file is opened: a missing file reports the argument, not the file.
+        #expect(try failure(Fixtures.url("no-such-file.mp4"), options).kind == .invalidArgument)
+    }
+
+    @Test("a zero-size or inconsistent image is an invalid argument")
+    func zeroSizeImage() {
+        #expect(throws: ThumbnailError.self) {
+            try CoverImage(width: 0, height: 10, bytesPerRow: 0, pixelFormat: .rgb, pixels: [])
+        }
+        #expect(throws: ThumbnailError.self) {
+            try CoverImage(width: 2, height: 2, bytesPerRow: 6, pixelFormat: .rgb, pixels: [0, 0, 0])
+        }
+        #expect(throws: Never.self) {
+            try CoverImage(width: 2, height: 1, bytesPerRow: 6, pixelFormat: .rgb, pixels: [1, 2, 3, 4, 5, 6])
+        }
+    }
+
+    @Test("the error's reason carries FFmpeg's own words")
+    func ffmpegReason() throws {
+        let error = try failure(Fixtures.url("truncated-index-at-end.mp4"))
+        #expect(error.reason.contains("moov atom not found"))
+    }
+
+    @Test("in-memory inputs fail with the same kinds")
+    func memoryErrors() throws {
+        for (name, kind) in [
+            ("audio-only.m4a", ThumbnailError.Kind.noVideoStream), ("empty.mp4", .notAMediaFile),
+            ("not-a-video.mp4", .notAMediaFile), ("truncated-index-at-end.mp4", .notAMediaFile),
+        ] {
+            let data = try Data(contentsOf: Fixtures.url(name))
+            let error = try #require(throws: ThumbnailError.self) { try generator.makeCover(from: data, name: name) }
+            #expect(error.kind == kind, "\(name): \(error.reason)")
+            #expect(error.reason.contains(name))
+        }
+    }
+}
+
+@Suite("Damaged inputs never crash the cover generator")
+struct DamagedCoverTests {
+    /// Cuts and corrupts each codec's fixture at seeded places, in memory: every result must be
+    /// a cover or a `ThumbnailError` with a one-line reason.
+    @Test(
+        "cut and corrupted fixtures give a cover or a typed error",
+        arguments: ["h264.mp4", "hevc.mp4", "vp9.webm", "mpeg4.avi", "offset-timestamps.ts", "hevc-10bit.mp4"]
+    )
+    func damaged(_ name: String) throws {
+        let original = try Data(contentsOf: Fixtures.url(name))
+        let generator = CoverGenerator()
+        var random = SeededGenerator(state: UInt64(original.count) &* 31)
+        var covers = 0
+        for round in 0..<30 {
+            var bytes = original
+            if round % 2 == 0 {
+                bytes = bytes.prefix(Int.random(in: 1..<bytes.count, using: &random))
+            }
+            for _ in 0..<(round % 5) * 10 {
+                let index = Int.random(in: 0..<bytes.count, using: &random)
+                bytes[index] = UInt8.random(in: 0...255, using: &random)
+            }
+            let options = CoverOptions(
+                maximumSize: PixelSize(width: 64, height: 64), time: .seconds(Double(round % 3)),
+                toleranceBefore: round % 4 == 0 ? 0 : .infinity, toleranceAfter: round % 4 == 0 ? 0 : .infinity,
+                skipsDarkFrames: round % 3 == 0)
+            do {
+                let image = try generator.makeCover(from: bytes, name: "\(round)-\(name)", options: options)
+                #expect(image.width > 0 && image.height > 0)
+                #expect(image.pixels.count == image.bytesPerRow * image.height)
+                covers += 1
+            } catch {
+                #expect(error.reason.split(whereSeparator: \.isNewline).count == 1)
+                #expect(error.kind != .cancelled && error.kind != .invalidArgument, "\(error.reason)")
+            }
+        }
+        #expect(covers > 0)
+    }
+}
