@@ -20,8 +20,19 @@ public final class CoverGenerator: Sendable {
     /// Advanced by ``cancelAll()``; a job stops when the epoch it started in has passed.
     private let epoch = Atomic<Int>(0)
 
+    /// Called at every cancellation check (once per packet read), before checking: a test hook
+    /// that cancels at a chosen packet to prove decoding stops at the next one.
+    private let checkObserver: (@Sendable () -> Void)?
+
     /// A generator. Cheap: make one per screen, or share one.
-    public init() {}
+    public init() {
+        checkObserver = nil
+    }
+
+    /// A generator that calls `checkObserver` at each cancellation check (tests only).
+    init(checkObserver: @escaping @Sendable () -> Void) {
+        self.checkObserver = checkObserver
+    }
 
     // MARK: Blocking
 
@@ -196,6 +207,7 @@ public final class CoverGenerator: Sendable {
     func cancellationCheck(token: CancellationToken?, name: String) -> () throws(ThumbnailError) -> Void {
         let started = epoch.load(ordering: .sequentiallyConsistent)
         return { () throws(ThumbnailError) in
+            self.checkObserver?()
             if token?.isCancelled == true || Task.isCancelled
                 || self.epoch.load(ordering: .relaxed) != started
             {

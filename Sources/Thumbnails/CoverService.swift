@@ -1,0 +1,239 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The cover provider for a grid of cells: a cache in front of a generator, requests that share
+/// one decode per file and size, a limit on decodes running at once, and cancellation per
+/// request or for everything.
+///
+/// This is the shape CanvasKit's `CoverProvider` adapter wraps (Thumbnails does not depend on
+/// CanvasKit, and CanvasKit never imports FFmpeg): a cell's view-model asks for its video's
+/// cover at the cell's size when it is displayed, and cancels when the cell ends displaying or
+/// is reused.
+///
+/// ```swift
+/// let covers = CoverService()
+/// // willDisplay:
+/// request = covers.requestCover(for: take.url, maximumSize: PixelSize(width: 320, height: 320)) { result in
+///     DispatchQueue.main.async { cell.show(result) }
+/// }
+/// // didEndDisplaying / prepareForReuse:
+/// request?.cancel()
+/// ```
+///
+/// Guarantees: each request's completion is called exactly once, with the cover, a
+/// ``ThumbnailError``, or `.cancelled`. A cover already cached is delivered synchronously,
+/// before ``requestCover(for:maximumSize:completion:)`` returns, on the caller's thread (a
+/// displayed cell shows it in the same pass, no flicker); otherwise on a background queue.
+/// Requests for the same file version and size while one is decoding join it. Pending decodes
+/// start newest first (the cells just scrolled into view), at most ``maximumConcurrency`` at
+/// once. A decode whose requests are all cancelled stops at its next packet.
+public final class CoverService: Sendable {
+    /// The cache the service fills and reads.
+    public let cache: CoverCache
+    /// Everything but the size, for every cover (the size comes with each request).
+    public let options: CoverOptions
+    /// The most decodes running at once.
+    public let maximumConcurrency: Int
+    private let generator: CoverGenerator
+    private let state = Mutex(State())
+
+    private typealias Completion = @Sendable (Result<CoverImage, ThumbnailError>) -> Void
+
+    /// One decode and the requests waiting for it.
+    private struct Job: Sendable {
+        var id: Int
+        var url: URL
+        var key: CoverCache.Key
+        var token = CancellationToken()
+        var waiters: [Int: Completion] = [:]
+        var started = false
+    }
+
+    private struct State: Sendable {
+        /// Jobs that requests can still join, pending or running.
+        var jobs: [CoverCache.Key: Job] = [:]
+        /// Keys of jobs not started yet, oldest first (started from the end).
+        var pending: [CoverCache.Key] = []
+        var running = 0
+        var nextID = 0
+
+        mutating func makeID() -> Int {
+            nextID += 1
+            return nextID
+        }
+    }
+
+    /// A service with its own generator.
+    ///
+    /// - Parameters:
+    ///   - cache: where covers are kept; 64 MB by default (about 390 covers of 320x180).
+    ///   - options: how covers are taken; by default the first frame that is not dark, as a
+    ///     cover should be.
+    ///   - maximumConcurrency: decodes running at once; the active processor count by default.
+    public init(
+        cache: CoverCache = CoverCache(capacity: 64 << 20),
+        options: CoverOptions = CoverOptions(skipsDarkFrames: true),
+        maximumConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
+    ) {
+        self.cache = cache
+        self.options = options
+        self.maximumConcurrency = max(1, maximumConcurrency)
+        generator = CoverGenerator()
+    }
+
+    /// The options of a request for `maximumSize`.
+    private func options(for maximumSize: PixelSize) -> CoverOptions {
+        var options = options
+        options.maximumSize = maximumSize
+        return options
+    }
+
+    /// The cached cover for the file at `url` at `maximumSize`, without decoding: nil when it
+    /// is not cached (or the file changed since).
+    public func cachedCover(for url: URL, maximumSize: PixelSize) -> CoverImage? {
+        cache.cover(for: url, options: options(for: maximumSize))
+    }
+
+    /// Asks for the cover of the file at `url`, fitting `maximumSize`, and calls `completion`
+    /// exactly once (see the type's guarantees).
+    ///
+    /// - Returns: the request, to ``CoverRequest/cancel()`` when the cell goes away.
+    @discardableResult
+    public func requestCover(
+        for url: URL,
+        maximumSize: PixelSize,
+        completion: @escaping @Sendable (Result<CoverImage, ThumbnailError>) -> Void
+    ) -> CoverRequest {
+        let request = CoverRequest()
+        enqueue(url: url, maximumSize: maximumSize, request: request, completion: completion)
+        return request
+    }
+
+    /// The cover of the file at `url`, fitting `maximumSize`: from the cache, or decoded (sharing
+    /// a decode already running for it).
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled (or ``cancelAll()`` runs)
+    ///   first, otherwise a ``ThumbnailError`` as ``CoverGenerator/makeCover(for:options:)``.
+    public func cover(for url: URL, maximumSize: PixelSize) async throws -> CoverImage {
+        let request = CoverRequest()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<CoverImage, ThumbnailError>, Never>) in
+                enqueue(url: url, maximumSize: maximumSize, request: request) { continuation.resume(returning: $0) }
+            }
+        } onCancel: {
+            request.cancel()
+        }
+        switch result {
+        case .success(let image): return image
+        case .failure(let error) where error.kind == .cancelled: throw CancellationError()
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Cancels every request made so far: their completions get `.cancelled` now, and running
+    /// decodes stop at their next packet. Later requests run normally.
+    public func cancelAll() {
+        let waiters = state.withLock { state -> [(Completion, URL)] in
+            var waiters: [(Completion, URL)] = []
+            for job in state.jobs.values {
+                waiters.append(contentsOf: job.waiters.values.map { ($0, job.url) })
+                job.token.cancel()
+            }
+            state.jobs.removeAll()
+            state.pending.removeAll()
+            return waiters
+        }
+        for (waiter, url) in waiters {
+            waiter(.failure(ThumbnailError(.cancelled, reason: "\(url.path): cancelled")))
+        }
+    }
+
+    // MARK: Scheduling
+
+    private func enqueue(url: URL, maximumSize: PixelSize, request: CoverRequest, completion: @escaping Completion) {
+        let options = options(for: maximumSize)
+        let cancelled = ThumbnailError(.cancelled, reason: "\(url.path): cancelled")
+        guard !request.isCancelled else { return completion(.failure(cancelled)) }
+        guard let key = cache.key(for: url, options: options) else {
+            // No file (or not a file URL): let the generator say precisely what is wrong.
+            return completion(
+                Result { () throws(ThumbnailError) in try generator.makeCover(for: url, options: options) })
+        }
+        if let image = cache.cover(for: key) {
+            return completion(.success(image))
+        }
+        let (waiterID, start) = state.withLock { state -> (Int, Job?) in
+            let waiterID = state.makeID()
+            if state.jobs[key] == nil {
+                state.jobs[key] = Job(id: state.makeID(), url: url, key: key)
+                state.pending.append(key)
+            }
+            state.jobs[key]?.waiters[waiterID] = completion
+            return (waiterID, nextJob(&state))
+        }
+        let installed = request.setCancelHandler { [weak self] in
+            self?.cancelWaiter(waiterID, of: key, url: url)
+        }
+        if !installed { cancelWaiter(waiterID, of: key, url: url) }
+        if let start { run(start) }
+    }
+
+    /// Takes the newest pending job with waiters if a slot is free, marking it started.
+    private func nextJob(_ state: inout State) -> Job? {
+        guard state.running < maximumConcurrency else { return nil }
+        while let key = state.pending.popLast() {
+            guard var job = state.jobs[key], !job.started else { continue }
+            job.started = true
+            state.jobs[key] = job
+            state.running += 1
+            return job
+        }
+        return nil
+    }
+
+    private func run(_ job: Job) {
+        DispatchQueue.global(qos: .userInitiated).async {
+            let result = Result { () throws(ThumbnailError) in
+                try self.generator.makeCover(for: job.url, options: job.key.options, token: job.token)
+            }
+            self.finish(job, with: result)
+        }
+    }
+
+    private func finish(_ job: Job, with result: Result<CoverImage, ThumbnailError>) {
+        if case .success(let image) = result {
+            cache.insert(image, for: job.key)
+        }
+        let (waiters, next) = state.withLock { state -> ([Completion], Job?) in
+            state.running -= 1
+            var waiters: [Completion] = []
+            if state.jobs[job.key]?.id == job.id {
+                waiters = state.jobs.removeValue(forKey: job.key).map { Array($0.waiters.values) } ?? []
+            }
+            return (waiters, nextJob(&state))
+        }
+        for waiter in waiters { waiter(result) }
+        if let next { run(next) }
+    }
+
+    /// Drops one waiting request: its completion gets `.cancelled`; a job left without waiters
+    /// is dropped (pending) or stopped (running).
+    private func cancelWaiter(_ waiterID: Int, of key: CoverCache.Key, url: URL) {
+        let completion = state.withLock { state -> Completion? in
+            guard var job = state.jobs[key], let completion = job.waiters.removeValue(forKey: waiterID) else {
+                return nil
+            }
+            if job.waiters.isEmpty {
+                job.token.cancel()
+                state.jobs[key] = nil
+                state.pending.removeAll { $0 == key }
+            } else {
+                state.jobs[key] = job
+            }
+            return completion
+        }
+        completion?(.failure(ThumbnailError(.cancelled, reason: "\(url.path): cancelled")))
+    }
+}

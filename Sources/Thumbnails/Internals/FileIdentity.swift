@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What identifies one version of a file: where it is (device and inode), how big it is, and
+/// when it was last modified (to the nanosecond). A file rewritten in place changes its size or
+/// modification time; a file replaced by a rename changes its inode.
+struct FileIdentity: Sendable, Hashable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modificationSeconds: Int64
+    var modificationNanoseconds: Int64
+
+    /// The identity of the file at `path` now (one `stat` call, about a microsecond), or nil
+    /// when there is no such file.
+    init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        device = UInt64(truncatingIfNeeded: status.st_dev)
+        inode = UInt64(truncatingIfNeeded: status.st_ino)
+        size = Int64(status.st_size)
+        #if canImport(Darwin)
+            modificationSeconds = Int64(status.st_mtimespec.tv_sec)
+            modificationNanoseconds = Int64(status.st_mtimespec.tv_nsec)
+        #else
+            modificationSeconds = Int64(status.st_mtim.tv_sec)
+            modificationNanoseconds = Int64(status.st_mtim.tv_nsec)
+        #endif
+    }
+}
