@@ -69,13 +69,24 @@ public final class CoverGenerator: Sendable {
         return try session.cover(at: options.time)
     }
 
-    func makeCover(for url: URL, options: CoverOptions, token: CancellationToken?) throws(ThumbnailError)
+    /// ``makeCover(for:options:)`` with the stream probe forced on (`alwaysProbe`), for the
+    /// benchmark to measure what skipping it saves.
+    package func makeCover(for url: URL, options: CoverOptions, alwaysProbe: Bool) throws(ThumbnailError)
         -> CoverImage
     {
+        try makeCover(for: url, options: options, token: nil, probe: alwaysProbe ? .always : .whenIncomplete)
+    }
+
+    func makeCover(
+        for url: URL,
+        options: CoverOptions,
+        token: CancellationToken?,
+        probe: MediaInput.ProbePolicy = .whenIncomplete
+    ) throws(ThumbnailError) -> CoverImage {
         try options.validate()
         let check = cancellationCheck(token: token, name: url.path)
         try check()
-        let input = try MediaInput(contentsOf: url, probe: .whenIncomplete)
+        let input = try MediaInput(contentsOf: url, probe: probe)
         let session = try CoverSession(input: input, options: options, checkCancellation: check)
         return try session.cover(at: options.time)
     }
