@@ -82,6 +82,19 @@ done
 echo "| skipped when the header is complete (default) | $skipped |"
 echo "| forced (avformat_find_stream_info) | $forced |"
 
+plain="" skipping=""
+for round in $(seq "$rounds"); do
+    plain=$(smaller "$("$swift_bench" Fixtures/black-first-second.mp4 .bench/swift.png 320 -1 101)" "$plain")
+    skipping=$(smaller "$("$swift_bench" Fixtures/black-first-second.mp4 .bench/swift.png 320 -1 101 --skip-dark)" "$skipping")
+done
+echo
+echo "Skipping the black first second (Fixtures/black-first-second.mp4, 320x180, Thumbnails):"
+echo
+echo "| cover | ms | ratio |"
+echo "| --- | ---: | ---: |"
+echo "| first frame (black) | $plain | 1.00 |"
+echo "| skip dark frames (the pattern at 1 s) | $skipping | $(ratio "$skipping" "$plain") |"
+
 peak() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }'; }
 echo
 echo "Peak memory of one 4K first-frame cover (whole process, maximum resident set size):"

@@ -3,19 +3,20 @@
 // SIZE x SIZE (RGB), encode PNG, write (atomically), repeated LOOPS times in one process; it prints
 // the median milliseconds per cover (the warm figure), like the floor.
 //
-//   ThumbnailBenchmark INPUT OUTPUT.png [SIZE] [SECONDS] [LOOPS] [exact] [--probe]
+//   ThumbnailBenchmark INPUT OUTPUT.png [SIZE] [SECONDS] [LOOPS] [exact] [--probe] [--skip-dark]
 //
 // SECONDS < 0 means the first frame; otherwise keyframe mode at SECONDS, or the exact frame with
 // "exact". --probe forces avformat_find_stream_info even when the header is complete (to measure
-// what skipping it saves). Exit status 1 with the error's reason on stderr when a cover fails.
+// what skipping it saves); --skip-dark turns on CoverOptions.skipsDarkFrames. Exit status 1 with the error's reason on stderr when a cover fails.
 import Foundation
 import Thumbnails
 
-let arguments = CommandLine.arguments.dropFirst().filter { $0 != "--probe" }
+let arguments = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--") }
 let forcesProbe = CommandLine.arguments.contains("--probe")
+let skipsDark = CommandLine.arguments.contains("--skip-dark")
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(
-        Data("usage: ThumbnailBenchmark INPUT OUTPUT [SIZE] [SECONDS] [LOOPS] [exact] [--probe]\n".utf8))
+        Data("usage: ThumbnailBenchmark INPUT OUTPUT [SIZE] [SECONDS] [LOOPS] [exact] [--probe] [--skip-dark]\n".utf8))
     exit(2)
 }
 let values = Array(arguments)
@@ -26,7 +27,7 @@ let seconds = values.count > 3 ? Double(values[3]) ?? -1 : -1
 let loops = values.count > 4 ? max(1, Int(values[4]) ?? 1) : 1
 let exact = values.count > 5 && values[5] == "exact"
 
-var options = CoverOptions(maximumSize: PixelSize(width: size, height: size))
+var options = CoverOptions(maximumSize: PixelSize(width: size, height: size), skipsDarkFrames: skipsDark)
 if seconds >= 0 {
     options.time = .seconds(seconds)
 }
