@@ -140,7 +140,10 @@ final class CoverSession {
             let time =
                 reader.seconds(of: current) ?? previousTime.map { $0 + (frameDuration ?? 0) } ?? target
             if time <= target + Self.epsilon {
-                let shownAtTarget = frameDuration.map { time + $0 > target + Self.epsilon } ?? false
+                // The frame's own duration where the container gives one (variable frame rates),
+                // else the stream's average.
+                let duration = current.duration.map { Double($0) * reader.timeBase } ?? frameDuration
+                let shownAtTarget = duration.map { time + $0 > target + Self.epsilon } ?? false
                 if shownAtTarget || time >= target - toleranceBefore - Self.epsilon {
                     return Picked(frame: current, time: time, isLast: false)
                 }
