@@ -120,13 +120,16 @@ private func memorySeek(_ opaque: UnsafeMutableRawPointer?, _ offset: Int64, _ w
 final class MemoryIO {
     let reader: MemoryReader
     let pointer: FFmpeg.IOContextPointer
+    private let tracker = LifetimeTracker.current
 
     init(_ bytes: Data) throws(FFmpegError) {
         reader = MemoryReader(bytes)
         pointer = try FFmpeg.makeIOContext(reading: reader)
+        tracker?.created(self)
     }
 
     deinit {
         FFmpeg.freeIOContext(pointer)
+        tracker?.freed(self)
     }
 }

@@ -11,11 +11,13 @@ final class FormatContext {
     /// The custom I/O of an in-memory input. Stored properties are released after `deinit`
     /// runs, so the input is closed before the I/O context it reads from is freed.
     private let memoryIO: MemoryIO?
+    private let tracker = LifetimeTracker.current
 
     /// Opens `path` and reads the container header.
     init(path: String) throws(FFmpegError) {
         pointer = try FFmpeg.openInput(path: path)
         memoryIO = nil
+        tracker?.created(self)
     }
 
     /// Opens bytes held in memory and reads the container header.
@@ -23,10 +25,12 @@ final class FormatContext {
         let io = try MemoryIO(bytes)
         pointer = try FFmpeg.openInput(io: io.pointer)
         memoryIO = io
+        tracker?.created(self)
     }
 
     deinit {
         FFmpeg.closeInput(pointer)
+        tracker?.freed(self)
     }
 
     /// Reads packets to complete stream parameters the header left out.
