@@ -3,20 +3,24 @@
 // SIZE x SIZE (RGB), encode PNG, write (atomically), repeated LOOPS times in one process; it prints
 // the median milliseconds per cover (the warm figure), like the floor.
 //
-//   ThumbnailBenchmark INPUT OUTPUT.png [SIZE] [SECONDS] [LOOPS] [exact] [--probe] [--skip-dark]
+//   ThumbnailBenchmark INPUT OUTPUT.png [SIZE] [SECONDS] [LOOPS] [exact] [--probe] [--skip-dark] [--no-write]
 //
 // SECONDS < 0 means the first frame; otherwise keyframe mode at SECONDS, or the exact frame with
 // "exact". --probe forces avformat_find_stream_info even when the header is complete (to measure
-// what skipping it saves); --skip-dark turns on CoverOptions.skipsDarkFrames. Exit status 1 with the error's reason on stderr when a cover fails.
+// what skipping it saves); --skip-dark turns on CoverOptions.skipsDarkFrames; --no-write stops after
+// the decoded, scaled cover (no PNG encoding, no file). Exit status 1 with the error's reason on stderr when a cover fails.
 import Foundation
 import Thumbnails
 
 let arguments = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--") }
 let forcesProbe = CommandLine.arguments.contains("--probe")
 let skipsDark = CommandLine.arguments.contains("--skip-dark")
+let writes = !CommandLine.arguments.contains("--no-write")
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(
-        Data("usage: ThumbnailBenchmark INPUT OUTPUT [SIZE] [SECONDS] [LOOPS] [exact] [--probe] [--skip-dark]\n".utf8))
+        Data(
+            ("usage: ThumbnailBenchmark INPUT OUTPUT [SIZE] [SECONDS] [LOOPS] [exact]"
+                + " [--probe] [--skip-dark] [--no-write]\n").utf8))
     exit(2)
 }
 let values = Array(arguments)
@@ -42,7 +46,9 @@ for _ in 0..<loops {
     let start = clock.now
     do {
         let cover = try generator.makeCover(for: input, options: options, alwaysProbe: forcesProbe)
-        try cover.write(to: output, as: .png)
+        if writes {
+            try cover.write(to: output, as: .png)
+        }
     } catch {
         FileHandle.standardError.write(Data("ThumbnailBenchmark: \(error.reason)\n".utf8))
         exit(1)
