@@ -92,6 +92,12 @@ final class FormatContext {
         return value == FFmpeg.noTimestamp || value <= 0 ? nil : value
     }
 
+    /// Whether the demuxer skips stream `index`'s non-keyframe packets (see
+    /// ``FFmpeg/setSkipsNonKeyframes(_:_:)``).
+    func setSkipsNonKeyframes(ofStream index: Int, _ skips: Bool) {
+        FFmpeg.setSkipsNonKeyframes(streamPointer(at: index), skips)
+    }
+
     /// Reads the next packet of any stream into `packet` (cleared by the caller).
     func readPacket(into packet: Packet) -> FFmpeg.ReadResult {
         FFmpeg.readPacket(pointer, into: packet.pointer)

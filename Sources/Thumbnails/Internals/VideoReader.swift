@@ -191,9 +191,15 @@ final class VideoReader {
     /// the next call starts clean.
     func nextKeyframe(into frame: Frame) throws(ThumbnailError) -> Bool {
         while true {
+            // The demuxer need not even read the packets in between (MP4 and Matroska skip
+            // them by their index); the check below keeps that true for the others.
+            input.format.setSkipsNonKeyframes(ofStream: streamIndex, true)
+            var found = false
             repeat {
-                guard try readVideoPacket() else { return false }
-            } while !packet.isKeyframe
+                found = try readVideoPacket()
+            } while found && !packet.isKeyframe
+            input.format.setSkipsNonKeyframes(ofStream: streamIndex, false)
+            guard found else { return false }
             decoder.flush()
             draining = false
             do {
