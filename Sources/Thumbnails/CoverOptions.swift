@@ -26,8 +26,10 @@ public struct CoverOptions: Sendable, Hashable {
     /// with ``toleranceAfter`` also infinite) means keyframe mode: the keyframe at or before
     /// the time, which needs a single frame decoded.
     public var toleranceBefore: Double
-    /// How much later than ``time`` the frame may be, in seconds. Zero for both tolerances
-    /// means the exact frame: the one shown at ``time``.
+    /// How much later than ``time`` the frame may be, in seconds: a keyframe that close after
+    /// ``time`` is taken (decoded alone) when no keyframe is within ``toleranceBefore`` before
+    /// it, sparing a decode forward. Zero for both tolerances means the exact frame: the one
+    /// shown at ``time``.
     public var toleranceAfter: Double
     /// Whether to step past dark or flat frames (a black fade-in, a blank slate): when the
     /// chosen frame is almost black or almost uniform, the next keyframes are tried, up to

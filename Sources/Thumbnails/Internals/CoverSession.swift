@@ -94,6 +94,9 @@ final class CoverSession {
         let pastEnd = reader.duration.map { target >= $0 } ?? false
         let keyframeMode = options.isKeyframeMode && !pastEnd
         let toleranceBefore = pastEnd ? 0 : options.toleranceBefore
+        if !keyframeMode, !pastEnd, options.toleranceAfter > 0, let keyframe = try keyframeWithinTolerance(of: target) {
+            return keyframe
+        }
         var seekPoint = pastEnd ? (reader.duration ?? target) : target
         var backoff = 1.0
         var seeked = false
@@ -119,6 +122,25 @@ final class CoverSession {
             return last
         }
         throw reader.decodeFailure()
+    }
+
+    /// A keyframe within the tolerances of `target`, decoded alone, when there is one next to it:
+    /// the keyframe at or before `target` when it is within ``CoverOptions/toleranceBefore``, else
+    /// the one after it when it is within ``CoverOptions/toleranceAfter``. Costs at most two
+    /// keyframe decodes, and spares decoding forward from the keyframe before.
+    private func keyframeWithinTolerance(of target: Double) throws(ThumbnailError) -> Picked? {
+        used = true
+        if reader.seek(to: target), let before = try nextKeyframe(),
+            before.time <= target + Self.epsilon, before.time >= target - options.toleranceBefore - Self.epsilon
+        {
+            return before
+        }
+        if reader.seek(to: target, forward: true), let after = try nextKeyframe(),
+            after.time >= target - Self.epsilon, after.time <= target + options.toleranceAfter + Self.epsilon
+        {
+            return after
+        }
+        return nil
     }
 
     /// The next keyframe, decoded alone.

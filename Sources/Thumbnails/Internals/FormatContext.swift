@@ -103,9 +103,10 @@ final class FormatContext {
         FFmpeg.readPacket(pointer, into: packet.pointer)
     }
 
-    /// Seeks stream `index` to the keyframe at or before `timestamp` (its time base).
-    func seek(streamIndex index: Int, to timestamp: Int64) throws(FFmpegError) {
-        try FFmpeg.seek(pointer, streamIndex: index, to: timestamp)
+    /// Seeks stream `index` to the keyframe at or before `timestamp` (its time base), or with
+    /// `forward` at or after it.
+    func seek(streamIndex index: Int, to timestamp: Int64, forward: Bool = false) throws(FFmpegError) {
+        try FFmpeg.seek(pointer, streamIndex: index, to: timestamp, forward: forward)
     }
 
     /// All streams' parameters, in container order.

@@ -86,15 +86,15 @@ final class VideoReader {
         return Double(timestamp - (origin ?? 0)) * timeBase
     }
 
-    /// Seeks to the keyframe at or before `seconds` from the start. Returns false when the
-    /// demuxer cannot seek (the reader then goes on from where it is).
+    /// Seeks to the keyframe at or before `seconds` from the start (with `forward`, at or after
+    /// it). Returns false when the demuxer cannot seek (the reader then goes on from where it is).
     @discardableResult
-    func seek(to seconds: Double) -> Bool {
+    func seek(to seconds: Double, forward: Bool = false) -> Bool {
         let units = (seconds / timeBase).rounded(.down)
         let offset = units.isFinite && abs(units) < 1e15 ? Int64(units) : Int64(1e15)
         let (target, overflow) = (origin ?? 0).addingReportingOverflow(offset)
         do {
-            try input.format.seek(streamIndex: streamIndex, to: overflow ? Int64.max / 2 : target)
+            try input.format.seek(streamIndex: streamIndex, to: overflow ? Int64.max / 2 : target, forward: forward)
         } catch {
             return false
         }
