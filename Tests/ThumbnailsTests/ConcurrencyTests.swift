@@ -320,3 +320,26 @@ struct CoverServiceTests {
         gate.release()
     }
 }
+
+@Suite("FFmpeg's interrupt callback stops blocking reads")
+struct InterruptionTests {
+    @Test("an interruption that is already requested stops opening the file")
+    func duringOpen() throws {
+        let error = try #require(throws: ThumbnailError.self) {
+            try MediaInput(contentsOf: Fixtures.url("offset-timestamps.ts"), interruption: Interruption { true })
+        }
+        #expect(error.kind == .cancelled)
+    }
+
+    @Test("an interruption requested after opening stops reading packets with .cancelled, not a cover")
+    func duringReading() throws {
+        let requested = Mutex(false)
+        let input = try MediaInput(
+            contentsOf: Fixtures.url("h264.mp4"), probe: .whenIncomplete,
+            interruption: Interruption { requested.withLock { $0 } })
+        let session = try CoverSession(input: input, options: CoverOptions().exact(), checkCancellation: {})
+        requested.withLock { $0 = true }
+        let error = try #require(throws: ThumbnailError.self) { try session.cover(at: .seconds(1.5)) }
+        #expect(error.kind == .cancelled)
+    }
+}

@@ -64,7 +64,8 @@ public final class CoverGenerator: Sendable {
         try options.validate()
         let check = cancellationCheck(token: nil, name: name)
         try check()
-        let input = try MediaInput(bytes: data, name: name, probe: .whenIncomplete)
+        let input = try MediaInput(
+            bytes: data, name: name, probe: .whenIncomplete, interruption: interruption(token: nil))
         let session = try CoverSession(input: input, options: options, checkCancellation: check)
         return try session.cover(at: options.time)
     }
@@ -86,7 +87,7 @@ public final class CoverGenerator: Sendable {
         try options.validate()
         let check = cancellationCheck(token: token, name: url.path)
         try check()
-        let input = try MediaInput(contentsOf: url, probe: probe)
+        let input = try MediaInput(contentsOf: url, probe: probe, interruption: interruption(token: token))
         let session = try CoverSession(input: input, options: options, checkCancellation: check)
         return try session.cover(at: options.time)
     }
@@ -118,7 +119,8 @@ public final class CoverGenerator: Sendable {
         try await runOffActor { token throws(ThumbnailError) in
             try options.validate()
             let check = self.cancellationCheck(token: token, name: name)
-            let input = try MediaInput(bytes: data, name: name, probe: .whenIncomplete)
+            let input = try MediaInput(
+                bytes: data, name: name, probe: .whenIncomplete, interruption: self.interruption(token: token))
             let session = try CoverSession(input: input, options: options, checkCancellation: check)
             return try session.cover(at: options.time)
         }
@@ -142,7 +144,8 @@ public final class CoverGenerator: Sendable {
                 try options.validate()
                 let check = self.cancellationCheck(token: token, name: url.path)
                 try check()
-                let input = try MediaInput(contentsOf: url, probe: .whenIncomplete)
+                let input = try MediaInput(
+                    contentsOf: url, probe: .whenIncomplete, interruption: self.interruption(token: token))
                 let session = try CoverSession(input: input, options: options, checkCancellation: check)
                 for time in times {
                     continuation.yield(try session.cover(at: time))
@@ -224,6 +227,15 @@ public final class CoverGenerator: Sendable {
             {
                 throw ThumbnailError(.cancelled, reason: "\(name): cancelled")
             }
+        }
+    }
+
+    /// What FFmpeg's interrupt callback asks during blocking reads: the same conditions as
+    /// ``cancellationCheck(token:name:)``, without its test observer.
+    func interruption(token: CancellationToken?) -> Interruption {
+        let started = epoch.load(ordering: .sequentiallyConsistent)
+        return Interruption {
+            token?.isCancelled == true || Task.isCancelled || self.epoch.load(ordering: .relaxed) != started
         }
     }
 

@@ -12,19 +12,23 @@ final class FormatContext {
     /// runs, so the input is closed before the I/O context it reads from is freed.
     private let memoryIO: MemoryIO?
     private let tracker = LifetimeTracker.current
+    /// What FFmpeg's interrupt callback asks; kept alive as long as the input.
+    private let interruption: Interruption?
 
     /// Opens `path` and reads the container header.
-    init(path: String) throws(FFmpegError) {
-        pointer = try FFmpeg.openInput(path: path)
+    init(path: String, interruption: Interruption? = nil) throws(FFmpegError) {
+        pointer = try FFmpeg.openInput(path: path, interruption: interruption)
         memoryIO = nil
+        self.interruption = interruption
         tracker?.created(self)
     }
 
     /// Opens bytes held in memory and reads the container header.
-    init(bytes: Data) throws(FFmpegError) {
+    init(bytes: Data, interruption: Interruption? = nil) throws(FFmpegError) {
         let io = try MemoryIO(bytes)
-        pointer = try FFmpeg.openInput(io: io.pointer)
+        pointer = try FFmpeg.openInput(io: io.pointer, interruption: interruption)
         memoryIO = io
+        self.interruption = interruption
         tracker?.created(self)
     }
 

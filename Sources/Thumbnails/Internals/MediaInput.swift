@@ -38,7 +38,11 @@ final class MediaInput {
     /// - Throws: ``ThumbnailError`` `.invalidArgument` for a URL that is not a file URL,
     ///   `.fileNotFound`, `.notReadable`, `.notAMediaFile` (empty, a directory, unrecognised
     ///   contents), `.noVideoStream`, `.unsupportedCodec`.
-    convenience init(contentsOf url: URL, probe: ProbePolicy = .always) throws(ThumbnailError) {
+    convenience init(
+        contentsOf url: URL,
+        probe: ProbePolicy = .always,
+        interruption: Interruption? = nil
+    ) throws(ThumbnailError) {
         guard url.isFileURL else {
             throw ThumbnailError(.invalidArgument, reason: "\(url.absoluteString): not a file URL")
         }
@@ -46,7 +50,7 @@ final class MediaInput {
         try Self.checkFile(at: path)
         let format: FormatContext
         do {
-            format = try FormatContext(path: path)
+            format = try FormatContext(path: path, interruption: interruption)
         } catch {
             throw Self.openFailure(error, path: path)
         }
@@ -57,13 +61,18 @@ final class MediaInput {
     ///
     /// - Throws: ``ThumbnailError`` `.notAMediaFile` (empty or unrecognised bytes),
     ///   `.noVideoStream`, `.unsupportedCodec`, `.decodeFailed`.
-    convenience init(bytes: Data, name: String, probe: ProbePolicy = .always) throws(ThumbnailError) {
+    convenience init(
+        bytes: Data,
+        name: String,
+        probe: ProbePolicy = .always,
+        interruption: Interruption? = nil
+    ) throws(ThumbnailError) {
         guard !bytes.isEmpty else {
             throw ThumbnailError(.notAMediaFile, reason: "\(name): the data is empty (0 bytes)")
         }
         let format: FormatContext
         do {
-            format = try FormatContext(bytes: bytes)
+            format = try FormatContext(bytes: bytes, interruption: interruption)
         } catch {
             throw Self.openFailure(error, path: name)
         }
@@ -86,6 +95,8 @@ final class MediaInput {
             probed = true
             do {
                 try format.findStreamInfo()
+            } catch .exit {
+                throw ThumbnailError(.cancelled, reason: "\(path): cancelled")
             } catch {
                 probeFailure = error
             }
@@ -145,6 +156,8 @@ final class MediaInput {
     /// The error for a failed `avformat_open_input`.
     private static func openFailure(_ error: FFmpegError, path: String) -> ThumbnailError {
         switch error {
+        case .exit:
+            ThumbnailError(.cancelled, reason: "\(path): cancelled")
         case .noSuchFile:
             ThumbnailError(.fileNotFound, reason: "\(path): cannot open", ffmpegError: error)
         case .permissionDenied:

@@ -114,6 +114,10 @@ final class VideoReader {
             switch input.format.readPacket(into: packet) {
             case .endOfFile:
                 return false
+            case .failed(.exit):
+                // The interrupt callback stopped the read: this job is cancelled.
+                try checkCancellation()
+                throw ThumbnailError(.cancelled, reason: "\(input.path): cancelled")
             case .failed(let error):
                 readFailure = error
                 return false
