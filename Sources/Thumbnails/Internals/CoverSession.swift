@@ -33,6 +33,7 @@ final class CoverSession {
     /// The cover for `time`.
     func cover(at time: CoverTime) throws(ThumbnailError) -> CoverImage {
         let target = try seconds(for: time)
+        reader.forgetProblems()
         var picked = try pick(at: target)
         if options.skipsDarkFrames {
             picked = try skippingDarkFrames(from: picked)

@@ -260,6 +260,15 @@ final class VideoReader {
         return ThumbnailError(.decodeFailed, reason: reason)
     }
 
+    /// Starts counting problems afresh (each cover of a session reports its own).
+    func forgetProblems() {
+        damagedPackets = 0
+        damagedFrames = 0
+        decodeErrors = 0
+        lastDecodeError = nil
+        readFailure = nil
+    }
+
     /// One line per problem met while reading (a cover was still found).
     var warnings: [String] {
         var lines: [String] = []
