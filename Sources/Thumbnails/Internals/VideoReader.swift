@@ -215,6 +215,8 @@ final class VideoReader {
                 continue
             }
             packet.clear()
+            // Draining a decoder that just took a packet cannot fail in a way that matters: the
+            // receive below reports what there is.
             _ = try? decoder.send(nil)
             draining = true
             while true {
