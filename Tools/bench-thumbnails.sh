@@ -108,6 +108,13 @@ echo "| skip dark frames (the pattern at 1 s) | $skipping_decode | $(ratio "$ski
 echo "| plain cover at 1 s (the same picture, for reference) | | | $picture | $(ratio "$picture" "$plain") |"
 unset MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_
 
+echo
+echo "A cache hit (CoverCache.cover(for:options:): one stat and a locked lookup), what a grid pays per display:"
+echo
+echo "| lookup | µs |"
+echo "| --- | ---: |"
+echo "| hit | $("$swift_bench" --cache-hits .bench/1080p-30s.mp4) |"
+
 peak() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }'; }
 echo
 echo "Peak memory of one 4K first-frame cover (whole process, maximum resident set size):"

@@ -12,6 +12,33 @@
 import Foundation
 import Thumbnails
 
+// `ThumbnailBenchmark --cache-hits INPUT`: microseconds per CoverCache hit (a stat of the file and
+// a locked lookup), what a grid pays on every display.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--cache-hits" {
+    let url = URL(filePath: CommandLine.arguments[2])
+    let options = CoverOptions(maximumSize: PixelSize(width: 320, height: 320))
+    let cache = CoverCache(capacity: 64 << 20)
+    do {
+        guard let key = cache.key(for: url, options: options) else {
+            throw ThumbnailError(.fileNotFound, reason: url.path)
+        }
+        cache.insert(try CoverGenerator().makeCover(for: url, options: options), for: key)
+    } catch {
+        FileHandle.standardError.write(Data("ThumbnailBenchmark: \(error)\n".utf8))
+        exit(1)
+    }
+    let lookups = 100_000
+    let clock = ContinuousClock()
+    var hits = 0
+    let elapsed = clock.measure {
+        for _ in 0..<lookups where cache.cover(for: url, options: options) != nil { hits += 1 }
+    }
+    guard hits == lookups else { exit(1) }
+    let microseconds = (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12)
+    print(String(format: "%.3f", microseconds / Double(lookups)))
+    exit(0)
+}
+
 let arguments = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--") }
 let forcesProbe = CommandLine.arguments.contains("--probe")
 let skipsDark = CommandLine.arguments.contains("--skip-dark")
