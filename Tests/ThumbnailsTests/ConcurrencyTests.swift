@@ -300,6 +300,32 @@ struct CoverServiceTests {
         #expect(later.width == 64)
     }
 
+    @Test("pending decodes start newest first (the cells that just scrolled in)")
+    func newestFirst() async throws {
+        let gate = CheckGate(pauseAt: 3)
+        let covers = service(CoverGenerator(checkObserver: gate.observe), concurrency: 1)
+        let order = Mutex<[String]>([])
+        let done = Box<Void>()
+        let names = ["h264.mp4", "hevc.mp4", "vp9.webm", "mpeg4.avi"]
+        covers.requestCover(for: Fixtures.url(names[0]), maximumSize: size) { _ in
+            order.withLock { $0.append(names[0]) }
+        }
+        await gate.waitUntilReached()
+        for name in names.dropFirst() {
+            covers.requestCover(for: Fixtures.url(name), maximumSize: size) { _ in
+                let count = order.withLock { order in
+                    order.append(name)
+                    return order.count
+                }
+                if count == names.count { done.set(()) }
+            }
+        }
+        gate.release()
+        _ = await done.wait()
+        #expect(order.withLock { $0 } == ["h264.mp4", "mpeg4.avi", "vp9.webm", "hevc.mp4"])
+        #expect(covers.decodeCount == 4)
+    }
+
     @Test("a missing file is reported through the completion, typed")
     func missing() async throws {
         let box = Box<Result<CoverImage, ThumbnailError>>()
