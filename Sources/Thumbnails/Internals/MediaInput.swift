@@ -130,26 +130,19 @@ final class MediaInput {
 
     /// Classifies the path before FFmpeg sees it, so each case gets its own error.
     private static func checkFile(at path: String) throws(ThumbnailError) {
-        let files = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard files.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        switch FileStatus(path: path) {
+        case .missing:
             throw ThumbnailError(.fileNotFound, reason: "\(path): no such file")
-        }
-        guard !isDirectory.boolValue else {
+        case .directory:
             throw ThumbnailError(.notAMediaFile, reason: "\(path): is a directory, not a media file")
-        }
-        guard files.isReadableFile(atPath: path) else {
+        case .unreadable:
             throw ThumbnailError(.notReadable, reason: "\(path): permission denied")
-        }
-        let size: Int
-        do {
-            let attributes = try files.attributesOfItem(atPath: path)
-            size = (attributes[.size] as? NSNumber)?.intValue ?? -1
-        } catch {
-            throw ThumbnailError(.notReadable, reason: "\(path): \(error.localizedDescription)")
-        }
-        guard size != 0 else {
+        case .failed(let message):
+            throw ThumbnailError(.notReadable, reason: "\(path): \(message)")
+        case .file(size: 0):
             throw ThumbnailError(.notAMediaFile, reason: "\(path): the file is empty (0 bytes)")
+        case .file:
+            return
         }
     }
 
