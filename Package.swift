@@ -45,6 +45,16 @@ targets += [
     .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),
 ]
 
+// MARK: canvas-thumb
+// `canvas-thumb INPUT... [-o OUT | --output-dir DIR] ...`: covers from the command line (DESIGN section 6).
+products.append(.executable(name: "canvas-thumb", targets: ["canvas-thumb"]))
+targets += [
+    .executableTarget(
+        name: "canvas-thumb", dependencies: ["Thumbnails", "CommandLineSupport"], swiftSettings: swiftSettings),
+    // Runs the built executables against Fixtures/ (depending on them makes `swift test` build them first).
+    .testTarget(name: "CLITests", dependencies: ["canvas-thumb"], swiftSettings: swiftSettings),
+]
+
 let package = Package(
     name: "MultiCanvas",
     platforms: [.macOS(.v15), .iOS(.v18)],

@@ -39,7 +39,7 @@ public enum CoverInputs {
             }
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), isDirectory.boolValue {
-                files += try videoFiles(under: URL(fileURLWithPath: argument, isDirectory: true))
+                files += try videoFiles(under: argument)
             } else {
                 files.append(URL(fileURLWithPath: argument))
             }
@@ -47,17 +47,19 @@ public enum CoverInputs {
         return files
     }
 
-    /// The video files below `directory`, recursively, sorted by path.
-    static func videoFiles(under directory: URL) throws(ThumbnailError) -> [URL] {
+    /// The video files below `directory`, recursively, sorted by path; relative paths stay
+    /// relative (so reports show them as the user typed them).
+    static func videoFiles(under directory: String) throws(ThumbnailError) -> [URL] {
         let manager = FileManager.default
-        guard let walker = manager.enumerator(atPath: directory.path) else {
-            throw ThumbnailError(.notReadable, reason: "\(directory.path): the directory cannot be listed")
+        guard let walker = manager.enumerator(atPath: directory) else {
+            throw ThumbnailError(.notReadable, reason: "\(directory): the directory cannot be listed")
         }
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         var found: [String] = []
         while let relative = walker.nextObject() as? String {
             let ext = (relative as NSString).pathExtension.lowercased()
             guard videoFileExtensions.contains(ext) else { continue }
-            let path = directory.appendingPathComponent(relative).path
+            let path = prefix + relative
             var isDirectory: ObjCBool = false
             if manager.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
                 found.append(path)

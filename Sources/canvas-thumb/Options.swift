@@ -1,0 +1,150 @@
+import Foundation
+
+/// canvas-thumb's command line, parsed. Parsing only: what the options mean is the Thumbnails
+/// module's business.
+struct Options {
+    enum Output {
+        /// `-o FILE`: the one input's cover goes there.
+        case file(String)
+        /// `--output-dir DIR` (or the current directory): covers named after their inputs.
+        case directory(String)
+    }
+
+    enum Time: Equatable {
+        case seconds(Double)
+        case percent(Double)
+    }
+
+    enum Format: String {
+        case png
+        case jpeg
+        var fileExtension: String { self == .png ? "png" : "jpg" }
+    }
+
+    var inputs: [String] = []
+    var output: Output = .directory(".")
+    var maximumWidth = 0
+    var maximumHeight = 0
+    var time: Time = .seconds(0)
+    var exact = false
+    var skipDark = false
+    var format: Format?
+    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    var json = false
+    var help = false
+
+    static let usage = """
+        usage: canvas-thumb INPUT... [-o OUT | --output-dir DIR] [--max-size WxH] [--time SECONDS | --percent P]
+                            [--exact] [--skip-dark] [--format png|jpeg] [--jobs N] [--json]
+          INPUT            a video file, a directory (searched for video files), or - (paths on stdin)
+          -o OUT           where the cover of the single INPUT goes
+          --output-dir DIR where covers go, named after their inputs (default: the current directory)
+          --max-size WxH   fit the cover inside W x H pixels, aspect kept (default 0x0: natural size)
+          --time SECONDS   take the frame at this time (default 0: the first frame)
+          --percent P      take the frame at P percent of the duration
+          --exact          the exact frame at the time (default: the nearest keyframe, fast)
+          --skip-dark      skip black or flat opening frames
+          --format F       png or jpeg (default: from -o's extension, else png)
+          --jobs N         inputs decoded at once (default: the number of cores)
+          --json           one JSON object per input on stdout
+        exit codes: 0 all covers written, 1 some inputs failed (the others are written), 2 usage
+        """
+
+    struct UsageError: Error {
+        let message: String
+    }
+
+    /// Parses `arguments` (without the program name).
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var options = Options()
+        var outputFile: String?
+        var outputDirectory: String?
+        var sawTime = false
+        var sawPercent = false
+        var index = 0
+        var onlyInputs = false
+
+        func value(for option: String) throws(UsageError) -> String {
+            index += 1
+            guard index < arguments.count else { throw UsageError(message: "\(option) needs a value") }
+            return arguments[index]
+        }
+        func number(_ text: String, for option: String) throws(UsageError) -> Double {
+            guard let number = Double(text), number.isFinite else {
+                throw UsageError(message: "\(option) takes a number, not '\(text)'")
+            }
+            return number
+        }
+
+        while index < arguments.count {
+            let argument = arguments[index]
+            if onlyInputs || argument == "-" || !argument.hasPrefix("-") {
+                options.inputs.append(argument)
+                index += 1
+                continue
+            }
+            switch argument {
+            case "--": onlyInputs = true
+            case "-h", "--help": options.help = true
+            case "-o", "--output": outputFile = try value(for: argument)
+            case "--output-dir": outputDirectory = try value(for: argument)
+            case "--max-size":
+                let text = try value(for: argument)
+                let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+                guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width >= 0, height >= 0
+                else { throw UsageError(message: "--max-size takes WxH with whole numbers >= 0, not '\(text)'") }
+                options.maximumWidth = width
+                options.maximumHeight = height
+            case "--time":
+                let seconds = try number(try value(for: argument), for: argument)
+                guard seconds >= 0 else { throw UsageError(message: "--time must be >= 0, not \(seconds)") }
+                options.time = .seconds(seconds)
+                sawTime = true
+            case "--percent":
+                let percent = try number(try value(for: argument), for: argument)
+                guard (0...100).contains(percent) else {
+                    throw UsageError(message: "--percent must be between 0 and 100, not \(percent)")
+                }
+                options.time = .percent(percent)
+                sawPercent = true
+            case "--exact": options.exact = true
+            case "--skip-dark": options.skipDark = true
+            case "--format":
+                let text = try value(for: argument)
+                switch text.lowercased() {
+                case "png": options.format = .png
+                case "jpeg", "jpg": options.format = .jpeg
+                default: throw UsageError(message: "--format takes png or jpeg, not '\(text)'")
+                }
+            case "--jobs":
+                let text = try value(for: argument)
+                guard let jobs = Int(text), jobs >= 1 else {
+                    throw UsageError(message: "--jobs takes a whole number >= 1, not '\(text)'")
+                }
+                options.jobs = jobs
+            case "--json": options.json = true
+            default: throw UsageError(message: "unknown option '\(argument)'")
+            }
+            index += 1
+        }
+        if options.help { return options }
+        if sawTime && sawPercent { throw UsageError(message: "--time and --percent cannot be used together") }
+        if outputFile != nil && outputDirectory != nil {
+            throw UsageError(message: "-o and --output-dir cannot be used together")
+        }
+        guard !options.inputs.isEmpty else { throw UsageError(message: "no input given") }
+        if let outputFile {
+            guard options.inputs.count == 1, options.inputs[0] != "-" else {
+                throw UsageError(message: "-o takes a single input; use --output-dir for several")
+            }
+            options.output = .file(outputFile)
+            if options.format == nil {
+                let ext = (outputFile as NSString).pathExtension.lowercased()
+                options.format = (ext == "jpg" || ext == "jpeg") ? .jpeg : .png
+            }
+        } else if let outputDirectory {
+            options.output = .directory(outputDirectory)
+        }
+        return options
+    }
+}

@@ -1,0 +1,101 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Runs a binary built by this package (canvas-thumb, canvas-sim) the way a user would, and
+/// captures what it prints and how it exits.
+struct BuiltBinary {
+    /// The repository root (Fixtures/ is below it).
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    struct Run {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+        var outputLines: [String] { standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+        var errorLines: [String] { standardError.split(separator: "\n").map(String.init) }
+    }
+
+    let url: URL
+
+    /// The binary named `name` beside the test bundle (the package's build folder).
+    init(_ name: String) throws {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) {
+                url = candidate
+                return
+            }
+            folder.deleteLastPathComponent()
+        }
+        struct Missing: Error, CustomStringConvertible { let description: String }
+        throw Missing(description: "\(name) is not built beside \(CommandLine.arguments[0]); run swift build first")
+    }
+
+    /// Runs the binary with `arguments` in `directory` (default: the repository root), feeding
+    /// `input` to its standard input.
+    func run(_ arguments: [String], in directory: URL = BuiltBinary.root, input: String = "") throws -> Run {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let output = Pipe()
+        let error = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = stdin
+        try process.run()
+        // Standard error is drained on another thread while this one reads standard output, so a
+        // large output on either cannot block the process.
+        let errors = PipeReader(error.fileHandleForReading)
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = errors.wait()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
+            standardError: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class PipeReader: Sendable {
+    private let data = Mutex<Data?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        DispatchQueue.global().async { [self] in
+            let bytes = handle.readDataToEndOfFile()
+            data.withLock { $0 = bytes }
+            done.signal()
+        }
+    }
+
+    /// Everything the pipe delivered, once it is closed.
+    func wait() -> Data {
+        done.wait()
+        return data.withLock { $0 ?? Data() }
+    }
+}
+
+/// A fresh folder removed when the value goes away.
+final class ScratchFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("CLITests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    var contents: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
