@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what MultiCanvas needs from Debian, only when it is missing.
 #   Tools/setup.sh          build + test needs: FFmpeg dev libraries, pkg-config, the ffmpeg command
-#   Tools/setup.sh --bench  also the benchmark tools: hyperfine, ffmpegthumbnailer, GNU time
+#   Tools/setup.sh --bench  also the benchmark tools: hyperfine, ffmpegthumbnailer, GNU time, gcc, bc, python3
 # Quiet and idempotent when everything is present. As root it runs apt-get; otherwise it prints
 # the exact command to run and exits 1.
 set -euo pipefail
@@ -29,6 +29,8 @@ if [ "$want_bench" -eq 1 ]; then
     command -v ffmpegthumbnailer >/dev/null 2>&1 || missing+=(ffmpegthumbnailer)
     [ -x /usr/bin/time ] || missing+=(time)
     command -v cc >/dev/null 2>&1 || missing+=(gcc)
+    command -v bc >/dev/null 2>&1 || missing+=(bc)
+    command -v python3 >/dev/null 2>&1 || missing+=(python3)
 fi
 
 [ "${#missing[@]}" -eq 0 ] && exit 0

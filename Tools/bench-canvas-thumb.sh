@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Benchmarks canvas-thumb as whole processes, side by side in one run (DESIGN section 7, issue 8):
+#   1. one 1080p first-frame cover at 320x320: canvas-thumb vs the C floor (Tools/Floor/cover_floor.c,
+#      compiled here), ffmpegthumbnailer -s 320 -t 0, and ffmpeg -frames:v 1 with a scale filter;
+#   2. the same on a 4K video, and at a 50% seek of the 1080p video;
+#   3. 200 covers from 20 different files: one canvas-thumb call vs ffmpegthumbnailer once per file
+#      through xargs -P with the same parallelism;
+#   4. peak memory (GNU time's maximum resident set size) of each.
+# Inputs are generated on demand into .bench/ (git-ignored). Prints medians (hyperfine) and ratios.
+#   Tools/bench-canvas-thumb.sh [--runs N]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=20
+[ "${1:-}" = "--runs" ] && runs="$2"
+bash Tools/setup.sh --bench
+command -v python3 >/dev/null || { echo "bench: python3 is needed to read hyperfine's JSON" >&2; exit 1; }
+
+bench=.bench
+mkdir -p "$bench/batch" "$bench/out"
+gen() { # gen FILE SIZE SECONDS [extra filter]
+    [ -s "$1" ] || ffmpeg -v error -y -f lavfi -i "testsrc2=size=$2:rate=30${4:+,$4}" -t "$3" \
+        -c:v libx264 -preset veryfast -pix_fmt yuv420p -g 60 "$1"
+}
+gen "$bench/1080p.mp4" 1920x1080 30
+gen "$bench/4k.mp4" 3840x2160 10
+for i in $(seq -w 0 19); do gen "$bench/batch/src-$i.mp4" 1920x1080 2 "hue=h=$((10#$i * 18))"; done
+ls "$bench"/batch/src-*.mp4 | head -20 > "$bench/sources.txt"
+rm -f "$bench"/batch/in-*.mp4
+n=0
+for round in $(seq 0 9); do
+    while read -r src; do
+        ln -sf "$(basename "$src")" "$bench/batch/in-$(printf %03d $n).mp4"; n=$((n + 1))
+    done < "$bench/sources.txt"
+done
+ls "$bench"/batch/in-*.mp4 > "$bench/inputs.txt"
+(cd "$bench/batch" && ls in-*.mp4) > "$bench/names.txt"
+
+cc -O2 Tools/Floor/cover_floor.c $(pkg-config --cflags --libs libavformat libavcodec libswscale libavutil) \
+    -o "$bench/cover_floor"
+swift build -c release --product canvas-thumb >/dev/null
+thumb="$(swift build -c release --show-bin-path)/canvas-thumb"
+jobs=$(nproc)
+
+median() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(" ".join("%.2f" % (x["median"]*1000) for x in r))' "$1"; }
+peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }   # kilobytes
+
+compare() { # compare TITLE then 4 commands: ours floor ffmpegthumbnailer ffmpeg
+    local title="$1"; shift
+    hyperfine -N -w 3 -r "$runs" --export-json "$bench/h.json" "$@" >/dev/null
+    read -r ours floor ftn ff <<< "$(median "$bench/h.json")"
+    printf '| %s | %s | %s | %s | %s | %.2fx | %.2fx | %.2fx |\n' "$title" "$ours" "$floor" "$ftn" "$ff" \
+        "$(echo "$ours / $floor" | bc -l)" "$(echo "$ftn / $ours" | bc -l)" "$(echo "$ff / $ours" | bc -l)"
+}
+
+echo "canvas-thumb benchmark, $(nproc) cores, FFmpeg $(pkg-config --modversion libavformat) (libavformat), $runs runs each"
+echo
+echo "| cover (320x320) | canvas-thumb ms | C floor ms | ffmpegthumbnailer ms | ffmpeg ms | ours / floor | ffmpegthumbnailer / ours | ffmpeg / ours |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+o="$bench/out"
+compare "1080p first frame" \
+    "$thumb $bench/1080p.mp4 -o $o/a.png --max-size 320x320" \
+    "$bench/cover_floor $bench/1080p.mp4 $o/b.png 320" \
+    "ffmpegthumbnailer -i $bench/1080p.mp4 -o $o/c.png -s 320 -t 0" \
+    "ffmpeg -v error -y -i $bench/1080p.mp4 -frames:v 1 -vf scale=320:320:force_original_aspect_ratio=decrease $o/d.png"
+compare "4K first frame" \
+    "$thumb $bench/4k.mp4 -o $o/a.png --max-size 320x320" \
+    "$bench/cover_floor $bench/4k.mp4 $o/b.png 320" \
+    "ffmpegthumbnailer -i $bench/4k.mp4 -o $o/c.png -s 320 -t 0" \
+    "ffmpeg -v error -y -i $bench/4k.mp4 -frames:v 1 -vf scale=320:320:force_original_aspect_ratio=decrease $o/d.png"
+compare "1080p at 50% (keyframe)" \
+    "$thumb $bench/1080p.mp4 -o $o/a.png --max-size 320x320 --percent 50" \
+    "$bench/cover_floor $bench/1080p.mp4 $o/b.png 320 15" \
+    "ffmpegthumbnailer -i $bench/1080p.mp4 -o $o/c.png -s 320 -t 50%" \
+    "ffmpeg -v error -y -ss 15 -i $bench/1080p.mp4 -frames:v 1 -vf scale=320:320:force_original_aspect_ratio=decrease $o/d.png"
+
+echo
+echo "| 200 covers from 20 files, $jobs jobs | canvas-thumb (one call) | ffmpegthumbnailer per file (xargs -P $jobs) | throughput ratio |"
+echo "| --- | --- | --- | --- |"
+mkdir -p "$o/batch-ours" "$o/batch-ftn"
+hyperfine -N -w 1 -r 5 --export-json "$bench/h.json" \
+    "$thumb --output-dir $o/batch-ours --max-size 320x320 --jobs $jobs $(tr '\n' ' ' < "$bench/inputs.txt")" \
+    "xargs -P $jobs -I{} -a $bench/names.txt ffmpegthumbnailer -i $bench/batch/{} -o $o/batch-ftn/{}.png -s 320 -t 0" \
+    >/dev/null 2>&1 || true
+read -r ours ftn <<< "$(median "$bench/h.json")"
+printf '| median s | %.2f | %.2f | %.2fx |\n' "$(echo "$ours / 1000" | bc -l)" "$(echo "$ftn / 1000" | bc -l)" \
+    "$(echo "$ftn / $ours" | bc -l)"
+printf '| covers per second | %.0f | %.0f | |\n' "$(echo "200000 / $ours" | bc -l)" "$(echo "200000 / $ftn" | bc -l)"
+
+echo
+echo "| peak memory (max RSS, MB) | canvas-thumb | C floor | ffmpegthumbnailer | ffmpeg |"
+echo "| --- | --- | --- | --- | --- |"
+for input in 1080p 4k; do
+    printf '| %s first frame | %.1f | %.1f | %.1f | %.1f |\n' "$input" \
+        "$(echo "$(peak "$thumb" "$bench/$input.mp4" -o "$o/a.png" --max-size 320x320) / 1024" | bc -l)" \
+        "$(echo "$(peak "$bench/cover_floor" "$bench/$input.mp4" "$o/b.png" 320) / 1024" | bc -l)" \
+        "$(echo "$(peak ffmpegthumbnailer -i "$bench/$input.mp4" -o "$o/c.png" -s 320 -t 0) / 1024" | bc -l)" \
+        "$(echo "$(peak ffmpeg -v error -y -i "$bench/$input.mp4" -frames:v 1 -vf scale=320:320:force_original_aspect_ratio=decrease "$o/d.png") / 1024" | bc -l)"
+done
+printf '| 200 covers, %s jobs | %.1f | | | |\n' "$jobs" \
+    "$(echo "$(peak "$thumb" --output-dir "$o/batch-ours" --max-size 320x320 --jobs "$jobs" $(cat "$bench/inputs.txt")) / 1024" | bc -l)"
