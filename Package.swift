@@ -32,6 +32,11 @@ targets += [
     // `media-info FILE...`: a development tool that prints what Thumbnails reads from media files.
     .executableTarget(
         name: "media-info", dependencies: ["Thumbnails"], path: "Tools/MediaInfo", swiftSettings: swiftSettings),
+    // `swift run -c release ThumbnailBenchmark ...`, driven by Tools/bench-thumbnails.sh, which
+    // generates the inputs into the git-ignored .bench/ and runs Tools/Floor/cover_floor.c beside it.
+    .executableTarget(
+        name: "ThumbnailBenchmark", dependencies: ["Thumbnails"], path: "Tools/ThumbnailBenchmark",
+        swiftSettings: swiftSettings),
 ]
 
 // MARK: CommandLineSupport

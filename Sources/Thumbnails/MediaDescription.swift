@@ -82,6 +82,16 @@ public struct MediaDescription: Sendable, Hashable {
         self.init(input)
     }
 
+    /// Describes a media file held in memory (read through a custom I/O context; nothing in the
+    /// data can make FFmpeg open a file or URL). `name` stands for it in error reasons.
+    ///
+    /// - Throws: ``ThumbnailError`` with kind `.notAMediaFile` (empty or unrecognised data),
+    ///   `.noVideoStream`, `.unsupportedCodec`, `.decodeFailed`.
+    public init(data: Data, name: String = "data") throws(ThumbnailError) {
+        let input = try MediaInput(bytes: data, name: name)
+        self.init(input)
+    }
+
     init(_ input: MediaInput) {
         let video = input.video
         containerFormat = input.format.formatName

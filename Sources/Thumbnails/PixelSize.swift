@@ -16,3 +16,8 @@ extension PixelSize: CustomStringConvertible {
     /// "WIDTHxHEIGHT", e.g. "320x180".
     public var description: String { "\(width)x\(height)" }
 }
+
+extension PixelSize {
+    /// 0x0: "no limit" as a maximum size.
+    public static let zero = PixelSize(width: 0, height: 0)
+}

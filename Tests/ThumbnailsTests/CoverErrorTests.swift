@@ -133,3 +133,32 @@ struct DamagedCoverTests {
         #expect(covers > 0)
     }
 }
+
+@Suite("In-memory inputs cannot reach outside the bytes")
+struct MemoryInputTests {
+    @Test("a playlist in memory cannot make FFmpeg open the files or URLs it lists")
+    func playlist() throws {
+        let target = Fixtures.url("h264.mp4").path
+        for text in [
+            "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\nfile:\(target)\n#EXT-X-ENDLIST\n",
+            "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\n\(target)\n#EXT-X-ENDLIST\n",
+            "ffconcat version 1.0\nfile '\(target)'\n",
+        ] {
+            #expect(throws: ThumbnailError.self) {
+                try CoverGenerator().makeCover(from: Data(text.utf8), name: "list.m3u8")
+            }
+        }
+    }
+
+    @Test("every video fixture gives the same cover from memory as from its file")
+    func sameAsFile() throws {
+        let generator = CoverGenerator()
+        for name in ["h264.mp4", "hevc.mp4", "vp9.webm", "mpeg4.avi", "offset-timestamps.ts", "rotation-90.mp4"] {
+            let fromFile = try generator.makeCover(for: Fixtures.url(name))
+            let fromData = try generator.makeCover(from: Data(contentsOf: Fixtures.url(name)), name: name)
+            #expect(fromFile == fromData, "\(name)")
+            let description = try MediaDescription(data: Data(contentsOf: Fixtures.url(name)), name: name)
+            #expect(description == (try MediaDescription(contentsOf: Fixtures.url(name))), "\(name)")
+        }
+    }
+}

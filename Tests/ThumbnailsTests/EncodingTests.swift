@@ -106,4 +106,32 @@ struct EncodingTests {
         #expect(error.kind == .writeFailed)
         #expect(try contents(of: folder.url).isEmpty)
     }
+
+    @Test("tiny, odd and padded images encode in both formats", arguments: [(1, 1), (3, 1), (1, 3), (7, 5), (33, 17)])
+    func oddSizes(_ width: Int, _ height: Int) throws {
+        let fitted = try generator.makeCover(
+            for: Fixtures.url("h264.mp4"), options: CoverOptions(maximumSize: PixelSize(width: width, height: height)))
+        #expect(fitted.width <= width && fitted.height <= height && fitted.width >= 1 && fitted.height >= 1)
+        // A caller-made image with padded rows.
+        let bytesPerRow = width * 4 + 8
+        var pixels = [UInt8](repeating: 0, count: bytesPerRow * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                pixels[y * bytesPerRow + x * 4] = 200
+                pixels[y * bytesPerRow + x * 4 + 3] = 255
+            }
+        }
+        let padded = try CoverImage(
+            width: width, height: height, bytesPerRow: bytesPerRow, pixelFormat: .rgba, pixels: pixels)
+        for image in [fitted, padded] {
+            let png = try image.encoded(as: .png)
+            let decoded = try generator.makeCover(
+                from: png, name: "tiny.png", options: CoverOptions(pixelFormat: image.pixelFormat))
+            #expect(decoded.size == image.size)
+            #expect(decoded.color(x: 0, y: 0) == image.color(x: 0, y: 0))
+            let jpeg = try image.encoded(as: .jpeg)
+            #expect(Array(jpeg.prefix(2)) == [0xFF, 0xD8])
+            #expect(try generator.makeCover(from: jpeg, name: "tiny.jpg").size == image.size)
+        }
+    }
 }

@@ -67,6 +67,21 @@ struct FrameChoiceTests {
         #expect(far.actualTime >= 1.4 - 1e-6 && far.actualTime <= 1.5 + 1e-6)
     }
 
+    @Test("a tolerance after the time takes the next keyframe when it is close enough, alone")
+    func toleranceAfter() throws {
+        let next = try cover("h264.mp4", CoverOptions(time: .seconds(0.9), toleranceBefore: 0, toleranceAfter: 0.2))
+        #expect(next.actualTime == 1.0)
+        #expect(next.isKeyframe)
+        let both = try cover("h264.mp4", CoverOptions(time: .seconds(0.95), toleranceBefore: 0.1, toleranceAfter: 0.1))
+        #expect(both.actualTime == 1.0)
+        // No keyframe within 0.2 s after 0.5 s: the frame shown at 0.5 s.
+        let none = try cover("h264.mp4", CoverOptions(time: .seconds(0.5), toleranceBefore: 0, toleranceAfter: 0.2))
+        #expect(abs(none.actualTime - 0.48) < 1e-6)
+        // The keyframe before wins when both are within the tolerances.
+        let before = try cover("h264.mp4", CoverOptions(time: .seconds(1.05), toleranceBefore: 0.1, toleranceAfter: 1))
+        #expect(before.actualTime == 1.0)
+    }
+
     @Test("a fraction of the duration places the time")
     func fraction() throws {
         let middle = try cover("h264.mp4", CoverOptions(time: .fraction(0.5)).exact())

@@ -22,12 +22,19 @@ enum AtomicFile {
         guard !name.isEmpty else {
             throw ThumbnailError(.invalidArgument, reason: "\(path): names a folder, not a file")
         }
-        var template = Array("\(folder.isEmpty ? "." : folder)/.\(name).tmp-XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer in mkstemp(buffer.baseAddress!) }
+        // mkstemp replaces the six trailing X with a unique suffix, in place.
+        let unique = String(repeating: "X", count: 6)
+        var template = Array("\(folder.isEmpty ? "." : folder)/.\(name).tmp-\(unique)".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return -1 }
+            return mkstemp(base)
+        }
         guard descriptor >= 0 else {
             throw failure(path, "cannot create a temporary file in \(folder.isEmpty ? "." : folder)")
         }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let temporary = template.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { String(cString: $0) } ?? ""
+        }
         var closed = false
         var renamed = false
         defer {

@@ -33,6 +33,7 @@ final class CoverSession {
     /// The cover for `time`.
     func cover(at time: CoverTime) throws(ThumbnailError) -> CoverImage {
         let target = try seconds(for: time)
+        reader.forgetProblems()
         var picked = try pick(at: target)
         if options.skipsDarkFrames {
             picked = try skippingDarkFrames(from: picked)
@@ -94,6 +95,9 @@ final class CoverSession {
         let pastEnd = reader.duration.map { target >= $0 } ?? false
         let keyframeMode = options.isKeyframeMode && !pastEnd
         let toleranceBefore = pastEnd ? 0 : options.toleranceBefore
+        if !keyframeMode, !pastEnd, options.toleranceAfter > 0, let keyframe = try keyframeWithinTolerance(of: target) {
+            return keyframe
+        }
         var seekPoint = pastEnd ? (reader.duration ?? target) : target
         var backoff = 1.0
         var seeked = false
@@ -121,6 +125,25 @@ final class CoverSession {
         throw reader.decodeFailure()
     }
 
+    /// A keyframe within the tolerances of `target`, decoded alone, when there is one next to it:
+    /// the keyframe at or before `target` when it is within ``CoverOptions/toleranceBefore``, else
+    /// the one after it when it is within ``CoverOptions/toleranceAfter``. Costs at most two
+    /// keyframe decodes, and spares decoding forward from the keyframe before.
+    private func keyframeWithinTolerance(of target: Double) throws(ThumbnailError) -> Picked? {
+        used = true
+        if reader.seek(to: target), let before = try nextKeyframe(),
+            before.time <= target + Self.epsilon, before.time >= target - options.toleranceBefore - Self.epsilon
+        {
+            return before
+        }
+        if reader.seek(to: target, forward: true), let after = try nextKeyframe(),
+            after.time >= target - Self.epsilon, after.time <= target + options.toleranceAfter + Self.epsilon
+        {
+            return after
+        }
+        return nil
+    }
+
     /// The next keyframe, decoded alone.
     private func nextKeyframe() throws(ThumbnailError) -> Picked? {
         let frame = try Self.makeFrame()
@@ -140,7 +163,10 @@ final class CoverSession {
             let time =
                 reader.seconds(of: current) ?? previousTime.map { $0 + (frameDuration ?? 0) } ?? target
             if time <= target + Self.epsilon {
-                let shownAtTarget = frameDuration.map { time + $0 > target + Self.epsilon } ?? false
+                // The frame's own duration where the container gives one (variable frame rates),
+                // else the stream's average.
+                let duration = current.duration.map { Double($0) * reader.timeBase } ?? frameDuration
+                let shownAtTarget = duration.map { time + $0 > target + Self.epsilon } ?? false
                 if shownAtTarget || time >= target - toleranceBefore - Self.epsilon {
                     return Picked(frame: current, time: time, isLast: false)
                 }

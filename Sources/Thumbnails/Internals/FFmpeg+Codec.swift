@@ -167,11 +167,23 @@ extension FFmpeg {
 
     // MARK: Seeking
 
+    /// Asks the demuxer to skip (`AVDISCARD_NONKEY`) or return (`AVDISCARD_DEFAULT`) the
+    /// stream's packets that are not keyframes. Demuxers with an index (MP4, Matroska) then skip
+    /// them without reading their bytes; others may ignore it.
+    static func setSkipsNonKeyframes(_ stream: StreamPointer, _ skips: Bool) {
+        stream.pointee.discard = skips ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT
+    }
+
     /// Seeks stream `streamIndex` to the keyframe at or before `timestamp` (in the stream's time
-    /// base), or the nearest one the demuxer can find.
-    static func seek(_ context: FormatContextPointer, streamIndex: Int, to timestamp: Int64) throws(FFmpegError) {
+    /// base), or with `forward` at or after it; or the nearest one the demuxer can find.
+    static func seek(
+        _ context: FormatContextPointer,
+        streamIndex: Int,
+        to timestamp: Int64,
+        forward: Bool = false
+    ) throws(FFmpegError) {
         try capturingLog { () throws(FFmpegError) in
-            try check(av_seek_frame(context, Int32(streamIndex), timestamp, AVSEEK_FLAG_BACKWARD))
+            try check(av_seek_frame(context, Int32(streamIndex), timestamp, forward ? 0 : AVSEEK_FLAG_BACKWARD))
         }
     }
 }

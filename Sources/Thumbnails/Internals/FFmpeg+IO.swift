@@ -41,9 +41,13 @@ extension FFmpeg {
     ///
     /// No protocol may be opened from inside the data: a playlist or reference file in memory
     /// cannot make FFmpeg open files or network URLs.
-    static func openInput(io: IOContextPointer) throws(FFmpegError) -> FormatContextPointer {
+    static func openInput(io: IOContextPointer, interruption: Interruption? = nil) throws(FFmpegError)
+        -> FormatContextPointer
+    {
         prepare()
-        guard let allocated = avformat_alloc_context() else { throw .outOfMemory }
+        guard let allocated = try allocateInput(interruption: interruption) ?? avformat_alloc_context() else {
+            throw .outOfMemory
+        }
         allocated.pointee.pb = io
         var context: FormatContextPointer? = allocated
         var options: OpaquePointer? = nil
@@ -120,13 +124,16 @@ private func memorySeek(_ opaque: UnsafeMutableRawPointer?, _ offset: Int64, _ w
 final class MemoryIO {
     let reader: MemoryReader
     let pointer: FFmpeg.IOContextPointer
+    private let tracker = LifetimeTracker.current
 
     init(_ bytes: Data) throws(FFmpegError) {
         reader = MemoryReader(bytes)
         pointer = try FFmpeg.makeIOContext(reading: reader)
+        tracker?.created(self)
     }
 
     deinit {
         FFmpeg.freeIOContext(pointer)
+        tracker?.freed(self)
     }
 }

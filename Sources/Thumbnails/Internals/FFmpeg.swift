@@ -52,16 +52,30 @@ enum FFmpeg {
     /// The path is given as a `file:` URL so a name with a colon is never read as a protocol, and
     /// only the `file` protocol is allowed, so a playlist or reference file cannot make FFmpeg
     /// open network or other URLs.
-    static func openInput(path: String) throws(FFmpegError) -> FormatContextPointer {
+    ///
+    /// With an `interruption`, FFmpeg asks it during every blocking read (opening, probing,
+    /// reading packets) and gives up with ``FFmpegError/exit`` once it says so; the caller keeps
+    /// it alive as long as the input.
+    static func openInput(path: String, interruption: Interruption? = nil) throws(FFmpegError) -> FormatContextPointer {
         prepare()
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
         try check(av_dict_set(&options, "protocol_whitelist", "file", 0))
-        var context: FormatContextPointer? = nil
+        var context = try allocateInput(interruption: interruption)
         try capturingLog { () throws(FFmpegError) in
             try check(avformat_open_input(&context, "file:" + path, nil, &options))
         }
         guard let context else { throw .outOfMemory }
+        return context
+    }
+
+    /// A context for `avformat_open_input` (which frees it if opening fails), with the
+    /// interrupt callback set when there is an interruption to ask.
+    static func allocateInput(interruption: Interruption?) throws(FFmpegError) -> FormatContextPointer? {
+        guard let interruption else { return nil }
+        guard let context = avformat_alloc_context() else { throw .outOfMemory }
+        context.pointee.interrupt_callback = AVIOInterruptCB(
+            callback: askInterruption, opaque: Unmanaged.passUnretained(interruption).toOpaque())
         return context
     }
 

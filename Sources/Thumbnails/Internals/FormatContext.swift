@@ -11,22 +11,30 @@ final class FormatContext {
     /// The custom I/O of an in-memory input. Stored properties are released after `deinit`
     /// runs, so the input is closed before the I/O context it reads from is freed.
     private let memoryIO: MemoryIO?
+    private let tracker = LifetimeTracker.current
+    /// What FFmpeg's interrupt callback asks; kept alive as long as the input.
+    private let interruption: Interruption?
 
     /// Opens `path` and reads the container header.
-    init(path: String) throws(FFmpegError) {
-        pointer = try FFmpeg.openInput(path: path)
+    init(path: String, interruption: Interruption? = nil) throws(FFmpegError) {
+        pointer = try FFmpeg.openInput(path: path, interruption: interruption)
         memoryIO = nil
+        self.interruption = interruption
+        tracker?.created(self)
     }
 
     /// Opens bytes held in memory and reads the container header.
-    init(bytes: Data) throws(FFmpegError) {
+    init(bytes: Data, interruption: Interruption? = nil) throws(FFmpegError) {
         let io = try MemoryIO(bytes)
-        pointer = try FFmpeg.openInput(io: io.pointer)
+        pointer = try FFmpeg.openInput(io: io.pointer, interruption: interruption)
         memoryIO = io
+        self.interruption = interruption
+        tracker?.created(self)
     }
 
     deinit {
         FFmpeg.closeInput(pointer)
+        tracker?.freed(self)
     }
 
     /// Reads packets to complete stream parameters the header left out.
@@ -88,14 +96,21 @@ final class FormatContext {
         return value == FFmpeg.noTimestamp || value <= 0 ? nil : value
     }
 
+    /// Whether the demuxer skips stream `index`'s non-keyframe packets (see
+    /// ``FFmpeg/setSkipsNonKeyframes(_:_:)``).
+    func setSkipsNonKeyframes(ofStream index: Int, _ skips: Bool) {
+        FFmpeg.setSkipsNonKeyframes(streamPointer(at: index), skips)
+    }
+
     /// Reads the next packet of any stream into `packet` (cleared by the caller).
     func readPacket(into packet: Packet) -> FFmpeg.ReadResult {
         FFmpeg.readPacket(pointer, into: packet.pointer)
     }
 
-    /// Seeks stream `index` to the keyframe at or before `timestamp` (its time base).
-    func seek(streamIndex index: Int, to timestamp: Int64) throws(FFmpegError) {
-        try FFmpeg.seek(pointer, streamIndex: index, to: timestamp)
+    /// Seeks stream `index` to the keyframe at or before `timestamp` (its time base), or with
+    /// `forward` at or after it.
+    func seek(streamIndex index: Int, to timestamp: Int64, forward: Bool = false) throws(FFmpegError) {
+        try FFmpeg.seek(pointer, streamIndex: index, to: timestamp, forward: forward)
     }
 
     /// All streams' parameters, in container order.

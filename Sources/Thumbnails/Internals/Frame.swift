@@ -6,13 +6,16 @@ internal import CFFmpeg
 /// leaves it is a ``CoverImage``, copied into Swift memory.
 final class Frame {
     let pointer: FFmpeg.FramePointer
+    private let tracker = LifetimeTracker.current
 
     init() throws(FFmpegError) {
         pointer = try FFmpeg.allocateFrame()
+        tracker?.created(self)
     }
 
     deinit {
         FFmpeg.freeFrame(pointer)
+        tracker?.freed(self)
     }
 
     /// Drops the pictures this frame references.

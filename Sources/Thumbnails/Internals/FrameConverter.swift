@@ -2,6 +2,11 @@
 /// YUV of any depth and range to 8-bit RGB(A) with the frame's own matrix, then an exact pixel
 /// copy that turns the picture upright (a transpose and flip, no filter).
 enum FrameConverter {
+    /// The longest side a cover may have (FFmpeg's own limit for images is 16384 in most decoders).
+    static let maximumSide = 16_384
+    /// The most pixels a cover may have: 8K UHD twice over (128 MB as RGBA).
+    static let maximumPixels = 32 << 20
+
     /// The sizes a cover of `frame` takes: `output` upright, `scaled` before the rotation.
     ///
     /// The stored size is stretched by the pixel aspect ratio (widths scale, heights stay, as
@@ -50,6 +55,15 @@ enum FrameConverter {
             maximum: options.maximumSize
         )
         let layout: FFmpeg.PixelLayout = options.pixelFormat == .rgba ? .rgba : .rgb24
+        // A damaged header can claim any size; refuse what could not be allocated rather than
+        // let an allocation failure stop the process.
+        guard output.width <= maximumSide, output.height <= maximumSide,
+            output.width * output.height <= maximumPixels
+        else {
+            throw ThumbnailError(
+                .decodeFailed,
+                reason: "\(name): a \(output) cover is larger than a cover can be (\(maximumSide) pixels a side)")
+        }
         let converted: Frame
         do {
             converted = try Frame()

@@ -38,7 +38,11 @@ final class MediaInput {
     /// - Throws: ``ThumbnailError`` `.invalidArgument` for a URL that is not a file URL,
     ///   `.fileNotFound`, `.notReadable`, `.notAMediaFile` (empty, a directory, unrecognised
     ///   contents), `.noVideoStream`, `.unsupportedCodec`.
-    convenience init(contentsOf url: URL, probe: ProbePolicy = .always) throws(ThumbnailError) {
+    convenience init(
+        contentsOf url: URL,
+        probe: ProbePolicy = .always,
+        interruption: Interruption? = nil
+    ) throws(ThumbnailError) {
         guard url.isFileURL else {
             throw ThumbnailError(.invalidArgument, reason: "\(url.absoluteString): not a file URL")
         }
@@ -46,7 +50,7 @@ final class MediaInput {
         try Self.checkFile(at: path)
         let format: FormatContext
         do {
-            format = try FormatContext(path: path)
+            format = try FormatContext(path: path, interruption: interruption)
         } catch {
             throw Self.openFailure(error, path: path)
         }
@@ -57,13 +61,18 @@ final class MediaInput {
     ///
     /// - Throws: ``ThumbnailError`` `.notAMediaFile` (empty or unrecognised bytes),
     ///   `.noVideoStream`, `.unsupportedCodec`, `.decodeFailed`.
-    convenience init(bytes: Data, name: String, probe: ProbePolicy = .always) throws(ThumbnailError) {
+    convenience init(
+        bytes: Data,
+        name: String,
+        probe: ProbePolicy = .always,
+        interruption: Interruption? = nil
+    ) throws(ThumbnailError) {
         guard !bytes.isEmpty else {
             throw ThumbnailError(.notAMediaFile, reason: "\(name): the data is empty (0 bytes)")
         }
         let format: FormatContext
         do {
-            format = try FormatContext(bytes: bytes)
+            format = try FormatContext(bytes: bytes, interruption: interruption)
         } catch {
             throw Self.openFailure(error, path: name)
         }
@@ -86,6 +95,8 @@ final class MediaInput {
             probed = true
             do {
                 try format.findStreamInfo()
+            } catch .exit {
+                throw ThumbnailError(.cancelled, reason: "\(path): cancelled")
             } catch {
                 probeFailure = error
             }
@@ -119,32 +130,27 @@ final class MediaInput {
 
     /// Classifies the path before FFmpeg sees it, so each case gets its own error.
     private static func checkFile(at path: String) throws(ThumbnailError) {
-        let files = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard files.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        switch FileStatus(path: path) {
+        case .missing:
             throw ThumbnailError(.fileNotFound, reason: "\(path): no such file")
-        }
-        guard !isDirectory.boolValue else {
+        case .directory:
             throw ThumbnailError(.notAMediaFile, reason: "\(path): is a directory, not a media file")
-        }
-        guard files.isReadableFile(atPath: path) else {
+        case .unreadable:
             throw ThumbnailError(.notReadable, reason: "\(path): permission denied")
-        }
-        let size: Int
-        do {
-            let attributes = try files.attributesOfItem(atPath: path)
-            size = (attributes[.size] as? NSNumber)?.intValue ?? -1
-        } catch {
-            throw ThumbnailError(.notReadable, reason: "\(path): \(error.localizedDescription)")
-        }
-        guard size != 0 else {
+        case .failed(let message):
+            throw ThumbnailError(.notReadable, reason: "\(path): \(message)")
+        case .file(size: 0):
             throw ThumbnailError(.notAMediaFile, reason: "\(path): the file is empty (0 bytes)")
+        case .file:
+            return
         }
     }
 
     /// The error for a failed `avformat_open_input`.
     private static func openFailure(_ error: FFmpegError, path: String) -> ThumbnailError {
         switch error {
+        case .exit:
+            ThumbnailError(.cancelled, reason: "\(path): cancelled")
         case .noSuchFile:
             ThumbnailError(.fileNotFound, reason: "\(path): cannot open", ffmpegError: error)
         case .permissionDenied:

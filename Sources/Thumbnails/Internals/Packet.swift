@@ -5,13 +5,16 @@ internal import CFFmpeg
 /// Deliberately not `Sendable`: it belongs to the one cover job that reads into it.
 final class Packet {
     let pointer: FFmpeg.PacketPointer
+    private let tracker = LifetimeTracker.current
 
     init() throws(FFmpegError) {
         pointer = try FFmpeg.allocatePacket()
+        tracker?.created(self)
     }
 
     deinit {
         FFmpeg.freePacket(pointer)
+        tracker?.freed(self)
     }
 
     /// Drops the data the packet references, ready for the next read.

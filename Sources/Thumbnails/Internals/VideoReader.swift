@@ -86,15 +86,15 @@ final class VideoReader {
         return Double(timestamp - (origin ?? 0)) * timeBase
     }
 
-    /// Seeks to the keyframe at or before `seconds` from the start. Returns false when the
-    /// demuxer cannot seek (the reader then goes on from where it is).
+    /// Seeks to the keyframe at or before `seconds` from the start (with `forward`, at or after
+    /// it). Returns false when the demuxer cannot seek (the reader then goes on from where it is).
     @discardableResult
-    func seek(to seconds: Double) -> Bool {
+    func seek(to seconds: Double, forward: Bool = false) -> Bool {
         let units = (seconds / timeBase).rounded(.down)
         let offset = units.isFinite && abs(units) < 1e15 ? Int64(units) : Int64(1e15)
         let (target, overflow) = (origin ?? 0).addingReportingOverflow(offset)
         do {
-            try input.format.seek(streamIndex: streamIndex, to: overflow ? Int64.max / 2 : target)
+            try input.format.seek(streamIndex: streamIndex, to: overflow ? Int64.max / 2 : target, forward: forward)
         } catch {
             return false
         }
@@ -114,6 +114,10 @@ final class VideoReader {
             switch input.format.readPacket(into: packet) {
             case .endOfFile:
                 return false
+            case .failed(.exit):
+                // The interrupt callback stopped the read: this job is cancelled.
+                try checkCancellation()
+                throw ThumbnailError(.cancelled, reason: "\(input.path): cancelled")
             case .failed(let error):
                 readFailure = error
                 return false
@@ -191,9 +195,15 @@ final class VideoReader {
     /// the next call starts clean.
     func nextKeyframe(into frame: Frame) throws(ThumbnailError) -> Bool {
         while true {
+            // The demuxer need not even read the packets in between (MP4 and Matroska skip
+            // them by their index); the check below keeps that true for the others.
+            input.format.setSkipsNonKeyframes(ofStream: streamIndex, true)
+            var found = false
             repeat {
-                guard try readVideoPacket() else { return false }
-            } while !packet.isKeyframe
+                found = try readVideoPacket()
+            } while found && !packet.isKeyframe
+            input.format.setSkipsNonKeyframes(ofStream: streamIndex, false)
+            guard found else { return false }
             decoder.flush()
             draining = false
             do {
@@ -205,6 +215,8 @@ final class VideoReader {
                 continue
             }
             packet.clear()
+            // Draining a decoder that just took a packet cannot fail in a way that matters: the
+            // receive below reports what there is.
             _ = try? decoder.send(nil)
             draining = true
             while true {
@@ -248,6 +260,15 @@ final class VideoReader {
                 .decodeFailed, reason: "\(reason) (\(damagedPackets + damagedFrames) damaged packets or frames)")
         }
         return ThumbnailError(.decodeFailed, reason: reason)
+    }
+
+    /// Starts counting problems afresh (each cover of a session reports its own).
+    func forgetProblems() {
+        damagedPackets = 0
+        damagedFrames = 0
+        decodeErrors = 0
+        lastDecodeError = nil
+        readFailure = nil
     }
 
     /// One line per problem met while reading (a cover was still found).

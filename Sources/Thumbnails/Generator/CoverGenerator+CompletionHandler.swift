@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 extension CoverGenerator {
     /// Takes a cover of at most `size` (aspect fit, see ``CoverOptions/maximumSize``) from the
@@ -35,38 +34,5 @@ extension CoverGenerator {
             completion(result)
         }
         return request
-    }
-}
-
-/// A cover being made for a completion handler; ``cancel()`` stops it.
-public final class CoverRequest: Sendable {
-    let token = CancellationToken()
-    /// Run once by the first ``cancel()``: the owner's clean-up (a service drops the waiter).
-    private let cancelHandler = Mutex<(@Sendable () -> Void)?>(nil)
-
-    init() {}
-
-    /// Stops the request at the next packet; its completion is then called with `.cancelled`
-    /// (unless it had already finished). Safe to call any number of times, from any thread.
-    public func cancel() {
-        token.cancel()
-        let handler = cancelHandler.withLock { handler in
-            defer { handler = nil }
-            return handler
-        }
-        handler?()
-    }
-
-    /// Whether ``cancel()`` was called.
-    public var isCancelled: Bool { token.isCancelled }
-
-    /// Installs the handler ``cancel()`` runs; returns false (and installs nothing) when the
-    /// request is already cancelled.
-    func setCancelHandler(_ handler: @escaping @Sendable () -> Void) -> Bool {
-        cancelHandler.withLock { stored in
-            guard !token.isCancelled else { return false }
-            stored = handler
-            return true
-        }
     }
 }

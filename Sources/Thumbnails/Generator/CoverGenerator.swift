@@ -64,18 +64,30 @@ public final class CoverGenerator: Sendable {
         try options.validate()
         let check = cancellationCheck(token: nil, name: name)
         try check()
-        let input = try MediaInput(bytes: data, name: name, probe: .whenIncomplete)
+        let input = try MediaInput(
+            bytes: data, name: name, probe: .whenIncomplete, interruption: interruption(token: nil))
         let session = try CoverSession(input: input, options: options, checkCancellation: check)
         return try session.cover(at: options.time)
     }
 
-    func makeCover(for url: URL, options: CoverOptions, token: CancellationToken?) throws(ThumbnailError)
+    /// ``makeCover(for:options:)`` with the stream probe forced on (`alwaysProbe`), for the
+    /// benchmark to measure what skipping it saves.
+    package func makeCover(for url: URL, options: CoverOptions, alwaysProbe: Bool) throws(ThumbnailError)
         -> CoverImage
     {
+        try makeCover(for: url, options: options, token: nil, probe: alwaysProbe ? .always : .whenIncomplete)
+    }
+
+    func makeCover(
+        for url: URL,
+        options: CoverOptions,
+        token: CancellationToken?,
+        probe: MediaInput.ProbePolicy = .whenIncomplete
+    ) throws(ThumbnailError) -> CoverImage {
         try options.validate()
         let check = cancellationCheck(token: token, name: url.path)
         try check()
-        let input = try MediaInput(contentsOf: url, probe: .whenIncomplete)
+        let input = try MediaInput(contentsOf: url, probe: probe, interruption: interruption(token: token))
         let session = try CoverSession(input: input, options: options, checkCancellation: check)
         return try session.cover(at: options.time)
     }
@@ -107,7 +119,8 @@ public final class CoverGenerator: Sendable {
         try await runOffActor { token throws(ThumbnailError) in
             try options.validate()
             let check = self.cancellationCheck(token: token, name: name)
-            let input = try MediaInput(bytes: data, name: name, probe: .whenIncomplete)
+            let input = try MediaInput(
+                bytes: data, name: name, probe: .whenIncomplete, interruption: self.interruption(token: token))
             let session = try CoverSession(input: input, options: options, checkCancellation: check)
             return try session.cover(at: options.time)
         }
@@ -131,7 +144,8 @@ public final class CoverGenerator: Sendable {
                 try options.validate()
                 let check = self.cancellationCheck(token: token, name: url.path)
                 try check()
-                let input = try MediaInput(contentsOf: url, probe: .whenIncomplete)
+                let input = try MediaInput(
+                    contentsOf: url, probe: .whenIncomplete, interruption: self.interruption(token: token))
                 let session = try CoverSession(input: input, options: options, checkCancellation: check)
                 for time in times {
                     continuation.yield(try session.cover(at: time))
@@ -216,6 +230,15 @@ public final class CoverGenerator: Sendable {
         }
     }
 
+    /// What FFmpeg's interrupt callback asks during blocking reads: the same conditions as
+    /// ``cancellationCheck(token:name:)``, without its test observer.
+    func interruption(token: CancellationToken?) -> Interruption {
+        let started = epoch.load(ordering: .sequentiallyConsistent)
+        return Interruption {
+            token?.isCancelled == true || Task.isCancelled || self.epoch.load(ordering: .relaxed) != started
+        }
+    }
+
     /// Runs blocking work on a global queue and waits for it without blocking the caller;
     /// cancelling the waiting task sets the work's token. `.cancelled` becomes
     /// `CancellationError`.
@@ -241,14 +264,4 @@ public final class CoverGenerator: Sendable {
             throw error
         }
     }
-}
-
-/// One file's outcome in ``CoverGenerator/covers(for:options:maximumConcurrency:)``.
-public struct FileCover: Sendable {
-    /// The position of ``url`` in the array given.
-    public let index: Int
-    /// The input.
-    public let url: URL
-    /// Its cover, or why there is none.
-    public let result: Result<CoverImage, ThumbnailError>
 }

@@ -57,6 +57,8 @@ public final class CoverService: Sendable {
         var pending: [CoverCache.Key] = []
         var running = 0
         var nextID = 0
+        /// Decodes started since the service was made.
+        var decodes = 0
 
         mutating func makeID() -> Int {
             nextID += 1
@@ -81,6 +83,17 @@ public final class CoverService: Sendable {
         self.maximumConcurrency = max(1, maximumConcurrency)
         generator = CoverGenerator()
     }
+
+    /// A service whose decodes go through `generator` (tests pass one with a check observer).
+    init(generator: CoverGenerator, cache: CoverCache, options: CoverOptions, maximumConcurrency: Int) {
+        self.cache = cache
+        self.options = options
+        self.maximumConcurrency = max(1, maximumConcurrency)
+        self.generator = generator
+    }
+
+    /// Decodes started so far (tests check that requests share them).
+    var decodeCount: Int { state.withLock { $0.decodes } }
 
     /// The options of a request for `maximumSize`.
     private func options(for maximumSize: PixelSize) -> CoverOptions {
@@ -188,6 +201,7 @@ public final class CoverService: Sendable {
             job.started = true
             state.jobs[key] = job
             state.running += 1
+            state.decodes += 1
             return job
         }
         return nil

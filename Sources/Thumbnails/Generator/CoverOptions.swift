@@ -26,8 +26,10 @@ public struct CoverOptions: Sendable, Hashable {
     /// with ``toleranceAfter`` also infinite) means keyframe mode: the keyframe at or before
     /// the time, which needs a single frame decoded.
     public var toleranceBefore: Double
-    /// How much later than ``time`` the frame may be, in seconds. Zero for both tolerances
-    /// means the exact frame: the one shown at ``time``.
+    /// How much later than ``time`` the frame may be, in seconds: a keyframe that close after
+    /// ``time`` is taken (decoded alone) when no keyframe is within ``toleranceBefore`` before
+    /// it, sparing a decode forward. Zero for both tolerances means the exact frame: the one
+    /// shown at ``time``.
     public var toleranceAfter: Double
     /// Whether to step past dark or flat frames (a black fade-in, a blank slate): when the
     /// chosen frame is almost black or almost uniform, the next keyframes are tried, up to
@@ -99,34 +101,4 @@ public struct CoverOptions: Sendable, Hashable {
             throw ThumbnailError(.invalidArgument, reason: "dark frame limit \(darkFrameLimit) is negative")
         }
     }
-}
-
-/// A point in a video to take a cover from.
-public enum CoverTime: Sendable, Hashable {
-    /// Seconds from the start of the video (its first frame is 0, whatever timestamp the file
-    /// gives it). A time at or past the end gives the last frame.
-    case seconds(Double)
-    /// A fraction of the video's duration, 0...1 (0.5 is the middle; 1 is the last frame).
-    case fraction(Double)
-}
-
-/// The pixel layout of a ``CoverImage``: 8 bits per channel, channels in this order.
-public enum CoverPixelFormat: String, Sendable, Hashable, CaseIterable {
-    /// Red, green, blue: 3 bytes per pixel.
-    case rgb
-    /// Red, green, blue, alpha (always 255, opaque): 4 bytes per pixel.
-    case rgba
-
-    /// Bytes per pixel.
-    public var bytesPerPixel: Int {
-        switch self {
-        case .rgb: 3
-        case .rgba: 4
-        }
-    }
-}
-
-extension PixelSize {
-    /// 0x0: "no limit" as a maximum size.
-    public static let zero = PixelSize(width: 0, height: 0)
 }

@@ -1,0 +1,90 @@
+// ThumbnailBenchmark: the Swift side of Tools/bench-thumbnails.sh. It does what
+// Tools/Floor/cover_floor.c does, through the Thumbnails API: open, decode one cover, scale to fit
+// SIZE x SIZE (RGB), encode PNG, write (atomically), repeated LOOPS times in one process; it prints
+// the median milliseconds per cover (the warm figure), like the floor.
+//
+//   ThumbnailBenchmark INPUT OUTPUT.png [SIZE] [SECONDS] [LOOPS] [exact] [--probe] [--skip-dark] [--no-write]
+//
+// SECONDS < 0 means the first frame; otherwise keyframe mode at SECONDS, or the exact frame with
+// "exact". --probe forces avformat_find_stream_info even when the header is complete (to measure
+// what skipping it saves); --skip-dark turns on CoverOptions.skipsDarkFrames; --no-write stops after
+// the decoded, scaled cover (no PNG encoding, no file). Exit status 1 with the error's reason on stderr when a cover fails.
+import Foundation
+import Thumbnails
+
+// `ThumbnailBenchmark --cache-hits INPUT`: microseconds per CoverCache hit (a stat of the file and
+// a locked lookup), what a grid pays on every display.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--cache-hits" {
+    let url = URL(filePath: CommandLine.arguments[2])
+    let options = CoverOptions(maximumSize: PixelSize(width: 320, height: 320))
+    let cache = CoverCache(capacity: 64 << 20)
+    do {
+        guard let key = cache.key(for: url, options: options) else {
+            throw ThumbnailError(.fileNotFound, reason: url.path)
+        }
+        cache.insert(try CoverGenerator().makeCover(for: url, options: options), for: key)
+    } catch {
+        FileHandle.standardError.write(Data("ThumbnailBenchmark: \(error)\n".utf8))
+        exit(1)
+    }
+    let lookups = 100_000
+    let clock = ContinuousClock()
+    var hits = 0
+    let elapsed = clock.measure {
+        for _ in 0..<lookups where cache.cover(for: url, options: options) != nil { hits += 1 }
+    }
+    guard hits == lookups else { exit(1) }
+    let microseconds = (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12)
+    print(String(format: "%.3f", microseconds / Double(lookups)))
+    exit(0)
+}
+
+let arguments = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--") }
+let forcesProbe = CommandLine.arguments.contains("--probe")
+let skipsDark = CommandLine.arguments.contains("--skip-dark")
+let writes = !CommandLine.arguments.contains("--no-write")
+guard arguments.count >= 2 else {
+    FileHandle.standardError.write(
+        Data(
+            ("usage: ThumbnailBenchmark INPUT OUTPUT [SIZE] [SECONDS] [LOOPS] [exact]"
+                + " [--probe] [--skip-dark] [--no-write]\n").utf8))
+    exit(2)
+}
+let values = Array(arguments)
+let input = URL(filePath: values[0])
+let output = URL(filePath: values[1])
+let size = values.count > 2 ? Int(values[2]) ?? 320 : 320
+let seconds = values.count > 3 ? Double(values[3]) ?? -1 : -1
+let loops = values.count > 4 ? max(1, Int(values[4]) ?? 1) : 1
+let exact = values.count > 5 && values[5] == "exact"
+
+var options = CoverOptions(maximumSize: PixelSize(width: size, height: size), skipsDarkFrames: skipsDark)
+if seconds >= 0 {
+    options.time = .seconds(seconds)
+}
+if exact {
+    options = options.exact()
+}
+
+let generator = CoverGenerator()
+let clock = ContinuousClock()
+var milliseconds: [Double] = []
+for _ in 0..<loops {
+    let start = clock.now
+    do {
+        let cover = try generator.makeCover(for: input, options: options, alwaysProbe: forcesProbe)
+        if writes {
+            try cover.write(to: output, as: .png)
+        }
+    } catch {
+        FileHandle.standardError.write(Data("ThumbnailBenchmark: \(error.reason)\n".utf8))
+        exit(1)
+    }
+    let elapsed = clock.now - start
+    milliseconds.append(
+        Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15)
+}
+if loops > 1 {
+    milliseconds.sort()
+    print(String(format: "%.3f", milliseconds[loops / 2]))
+}
