@@ -40,6 +40,19 @@ targets += [
     .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),
 ]
 
+// MARK: Observing
+products.append(.library(name: "Observing", targets: ["Observing"]))
+targets += [
+    .target(name: "Observing", swiftSettings: swiftSettings),
+    .testTarget(name: "ObservingTests", dependencies: ["Observing"], swiftSettings: swiftSettings),
+    .executableTarget(
+        name: "ObservingBenchmark",
+        dependencies: ["Observing"],
+        path: "Tools/ObservingBenchmark",
+        swiftSettings: swiftSettings
+    ),
+]
+
 let package = Package(
     name: "MultiCanvas",
     platforms: [.macOS(.v15), .iOS(.v18)],

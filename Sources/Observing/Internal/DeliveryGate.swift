@@ -1,0 +1,76 @@
+import Dispatch
+import Synchronization
+
+/// Admits handler calls of one observation until it is closed, and makes `close` wait for the calls
+/// already admitted on other threads (guarantee O7).
+///
+/// The state is one atomic word: bit 0 says "closed", the other bits count the calls in progress. A
+/// call is admitted by incrementing the count first and checking the bit second, so once `close` has
+/// set the bit and seen the count drain, no call can start any more.
+final class DeliveryGate: Sendable {
+    private let state = Atomic<Int>(0)
+    private let waiters = Mutex<[DispatchSemaphore]>([])
+
+    private static let closedBit = 1
+    private static let oneCall = 2
+
+    /// Whether `close()` has been called.
+    var isClosed: Bool {
+        state.load(ordering: .acquiring) & Self.closedBit != 0
+    }
+
+    /// Runs `body` unless the gate is closed. Returns whether it ran.
+    @discardableResult
+    func run(_ body: () -> Void) -> Bool {
+        let before = state.add(Self.oneCall, ordering: .acquiringAndReleasing).oldValue
+        guard before & Self.closedBit == 0 else {
+            leave()
+            return false
+        }
+        let context = ThreadContext.current
+        let id = ObjectIdentifier(self)
+        context.runningGates.append(id)
+        body()
+        context.runningGates.removeLast()
+        leave()
+        return true
+    }
+
+    private func leave() {
+        let before = state.subtract(Self.oneCall, ordering: .acquiringAndReleasing).oldValue
+        if before & Self.closedBit != 0 {
+            let toWake = waiters.withLock { list in
+                let woken = list
+                list.removeAll()
+                return woken
+            }
+            for semaphore in toWake {
+                semaphore.signal()
+            }
+        }
+    }
+
+    /// Closes the gate: no call starts after this returns. Waits for calls running on other threads;
+    /// calls running on this thread (`close` from inside the handler) are left to finish on their own.
+    /// Returns `false` if the gate was already closed.
+    @discardableResult
+    func close() -> Bool {
+        let before = state.bitwiseOr(Self.closedBit, ordering: .acquiringAndReleasing).oldValue
+        let id = ObjectIdentifier(self)
+        let own = ThreadContext.current.runningGates.reduce(0) { $0 + ($1 == id ? 1 : 0) }
+        while true {
+            let semaphore: DispatchSemaphore? = waiters.withLock { list in
+                let running = state.load(ordering: .acquiring) / Self.oneCall
+                if running <= own {
+                    return nil
+                }
+                let semaphore = DispatchSemaphore(value: 0)
+                list.append(semaphore)
+                return semaphore
+            }
+            guard let semaphore else { break }
+            semaphore.wait()
+        }
+        return before & Self.closedBit == 0
+    }
+}

@@ -1,0 +1,283 @@
+import Foundation
+import Synchronization
+
+/// What every registered observation offers its token, its `KeyValueObserver` and the diagnostics.
+protocol ObservationCore: AnyObject, Sendable {
+    /// Ends the observation; idempotent. After it returns no new handler call starts (O7).
+    func invalidate()
+    /// Whether `invalidate()` has been called.
+    var isInvalidated: Bool { get }
+    /// Whether the observation can still deliver: not invalidated and the observed object exists.
+    var isActive: Bool { get }
+    /// A description for `ObservationDiagnostics`, or `nil` once the observed object is gone.
+    var record: ObservationRecord? { get }
+}
+
+/// Told by a `ChainLink` that a storage on the path of a chained key path changed.
+protocol ChainLinkTarget: AnyObject, Sendable {
+    func linkDidChange()
+}
+
+/// Subscribes a chained observation to one storage of its path; prior notifications are ignored (a
+/// chain synthesizes its own, see `ObservedChange.isPrior`).
+final class ChainLink<Value>: StorageReceiver {
+    let target: any ChainLinkTarget
+
+    init(target: any ChainLinkTarget) {
+        self.target = target
+    }
+
+    func storageDidChange(_ change: ObservedChange<Value>, isEqualWrite: Bool, object: AnyObject) {
+        if !change.isPrior {
+            target.linkDidChange()
+        }
+    }
+}
+
+/// Who registered an observation through a `KeyValueObserver`, for diagnostics.
+struct OwnerDescription: Sendable {
+    let typeName: String
+    let identifier: ObjectIdentifier
+}
+
+/// The state behind one `ObservationToken`: observes `keyPath` from `root`.
+///
+/// Direct mode: the key path is exactly one `@Observed` property of `root`; the observation subscribes
+/// to that property's storage and forwards its changes without re-reading anything.
+/// Chain mode (`\.document.title`, computed properties, subclass key paths): the key path is evaluated
+/// under an access tracker, the observation subscribes to every `@Observed` storage it read, and any of
+/// them changing re-evaluates the path, re-targets the subscriptions and notifies if the end value changed.
+///
+/// Neither the root nor any object on the path is retained (O3).
+final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, StorageReceiver, ChainLinkTarget {
+    private struct Link {
+        weak var storage: (any TrackableStorage)?
+        let storageID: ObjectIdentifier
+        let subscriptionID: UInt64
+    }
+
+    private enum Mode {
+        case pending
+        case direct(storage: PropertyStorage<Value>?, subscriptionID: UInt64)
+        case chain(links: [Link], lastValue: Value)
+    }
+
+    private struct State {
+        weak var root: Root?
+        var mode: Mode = .pending
+        let keyPath: KeyPath<Root, Value>
+        /// `==` when `Value` is `Equatable`: a chain notifies only when its end value changed.
+        let equality: ((Value, Value) -> Bool)?
+    }
+
+    let options: ObservationOptions
+    let delivery: ObservationDelivery
+    let gate: DeliveryGate
+    private let send: @Sendable (Root, ObservedChange<Value>) -> Void
+    private let rootType: String
+    private let rootID: ObjectIdentifier
+    let owner: OwnerDescription?
+    private let state: Locked<State>
+
+    /// `send` must run the user's handler through `gate` (on the chosen queue or actor).
+    init(
+        root: Root,
+        keyPath: KeyPath<Root, Value>,
+        options: ObservationOptions,
+        delivery: ObservationDelivery,
+        gate: DeliveryGate,
+        owner: OwnerDescription?,
+        send: @escaping @Sendable (Root, ObservedChange<Value>) -> Void
+    ) {
+        self.options = options
+        self.delivery = delivery
+        self.gate = gate
+        self.send = send
+        self.owner = owner
+        self.rootType = String(reflecting: type(of: root))
+        self.rootID = ObjectIdentifier(root)
+        var initial = State(keyPath: keyPath, equality: makeEquality(Value.self))
+        initial.root = root
+        self.state = Locked(initial)
+    }
+
+    // MARK: Registration
+
+    /// Subscribes to what the key path reads and returns the current value (for `.initial`).
+    func start() -> Value? {
+        let value: Value? = state.withLock { state in
+            guard let root = state.root else { return nil }
+            let keyPath = state.keyPath
+            let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+            if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
+                let storage = reads[0].storage as? PropertyStorage<Value>
+            {
+                let (id, current) = storage.subscribe(self, wantsPrior: options.contains(.prior))
+                state.mode = .direct(storage: storage, subscriptionID: id)
+                return current
+            }
+            if reads.isEmpty {
+                ObservationDiagnostics.report(
+                    .unobservableKeyPath(objectType: rootType, keyPath: String(describing: state.keyPath)))
+            }
+            return retrack(&state, root: root, value: value, reads: reads, links: [])
+        }
+        LiveObservations.insert(self)
+        return value
+    }
+
+    /// Subscribes to `reads` (dropping links no longer read) until the path is stable; returns the value.
+    private func retrack(
+        _ state: inout State, root: Root, value: Value, reads: [TrackedRead], links: [Link]
+    ) -> Value {
+        var value = value
+        var reads = reads
+        var links = links
+        for _ in 0..<16 {
+            var kept: [Link] = []
+            var changed = false
+            var seen = Set<ObjectIdentifier>()
+            for read in reads {
+                let id = ObjectIdentifier(read.storage)
+                guard seen.insert(id).inserted else { continue }
+                if let existing = links.first(where: { $0.storageID == id }) {
+                    kept.append(existing)
+                    continue
+                }
+                let added = read.storage.addLink(self, wantsPrior: false, since: read.version)
+                changed = changed || added.changed
+                kept.append(Link(storage: read.storage, storageID: id, subscriptionID: added.id))
+            }
+            for link in links where !seen.contains(link.storageID) {
+                link.storage?.removeSubscriber(link.subscriptionID)
+            }
+            links = kept
+            guard changed else { break }
+            // A link changed between the read and the subscription: read the path again.
+            let keyPath = state.keyPath
+            (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+        }
+        state.mode = .chain(links: links, lastValue: value)
+        return value
+    }
+
+    // MARK: Changes
+
+    /// Direct mode: a change of the observed storage.
+    func storageDidChange(_ change: ObservedChange<Value>, isEqualWrite: Bool, object: AnyObject) {
+        if isEqualWrite {
+            return
+        }
+        send(unsafeDowncast(object, to: Root.self), change.filtered(by: options))
+    }
+
+    /// Chain mode: a storage on the path changed; re-evaluate, re-target, notify if the end value changed.
+    func linkDidChange() {
+        if gate.isClosed {
+            return
+        }
+        let outcome: (root: Root, old: Value, new: Value)? = state.withLock { state in
+            guard let root = state.root, case let .chain(links, lastValue) = state.mode else { return nil }
+            let keyPath = state.keyPath
+            let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+            let current = retrack(&state, root: root, value: value, reads: reads, links: links)
+            if let equality = state.equality, equality(lastValue, current) {
+                return nil
+            }
+            return (root, lastValue, current)
+        }
+        guard let outcome else { return }
+        let change = ObservedChange(kind: .setting, oldValue: outcome.old, newValue: outcome.new)
+        if options.contains(.prior) {
+            send(outcome.root, change.prior.filtered(by: options))
+        }
+        send(outcome.root, change.filtered(by: options))
+    }
+
+    /// Calls the handler with the current value (`.initial`).
+    func sendInitial(_ value: Value) {
+        guard let root = state.withLock({ $0.root }) else { return }
+        send(root, ObservedChange(kind: .setting, oldValue: nil, newValue: value).filtered(by: options))
+    }
+
+    // MARK: Ending
+
+    var isInvalidated: Bool {
+        gate.isClosed
+    }
+
+    var isActive: Bool {
+        !gate.isClosed && state.withLock { $0.root != nil }
+    }
+
+    func invalidate() {
+        guard gate.close() else { return }
+        let mode = state.withLock { state in
+            let mode = state.mode
+            state.mode = .pending
+            state.root = nil
+            return mode
+        }
+        switch mode {
+        case .pending:
+            break
+        case let .direct(storage, id):
+            storage?.removeSubscriber(id)
+        case let .chain(links, _):
+            for link in links {
+                link.storage?.removeSubscriber(link.subscriptionID)
+            }
+        }
+        LiveObservations.remove(self)
+    }
+
+    var record: ObservationRecord? {
+        let keyPath: String? = state.withLock { state in
+            state.root == nil ? nil : String(describing: state.keyPath)
+        }
+        guard let keyPath, !gate.isClosed else { return nil }
+        return ObservationRecord(
+            objectType: rootType,
+            objectIdentifier: rootID,
+            keyPath: keyPath,
+            options: options,
+            delivery: delivery,
+            ownerType: owner?.typeName,
+            ownerIdentifier: owner?.identifier
+        )
+    }
+}
+
+/// `==` for `Value` if it is `Equatable` (found at run time, once per observation), else `nil`.
+func makeEquality<Value>(_ type: Value.Type) -> ((Value, Value) -> Bool)? {
+    guard let equatable = type as? any Equatable.Type else { return nil }
+    return equality(of: equatable, as: Value.self)
+}
+
+private func equality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) -> (Value, Value) -> Bool {
+    { lhs, rhs in
+        guard let lhs = lhs as? E, let rhs = rhs as? E else { return false }
+        return lhs == rhs
+    }
+}
+
+/// Every observation not yet invalidated, for `ObservationDiagnostics.liveObservations()`.
+enum LiveObservations {
+    private struct Entry {
+        weak var core: (any ObservationCore)?
+    }
+
+    private static let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+
+    static func insert(_ core: any ObservationCore) {
+        entries.withLock { $0[ObjectIdentifier(core)] = Entry(core: core) }
+    }
+
+    static func remove(_ core: any ObservationCore) {
+        _ = entries.withLock { $0.removeValue(forKey: ObjectIdentifier(core)) }
+    }
+
+    static var all: [any ObservationCore] {
+        entries.withLock { entries in entries.values.compactMap(\.core) }
+    }
+}

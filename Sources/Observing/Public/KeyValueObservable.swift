@@ -1,0 +1,147 @@
+import Dispatch
+import Foundation
+
+/// A class whose `@Observed` and `@ObservedArray` properties can be observed by key path.
+///
+/// Adopting it takes nothing else: no registry, no base class, no macro.
+///
+/// ```swift
+/// final class Doc: KeyValueObservable {
+///     @Observed var title = ""
+/// }
+///
+/// let doc = Doc()
+/// let token = doc.observe(\.title, options: [.old, .new]) { doc, change in
+///     print(change.oldValue!, "->", change.newValue!)
+/// }
+/// doc.title = "Draft"   // prints " -> Draft"
+/// token.invalidate()
+/// ```
+///
+/// Key paths may chain through observable objects and optionals (`\.document?.isFavorite`); any key
+/// path whose value is computed from `@Observed` properties can be observed.
+public protocol KeyValueObservable: AnyObject, SendableMetatype {}
+
+extension KeyValueObservable {
+    /// Observes `keyPath` of this object; `handler` runs on the mutating thread.
+    ///
+    /// The observation is registered before this returns (and before the `.initial` call, which may end
+    /// it). It lasts until the token is invalidated or released, or this object goes away; it retains
+    /// neither this object nor the objects on the key path.
+    ///
+    /// Direct properties notify on every store, except that a value equal to the stored one (`Equatable`
+    /// values) does not notify. Key paths that go through other objects or computed properties are
+    /// re-evaluated when anything they read changes, and notify when their value changed (always, for
+    /// values that are not `Equatable`). A key path that reads no `@Observed` property can never
+    /// notify; this is reported to ``ObservationDiagnostics``.
+    ///
+    /// - Parameters:
+    ///   - keyPath: what to observe, from this object.
+    ///   - options: what the changes carry (default: old and new values).
+    ///   - handler: called with this object and each change.
+    /// - Returns: the token that keeps the observation alive.
+    public func observe<Value>(
+        _ keyPath: KeyPath<Self, Value>,
+        options: ObservationOptions = [.old, .new],
+        _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
+    ) -> ObservationToken {
+        let gate = DeliveryGate()
+        return register(keyPath, options: options, delivery: .mutatingThread, gate: gate, owner: nil) {
+            object, change in
+            gate.run { handler(object, change) }
+        }.token
+    }
+
+    /// Observes `keyPath`, delivering on the thread, queue or actor chosen by `delivery` (O9).
+    ///
+    /// Queue and main-actor delivery hand the object and its values to another thread, so both must be
+    /// `Sendable`. Changes are delivered in order; the `.initial` call is delivered the same way.
+    /// Otherwise identical to ``observe(_:options:_:)``.
+    public func observe<Value: Sendable>(
+        _ keyPath: KeyPath<Self, Value>,
+        options: ObservationOptions = [.old, .new],
+        delivery: ObservationDelivery,
+        _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
+    ) -> ObservationToken where Self: Sendable {
+        let gate = DeliveryGate()
+        let send = makeSend(delivery: delivery, gate: gate, handler: handler)
+        return register(keyPath, options: options, delivery: delivery, gate: gate, owner: nil, send: send).token
+    }
+
+    /// Observes `keyPath` with a main-actor handler: called synchronously for changes made on the main
+    /// thread, otherwise on the main queue, in order. Otherwise identical to ``observe(_:options:_:)``.
+    public func observeOnMainActor<Value: Sendable>(
+        _ keyPath: KeyPath<Self, Value>,
+        options: ObservationOptions = [.old, .new],
+        _ handler: @escaping @MainActor @Sendable (Self, ObservedChange<Value>) -> Void
+    ) -> ObservationToken where Self: Sendable {
+        let gate = DeliveryGate()
+        let send = makeMainActorSend(gate: gate, handler: handler)
+        return register(keyPath, options: options, delivery: .mainActor, gate: gate, owner: nil, send: send).token
+    }
+
+    /// Creates, registers and starts an observation; sends `.initial` after registration.
+    func register<Value>(
+        _ keyPath: KeyPath<Self, Value>,
+        options: ObservationOptions,
+        delivery: ObservationDelivery,
+        gate: DeliveryGate,
+        owner: OwnerDescription?,
+        beforeInitial: (ObservationToken) -> Void = { _ in },
+        send: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
+    ) -> (token: ObservationToken, started: Bool) {
+        let core = KeyPathObservation(
+            root: self, keyPath: keyPath, options: options, delivery: delivery, gate: gate, owner: owner,
+            send: send)
+        let token = ObservationToken(core: core)
+        let value = core.start()
+        beforeInitial(token)
+        if options.contains(.initial), let value {
+            ThreadContext.current.deliverNow { core.sendInitial(value) }
+        }
+        return (token, value != nil)
+    }
+}
+
+/// Wraps `handler` for `delivery`: the gate check runs where the handler runs.
+func makeSend<Root: Sendable, Value: Sendable>(
+    delivery: ObservationDelivery,
+    gate: DeliveryGate,
+    handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void
+) -> @Sendable (Root, ObservedChange<Value>) -> Void {
+    switch delivery {
+    case .mutatingThread:
+        return { object, change in gate.run { handler(object, change) } }
+    case .queue(let queue):
+        return { object, change in
+            queue.async { gate.run { handler(object, change) } }
+        }
+    case .mainActor:
+        return makeMainActorSend(gate: gate) { object, change in handler(object, change) }
+    }
+}
+
+/// Wraps a main-actor `handler`: synchronous on the main thread, else hops to the main queue.
+func makeMainActorSend<Root: Sendable, Value: Sendable>(
+    gate: DeliveryGate,
+    handler: @escaping @MainActor @Sendable (Root, ObservedChange<Value>) -> Void
+) -> @Sendable (Root, ObservedChange<Value>) -> Void {
+    { object, change in
+        if isMainThread {
+            MainActor.assumeIsolated {
+                _ = gate.run { handler(object, change) }
+            }
+        } else {
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    _ = gate.run { handler(object, change) }
+                }
+            }
+        }
+    }
+}
+
+/// Whether the caller runs on the main thread.
+var isMainThread: Bool {
+    Thread.isMainThread
+}

@@ -1,0 +1,198 @@
+/// An owner-scoped observer: the role of FBKVOController (guarantee O2).
+///
+/// ```swift
+/// final class CellViewModel {
+///     private lazy var observer = KeyValueObserver(owner: self)
+///
+///     func willDisplay(_ canvas: Canvas) {
+///         observer.observe(canvas, \.isSelected, options: [.initial, .new]) { canvas, change in
+///             // update the cell
+///         }
+///     }
+///     func didEndDisplaying(_ canvas: Canvas) {
+///         observer.unobserve(canvas, \.isSelected)
+///     }
+/// }
+/// ```
+///
+/// - Each (object, key path) is observed at most once: a second `observe` of the same pair is ignored
+///   while the first is active.
+/// - `unobserve` and `unobserveAll()` are idempotent; unobserving something never observed does nothing.
+/// - Everything ends when the observer is released, and handlers stop being called once the owner is
+///   gone, each on its own: the observer keeps only a weak reference to its owner.
+/// - Creating or using it for the first time inside a `deinit` (a `lazy var` touched first there) is
+///   safe: with its owner already going away it observes nothing.
+///
+/// Neither the owner nor the observed objects are retained. Handlers are `@Sendable`; to avoid a cycle
+/// through the owner, capture it weakly.
+public final class KeyValueObserver: Sendable {
+    private struct Key: Hashable {
+        let object: ObjectIdentifier
+        let keyPath: AnyKeyPath
+    }
+
+    private let entries = Locked<[Key: ObservationToken]>([:])
+    private let ownerLink: OwnerLink?
+    private let ownerDescription: OwnerDescription?
+
+    /// Creates an observer whose observations end when it or `owner` goes away.
+    ///
+    /// - Parameter owner: the object the observations belong to (not retained); `nil` for an observer
+    ///   scoped only by its own lifetime.
+    public init(owner: AnyObject? = nil) {
+        if let owner {
+            ownerLink = OwnerLink(owner)
+            ownerDescription = OwnerDescription(
+                typeName: String(reflecting: type(of: owner)), identifier: ObjectIdentifier(owner))
+        } else {
+            ownerLink = nil
+            ownerDescription = nil
+        }
+    }
+
+    deinit {
+        unobserveAll()
+    }
+
+    /// Observes `keyPath` of `object` on the mutating thread, unless that pair is already observed.
+    ///
+    /// The observation is registered before the `.initial` call, so that call may `unobserve` it.
+    /// - Returns: `true` if a new observation started; `false` if the pair was already observed or the
+    ///   owner is gone.
+    @discardableResult
+    public func observe<Object: KeyValueObservable, Value>(
+        _ object: Object,
+        _ keyPath: KeyPath<Object, Value>,
+        options: ObservationOptions = [.old, .new],
+        _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
+    ) -> Bool {
+        let gate = DeliveryGate()
+        let ownerLink = self.ownerLink
+        return start(object, keyPath, options: options, delivery: .mutatingThread, gate: gate) { object, change in
+            if let ownerLink, !ownerLink.isAlive {
+                return
+            }
+            gate.run { handler(object, change) }
+        }
+    }
+
+    /// Observes `keyPath` of `object` with the chosen delivery (O9), unless that pair is already observed.
+    /// - Returns: `true` if a new observation started.
+    @discardableResult
+    public func observe<Object: KeyValueObservable & Sendable, Value: Sendable>(
+        _ object: Object,
+        _ keyPath: KeyPath<Object, Value>,
+        options: ObservationOptions = [.old, .new],
+        delivery: ObservationDelivery,
+        _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
+    ) -> Bool {
+        let gate = DeliveryGate()
+        let ownerLink = self.ownerLink
+        let send = makeSend(delivery: delivery, gate: gate) { (object: Object, change: ObservedChange<Value>) in
+            if let ownerLink, !ownerLink.isAlive {
+                return
+            }
+            handler(object, change)
+        }
+        return start(object, keyPath, options: options, delivery: delivery, gate: gate, send: send)
+    }
+
+    private func start<Object: KeyValueObservable, Value>(
+        _ object: Object,
+        _ keyPath: KeyPath<Object, Value>,
+        options: ObservationOptions,
+        delivery: ObservationDelivery,
+        gate: DeliveryGate,
+        send: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
+    ) -> Bool {
+        if let ownerLink, !ownerLink.isAlive {
+            return false
+        }
+        let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
+        if let existing = entries.withLock({ $0[key] }), existing.core?.isActive == true {
+            return false
+        }
+        var inserted = false
+        _ = object.register(
+            keyPath, options: options, delivery: delivery, gate: gate, owner: ownerDescription,
+            beforeInitial: { token in
+                let replaced: ObservationToken?
+                (inserted, replaced) = entries.withLock { entries in
+                    if let existing = entries[key], existing.core?.isActive == true {
+                        return (false, nil)
+                    }
+                    let replaced = entries[key]
+                    entries[key] = token
+                    return (true, replaced)
+                }
+                replaced?.invalidate()
+                if !inserted {
+                    token.invalidate()
+                }
+            },
+            send: send)
+        return inserted
+    }
+
+    /// Ends the observation of `keyPath` of `object`; does nothing if there is none.
+    public func unobserve<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
+        let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
+        let token = entries.withLock { $0.removeValue(forKey: key) }
+        token?.invalidate()
+    }
+
+    /// Ends every observation of `object`; does nothing if there is none.
+    public func unobserve(_ object: AnyObject) {
+        let id = ObjectIdentifier(object)
+        let tokens = entries.withLock { entries in
+            let keys = entries.keys.filter { $0.object == id }
+            return keys.compactMap { entries.removeValue(forKey: $0) }
+        }
+        for token in tokens {
+            token.invalidate()
+        }
+    }
+
+    /// Ends every observation; idempotent.
+    public func unobserveAll() {
+        let tokens = entries.withLock { entries in
+            let tokens = Array(entries.values)
+            entries.removeAll()
+            return tokens
+        }
+        for token in tokens {
+            token.invalidate()
+        }
+    }
+
+    /// Whether `keyPath` of `object` is observed (active: not ended, object alive).
+    public func isObserving<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>)
+        -> Bool
+    {
+        let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
+        return entries.withLock { $0[key] }?.core?.isActive == true
+    }
+
+    /// The number of active observations.
+    public var observationCount: Int {
+        let tokens = entries.withLock { Array($0.values) }
+        return tokens.count { $0.core?.isActive == true }
+    }
+}
+
+/// A weak reference to an owner, readable from any thread.
+final class OwnerLink: Sendable {
+    private struct Reference {
+        weak var object: AnyObject?
+    }
+
+    private let reference: Locked<Reference>
+
+    init(_ owner: AnyObject) {
+        reference = Locked(Reference(object: owner))
+    }
+
+    var isAlive: Bool {
+        reference.withLock { $0.object != nil }
+    }
+}

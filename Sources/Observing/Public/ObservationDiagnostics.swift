@@ -1,0 +1,139 @@
+import Synchronization
+
+/// One live observation, as listed by ``ObservationDiagnostics/liveObservations()`` (O10).
+public struct ObservationRecord: Sendable, CustomStringConvertible {
+    /// The observed object's type, fully qualified.
+    public let objectType: String
+    /// The observed object's identity.
+    public let objectIdentifier: ObjectIdentifier
+    /// The observed key path, as written (`\Doc.title`).
+    public let keyPath: String
+    /// The options the observation was registered with.
+    public let options: ObservationOptions
+    /// Where its handler runs.
+    public let delivery: ObservationDelivery
+    /// The type of the `KeyValueObserver` owner that registered it, if any.
+    public let ownerType: String?
+    /// The identity of that owner, if any.
+    public let ownerIdentifier: ObjectIdentifier?
+
+    public var description: String {
+        var text = "\(objectType) \(objectIdentifier) \(keyPath)"
+        if let ownerType, let ownerIdentifier {
+            text += " owned by \(ownerType) \(ownerIdentifier)"
+        }
+        return text
+    }
+}
+
+/// Where a stopped re-entrant cycle was detected.
+public struct CycleSource: Sendable, CustomStringConvertible {
+    /// The type of the object whose property kept changing.
+    public let objectType: String
+    /// Its identity.
+    public let objectIdentifier: ObjectIdentifier
+    /// The property's key path.
+    public let keyPath: String
+
+    init(object: AnyObject, keyPath: AnyKeyPath) {
+        objectType = String(reflecting: type(of: object))
+        objectIdentifier = ObjectIdentifier(object)
+        self.keyPath = String(describing: keyPath)
+    }
+
+    public var description: String {
+        "\(objectType) \(objectIdentifier) \(keyPath)"
+    }
+}
+
+/// Something the observation machinery detected and did not turn into a crash.
+public enum ObservationIssue: Sendable, CustomStringConvertible {
+    /// Handlers kept changing observed properties for `rounds` rounds of nested notifications; the
+    /// notifications of the next round were dropped (the values written are stored). `source` is the
+    /// first change that was dropped.
+    case unsettledCycle(source: CycleSource, rounds: Int)
+    /// `observe` was called with a key path that reads no `@Observed` property: it can never notify.
+    case unobservableKeyPath(objectType: String, keyPath: String)
+
+    public var description: String {
+        switch self {
+        case let .unsettledCycle(source, rounds):
+            "Observing: a change cycle did not settle after \(rounds) rounds; stopped at \(source)"
+        case let .unobservableKeyPath(objectType, keyPath):
+            "Observing: \(keyPath) of \(objectType) reads no @Observed property and will never notify"
+        }
+    }
+}
+
+/// Leak hunting and the reports of stopped cycles (O8, O10).
+public enum ObservationDiagnostics {
+    private struct Settings {
+        var maximumRounds = 100
+        var handlers: [UInt64: @Sendable (ObservationIssue) -> Void] = [:]
+        var nextHandlerID: UInt64 = 1
+    }
+
+    private static let settings = Mutex(Settings())
+
+    /// Every observation that is not invalidated and whose object still exists, in no particular order.
+    public static func liveObservations() -> [ObservationRecord] {
+        LiveObservations.all.compactMap(\.record)
+    }
+
+    /// The live observations of `object`.
+    public static func liveObservations(of object: AnyObject) -> [ObservationRecord] {
+        let id = ObjectIdentifier(object)
+        return liveObservations().filter { $0.objectIdentifier == id }
+    }
+
+    /// How many rounds of changes made inside handlers are delivered before a cycle is declared
+    /// unsettled and stopped (default 100, at least 1). Round 0 is the change made outside any handler.
+    public static var maximumRounds: Int {
+        get { settings.withLock { $0.maximumRounds } }
+        set { settings.withLock { $0.maximumRounds = max(1, newValue) } }
+    }
+
+    /// Calls `handler` with every issue until the returned token is invalidated. While no handler is
+    /// registered, issues are printed to standard error.
+    public static func addIssueHandler(_ handler: @escaping @Sendable (ObservationIssue) -> Void) -> IssueHandlerToken {
+        let id = settings.withLock { settings in
+            let id = settings.nextHandlerID
+            settings.nextHandlerID += 1
+            settings.handlers[id] = handler
+            return id
+        }
+        return IssueHandlerToken(id: id)
+    }
+
+    static func removeIssueHandler(_ id: UInt64) {
+        _ = settings.withLock { $0.handlers.removeValue(forKey: id) }
+    }
+
+    static func report(_ issue: ObservationIssue) {
+        let handlers = settings.withLock { Array($0.handlers.values) }
+        if handlers.isEmpty {
+            printToStandardError(issue.description)
+        }
+        for handler in handlers {
+            handler(issue)
+        }
+    }
+}
+
+/// Keeps an issue handler registered; invalidate it (or release it) to remove the handler.
+public final class IssueHandlerToken: Sendable {
+    private let id: UInt64
+
+    init(id: UInt64) {
+        self.id = id
+    }
+
+    /// Removes the handler; idempotent.
+    public func invalidate() {
+        ObservationDiagnostics.removeIssueHandler(id)
+    }
+
+    deinit {
+        invalidate()
+    }
+}

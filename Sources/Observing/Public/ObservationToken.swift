@@ -1,0 +1,52 @@
+/// One registered observation (guarantee O1).
+///
+/// Every call to `observe` returns a new token with its own identity (`===`, `Hashable`), even for the
+/// same object and key path. `invalidate()` ends the observation; calling it again, or after the
+/// observed object went away, does nothing. Dropping the last reference to a token invalidates it, so
+/// keep the token for as long as you want the handler called.
+///
+/// A token retains neither the observed object nor anything on its key path (O3); it retains the
+/// handler (and what the handler captures) until it is invalidated.
+public final class ObservationToken: Sendable, Hashable, CustomStringConvertible {
+    let core: (any ObservationCore)?
+
+    init(core: (any ObservationCore)?) {
+        self.core = core
+    }
+
+    /// A token that observes nothing (already invalidated).
+    public static var inert: ObservationToken {
+        ObservationToken(core: nil)
+    }
+
+    /// Ends the observation. Idempotent, callable from any thread and from inside the handler.
+    ///
+    /// After it returns, no new handler call starts (O7). A handler call already running on another
+    /// thread is waited for, so don't call this while holding a lock that handler needs. A call from
+    /// inside the handler itself returns at once and lets that call finish.
+    public func invalidate() {
+        core?.invalidate()
+    }
+
+    /// Whether the observation can still deliver: not invalidated, and the observed object still exists.
+    public var isActive: Bool {
+        core?.isActive ?? false
+    }
+
+    deinit {
+        core?.invalidate()
+    }
+
+    public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool {
+        lhs === rhs
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+
+    public var description: String {
+        guard let record = core?.record else { return "ObservationToken(inactive)" }
+        return "ObservationToken(\(record.objectType) \(record.keyPath))"
+    }
+}
