@@ -65,6 +65,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
     private struct State {
         weak var root: Root?
         var mode: Mode = .pending
+        /// The storage key paths last read, to name the observed path in diagnostics.
+        var readNames: [AnyKeyPath] = []
         let keyPath: KeyPath<Root, Value>
         /// `==` when `Value` is `Equatable`: a chain notifies only when its end value changed.
         let equality: ((Value, Value) -> Bool)?
@@ -109,6 +111,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
             guard let root = state.root else { return nil }
             let keyPath = state.keyPath
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+            state.readNames = reads.map(\.storageKeyPath)
             if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
                 let storage = reads[0].storage as? PropertyStorage<Value>
             {
@@ -118,7 +121,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
             }
             if reads.isEmpty {
                 ObservationDiagnostics.report(
-                    .unobservableKeyPath(objectType: rootType, keyPath: String(describing: state.keyPath)))
+                    .unobservableKeyPath(objectType: rootType, keyPath: Self.describe(state.keyPath, reads: [])))
             }
             return retrack(&state, root: root, value: value, reads: reads, links: [])
         }
@@ -157,6 +160,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
             let keyPath = state.keyPath
             (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
         }
+        state.readNames = reads.map(\.storageKeyPath)
         state.mode = .chain(links: links, lastValue: value)
         return value
     }
@@ -233,7 +237,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
 
     var record: ObservationRecord? {
         let keyPath: String? = state.withLock { state in
-            state.root == nil ? nil : String(describing: state.keyPath)
+            state.root == nil ? nil : Self.describe(state.keyPath, reads: state.readNames)
         }
         guard let keyPath, !gate.isClosed else { return nil }
         return ObservationRecord(
@@ -245,6 +249,18 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
             ownerType: owner?.typeName,
             ownerIdentifier: owner?.identifier
         )
+    }
+}
+
+extension KeyPathObservation {
+    /// `\Doc.title` for a key path. Key paths to wrapped properties print as `<computed ...>`, so
+    /// those are named from the storages the path read (`\Folder.document.title`).
+    static func describe(_ keyPath: KeyPath<Root, Value>, reads: [AnyKeyPath]) -> String {
+        let text = String(describing: keyPath)
+        guard text.contains("<computed") else { return text }
+        let names = reads.map(propertyName(of:))
+        let path = names.isEmpty ? "<computed>" : names.joined(separator: ".")
+        return "\\\(Root.self).\(path)"
     }
 }
 

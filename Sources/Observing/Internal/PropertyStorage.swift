@@ -22,8 +22,19 @@ protocol TrackableStorage: AnyObject, Sendable {
 struct TrackedRead {
     let object: AnyObject
     let storage: any TrackableStorage
+    /// The user-facing key path of the property (`\Doc.title`).
     let keyPath: AnyKeyPath
+    /// The key path of the wrapper's stored property (`\Doc._title`), which, unlike `keyPath`, prints
+    /// with its name.
+    let storageKeyPath: AnyKeyPath
     let version: UInt64
+}
+
+/// The property name of a wrapper's storage key path: `\Doc._title` gives `title`.
+func propertyName(of storageKeyPath: AnyKeyPath) -> String {
+    let text = String(describing: storageKeyPath)
+    let last = text.split(separator: ".").last.map(String.init) ?? text
+    return last.hasPrefix("_") ? String(last.dropFirst()) : last
 }
 
 /// What `PropertyStorage.update` does once the lock is released.
@@ -83,11 +94,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     // MARK: Reading
 
     @usableFromInline
-    func value(of object: AnyObject, keyPath: AnyKeyPath) -> Value {
+    func value(of object: AnyObject, keyPath: AnyKeyPath, storageKeyPath: AnyKeyPath) -> Value {
         if activeTrackers.load(ordering: .relaxed) != 0 {
             let (value, version) = withState { ($0.value, $0.version) }
             ThreadContext.current.recordRead(
-                TrackedRead(object: object, storage: self, keyPath: keyPath, version: version))
+                TrackedRead(
+                    object: object, storage: self, keyPath: keyPath, storageKeyPath: storageKeyPath,
+                    version: version))
             return value
         }
         return withState { $0.value }
@@ -100,6 +113,9 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     // MARK: Writing
 
+    /// `keyPath` in the writing methods is the key path of the wrapper's storage, used to name the
+    /// property in diagnostics.
+    ///
     /// Stores `newValue` and notifies; `isEqual` tells an equal write (not notified to direct observations).
     @usableFromInline
     func setValue(_ newValue: Value, isEqual: ((Value, Value) -> Bool)?, of object: AnyObject, keyPath: AnyKeyPath) {
@@ -183,7 +199,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             }
         }
         ThreadContext.current.deliver(work) {
-            CycleSource(object: object, keyPath: keyPath)
+            CycleSource(object: object, storageKeyPath: keyPath)
         }
     }
 

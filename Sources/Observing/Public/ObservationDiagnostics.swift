@@ -35,10 +35,11 @@ public struct CycleSource: Sendable, CustomStringConvertible {
     /// The property's key path.
     public let keyPath: String
 
-    init(object: AnyObject, keyPath: AnyKeyPath) {
+    /// `storageKeyPath` is the key path of the property wrapper's storage (`\Doc._title`).
+    init(object: AnyObject, storageKeyPath: AnyKeyPath) {
         objectType = String(reflecting: type(of: object))
         objectIdentifier = ObjectIdentifier(object)
-        self.keyPath = String(describing: keyPath)
+        keyPath = "\\\(type(of: object)).\(propertyName(of: storageKeyPath))"
     }
 
     public var description: String {

@@ -53,11 +53,12 @@ public struct Observed<Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> Value {
         get {
-            instance[keyPath: storageKeyPath].storage.value(of: instance, keyPath: wrappedKeyPath)
+            instance[keyPath: storageKeyPath].storage.value(
+                of: instance, keyPath: wrappedKeyPath, storageKeyPath: storageKeyPath)
         }
         set {
             let wrapper = instance[keyPath: storageKeyPath]
-            wrapper.storage.setValue(newValue, isEqual: wrapper.isEqual, of: instance, keyPath: wrappedKeyPath)
+            wrapper.storage.setValue(newValue, isEqual: wrapper.isEqual, of: instance, keyPath: storageKeyPath)
         }
     }
 }

@@ -85,12 +85,13 @@ public struct ObservedArray<Element> {
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> [Element] {
         get {
-            instance[keyPath: storageKeyPath].storage.value(of: instance, keyPath: wrappedKeyPath)
+            instance[keyPath: storageKeyPath].storage.value(
+                of: instance, keyPath: wrappedKeyPath, storageKeyPath: storageKeyPath)
         }
         set {
             let wrapper = instance[keyPath: storageKeyPath]
             wrapper.storage.assign(
-                newValue, isEqual: wrapper.isEqual, differ: wrapper.differ, of: instance, keyPath: wrappedKeyPath)
+                newValue, isEqual: wrapper.isEqual, differ: wrapper.differ, of: instance, keyPath: storageKeyPath)
         }
     }
 
@@ -98,12 +99,11 @@ public struct ObservedArray<Element> {
     @inlinable
     public static subscript<Instance: AnyObject>(
         _enclosingInstance instance: Instance,
-        projected projectedKeyPath: KeyPath<Instance, ObservedArrayEditor<Element>>,
+        projected _: KeyPath<Instance, ObservedArrayEditor<Element>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> ObservedArrayEditor<Element> {
         ObservedArrayEditor(
-            object: instance, storage: instance[keyPath: storageKeyPath].storage,
-            keyPath: projectedKeyPath)
+            object: instance, storage: instance[keyPath: storageKeyPath].storage, keyPath: storageKeyPath)
     }
 }
 

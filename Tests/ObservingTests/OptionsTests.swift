@@ -1,0 +1,156 @@
+import Foundation
+import Observing
+import Testing
+
+/// O5 (options, change contents) and O6 (didSet semantics; a prior notification sees the value before).
+@Suite struct OptionsTests {
+    typealias Change = ObservedChange<Double>
+
+    private func record(_ options: ObservationOptions, initial radius: Double = 0, changes: [Double]) -> [Change] {
+        let circle = Circle()
+        circle.radius = radius
+        let seen = Recorder<Change>()
+        let token = circle.observe(\.radius, options: options) { _, change in seen.append(change) }
+        for value in changes {
+            circle.radius = value
+        }
+        token.invalidate()
+        return seen.values
+    }
+
+    @Test func noOptionsDeliversKindOnly() {
+        #expect(record([], changes: [1]) == [Change(kind: .setting, oldValue: nil, newValue: nil)])
+    }
+
+    @Test func newOnly() {
+        #expect(record([.new], changes: [1, 2]) == [
+            Change(kind: .setting, oldValue: nil, newValue: 1),
+            Change(kind: .setting, oldValue: nil, newValue: 2),
+        ])
+    }
+
+    @Test func oldOnly() {
+        #expect(record([.old], changes: [1, 2]) == [
+            Change(kind: .setting, oldValue: 0, newValue: nil),
+            Change(kind: .setting, oldValue: 1, newValue: nil),
+        ])
+    }
+
+    @Test func initialCarriesTheCurrentValue() {
+        #expect(record([.initial, .new], initial: 5, changes: []) == [
+            Change(kind: .setting, oldValue: nil, newValue: 5)
+        ])
+        #expect(record([.initial], initial: 5, changes: []) == [Change(kind: .setting, oldValue: nil, newValue: nil)])
+    }
+
+    @Test func initialOldNew() {
+        #expect(record([.initial, .old, .new], initial: 1, changes: [2]) == [
+            Change(kind: .setting, oldValue: nil, newValue: 1),
+            Change(kind: .setting, oldValue: 1, newValue: 2),
+        ])
+    }
+
+    @Test func allOptionsIncludingPrior() {
+        #expect(record([.initial, .prior, .old, .new], initial: 1, changes: [2, 3]) == [
+            Change(kind: .setting, oldValue: nil, newValue: 1),
+            Change(kind: .setting, oldValue: 1, newValue: nil, isPrior: true),
+            Change(kind: .setting, oldValue: 1, newValue: 2),
+            Change(kind: .setting, oldValue: 2, newValue: nil, isPrior: true),
+            Change(kind: .setting, oldValue: 2, newValue: 3),
+        ])
+    }
+
+    @Test func priorWithoutOldCarriesNoValue() {
+        #expect(record([.prior, .new], changes: [4]) == [
+            Change(kind: .setting, oldValue: nil, newValue: nil, isPrior: true),
+            Change(kind: .setting, oldValue: nil, newValue: 4),
+        ])
+    }
+
+    @Test func handlerSeesTheStoredValueAndPriorSeesTheValueBefore() {
+        let circle = Circle()
+        circle.radius = 1
+        let seen = Recorder<String>()
+        let token = circle.observe(\.radius, options: [.prior, .new]) { circle, change in
+            seen.append("\(change.isPrior ? "prior" : "after") reads \(circle.radius)")
+        }
+        circle.radius = 2
+        #expect(seen.values == ["prior reads 1.0", "after reads 2.0"])
+        token.invalidate()
+    }
+
+    @Test func handlerReceivesTheObservedObject() {
+        let circle = Circle()
+        let seen = Recorder<ObjectIdentifier>()
+        let token = circle.observe(\.radius) { object, _ in seen.append(ObjectIdentifier(object)) }
+        circle.radius = 3
+        #expect(seen.values == [ObjectIdentifier(circle)])
+        token.invalidate()
+    }
+
+    @Test func equalValuesDoNotNotify() {
+        let circle = Circle()
+        let calls = CallCounter()
+        let token = circle.observe(\.radius, options: [.prior, .new]) { _, _ in calls.increment() }
+        circle.radius = 0
+        #expect(calls.count == 0)
+        circle.radius = 1
+        circle.radius = 1
+        #expect(calls.count == 2)
+        token.invalidate()
+    }
+
+    @Test func nonEquatableValuesNotifyEveryWrite() {
+        let holder = Holder()
+        let seen = Recorder<Int>()
+        let token = holder.observe(\.opaque) { _, change in seen.append(change.newValue!.number) }
+        holder.opaque = Opaque(number: 0)
+        holder.opaque = Opaque(number: 0)
+        #expect(seen.values == [0, 0])
+        token.invalidate()
+    }
+
+    @Test func propertiesAndObjectsAreIndependent() {
+        let first = Circle()
+        let second = Circle()
+        let seen = Recorder<String>()
+        let radius = first.observe(\.radius) { _, _ in seen.append("radius") }
+        let border = second.observe(\.borderWidth) { _, _ in seen.append("border") }
+        first.borderWidth = 1
+        second.radius = 1
+        #expect(seen.values.isEmpty)
+        first.radius = 2
+        second.borderWidth = 2
+        #expect(seen.values == ["radius", "border"])
+        radius.invalidate()
+        border.invalidate()
+    }
+
+    @Test func subclassAndSuperclassObserveTheSameKeyPathIndependently() {
+        let square = Square()
+        square.name = "a"
+        #expect(square.baseSeen.values == ["base:a"])
+        #expect(square.subSeen.values == ["sub:a"])
+        square.subToken?.invalidate()
+        square.name = "b"
+        #expect(square.baseSeen.values == ["base:a", "base:b"])
+        #expect(square.subSeen.values == ["sub:a"])
+        square.subToken = square.observe(\.name) { _, _ in }
+        square.baseToken?.invalidate()
+        square.name = "c"
+        #expect(square.baseSeen.values == ["base:a", "base:b"])
+        square.subToken?.invalidate()
+    }
+
+    @Test func subclassKeyPathToAnInheritedPropertyNotifies() {
+        let square = Square()
+        let seen = Recorder<String>()
+        let token = square.observe(\Square.name, options: [.old, .new]) { _, change in
+            seen.append("\(change.oldValue!)->\(change.newValue!)")
+        }
+        square.name = "x"
+        square.side = 3
+        #expect(seen.values == ["->x"])
+        token.invalidate()
+    }
+}
