@@ -38,6 +38,8 @@ final class ChainLink<Value>: StorageReceiver {
 struct OwnerDescription: Sendable {
     let typeName: String
     let identifier: ObjectIdentifier
+    /// The weak reference to the owner: once it is gone the observation ends itself.
+    let link: OwnerLink
 }
 
 /// The state behind one `ObservationToken`: observes `keyPath` from `root`.
@@ -172,12 +174,20 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
         if isEqualWrite {
             return
         }
+        if let owner, !owner.link.isAlive {
+            invalidate()
+            return
+        }
         send(unsafeDowncast(object, to: Root.self), change.filtered(by: options))
     }
 
     /// Chain mode: a storage on the path changed; re-evaluate, re-target, notify if the end value changed.
     func linkDidChange() {
         if gate.isClosed {
+            return
+        }
+        if let owner, !owner.link.isAlive {
+            invalidate()
             return
         }
         let outcome: (root: Root, old: Value, new: Value)? = state.withLock { state in
@@ -211,7 +221,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
     }
 
     var isActive: Bool {
-        !gate.isClosed && state.withLock { $0.root != nil }
+        !gate.isClosed && state.withLock { $0.root != nil } && owner?.link.isAlive != false
     }
 
     func invalidate() {
@@ -239,7 +249,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
         let keyPath: String? = state.withLock { state in
             state.root == nil ? nil : Self.describe(state.keyPath, reads: state.readNames)
         }
-        guard let keyPath, !gate.isClosed else { return nil }
+        guard let keyPath, !gate.isClosed, owner?.link.isAlive != false else { return nil }
         return ObservationRecord(
             objectType: rootType,
             objectIdentifier: rootID,

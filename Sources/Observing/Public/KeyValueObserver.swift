@@ -25,15 +25,18 @@
 ///
 /// Neither the owner nor the observed objects are retained. Handlers are `@Sendable`; to avoid a cycle
 /// through the owner, capture it weakly.
-public final class KeyValueObserver: Sendable {
+public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     private struct Key: Hashable {
         let object: ObjectIdentifier
         let keyPath: AnyKeyPath
     }
 
     private let entries = Locked<[Key: ObservationToken]>([:])
-    private let ownerLink: OwnerLink?
     private let ownerDescription: OwnerDescription?
+
+    private var ownerLink: OwnerLink? {
+        ownerDescription?.link
+    }
 
     /// Creates an observer whose observations end when it or `owner` goes away.
     ///
@@ -41,11 +44,10 @@ public final class KeyValueObserver: Sendable {
     ///   scoped only by its own lifetime.
     public init(owner: AnyObject? = nil) {
         if let owner {
-            ownerLink = OwnerLink(owner)
             ownerDescription = OwnerDescription(
-                typeName: String(reflecting: type(of: owner)), identifier: ObjectIdentifier(owner))
+                typeName: String(reflecting: type(of: owner)), identifier: ObjectIdentifier(owner),
+                link: OwnerLink(owner))
         } else {
-            ownerLink = nil
             ownerDescription = nil
         }
     }
@@ -106,6 +108,7 @@ public final class KeyValueObserver: Sendable {
         send: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
     ) -> Bool {
         if let ownerLink, !ownerLink.isAlive {
+            unobserveAll()
             return false
         }
         let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
@@ -177,6 +180,18 @@ public final class KeyValueObserver: Sendable {
     public var observationCount: Int {
         let tokens = entries.withLock { Array($0.values) }
         return tokens.count { $0.core?.isActive == true }
+    }
+
+    /// The observer, its owner and its active observations, one per line.
+    public var debugDescription: String {
+        var lines = ["KeyValueObserver \(ObjectIdentifier(self))"]
+        if let ownerDescription {
+            let state = ownerDescription.link.isAlive ? "" : " (gone)"
+            lines[0] += " owned by \(ownerDescription.typeName) \(ownerDescription.identifier)\(state)"
+        }
+        let tokens = entries.withLock { Array($0.values) }
+        let records = tokens.compactMap { $0.core?.record }.map { "  \($0.objectType) \($0.objectIdentifier) \($0.keyPath)" }
+        return (lines + records.sorted()).joined(separator: "\n")
     }
 }
 

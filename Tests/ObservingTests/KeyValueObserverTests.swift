@@ -1,0 +1,297 @@
+import Observing
+import Testing
+
+/// O2: the owner-scoped observer. Also the counterparts of FBKVOController's own test suite
+/// (FBKVOControllerTests.m, NSObject+FBKVOControllerTests.m); see Docs/Observing.md for the mapping.
+@Suite struct KeyValueObserverTests {
+    typealias Change = ObservedChange<Double>
+
+    /// An owner in the FBKVOController sense: holds its observer, which holds only a weak reference back.
+    final class Owner {
+        lazy var observer = KeyValueObserver(owner: self)
+    }
+
+    @Test func observesEachObjectAndKeyPathAtMostOnce() {
+        let circle = Circle()
+        let observer = KeyValueObserver()
+        let calls = CallCounter()
+        #expect(observer.observe(circle, \.radius) { _, _ in calls.increment() })
+        #expect(!observer.observe(circle, \.radius) { _, _ in calls.increment() })
+        circle.radius = 1
+        #expect(calls.count == 1)
+        #expect(observer.observationCount == 1)
+        #expect(observer.isObserving(circle, \.radius))
+        #expect(!observer.isObserving(circle, \.borderWidth))
+    }
+
+    @Test func observingAgainAfterUnobserveStartsANewObservation() {
+        let circle = Circle()
+        let observer = KeyValueObserver()
+        let seen = Recorder<String>()
+        observer.observe(circle, \.radius) { _, _ in seen.append("first") }
+        observer.unobserve(circle, \.radius)
+        #expect(observer.observe(circle, \.radius) { _, _ in seen.append("second") })
+        circle.radius = 1
+        #expect(seen.values == ["second"])
+    }
+
+    @Test func unobserveIsIdempotentAndIgnoresStrayRemovals() {
+        let circle = Circle()
+        let stranger = Circle()
+        let observer = KeyValueObserver()
+        let calls = CallCounter()
+        observer.unobserve(circle, \.radius)
+        observer.unobserve(stranger)
+        observer.unobserveAll()
+        observer.observe(circle, \.radius) { _, _ in calls.increment() }
+        observer.unobserve(stranger, \.radius)
+        observer.unobserve(circle, \.borderWidth)
+        circle.radius = 1
+        observer.unobserve(circle, \.radius)
+        observer.unobserve(circle, \.radius)
+        observer.unobserveAll()
+        observer.unobserveAll()
+        circle.radius = 2
+        #expect(calls.count == 1)
+        #expect(observer.observationCount == 0)
+    }
+
+    /// FBKVO testUnobserveKeyPath.
+    @Test func unobserveOneKeyPath() {
+        let circle = Circle()
+        let observer = KeyValueObserver()
+        let calls = CallCounter()
+        observer.observe(circle, \.radius, options: []) { _, _ in calls.increment() }
+        observer.observe(circle, \.borderWidth, options: []) { _, _ in calls.increment() }
+        circle.radius = 1
+        circle.borderWidth = 1
+        #expect(calls.count == 2)
+        observer.unobserve(circle, \.borderWidth)
+        circle.radius = 2
+        circle.borderWidth = 2
+        #expect(calls.count == 3)
+    }
+
+    /// FBKVO testUnobserveObject.
+    @Test func unobserveOneObject() {
+        let first = Circle()
+        let second = Circle()
+        let observer = KeyValueObserver()
+        let seen = Recorder<ObjectIdentifier>()
+        observer.observe(first, \.radius, options: []) { circle, _ in seen.append(ObjectIdentifier(circle)) }
+        observer.observe(second, \.radius, options: []) { circle, _ in seen.append(ObjectIdentifier(circle)) }
+        observer.observe(second, \.borderWidth, options: []) { circle, _ in seen.append(ObjectIdentifier(circle)) }
+        observer.unobserve(second)
+        first.radius = 1
+        second.radius = 1
+        second.borderWidth = 1
+        #expect(seen.values == [ObjectIdentifier(first)])
+    }
+
+    /// FBKVO testBlockOptionsBasic: initial, then one call per change, with the object and the change.
+    @Test func blockWithBasicOptions() {
+        let circle = Circle()
+        let observer = KeyValueObserver()
+        let seen = Recorder<Change>()
+        let objects = Recorder<ObjectIdentifier>()
+        observer.observe(circle, \.radius, options: [.initial, .old, .new]) { circle, change in
+            objects.append(ObjectIdentifier(circle))
+            seen.append(change)
+        }
+        #expect(seen.values == [Change(kind: .setting, oldValue: nil, newValue: 0)])
+        circle.radius = 1
+        #expect(seen.values.count == 2)
+        #expect(seen.values.last == Change(kind: .setting, oldValue: 0, newValue: 1))
+        #expect(objects.values == [ObjectIdentifier(circle), ObjectIdentifier(circle)])
+    }
+
+    /// FBKVO testNSKeyValueObservingOptionsNone / Basic / All: the change matches what Cocoa KVO would
+    /// send for those options (see also OptionsTests).
+    struct OptionsCase: Sendable, CustomTestStringConvertible {
+        let options: ObservationOptions
+        let expected: [Change]
+        var testDescription: String { "options \(options.rawValue)" }
+    }
+
+    @Test(arguments: [
+        OptionsCase(options: [], expected: [Change(kind: .setting, oldValue: nil, newValue: nil)]),
+        OptionsCase(
+            options: [.initial, .old, .new],
+            expected: [
+                Change(kind: .setting, oldValue: nil, newValue: 1), Change(kind: .setting, oldValue: 1, newValue: 2),
+            ]),
+        OptionsCase(
+            options: [.initial, .old, .new, .prior],
+            expected: [
+                Change(kind: .setting, oldValue: nil, newValue: 1),
+                Change(kind: .setting, oldValue: 1, newValue: nil, isPrior: true),
+                Change(kind: .setting, oldValue: 1, newValue: 2),
+            ]),
+    ])
+    func optionsMatchCocoa(_ test: OptionsCase) {
+        let circle = Circle()
+        circle.radius = test.options.isEmpty ? 0 : 1
+        let observer = KeyValueObserver()
+        let seen = Recorder<Change>()
+        observer.observe(circle, \.radius, options: test.options) { _, change in seen.append(change) }
+        circle.radius = test.options.isEmpty ? 1 : 2
+        #expect(seen.values == test.expected)
+    }
+
+    /// FBKVO testObserveKeyPathsOptionsBlockObservesEachOfTheKeyPaths (typed key paths: one call each).
+    @Test func observesEachOfSeveralKeyPaths() {
+        let circle = Circle()
+        let observer = KeyValueObserver()
+        let seen = Recorder<Double>()
+        for keyPath in [\Circle.radius, \Circle.borderWidth] {
+            observer.observe(circle, keyPath, options: [.new]) { _, change in seen.append(change.newValue!) }
+        }
+        circle.radius = 1
+        circle.borderWidth = 10
+        #expect(seen.values == [1, 10])
+    }
+
+    /// FBKVO testObserveKeyPathsOptionsContextUnobserveWithinBlockWithOptionInitial.
+    @Test func unobserveInsideTheInitialCallback() {
+        let circle = Circle()
+        circle.radius = 1
+        let observer = KeyValueObserver()
+        let seen = Recorder<Double>()
+        observer.observe(circle, \.radius, options: [.initial]) { circle, _ in
+            seen.append(circle.radius)
+            observer.unobserve(circle)
+        }
+        circle.radius = 2
+        #expect(seen.values == [1])
+        #expect(observer.observationCount == 0)
+    }
+
+    @Test func invalidatingTheTokenInsideTheInitialCallback() {
+        let circle = Circle()
+        let observer = KeyValueObserver()
+        let calls = CallCounter()
+        observer.observe(circle, \.radius, options: [.initial]) { circle, _ in
+            calls.increment()
+            observer.unobserveAll()
+        }
+        circle.radius = 2
+        #expect(calls.count == 1)
+    }
+
+    /// FBKVO testDeallocatedController: releasing the observer ends its observations.
+    @Test func releasingTheObserverEndsEverything() {
+        let tracker = LifetimeTracker()
+        let circle = Circle()
+        let calls = CallCounter()
+        do {
+            let observer = tracker.watch(KeyValueObserver())
+            observer.observe(circle, \.radius, options: [.initial]) { _, _ in calls.increment() }
+            observer.observe(circle, \.borderWidth) { _, _ in calls.increment() }
+            #expect(calls.count == 1)
+        }
+        circle.radius = 1
+        circle.borderWidth = 1
+        #expect(calls.count == 1)
+        tracker.expectAllFreed()
+        #expect(ObservationDiagnostics.liveObservations(of: circle).isEmpty)
+    }
+
+    /// FBKVO testDeallocatedObserver: the owner goes away while the observer lives on.
+    @Test func ownerGoingAwayEndsEverything() {
+        let tracker = LifetimeTracker()
+        let circle = Circle()
+        let calls = CallCounter()
+        let observer: KeyValueObserver
+        do {
+            let owner = tracker.watch(Owner())
+            observer = owner.observer
+            observer.observe(circle, \.radius, options: [.initial]) { _, _ in calls.increment() }
+            #expect(calls.count == 1)
+            #expect(observer.observationCount == 1)
+        }
+        tracker.expectAllFreed()
+        circle.radius = 1
+        #expect(calls.count == 1)
+        #expect(observer.observationCount == 0)
+        #expect(!observer.observe(circle, \.borderWidth) { _, _ in calls.increment() })
+        #expect(ObservationDiagnostics.liveObservations(of: circle).isEmpty)
+    }
+
+    /// FBKVO's lazily created controller touched first in dealloc.
+    @Test func firstUseInsideDeinitIsSafe() {
+        final class Cleaner {
+            lazy var observer = KeyValueObserver(owner: self)
+            let circle: Circle
+            let result: Recorder<Bool>
+
+            init(circle: Circle, result: Recorder<Bool>) {
+                self.circle = circle
+                self.result = result
+            }
+
+            deinit {
+                observer.unobserveAll()
+                result.append(observer.observe(circle, \.radius) { _, _ in })
+                observer.unobserve(circle)
+            }
+        }
+        let circle = Circle()
+        let result = Recorder<Bool>()
+        do {
+            _ = Cleaner(circle: circle, result: result)
+        }
+        #expect(result.values == [false])
+        #expect(ObservationDiagnostics.liveObservations(of: circle).isEmpty)
+    }
+
+    /// NSObject+FBKVOController's non-retaining controller: observed objects are never retained.
+    @Test func observedObjectsAreNotRetained() {
+        let tracker = LifetimeTracker()
+        let owner = Owner()
+        do {
+            let circle = tracker.watch(Circle())
+            owner.observer.observe(circle, \.radius) { _, _ in }
+            #expect(owner.observer.observationCount == 1)
+        }
+        tracker.expectAllFreed()
+        #expect(owner.observer.observationCount == 0)
+        owner.observer.unobserveAll()
+    }
+
+    /// A new object at the address of a freed one is not mistaken for it.
+    @Test func aFreedObjectsEntryDoesNotBlockANewObject() {
+        let observer = KeyValueObserver()
+        for _ in 0..<50 {
+            let circle = Circle()
+            let calls = CallCounter()
+            #expect(observer.observe(circle, \.radius) { _, _ in calls.increment() })
+            circle.radius = 1
+            #expect(calls.count == 1)
+        }
+    }
+
+    /// FBKVO testDebugDescriptionContainsClassName.
+    @Test func debugDescriptionListsTheObservations() {
+        let owner = Owner()
+        let circle = Circle()
+        owner.observer.observe(circle, \.radius) { _, _ in }
+        owner.observer.observe(circle, \.borderWidth) { _, _ in }
+        let text = String(reflecting: owner.observer)
+        #expect(text.contains("KeyValueObserver"))
+        #expect(text.contains("Owner"))
+        #expect(text.contains("\\Circle.radius"))
+        #expect(text.contains("\\Circle.borderWidth"))
+    }
+
+    @Test func diagnosticsNameTheOwner() {
+        let owner = Owner()
+        let circle = Circle()
+        owner.observer.observe(circle, \.radius) { _, _ in }
+        let records = ObservationDiagnostics.liveObservations(of: circle)
+        #expect(records.count == 1)
+        #expect(records.first?.ownerIdentifier == ObjectIdentifier(owner))
+        #expect(records.first?.ownerType?.hasSuffix("Owner") == true)
+        #expect(records.first?.keyPath == "\\Circle.radius")
+        #expect(records.first?.description.contains("owned by") == true)
+    }
+}
