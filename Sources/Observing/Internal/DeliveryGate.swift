@@ -74,3 +74,41 @@ final class DeliveryGate: Sendable {
         return before & Self.closedBit == 0
     }
 }
+
+/// A handler behind a `DeliveryGate`, released when the gate closes so that what it captured is freed
+/// as soon as the observation is invalidated (not when the last reference to the token goes away).
+///
+/// Why `@unchecked Sendable` is safe: `body` is written only by `init` and by the first `close()`,
+/// after `gate.close()` returned. By then every call admitted on another thread has left the gate
+/// (their `leave` is a releasing decrement that `close` observes with an acquiring load), and no call
+/// can be admitted any more, so no other thread reads `body` again. A call still running on the closing
+/// thread itself (a handler that invalidates its own observation) read `body` before, on this thread.
+final class GatedHandler<Root, Value>: @unchecked Sendable {
+    private let gate = DeliveryGate()
+    private var body: (@Sendable (Root, ObservedChange<Value>) -> Void)?
+
+    init(_ body: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
+        self.body = body
+    }
+
+    /// Whether `close()` was called.
+    var isClosed: Bool {
+        gate.isClosed
+    }
+
+    /// Calls the handler unless the gate is closed.
+    func call(_ root: Root, _ change: ObservedChange<Value>) {
+        gate.run {
+            body?(root, change)
+        }
+    }
+
+    /// Closes the gate (waiting for calls running on other threads) and releases the handler.
+    /// Returns `false` if it was already closed.
+    @discardableResult
+    func close() -> Bool {
+        guard gate.close() else { return false }
+        body = nil
+        return true
+    }
+}

@@ -76,26 +76,26 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
 
     let options: ObservationOptions
     let delivery: ObservationDelivery
-    let gate: DeliveryGate
+    let handler: GatedHandler<Root, Value>
     private let send: @Sendable (Root, ObservedChange<Value>) -> Void
     private let rootType: String
     private let rootID: ObjectIdentifier
     let owner: OwnerDescription?
     private let state: Locked<State>
 
-    /// `send` must run the user's handler through `gate` (on the chosen queue or actor).
+    /// `send` must call `handler` (on the chosen queue or actor); `handler` gates and releases it.
     init(
         root: Root,
         keyPath: KeyPath<Root, Value>,
         options: ObservationOptions,
         delivery: ObservationDelivery,
-        gate: DeliveryGate,
+        handler: GatedHandler<Root, Value>,
         owner: OwnerDescription?,
         send: @escaping @Sendable (Root, ObservedChange<Value>) -> Void
     ) {
         self.options = options
         self.delivery = delivery
-        self.gate = gate
+        self.handler = handler
         self.send = send
         self.owner = owner
         self.rootType = String(reflecting: type(of: root))
@@ -183,7 +183,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
 
     /// Chain mode: a storage on the path changed; re-evaluate, re-target, notify if the end value changed.
     func linkDidChange() {
-        if gate.isClosed {
+        if handler.isClosed {
             return
         }
         if let owner, !owner.link.isAlive {
@@ -217,15 +217,15 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
     // MARK: Ending
 
     var isInvalidated: Bool {
-        gate.isClosed
+        handler.isClosed
     }
 
     var isActive: Bool {
-        !gate.isClosed && state.withLock { $0.root != nil } && owner?.link.isAlive != false
+        !handler.isClosed && state.withLock { $0.root != nil } && owner?.link.isAlive != false
     }
 
     func invalidate() {
-        guard gate.close() else { return }
+        guard handler.close() else { return }
         let mode = state.withLock { state in
             let mode = state.mode
             state.mode = .pending
@@ -249,7 +249,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
         let keyPath: String? = state.withLock { state in
             state.root == nil ? nil : Self.describe(state.keyPath, reads: state.readNames)
         }
-        guard let keyPath, !gate.isClosed, owner?.link.isAlive != false else { return nil }
+        guard let keyPath, !handler.isClosed, owner?.link.isAlive != false else { return nil }
         return ObservationRecord(
             objectType: rootType,
             objectIdentifier: rootID,

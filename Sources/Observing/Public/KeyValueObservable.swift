@@ -45,10 +45,10 @@ extension KeyValueObservable {
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken {
-        let gate = DeliveryGate()
-        return register(keyPath, options: options, delivery: .mutatingThread, gate: gate, owner: nil) {
+        let gated = GatedHandler(handler)
+        return register(keyPath, options: options, delivery: .mutatingThread, handler: gated, owner: nil) {
             object, change in
-            gate.run { handler(object, change) }
+            gated.call(object, change)
         }.token
     }
 
@@ -63,21 +63,23 @@ extension KeyValueObservable {
         delivery: ObservationDelivery,
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
-        let gate = DeliveryGate()
-        let send = makeSend(delivery: delivery, gate: gate, handler: handler)
-        return register(keyPath, options: options, delivery: delivery, gate: gate, owner: nil, send: send).token
+        let gated = GatedHandler(handler)
+        let send = makeSend(delivery: delivery, handler: gated)
+        return register(keyPath, options: options, delivery: delivery, handler: gated, owner: nil, send: send).token
     }
 
     /// Observes `keyPath` with a main-actor handler: called synchronously for changes made on the main
-    /// thread, otherwise on the main queue, in order. Otherwise identical to ``observe(_:options:_:)``.
+    /// actor, otherwise on the main queue, in order. Otherwise identical to ``observe(_:options:_:)``.
     public func observeOnMainActor<Value: Sendable>(
         _ keyPath: KeyPath<Self, Value>,
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @MainActor @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
-        let gate = DeliveryGate()
-        let send = makeMainActorSend(gate: gate, handler: handler)
-        return register(keyPath, options: options, delivery: .mainActor, gate: gate, owner: nil, send: send).token
+        let gated = GatedHandler { (object: Self, change: ObservedChange<Value>) in
+            MainActor.assumeIsolated { handler(object, change) }
+        }
+        let send = makeSend(delivery: .mainActor, handler: gated)
+        return register(keyPath, options: options, delivery: .mainActor, handler: gated, owner: nil, send: send).token
     }
 
     /// Creates, registers and starts an observation; sends `.initial` after registration.
@@ -85,13 +87,13 @@ extension KeyValueObservable {
         _ keyPath: KeyPath<Self, Value>,
         options: ObservationOptions,
         delivery: ObservationDelivery,
-        gate: DeliveryGate,
+        handler: GatedHandler<Self, Value>,
         owner: OwnerDescription?,
         beforeInitial: (ObservationToken) -> Void = { _ in },
         send: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> (token: ObservationToken, started: Bool) {
         let core = KeyPathObservation(
-            root: self, keyPath: keyPath, options: options, delivery: delivery, gate: gate, owner: owner,
+            root: self, keyPath: keyPath, options: options, delivery: delivery, handler: handler, owner: owner,
             send: send)
         let token = ObservationToken(core: core)
         let value = core.start()
@@ -103,45 +105,39 @@ extension KeyValueObservable {
     }
 }
 
-/// Wraps `handler` for `delivery`: the gate check runs where the handler runs.
+/// Calls `handler` where `delivery` says: at once, on a queue, or on the main actor (at once when
+/// already there, else on the main queue).
 func makeSend<Root: Sendable, Value: Sendable>(
     delivery: ObservationDelivery,
-    gate: DeliveryGate,
-    handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void
+    handler: GatedHandler<Root, Value>
 ) -> @Sendable (Root, ObservedChange<Value>) -> Void {
     switch delivery {
     case .mutatingThread:
-        return { object, change in gate.run { handler(object, change) } }
+        return { object, change in handler.call(object, change) }
     case .queue(let queue):
         return { object, change in
-            queue.async { gate.run { handler(object, change) } }
+            queue.async { handler.call(object, change) }
         }
     case .mainActor:
-        return makeMainActorSend(gate: gate) { object, change in handler(object, change) }
-    }
-}
-
-/// Wraps a main-actor `handler`: synchronous on the main thread, else hops to the main queue.
-func makeMainActorSend<Root: Sendable, Value: Sendable>(
-    gate: DeliveryGate,
-    handler: @escaping @MainActor @Sendable (Root, ObservedChange<Value>) -> Void
-) -> @Sendable (Root, ObservedChange<Value>) -> Void {
-    { object, change in
-        if isMainThread {
-            MainActor.assumeIsolated {
-                _ = gate.run { handler(object, change) }
-            }
-        } else {
-            DispatchQueue.main.async {
-                MainActor.assumeIsolated {
-                    _ = gate.run { handler(object, change) }
-                }
+        return { object, change in
+            if isOnMainActor {
+                handler.call(object, change)
+            } else {
+                DispatchQueue.main.async { handler.call(object, change) }
             }
         }
     }
 }
 
-/// Whether the caller runs on the main thread.
-var isMainThread: Bool {
-    Thread.isMainThread
+/// Whether the caller runs on the main actor: on the main thread, or on the main queue (which the
+/// main actor runs on, and which on Linux is served by another thread once `dispatchMain()` ran).
+var isOnMainActor: Bool {
+    Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
 }
+
+/// Marks the main queue so `isOnMainActor` can recognize it.
+let mainQueueKey: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+}()

@@ -68,13 +68,16 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
     ) -> Bool {
-        let gate = DeliveryGate()
         let ownerLink = self.ownerLink
-        return start(object, keyPath, options: options, delivery: .mutatingThread, gate: gate) { object, change in
+        let gated = GatedHandler { (object: Object, change: ObservedChange<Value>) in
             if let ownerLink, !ownerLink.isAlive {
                 return
             }
-            gate.run { handler(object, change) }
+            handler(object, change)
+        }
+        return start(object, keyPath, options: options, delivery: .mutatingThread, handler: gated) {
+            object, change in
+            gated.call(object, change)
         }
     }
 
@@ -88,15 +91,15 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         delivery: ObservationDelivery,
         _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
     ) -> Bool {
-        let gate = DeliveryGate()
         let ownerLink = self.ownerLink
-        let send = makeSend(delivery: delivery, gate: gate) { (object: Object, change: ObservedChange<Value>) in
+        let gated = GatedHandler { (object: Object, change: ObservedChange<Value>) in
             if let ownerLink, !ownerLink.isAlive {
                 return
             }
             handler(object, change)
         }
-        return start(object, keyPath, options: options, delivery: delivery, gate: gate, send: send)
+        let send = makeSend(delivery: delivery, handler: gated)
+        return start(object, keyPath, options: options, delivery: delivery, handler: gated, send: send)
     }
 
     private func start<Object: KeyValueObservable, Value>(
@@ -104,7 +107,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         _ keyPath: KeyPath<Object, Value>,
         options: ObservationOptions,
         delivery: ObservationDelivery,
-        gate: DeliveryGate,
+        handler: GatedHandler<Object, Value>,
         send: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
     ) -> Bool {
         if let ownerLink, !ownerLink.isAlive {
@@ -117,7 +120,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         }
         var inserted = false
         _ = object.register(
-            keyPath, options: options, delivery: delivery, gate: gate, owner: ownerDescription,
+            keyPath, options: options, delivery: delivery, handler: handler, owner: ownerDescription,
             beforeInitial: { token in
                 let replaced: ObservationToken?
                 (inserted, replaced) = entries.withLock { entries in

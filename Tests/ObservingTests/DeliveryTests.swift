@@ -1,0 +1,145 @@
+import Dispatch
+import Foundation
+import Observing
+import Testing
+
+/// A model confined to the main actor: `Sendable` because it is isolated, so it can be observed with
+/// main-actor handlers that update main-actor view-models directly.
+@MainActor
+final class MainActorCanvas: KeyValueObservable {
+    @Observed var isSelected = false
+}
+
+@MainActor
+final class CanvasViewModel {
+    private(set) var highlighted = false
+    private var token: ObservationToken?
+
+    func bind(_ canvas: MainActorCanvas) {
+        token = canvas.observeOnMainActor(\.isSelected, options: [.initial, .new]) { [weak self] _, change in
+            self?.highlighted = change.newValue!
+        }
+    }
+
+    func unbind() {
+        token?.invalidate()
+        token = nil
+    }
+}
+
+/// O9: delivery on the mutating thread by default, or on a queue or the main actor per observation.
+@Suite struct DeliveryTests {
+    @Test func defaultDeliveryIsOnTheMutatingThreadBeforeTheSetterReturns() async {
+        let counter = Counter()
+        let threads = Recorder<String>()
+        let token = counter.observe(\.value) { _, _ in threads.append(threadName()) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let thread = Thread {
+                    Thread.current.name = "writer"
+                    counter.value = 1
+                    threads.append("after set")
+                }
+                thread.start()
+                while !thread.isFinished {
+                    await Task.yield()
+                }
+            }
+        }
+        #expect(threads.values == ["writer", "after set"])
+        token.invalidate()
+    }
+
+    @Test func queueDeliveryRunsOnTheQueueInOrder() async {
+        let counter = Counter()
+        let queue = DispatchQueue(label: "observing.delivery")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 7)
+        let seen = Recorder<String>()
+        let token = counter.observe(\.value, options: [.initial, .new], delivery: .queue(queue)) { _, change in
+            seen.append("\(change.newValue!) on queue: \(DispatchQueue.getSpecific(key: key) == 7)")
+        }
+        for value in 1...5 {
+            counter.value = value
+        }
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume() }
+        }
+        #expect(seen.values == (0...5).map { "\($0) on queue: true" })
+        token.invalidate()
+    }
+
+    @Test func queueDeliveryAfterInvalidateIsDropped() async {
+        let counter = Counter()
+        let queue = DispatchQueue(label: "observing.delivery.drop")
+        let calls = CallCounter()
+        let blocker = DispatchSemaphore(value: 0)
+        queue.async { blocker.wait() }
+        let token = counter.observe(\.value, delivery: .queue(queue)) { _, _ in calls.increment() }
+        counter.value = 1
+        token.invalidate()
+        blocker.signal()
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume() }
+        }
+        #expect(calls.count == 0)
+    }
+
+    @MainActor
+    @Test func mainActorDeliveryFromAnotherThreadHopsToTheMainThread() async {
+        let counter = Counter()
+        let seen = Recorder<Bool>()
+        let done = Flag()
+        let token = counter.observe(\.value, delivery: .mainActor) { _, _ in
+            seen.append(runsOnMainQueue())
+            done.set()
+        }
+        await Task.detached { counter.value = 1 }.value
+        while !done.isSet {
+            await Task.yield()
+        }
+        #expect(seen.values == [true])
+        token.invalidate()
+    }
+
+    @MainActor
+    @Test func mainActorHandlerUpdatesAMainActorViewModelSynchronously() {
+        let canvas = MainActorCanvas()
+        let viewModel = CanvasViewModel()
+        viewModel.bind(canvas)
+        #expect(!viewModel.highlighted)
+        canvas.isSelected = true
+        #expect(viewModel.highlighted)
+        viewModel.unbind()
+        canvas.isSelected = false
+        #expect(viewModel.highlighted)
+    }
+
+    @MainActor
+    @Test func mainActorModelWorksWithTheObserver() {
+        let canvas = MainActorCanvas()
+        let observer = KeyValueObserver()
+        let seen = Recorder<Bool>()
+        observer.observe(canvas, \.isSelected, delivery: .mainActor) { _, change in
+            seen.append(change.newValue!)
+        }
+        canvas.isSelected = true
+        #expect(seen.values == [true])
+    }
+}
+
+/// Whether the caller runs on the main thread or the main queue (the main actor's executor, which on
+/// Linux may run on another thread).
+private func runsOnMainQueue() -> Bool {
+    Thread.isMainThread || DispatchQueue.getSpecific(key: testMainQueueKey) == true
+}
+
+private let testMainQueueKey: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+}()
+
+private func threadName() -> String {
+    Thread.current.name ?? "?"
+}

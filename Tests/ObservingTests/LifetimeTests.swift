@@ -1,0 +1,99 @@
+import Observing
+import Testing
+
+/// O3: observed objects and observers are not retained by the registry or by tokens; an observed
+/// object that goes away first leaves inert tokens, never a crash or a leak.
+@Suite struct LifetimeTests {
+    /// An observer in the plain-token style: it holds its token; the handler captures only `calls`.
+    final class Watcher {
+        var token: ObservationToken?
+        let calls = CallCounter()
+
+        func watch(_ circle: Circle) {
+            let calls = calls
+            token = circle.observe(\.radius) { _, _ in calls.increment() }
+        }
+    }
+
+    @Test func tokenDoesNotRetainTheObservedObject() {
+        let tracker = LifetimeTracker()
+        let token: ObservationToken
+        do {
+            let circle = tracker.watch(Circle())
+            token = circle.observe(\.radius) { _, _ in }
+            #expect(token.isActive)
+        }
+        tracker.expectAllFreed()
+        #expect(!token.isActive)
+        token.invalidate()
+        token.invalidate()
+    }
+
+    @Test func observedObjectFreedFirstLeavesAnInertTokenAndFreesTheHandler() {
+        let tracker = LifetimeTracker()
+        let captured = InstanceCounter()
+        var tokens: [ObservationToken] = []
+        do {
+            let circle = tracker.watch(Circle())
+            let instance = captured.make()
+            tokens.append(circle.observe(\.radius) { _, _ in _ = instance })
+            tokens.append(circle.observe(\.borderWidth, options: [.prior, .initial]) { _, _ in })
+            #expect(ObservationDiagnostics.liveObservations(of: circle).count == 2)
+        }
+        #expect(tokens.allSatisfy { !$0.isActive })
+        #expect(captured.live == 1, "the token keeps its handler until it is invalidated")
+        tokens.forEach { $0.invalidate() }
+        #expect(captured.live == 0)
+        tokens.removeAll()
+        tracker.expectAllFreed()
+    }
+
+    @Test func observerFreedFirstEndsItsObservation() {
+        let tracker = LifetimeTracker()
+        let circle = Circle()
+        let calls: CallCounter
+        do {
+            let watcher = tracker.watch(Watcher())
+            calls = watcher.calls
+            watcher.watch(circle)
+            circle.radius = 1
+            #expect(calls.count == 1)
+        }
+        circle.radius = 2
+        #expect(calls.count == 1)
+        tracker.expectAllFreed()
+        #expect(ObservationDiagnostics.liveObservations(of: circle).isEmpty)
+    }
+
+    @Test func chainedObservationOfAFreedRootIsInert() {
+        let tracker = LifetimeTracker()
+        let document = Document()
+        let token: ObservationToken
+        do {
+            let folder = tracker.watch(Folder(document: document))
+            token = folder.observe(\.document?.title) { _, _ in }
+        }
+        tracker.expectAllFreed()
+        document.title = "changed after the root went away"
+        #expect(!token.isActive)
+        token.invalidate()
+    }
+
+    @Test func everythingInAScenarioIsFreed() {
+        let tracker = LifetimeTracker()
+        do {
+            let folder = tracker.watch(Folder(document: tracker.watch(Document(title: "a"))))
+            let list = tracker.watch(ItemList())
+            let observer = tracker.watch(KeyValueObserver(owner: folder))
+            observer.observe(folder, \.document?.title) { _, _ in }
+            observer.observe(list, \.items) { _, _ in }
+            let token = tracker.watch(list.observe(\.items, options: [.initial, .prior]) { list, _ in _ = list.items })
+            list.$items.append(Item(id: 1, name: "one"))
+            folder.document = tracker.watch(Document(title: "b"))
+            folder.document?.title = "c"
+            token.invalidate()
+        }
+        tracker.expectAllFreed()
+        #expect(tracker.watchedCount == 6)
+    }
+}
