@@ -1,0 +1,84 @@
+import Foundation
+import Synchronization
+
+/// Runs `body(index)` on `count` new threads and returns when all have finished.
+func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        let remaining = Atomic<Int>(count)
+        let finished = DispatchSemaphoreBox(continuation: continuation)
+        for index in 0..<count {
+            let thread = Thread {
+                body(index)
+                if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+                    finished.resume()
+                }
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+}
+
+/// Resumes a continuation once, from any thread.
+private final class DispatchSemaphoreBox: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Void, Never>?>
+
+    init(continuation: CheckedContinuation<Void, Never>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume() {
+        continuation.withLock { $0.take() }?.resume()
+    }
+}
+
+/// A thread started at once; `finished()` waits for it without blocking a concurrency thread.
+final class StartedThread: Sendable {
+    private let done = Mutex<(finished: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        let thread = Thread { [self] in
+            body()
+            markFinished()
+        }
+        thread.start()
+    }
+
+    private func markFinished() {
+        done.withLock { state in
+            state.finished = true
+            return state.waiter.take()
+        }?.resume()
+    }
+
+    func finished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = done.withLock { state in
+                if state.finished {
+                    return true
+                }
+                state.waiter = continuation
+                return false
+            }
+            if resumeNow {
+                continuation.resume()
+            }
+        }
+    }
+}
+
+/// Waits for `semaphore` on a plain thread, so the concurrency pool is never blocked.
+func wait(for semaphore: DispatchSemaphore) async {
+    await StartedThread { semaphore.wait() }.finished()
+}
+
+/// A deadline for bounded stress loops (the loops stop; nothing asserts on time).
+struct Deadline: Sendable {
+    private let end: ContinuousClock.Instant
+
+    init(seconds: Double) {
+        end = .now + .milliseconds(Int(seconds * 1000))
+    }
+
+    var hasPassed: Bool { ContinuousClock.now >= end }
+}
