@@ -180,7 +180,7 @@ import Testing
 
 /// What a collection view shows, updated only through changes.
 final class Mirror: Sendable {
-    private let state = Mutex<[Item]>([])
+    private let state = Protected<[Item]>([])
 
     var items: [Item] { state.withLock { $0 } }
 

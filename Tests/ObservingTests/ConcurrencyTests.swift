@@ -48,7 +48,7 @@ import Testing
 
     @Test func handlerMayInvalidateItsOwnTokenWithoutWaitingForItself() {
         let counter = Counter()
-        let holder = Mutex<ObservationToken?>(nil)
+        let holder = Protected<ObservationToken?>(nil)
         let calls = CallCounter()
         let token = counter.observe(\.value) { _, _ in
             calls.increment()
@@ -103,7 +103,7 @@ import Testing
                 switch generator.next() % 8 {
                 case 0:
                     let instance = instances.make()
-                    let last = Mutex(Int.min)
+                    let last = Protected(Int.min)
                     tokens.append(shared.observe(\.value, options: [.new]) { _, change in
                         _ = instance
                         deliveries.increment()

@@ -1,4 +1,9 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import Observing
 import Testing
@@ -31,22 +36,19 @@ final class CanvasViewModel {
 @Suite struct DeliveryTests {
     @Test func defaultDeliveryIsOnTheMutatingThreadBeforeTheSetterReturns() async {
         let counter = Counter()
-        let threads = Recorder<String>()
-        let token = counter.observe(\.value) { _, _ in threads.append(threadName()) }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                let thread = Thread {
-                    Thread.current.name = "writer"
-                    counter.value = 1
-                    threads.append("after set")
-                }
-                thread.start()
-                while !thread.isFinished {
-                    await Task.yield()
-                }
-            }
+        let log = Recorder<String>()
+        let token = counter.observe(\.value) { _, _ in log.append("handler on \(currentThreadID())") }
+        let writer = StartedThread {
+            let id = currentThreadID()
+            counter.value = 1
+            log.append("set returned on \(id)")
         }
-        #expect(threads.values == ["writer", "after set"])
+        await writer.finished()
+        let values = log.values
+        #expect(values.count == 2)
+        #expect(values.first?.replacingOccurrences(of: "handler on ", with: "")
+            == values.last?.replacingOccurrences(of: "set returned on ", with: ""))
+        #expect(values.first?.hasPrefix("handler") == true)
         token.invalidate()
     }
 
@@ -140,6 +142,7 @@ private let testMainQueueKey: DispatchSpecificKey<Bool> = {
     return key
 }()
 
-private func threadName() -> String {
-    Thread.current.name ?? "?"
+/// An identifier of the calling thread.
+private func currentThreadID() -> String {
+    String(describing: pthread_self())
 }

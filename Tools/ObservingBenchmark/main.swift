@@ -1,1 +1,226 @@
-print("benchmark")
+// Observing benchmark: nanoseconds per delivered change, against baselines measured in the same run.
+//
+//   swift run -c release ObservingBenchmark [--quick]
+//
+// Prints a Markdown table (the one in Docs/Observing.md). Each figure is the median of several rounds;
+// every handler and baseline closure hands its value to the same opaque `blackHole`.
+import Dispatch
+import Foundation
+import Observation
+import Observing
+import Synchronization
+
+/// Keeps the optimizer from removing work whose result is unused.
+@inline(never)
+@_optimize(none)
+func blackHole<T>(_ value: T) {}
+
+let quick = CommandLine.arguments.contains("--quick")
+let iterations = quick ? 20_000 : 200_000
+let rounds = quick ? 3 : 9
+
+/// Median nanoseconds per operation of `body(count)`, which performs `count` operations.
+func measure(operations count: Int = iterations, _ body: (Int) -> Void) -> Double {
+    body(count / 10)  // warm up
+    var samples: [Double] = []
+    for _ in 0..<rounds {
+        let start = DispatchTime.now().uptimeNanoseconds
+        body(count)
+        let end = DispatchTime.now().uptimeNanoseconds
+        samples.append(Double(end - start) / Double(count))
+    }
+    samples.sort()
+    return samples[samples.count / 2]
+}
+
+// MARK: Models
+
+final class Model: KeyValueObservable {
+    @Observed var value = 0
+    @Observed var other = 0
+}
+
+/// Why `@unchecked Sendable` is safe: the benchmark uses it from the main thread only; the annotation
+/// just lets the `@Sendable` `onChange` closure of `withObservationTracking` refer to it.
+@Observable
+final class TrackedModel: @unchecked Sendable {
+    var value = 0
+}
+
+/// The baseline "closure behind an uncontended lock": store under a `Mutex`, then call the observer.
+final class LockedProperty: Sendable {
+    private let storage = Mutex(0)
+    private let observer: @Sendable (Int) -> Void
+
+    init(observer: @escaping @Sendable (Int) -> Void) {
+        self.observer = observer
+    }
+
+    @inline(never)
+    func set(_ value: Int) {
+        storage.withLock { $0 = value }
+        observer(value)
+    }
+}
+
+/// The baseline "plain closure call".
+final class PlainProperty {
+    private var storage = 0
+    private let observer: (Int) -> Void
+
+    init(observer: @escaping (Int) -> Void) {
+        self.observer = observer
+    }
+
+    @inline(never)
+    func set(_ value: Int) {
+        storage = value
+        observer(value)
+    }
+}
+
+// MARK: Measurements
+
+struct Row {
+    let name: String
+    let nanoseconds: Double
+    let note: String
+}
+
+var rows: [Row] = []
+
+let plain = PlainProperty { blackHole($0) }
+let closureCall = measure { count in
+    for index in 0..<count { plain.set(index) }
+}
+rows.append(Row(name: "plain closure call (store + call)", nanoseconds: closureCall, note: "baseline"))
+
+let locked = LockedProperty { blackHole($0) }
+let closureAndLock = measure { count in
+    for index in 0..<count { locked.set(index) }
+}
+rows.append(Row(name: "closure behind an uncontended Mutex", nanoseconds: closureAndLock, note: "baseline for the target"))
+
+let tracked = TrackedModel()
+func arm() {
+    withObservationTracking {
+        blackHole(tracked.value)
+    } onChange: {
+        blackHole(1)
+    }
+}
+let observationTracking = measure { count in
+    for index in 0..<count {
+        arm()
+        tracked.value = index
+    }
+}
+rows.append(
+    Row(name: "withObservationTracking, re-armed per change", nanoseconds: observationTracking, note: "baseline"))
+
+let center = NotificationCenter()
+let name = Notification.Name("ObservingBenchmark.changed")
+let centerToken = center.addObserver(forName: name, object: nil, queue: nil) { note in blackHole(note) }
+let notificationCenter = measure { count in
+    for _ in 0..<count { center.post(name: name, object: nil) }
+}
+center.removeObserver(centerToken)
+rows.append(Row(name: "NotificationCenter post, 1 observer", nanoseconds: notificationCenter, note: "baseline"))
+
+let idle = Model()
+let setWithoutObservers = measure { count in
+    for index in 0..<count { idle.value = index }
+}
+rows.append(Row(name: "Observing: set, no observer", nanoseconds: setWithoutObservers, note: "cost of the property"))
+
+let getCost = measure { count in
+    for _ in 0..<count { blackHole(idle.value) }
+}
+rows.append(Row(name: "Observing: get", nanoseconds: getCost, note: ""))
+
+var perDelivery: [Int: Double] = [:]
+for observers in [1, 10, 100] {
+    let model = Model()
+    let tokens = (0..<observers).map { _ in
+        model.observe(\.value, options: [.new]) { _, change in blackHole(change.newValue) }
+    }
+    let operations = max(iterations / observers, 2_000)
+    let perSet = measure(operations: operations) { count in
+        for index in 0..<count { model.value = index }
+    }
+    tokens.forEach { $0.invalidate() }
+    perDelivery[observers] = perSet / Double(observers)
+    rows.append(
+        Row(
+            name: "Observing: set, \(observers) observer\(observers == 1 ? "" : "s")",
+            nanoseconds: perSet,
+            note: String(format: "%.1f ns per delivered change", perSet / Double(observers))))
+}
+
+// Observers of other properties and other objects must cost nothing.
+let isolated = Model()
+let isolatedToken = isolated.observe(\.value, options: [.new]) { _, change in blackHole(change.newValue) }
+let bystanders = (0..<1_000).map { _ in isolated.observe(\.other) { _, change in blackHole(change) } }
+let otherModels = (0..<1_000).map { _ in Model() }
+let otherTokens = otherModels.map { $0.observe(\.value) { _, change in blackHole(change) } }
+let withBystanders = measure { count in
+    for index in 0..<count { isolated.value = index }
+}
+isolatedToken.invalidate()
+bystanders.forEach { $0.invalidate() }
+otherTokens.forEach { $0.invalidate() }
+rows.append(
+    Row(
+        name: "Observing: set, 1 observer + 2,000 on other properties/objects",
+        nanoseconds: withBystanders,
+        note: String(format: "%.2fx the 1-observer figure", withBystanders / perDelivery[1]!)))
+
+let chained = Folder()
+chained.document = Document()
+let chainToken = chained.observe(\.document.title, options: [.new]) { _, change in blackHole(change.newValue) }
+let chainCost = measure { count in
+    for index in 0..<count { chained.document.title = index }
+}
+chainToken.invalidate()
+rows.append(Row(name: "Observing: chained key path, 1 observer", nanoseconds: chainCost, note: "re-evaluates the path"))
+
+let churnModel = Model()
+let observeInvalidate = measure { count in
+    for _ in 0..<count {
+        let token = churnModel.observe(\.value) { _, change in blackHole(change) }
+        token.invalidate()
+    }
+}
+rows.append(Row(name: "Observing: observe + invalidate", nanoseconds: observeInvalidate, note: ""))
+
+let observer = KeyValueObserver()
+let observerModel = Model()
+let observerCost = measure(operations: iterations / 4) { count in
+    for _ in 0..<count {
+        observer.observe(observerModel, \.value) { _, change in blackHole(change) }
+        observer.unobserve(observerModel, \.value)
+    }
+}
+rows.append(Row(name: "KeyValueObserver: observe + unobserve", nanoseconds: observerCost, note: ""))
+
+// MARK: Report
+
+print("| measurement | ns | note |")
+print("| --- | ---: | --- |")
+for row in rows {
+    print("| \(row.name) | \(String(format: "%.1f", row.nanoseconds)) | \(row.note) |")
+}
+print()
+print(String(format: "1 observer vs closure + lock: %.2fx (target <= 2x)", perDelivery[1]! / closureAndLock))
+print(String(format: "1 observer vs plain closure: %.2fx", perDelivery[1]! / closureCall))
+print(String(format: "per delivered change: 1 -> %.1f ns, 10 -> %.1f ns, 100 -> %.1f ns", perDelivery[1]!, perDelivery[10]!, perDelivery[100]!))
+print(String(format: "withObservationTracking vs Observing (1 observer): %.2fx", observationTracking / perDelivery[1]!))
+print(String(format: "NotificationCenter vs Observing (1 observer): %.2fx", notificationCenter / perDelivery[1]!))
+
+final class Document: KeyValueObservable {
+    @Observed var title = 0
+}
+
+final class Folder: KeyValueObservable {
+    @Observed var document = Document()
+}

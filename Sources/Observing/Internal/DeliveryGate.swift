@@ -9,7 +9,7 @@ import Synchronization
 /// set the bit and seen the count drain, no call can start any more.
 final class DeliveryGate: Sendable {
     private let state = Atomic<Int>(0)
-    private let waiters = Mutex<[DispatchSemaphore]>([])
+    private let waiters = Locked<[DispatchSemaphore]>([])
 
     private static let closedBit = 1
     private static let oneCall = 2

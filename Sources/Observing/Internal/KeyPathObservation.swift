@@ -293,7 +293,7 @@ enum LiveObservations {
         weak var core: (any ObservationCore)?
     }
 
-    private static let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+    private static let entries = Locked<[ObjectIdentifier: Entry]>([:])
 
     static func insert(_ core: any ObservationCore) {
         entries.withLock { $0[ObjectIdentifier(core)] = Entry(core: core) }

@@ -85,7 +85,9 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     private func withState<Result>(_ body: (inout State) -> Result) -> Result {
         var result: Result?
         mutex.withLock { _ in
+            ThreadSanitizer.acquire(self)
             result = body(&state)
+            ThreadSanitizer.release(self)
         }
         // The closure above always runs exactly once.
         return result.unsafelyUnwrapped

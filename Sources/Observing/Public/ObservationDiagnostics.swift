@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One live observation, as listed by ``ObservationDiagnostics/liveObservations()`` (O10).
 public struct ObservationRecord: Sendable, CustomStringConvertible {
     /// The observed object's type, fully qualified.
@@ -74,7 +72,7 @@ public enum ObservationDiagnostics {
         var nextHandlerID: UInt64 = 1
     }
 
-    private static let settings = Mutex(Settings())
+    private static let settings = Locked(Settings())
 
     /// Every observation that is not invalidated and whose object still exists, in no particular order.
     public static func liveObservations() -> [ObservationRecord] {

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Collects values from handlers on any thread.
 final class Recorder<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
+    private let storage = Protected<[Value]>([])
 
     func append(_ value: Value) {
         storage.withLock { $0.append(value) }

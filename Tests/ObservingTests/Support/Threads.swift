@@ -21,10 +21,10 @@ func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async
 
 /// Resumes a continuation once, from any thread.
 private final class DispatchSemaphoreBox: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Void, Never>?>
+    private let continuation: Protected<CheckedContinuation<Void, Never>?>
 
     init(continuation: CheckedContinuation<Void, Never>) {
-        self.continuation = Mutex(continuation)
+        self.continuation = Protected(continuation)
     }
 
     func resume() {
@@ -34,7 +34,7 @@ private final class DispatchSemaphoreBox: Sendable {
 
 /// A thread started at once; `finished()` waits for it without blocking a concurrency thread.
 final class StartedThread: Sendable {
-    private let done = Mutex<(finished: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let done = Protected<(finished: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
 
     init(_ body: @escaping @Sendable () -> Void) {
         let thread = Thread { [self] in
