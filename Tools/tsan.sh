@@ -22,7 +22,7 @@ status=0
 timeout "${TSAN_TIMEOUT:-1200}" \
     swift test --sanitize=thread --scratch-path "$scratch" --filter "$filter" >"$log" 2>&1 || status=$?
 
-if grep -q "ThreadSanitizer" "$log"; then
+if grep -qE "(WARNING|SUMMARY|ERROR): ThreadSanitizer" "$log"; then
     grep -A 40 "WARNING: ThreadSanitizer" "$log" | head -120
     echo "tsan.sh: ThreadSanitizer reported a problem (full log: $log)" >&2
     exit 1
