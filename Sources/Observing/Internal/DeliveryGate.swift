@@ -7,6 +7,7 @@ import Synchronization
 /// The state is one atomic word: bit 0 says "closed", the other bits count the calls in progress. A
 /// call is admitted by incrementing the count first and checking the bit second, so once `close` has
 /// set the bit and seen the count drain, no call can start any more.
+@usableFromInline
 final class DeliveryGate: Sendable {
     private let state = Atomic<Int>(0)
     private let waiters = Locked<[DispatchSemaphore]>([])
@@ -20,6 +21,7 @@ final class DeliveryGate: Sendable {
     }
 
     /// Runs `body` unless the gate is closed. Returns whether it ran.
+    @usableFromInline
     @discardableResult
     func run(_ body: () -> Void) -> Bool {
         let before = state.add(Self.oneCall, ordering: .acquiringAndReleasing).oldValue
@@ -83,10 +85,12 @@ final class DeliveryGate: Sendable {
 /// (their `leave` is a releasing decrement that `close` observes with an acquiring load), and no call
 /// can be admitted any more, so no other thread reads `body` again. A call still running on the closing
 /// thread itself (a handler that invalidates its own observation) read `body` before, on this thread.
+@usableFromInline
 final class GatedHandler<Root, Value>: @unchecked Sendable {
-    private let gate = DeliveryGate()
-    private var body: (@Sendable (Root, ObservedChange<Value>) -> Void)?
+    @usableFromInline let gate = DeliveryGate()
+    @usableFromInline var body: (@Sendable (Root, ObservedChange<Value>) -> Void)?
 
+    @usableFromInline
     init(_ body: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
         self.body = body
     }
@@ -97,6 +101,7 @@ final class GatedHandler<Root, Value>: @unchecked Sendable {
     }
 
     /// Calls the handler unless the gate is closed.
+    @inlinable
     func call(_ root: Root, _ change: ObservedChange<Value>) {
         gate.run {
             body?(root, change)

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 
 /// What every registered observation offers its token, its `KeyValueObserver` and the diagnostics.
+@usableFromInline
 protocol ObservationCore: AnyObject, Sendable {
     /// Ends the observation; idempotent. After it returns no new handler call starts (O7).
     func invalidate()
@@ -18,23 +19,8 @@ protocol ChainLinkTarget: AnyObject, Sendable {
     func linkDidChange()
 }
 
-/// Subscribes a chained observation to one storage of its path; prior notifications are ignored (a
-/// chain synthesizes its own, see `ObservedChange.isPrior`).
-final class ChainLink<Value>: StorageReceiver {
-    let target: any ChainLinkTarget
-
-    init(target: any ChainLinkTarget) {
-        self.target = target
-    }
-
-    func storageDidChange(_ change: ObservedChange<Value>, isEqualWrite: Bool, object: AnyObject) {
-        if !change.isPrior {
-            target.linkDidChange()
-        }
-    }
-}
-
 /// Who registered an observation through a `KeyValueObserver`, for diagnostics.
+@usableFromInline
 struct OwnerDescription: Sendable {
     let typeName: String
     let identifier: ObjectIdentifier
@@ -51,7 +37,7 @@ struct OwnerDescription: Sendable {
 /// them changing re-evaluates the path, re-targets the subscriptions and notifies if the end value changed.
 ///
 /// Neither the root nor any object on the path is retained (O3).
-final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, StorageReceiver, ChainLinkTarget {
+final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLinkTarget {
     private struct Link {
         weak var storage: (any TrackableStorage)?
         let storageID: ObjectIdentifier
@@ -78,12 +64,16 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
     let delivery: ObservationDelivery
     let handler: GatedHandler<Root, Value>
     private let send: @Sendable (Root, ObservedChange<Value>) -> Void
+    private let direct: @Sendable (ObservedChange<Value>, AnyObject) -> Void
     private let rootType: String
     private let rootID: ObjectIdentifier
     let owner: OwnerDescription?
     private let state: Locked<State>
 
     /// `send` must call `handler` (on the chosen queue or actor); `handler` gates and releases it.
+    /// `direct` is what a direct-mode subscription calls with each change of the property and the
+    /// object: it filters the change by `options`, skips it if the owner is gone, and calls `send`.
+    /// It is built by the caller, where `Root` and `Value` are concrete, so that path is specialized.
     init(
         root: Root,
         keyPath: KeyPath<Root, Value>,
@@ -91,8 +81,10 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
         delivery: ObservationDelivery,
         handler: GatedHandler<Root, Value>,
         owner: OwnerDescription?,
-        send: @escaping @Sendable (Root, ObservedChange<Value>) -> Void
+        send: @escaping @Sendable (Root, ObservedChange<Value>) -> Void,
+        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject) -> Void
     ) {
+        self.direct = direct
         self.options = options
         self.delivery = delivery
         self.handler = handler
@@ -117,7 +109,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
             if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
                 let storage = reads[0].storage as? PropertyStorage<Value>
             {
-                let (id, current) = storage.subscribe(self, wantsPrior: options.contains(.prior))
+                let (id, current) = storage.subscribe(wantsPrior: options.contains(.prior), direct)
                 state.mode = .direct(storage: storage, subscriptionID: id)
                 return current
             }
@@ -168,18 +160,6 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, Storage
     }
 
     // MARK: Changes
-
-    /// Direct mode: a change of the observed storage.
-    func storageDidChange(_ change: ObservedChange<Value>, isEqualWrite: Bool, object: AnyObject) {
-        if isEqualWrite {
-            return
-        }
-        if let owner, !owner.link.isAlive {
-            invalidate()
-            return
-        }
-        send(unsafeDowncast(object, to: Root.self), change.filtered(by: options))
-    }
 
     /// Chain mode: a storage on the path changed; re-evaluate, re-target, notify if the end value changed.
     func linkDidChange() {

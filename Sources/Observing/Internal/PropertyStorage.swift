@@ -1,14 +1,6 @@
 import Foundation
 import Synchronization
 
-/// Receives the changes of one `PropertyStorage`: a direct observation, or one link of a chain.
-protocol StorageReceiver<Value>: AnyObject, Sendable {
-    associatedtype Value
-    /// Called after the store (or before it, for a prior notification outside any handler), never while a
-    /// lock is held. `isEqualWrite` says the new value equals the old one.
-    func storageDidChange(_ change: ObservedChange<Value>, isEqualWrite: Bool, object: AnyObject)
-}
-
 /// A storage seen without its value type, for chained key paths.
 protocol TrackableStorage: AnyObject, Sendable {
     /// Registers `link` to be told of every change (prior ones too if `wantsPrior`), and returns the
@@ -44,6 +36,17 @@ enum UpdatePlan<Value, Subscriber> {
     case announce([ObservedChange<Value>], Bool, [Subscriber])
 }
 
+/// Whether a tracking scope may be open on some thread (see `activeTrackers`).
+@inlinable
+var isTracking: Bool {
+    activeTrackerCount() != 0
+}
+
+@usableFromInline
+func activeTrackerCount() -> Int {
+    activeTrackers.load(ordering: .relaxed)
+}
+
 /// A process-wide source of subscription ids (ids are never reused).
 let nextSubscriptionID = Atomic<UInt64>(1)
 
@@ -61,28 +64,46 @@ let nextSubscriptionID = Atomic<UInt64>(1)
 /// object itself is shared, which Swift allows only for a model declared `Sendable`.
 @usableFromInline
 final class PropertyStorage<Value>: @unchecked Sendable {
+    /// One observation of this storage. `deliver` is called with each change and the object; it is
+    /// built where the observation's types are concrete, so the delivery path is specialized.
+    @usableFromInline
     struct Subscriber {
-        let id: UInt64
-        let receiver: any StorageReceiver<Value>
-        let wantsPrior: Bool
+        @usableFromInline let id: UInt64
+        @usableFromInline let wantsPrior: Bool
+        /// Chain links are told of equal writes too (an equal but different object still re-targets).
+        @usableFromInline let notifiesEqualWrites: Bool
+        @usableFromInline let deliver: (ObservedChange<Value>, AnyObject) -> Void
+
+        init(id: UInt64, wantsPrior: Bool, notifiesEqualWrites: Bool, deliver: @escaping (ObservedChange<Value>, AnyObject) -> Void) {
+            self.id = id
+            self.wantsPrior = wantsPrior
+            self.notifiesEqualWrites = notifiesEqualWrites
+            self.deliver = deliver
+        }
     }
 
+    @usableFromInline
     struct State {
-        var value: Value
-        var version: UInt64 = 0
-        var subscribers: [Subscriber] = []
-        var priorSubscribers = 0
+        @usableFromInline var value: Value
+        @usableFromInline var version: UInt64 = 0
+        @usableFromInline var subscribers: [Subscriber] = []
+        @usableFromInline var priorSubscribers = 0
+
+        init(value: Value) {
+            self.value = value
+        }
     }
 
-    private let mutex = Mutex<Void>(())
-    private var state: State
+    @usableFromInline let mutex = Mutex<Void>(())
+    @usableFromInline var state: State
 
     init(_ value: Value) {
         self.state = State(value: value)
     }
 
     /// Runs `body` with the state, holding the lock.
-    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
+    @inlinable
+    func withState<Result>(_ body: (inout State) -> Result) -> Result {
         var result: Result?
         mutex.withLock { _ in
             ThreadSanitizer.acquire(self)
@@ -95,17 +116,21 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     // MARK: Reading
 
-    @usableFromInline
+    @inlinable
     func value(of object: AnyObject, keyPath: AnyKeyPath, storageKeyPath: AnyKeyPath) -> Value {
-        if activeTrackers.load(ordering: .relaxed) != 0 {
-            let (value, version) = withState { ($0.value, $0.version) }
-            ThreadContext.current.recordRead(
-                TrackedRead(
-                    object: object, storage: self, keyPath: keyPath, storageKeyPath: storageKeyPath,
-                    version: version))
-            return value
+        if isTracking {
+            return trackedValue(of: object, keyPath: keyPath, storageKeyPath: storageKeyPath)
         }
         return withState { $0.value }
+    }
+
+    @usableFromInline
+    func trackedValue(of object: AnyObject, keyPath: AnyKeyPath, storageKeyPath: AnyKeyPath) -> Value {
+        let (value, version) = withState { ($0.value, $0.version) }
+        ThreadContext.current.recordRead(
+            TrackedRead(
+                object: object, storage: self, keyPath: keyPath, storageKeyPath: storageKeyPath, version: version))
+        return value
     }
 
     /// The value, without recording the read.
@@ -119,13 +144,53 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// property in diagnostics.
     ///
     /// Stores `newValue` and notifies; `isEqual` tells an equal write (not notified to direct observations).
-    @usableFromInline
+    /// The common case (no prior observer) is inlined into the model's setter.
+    @inlinable
     func setValue(_ newValue: Value, isEqual: ((Value, Value) -> Bool)?, of object: AnyObject, keyPath: AnyKeyPath) {
-        update(of: object, keyPath: keyPath) { value in
-            let old = value
-            value = newValue
-            let equal = isEqual?(old, newValue) ?? false
-            return ([ObservedChange(kind: .setting, oldValue: old, newValue: newValue)], equal)
+        var old: Value?
+        var subscribers: [Subscriber] = []
+        let announces = withState { state -> Bool in
+            if state.priorSubscribers != 0 {
+                return true
+            }
+            if !state.subscribers.isEmpty {
+                subscribers = state.subscribers
+                old = state.value
+            }
+            state.value = newValue
+            state.version &+= 1
+            return false
+        }
+        if announces {
+            update(of: object, keyPath: keyPath) { value in
+                let old = value
+                value = newValue
+                let equal = isEqual?(old, newValue) ?? false
+                return ([ObservedChange(kind: .setting, oldValue: old, newValue: newValue)], equal)
+            }
+            return
+        }
+        guard let old else { return }
+        let isEqualWrite = isEqual?(old, newValue) ?? false
+        let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
+        let context = ThreadContext.current
+        if context.isDelivering {
+            context.enqueue(object: object, keyPath: keyPath) {
+                Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
+            }
+            return
+        }
+        context.beginDelivery()
+        Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
+        context.endDelivery()
+    }
+
+    @inlinable
+    static func send(
+        _ change: ObservedChange<Value>, isEqualWrite: Bool, to subscribers: [Subscriber], object: AnyObject
+    ) {
+        for subscriber in subscribers where !isEqualWrite || subscriber.notifiesEqualWrites {
+            subscriber.deliver(change, object)
         }
     }
 
@@ -133,6 +198,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     ///
     /// With prior observers outside any handler, `mutation` first runs on a copy to learn the changes,
     /// their prior notifications are delivered, then it runs again on the stored value.
+    @usableFromInline
     func update(
         of object: AnyObject,
         keyPath: AnyKeyPath,
@@ -191,27 +257,38 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         let work = {
             for change in changes {
                 if priors {
-                    for subscriber in subscribers where subscriber.wantsPrior {
-                        subscriber.receiver.storageDidChange(change.prior, isEqualWrite: isEqualWrite, object: object)
+                    let prior = change.prior
+                    for subscriber in subscribers
+                    where subscriber.wantsPrior && (!isEqualWrite || subscriber.notifiesEqualWrites) {
+                        subscriber.deliver(prior, object)
                     }
                 }
-                for subscriber in subscribers where !change.isPrior || subscriber.wantsPrior {
-                    subscriber.receiver.storageDidChange(change, isEqualWrite: isEqualWrite, object: object)
+                for subscriber in subscribers
+                where (!change.isPrior || subscriber.wantsPrior) && (!isEqualWrite || subscriber.notifiesEqualWrites) {
+                    subscriber.deliver(change, object)
                 }
             }
         }
-        ThreadContext.current.deliver(work) {
-            CycleSource(object: object, storageKeyPath: keyPath)
+        let context = ThreadContext.current
+        if context.isDelivering {
+            context.enqueue(object: object, keyPath: keyPath, work)
+            return
         }
+        context.beginDelivery()
+        work()
+        context.endDelivery()
     }
 
     // MARK: Subscribing
 
-    /// Registers `receiver`; returns its id and the value at the time of registration.
-    func subscribe(_ receiver: any StorageReceiver<Value>, wantsPrior: Bool) -> (id: UInt64, value: Value) {
+    /// Registers a direct observation; returns its id and the value at the time of registration.
+    func subscribe(
+        wantsPrior: Bool, _ deliver: @escaping (ObservedChange<Value>, AnyObject) -> Void
+    ) -> (id: UInt64, value: Value) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
+        let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: false, deliver: deliver)
         return withState { state in
-            state.subscribers.append(Subscriber(id: id, receiver: receiver, wantsPrior: wantsPrior))
+            state.subscribers.append(subscriber)
             if wantsPrior {
                 state.priorSubscribers += 1
             }
@@ -238,9 +315,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 extension PropertyStorage: TrackableStorage {
     func addLink(_ link: any ChainLinkTarget, wantsPrior: Bool, since version: UInt64) -> (id: UInt64, changed: Bool) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
-        let receiver = ChainLink<Value>(target: link)
+        let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: true) { change, _ in
+            if !change.isPrior {
+                link.linkDidChange()
+            }
+        }
         return withState { state in
-            state.subscribers.append(Subscriber(id: id, receiver: receiver, wantsPrior: wantsPrior))
+            state.subscribers.append(subscriber)
             if wantsPrior {
                 state.priorSubscribers += 1
             }

@@ -12,15 +12,16 @@ import Synchronization
 ///
 /// Deliberately not `Sendable`: each instance is reached only through the thread-local slot of the
 /// thread that created it, so it is only ever touched by that thread.
+@usableFromInline
 final class ThreadContext {
     /// A notification waiting for the handler that caused it to return.
     struct Pending {
         var round: Int
         var work: () -> Void
-        var source: () -> CycleSource
     }
 
     /// Whether a delivery is running on this thread (a change made now is queued, not delivered).
+    @usableFromInline
     private(set) var isDelivering = false
     /// The round of the notification being delivered: 0 for a change made outside any handler,
     /// n + 1 for a change made inside a handler of round n.
@@ -36,6 +37,7 @@ final class ThreadContext {
     private var trackingStack: [[TrackedRead]] = []
 
     /// The context of the calling thread, created on first use and freed when the thread exits.
+    @usableFromInline
     static var current: ThreadContext {
         if let pointer = pthread_getspecific(threadContextKey) {
             return Unmanaged<ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
@@ -47,17 +49,26 @@ final class ThreadContext {
 
     // MARK: Delivery (O8)
 
-    /// Runs `work` as a delivery: at once if nothing is being delivered on this thread (then drains
-    /// everything the handlers queued, round by round), otherwise queued after what is already queued.
-    func deliver(_ work: @escaping () -> Void, source: @escaping () -> CycleSource) {
-        if isDelivering {
-            enqueue(work, source: source)
-            return
-        }
+    /// Starts a delivery on this thread; call only when `isDelivering` is false, and pair with
+    /// `endDelivery()`, which delivers everything the handlers queued meanwhile.
+    @usableFromInline
+    func beginDelivery() {
         isDelivering = true
         currentRound = 0
-        work()
-        drain()
+    }
+
+    /// Ends the delivery started by `beginDelivery()`: drains the queued notifications, round by round.
+    @usableFromInline
+    func endDelivery() {
+        if pendingHead < pending.count {
+            drain()
+        }
+        currentRound = 0
+        isDelivering = false
+        if let stopped = stoppedCycle {
+            stoppedCycle = nil
+            ObservationDiagnostics.report(.unsettledCycle(source: stopped.source, rounds: stopped.rounds))
+        }
     }
 
     /// Runs `work` now, as part of a delivery, even if one is already running (used for `.initial`
@@ -67,22 +78,25 @@ final class ThreadContext {
             work()
             return
         }
-        isDelivering = true
-        currentRound = 0
+        beginDelivery()
         work()
-        drain()
+        endDelivery()
     }
 
-    private func enqueue(_ work: @escaping () -> Void, source: @escaping () -> CycleSource) {
+    /// Queues `work` after what is already queued, one round deeper than the notification being
+    /// delivered; beyond `ObservationDiagnostics.maximumRounds` it is dropped and the cycle reported.
+    /// `object` and `keyPath` (of the property's storage) name the change in that report.
+    @usableFromInline
+    func enqueue(object: AnyObject, keyPath: AnyKeyPath, _ work: @escaping () -> Void) {
         let round = currentRound + 1
         let limit = ObservationDiagnostics.maximumRounds
         if round > limit {
             if stoppedCycle == nil {
-                stoppedCycle = (source(), limit)
+                stoppedCycle = (CycleSource(object: object, storageKeyPath: keyPath), limit)
             }
             return
         }
-        pending.append(Pending(round: round, work: work, source: source))
+        pending.append(Pending(round: round, work: work))
     }
 
     private func drain() {
@@ -94,12 +108,6 @@ final class ThreadContext {
         }
         pending.removeAll(keepingCapacity: pending.capacity <= 64)
         pendingHead = 0
-        currentRound = 0
-        isDelivering = false
-        if let stopped = stoppedCycle {
-            stoppedCycle = nil
-            ObservationDiagnostics.report(.unsettledCycle(source: stopped.source, rounds: stopped.rounds))
-        }
     }
 
     // MARK: Key-path tracking (O4)

@@ -14,12 +14,16 @@ import Darwin
 /// `__tsan_acquire` and `__tsan_release` exist; they are looked up once with `dlsym`, and `Locked` and
 /// `PropertyStorage` call them right after taking and right before releasing their lock. Outside
 /// ThreadSanitizer the lookup finds nothing and each call costs one load and one branch.
+@usableFromInline
 enum ThreadSanitizer {
-    private typealias Annotation = @convention(c) (UnsafeRawPointer?) -> Void
+    @usableFromInline
+    typealias Annotation = @convention(c) (UnsafeRawPointer?) -> Void
 
     /// The entry points' addresses as integers (0 when not running under ThreadSanitizer).
-    private static let acquireAddress = address(of: "__tsan_acquire")
-    private static let releaseAddress = address(of: "__tsan_release")
+    @usableFromInline
+    static let acquireAddress = address(of: "__tsan_acquire")
+    @usableFromInline
+    static let releaseAddress = address(of: "__tsan_release")
 
     private static func address(of symbol: String) -> UInt {
         #if canImport(Darwin)
@@ -31,7 +35,7 @@ enum ThreadSanitizer {
     }
 
     /// Records that the lock identified by `object` was just taken.
-    @inline(__always)
+    @inlinable
     static func acquire(_ object: AnyObject) {
         let address = acquireAddress
         if address != 0 {
@@ -40,7 +44,7 @@ enum ThreadSanitizer {
     }
 
     /// Records that the lock identified by `object` is about to be released.
-    @inline(__always)
+    @inlinable
     static func release(_ object: AnyObject) {
         let address = releaseAddress
         if address != 0 {

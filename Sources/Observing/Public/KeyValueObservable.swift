@@ -40,16 +40,18 @@ extension KeyValueObservable {
     ///   - options: what the changes carry (default: old and new values).
     ///   - handler: called with this object and each change.
     /// - Returns: the token that keeps the observation alive.
+    @inlinable
     public func observe<Value>(
         _ keyPath: KeyPath<Self, Value>,
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken {
         let gated = GatedHandler(handler)
-        return register(keyPath, options: options, delivery: .mutatingThread, handler: gated, owner: nil) {
-            object, change in
-            gated.call(object, change)
-        }.token
+        return register(
+            keyPath, options: options, delivery: .mutatingThread, handler: gated, owner: nil,
+            send: { object, change in gated.call(object, change) },
+            direct: { change, object in gated.call(unsafeDowncast(object, to: Self.self), change.filtered(by: options)) }
+        ).token
     }
 
     /// Observes `keyPath`, delivering on the thread, queue or actor chosen by `delivery` (O9).
@@ -65,7 +67,10 @@ extension KeyValueObservable {
     ) -> ObservationToken where Self: Sendable {
         let gated = GatedHandler(handler)
         let send = makeSend(delivery: delivery, handler: gated)
-        return register(keyPath, options: options, delivery: delivery, handler: gated, owner: nil, send: send).token
+        return register(
+            keyPath, options: options, delivery: delivery, handler: gated, owner: nil, send: send,
+            direct: { change, object in send(unsafeDowncast(object, to: Self.self), change.filtered(by: options)) }
+        ).token
     }
 
     /// Observes `keyPath` with a main-actor handler: called synchronously for changes made on the main
@@ -79,10 +84,16 @@ extension KeyValueObservable {
             MainActor.assumeIsolated { handler(object, change) }
         }
         let send = makeSend(delivery: .mainActor, handler: gated)
-        return register(keyPath, options: options, delivery: .mainActor, handler: gated, owner: nil, send: send).token
+        return register(
+            keyPath, options: options, delivery: .mainActor, handler: gated, owner: nil, send: send,
+            direct: { change, object in send(unsafeDowncast(object, to: Self.self), change.filtered(by: options)) }
+        ).token
     }
 
     /// Creates, registers and starts an observation; sends `.initial` after registration.
+    /// `send` calls the handler (gated) where the delivery says; `direct` does the same for a change of
+    /// a directly observed property, given as the storage reports it (see `KeyPathObservation`).
+    @usableFromInline
     func register<Value>(
         _ keyPath: KeyPath<Self, Value>,
         options: ObservationOptions,
@@ -90,11 +101,12 @@ extension KeyValueObservable {
         handler: GatedHandler<Self, Value>,
         owner: OwnerDescription?,
         beforeInitial: (ObservationToken) -> Void = { _ in },
-        send: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
+        send: @escaping @Sendable (Self, ObservedChange<Value>) -> Void,
+        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject) -> Void
     ) -> (token: ObservationToken, started: Bool) {
         let core = KeyPathObservation(
             root: self, keyPath: keyPath, options: options, delivery: delivery, handler: handler, owner: owner,
-            send: send)
+            send: send, direct: direct)
         let token = ObservationToken(core: core)
         let value = core.start()
         beforeInitial(token)
@@ -107,6 +119,7 @@ extension KeyValueObservable {
 
 /// Calls `handler` where `delivery` says: at once, on a queue, or on the main actor (at once when
 /// already there, else on the main queue).
+@usableFromInline
 func makeSend<Root: Sendable, Value: Sendable>(
     delivery: ObservationDelivery,
     handler: GatedHandler<Root, Value>

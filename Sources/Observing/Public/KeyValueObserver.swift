@@ -34,7 +34,8 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     private let entries = Locked<[Key: ObservationToken]>([:])
     private let ownerDescription: OwnerDescription?
 
-    private var ownerLink: OwnerLink? {
+    @usableFromInline
+    var ownerLink: OwnerLink? {
         ownerDescription?.link
     }
 
@@ -61,6 +62,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// The observation is registered before the `.initial` call, so that call may `unobserve` it.
     /// - Returns: `true` if a new observation started; `false` if the pair was already observed or the
     ///   owner is gone.
+    @inlinable
     @discardableResult
     public func observe<Object: KeyValueObservable, Value>(
         _ object: Object,
@@ -69,20 +71,24 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
     ) -> Bool {
         let ownerLink = self.ownerLink
-        let gated = GatedHandler { (object: Object, change: ObservedChange<Value>) in
-            if let ownerLink, !ownerLink.isAlive {
-                return
-            }
-            handler(object, change)
-        }
-        return start(object, keyPath, options: options, delivery: .mutatingThread, handler: gated) {
-            object, change in
-            gated.call(object, change)
-        }
+        let gated = GatedHandler(handler)
+        return start(
+            object, keyPath, options: options, delivery: .mutatingThread, handler: gated,
+            send: { object, change in
+                if ownerLink?.isAlive != false {
+                    gated.call(object, change)
+                }
+            },
+            direct: { change, object in
+                if ownerLink?.isAlive != false {
+                    gated.call(unsafeDowncast(object, to: Object.self), change.filtered(by: options))
+                }
+            })
     }
 
     /// Observes `keyPath` of `object` with the chosen delivery (O9), unless that pair is already observed.
     /// - Returns: `true` if a new observation started.
+    @inlinable
     @discardableResult
     public func observe<Object: KeyValueObservable & Sendable, Value: Sendable>(
         _ object: Object,
@@ -93,22 +99,25 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     ) -> Bool {
         let ownerLink = self.ownerLink
         let gated = GatedHandler { (object: Object, change: ObservedChange<Value>) in
-            if let ownerLink, !ownerLink.isAlive {
-                return
+            if ownerLink?.isAlive != false {
+                handler(object, change)
             }
-            handler(object, change)
         }
         let send = makeSend(delivery: delivery, handler: gated)
-        return start(object, keyPath, options: options, delivery: delivery, handler: gated, send: send)
+        return start(
+            object, keyPath, options: options, delivery: delivery, handler: gated, send: send,
+            direct: { change, object in send(unsafeDowncast(object, to: Object.self), change.filtered(by: options)) })
     }
 
-    private func start<Object: KeyValueObservable, Value>(
+    @usableFromInline
+    func start<Object: KeyValueObservable, Value>(
         _ object: Object,
         _ keyPath: KeyPath<Object, Value>,
         options: ObservationOptions,
         delivery: ObservationDelivery,
         handler: GatedHandler<Object, Value>,
-        send: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
+        send: @escaping @Sendable (Object, ObservedChange<Value>) -> Void,
+        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject) -> Void
     ) -> Bool {
         if let ownerLink, !ownerLink.isAlive {
             unobserveAll()
@@ -136,7 +145,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
                     token.invalidate()
                 }
             },
-            send: send)
+            send: send, direct: direct)
         return inserted
     }
 
@@ -199,6 +208,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 }
 
 /// A weak reference to an owner, readable from any thread.
+@usableFromInline
 final class OwnerLink: Sendable {
     private struct Reference {
         weak var object: AnyObject?
@@ -210,6 +220,7 @@ final class OwnerLink: Sendable {
         reference = Locked(Reference(object: owner))
     }
 
+    @usableFromInline
     var isAlive: Bool {
         reference.withLock { $0.object != nil }
     }

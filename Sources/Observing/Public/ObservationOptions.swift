@@ -15,6 +15,7 @@ public struct ObservationOptions: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
 
     /// Creates options from their raw bits.
+    @inlinable
     public init(rawValue: UInt8) {
         self.rawValue = rawValue
     }

@@ -10,6 +10,7 @@
 public final class ObservationToken: Sendable, Hashable, CustomStringConvertible {
     let core: (any ObservationCore)?
 
+    @usableFromInline
     init(core: (any ObservationCore)?) {
         self.core = core
     }

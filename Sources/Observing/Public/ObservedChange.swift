@@ -40,6 +40,7 @@ public struct ObservedChange<Value> {
     public let isPrior: Bool
 
     /// Creates a change; the library builds these, tests and adapters may too.
+    @inlinable
     public init(
         kind: ObservedChangeKind,
         oldValue: Value?,
@@ -60,8 +61,12 @@ extension ObservedChange: Equatable where Value: Equatable {}
 
 extension ObservedChange {
     /// The same change keeping only what `options` asks for (`old` and `new`).
+    @inlinable
     func filtered(by options: ObservationOptions) -> ObservedChange {
-        ObservedChange(
+        if options.contains(.old) && (options.contains(.new) || isPrior) {
+            return self
+        }
+        return ObservedChange(
             kind: kind,
             oldValue: options.contains(.old) ? oldValue : nil,
             newValue: options.contains(.new) && !isPrior ? newValue : nil,
@@ -71,6 +76,7 @@ extension ObservedChange {
     }
 
     /// The prior notification that announces this change.
+    @usableFromInline
     var prior: ObservedChange {
         ObservedChange(kind: kind, oldValue: oldValue, newValue: nil, indexes: indexes, isPrior: true)
     }
