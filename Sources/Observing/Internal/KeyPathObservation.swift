@@ -46,7 +46,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 
     private enum Mode {
         case pending
-        case direct(storage: PropertyStorage<Value>?, subscriptionID: UInt64)
+        case direct(storage: WeakStorage<Value>, subscriptionID: UInt64)
         case chain(links: [Link], lastValue: Value)
     }
 
@@ -110,7 +110,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                 let storage = reads[0].storage as? PropertyStorage<Value>
             {
                 let (id, current) = storage.subscribe(wantsPrior: options.contains(.prior), direct)
-                state.mode = .direct(storage: storage, subscriptionID: id)
+                state.mode = .direct(storage: WeakStorage(storage), subscriptionID: id)
                 return current
             }
             if reads.isEmpty {
@@ -216,7 +216,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         case .pending:
             break
         case let .direct(storage, id):
-            storage?.removeSubscriber(id)
+            storage.storage?.removeSubscriber(id)
         case let .chain(links, _):
             for link in links {
                 link.storage?.removeSubscriber(link.subscriptionID)
@@ -251,6 +251,15 @@ extension KeyPathObservation {
         let names = reads.map(propertyName(of:))
         let path = names.isEmpty ? "<computed>" : names.joined(separator: ".")
         return "\\\(Root.self).\(path)"
+    }
+}
+
+/// A weak reference to a property's storage: an observation must not keep the values of a freed object.
+struct WeakStorage<Value> {
+    weak var storage: PropertyStorage<Value>?
+
+    init(_ storage: PropertyStorage<Value>) {
+        self.storage = storage
     }
 }
 

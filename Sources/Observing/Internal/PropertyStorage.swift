@@ -10,6 +10,13 @@ protocol TrackableStorage: AnyObject, Sendable {
     func removeSubscriber(_ id: UInt64)
 }
 
+/// A storage that can name its property, for diagnostics.
+@usableFromInline
+protocol PropertyNaming: AnyObject {
+    /// The name of the property of `object` that this storage backs (`title`).
+    func propertyName(in object: AnyObject) -> String
+}
+
 /// One read made by an `@Observed` getter inside `ThreadContext.track(_:)`.
 struct TrackedRead {
     let object: AnyObject
@@ -27,6 +34,11 @@ func propertyName(of storageKeyPath: AnyKeyPath) -> String {
     let text = String(describing: storageKeyPath)
     let last = text.split(separator: ".").last.map(String.init) ?? text
     return last.hasPrefix("_") ? String(last.dropFirst()) : last
+}
+
+/// A property wrapper that owns a `PropertyStorage` (for naming it by reflection).
+protocol StorageHolding {
+    func holds(_ storage: AnyObject) -> Bool
 }
 
 /// What `PropertyStorage.update` does once the lock is released.
@@ -95,7 +107,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     }
 
     @usableFromInline let mutex = Mutex<Void>(())
-    @usableFromInline var state: State
+    /// Exclusive access is guaranteed by `mutex`, so the run-time exclusivity check is skipped.
+    @usableFromInline @exclusivity(unchecked) var state: State
 
     init(_ value: Value) {
         self.state = State(value: value)
@@ -140,13 +153,10 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     // MARK: Writing
 
-    /// `keyPath` in the writing methods is the key path of the wrapper's storage, used to name the
-    /// property in diagnostics.
-    ///
     /// Stores `newValue` and notifies; `isEqual` tells an equal write (not notified to direct observations).
     /// The common case (no prior observer) is inlined into the model's setter.
     @inlinable
-    func setValue(_ newValue: Value, isEqual: ((Value, Value) -> Bool)?, of object: AnyObject, keyPath: AnyKeyPath) {
+    func setValue(_ newValue: Value, isEqual: ((Value, Value) -> Bool)?, of object: AnyObject) {
         var old: Value?
         var subscribers: [Subscriber] = []
         let announces = withState { state -> Bool in
@@ -161,8 +171,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             state.version &+= 1
             return false
         }
-        if announces {
-            update(of: object, keyPath: keyPath) { value in
+        if _slowPath(announces) {
+            update(of: object) { value in
                 let old = value
                 value = newValue
                 let equal = isEqual?(old, newValue) ?? false
@@ -174,8 +184,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         let isEqualWrite = isEqual?(old, newValue) ?? false
         let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
         let context = ThreadContext.current
-        if context.isDelivering {
-            context.enqueue(object: object, keyPath: keyPath) {
+        if _slowPath(context.isDelivering) {
+            context.enqueue(object: object, storage: self) {
                 Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
             }
             return
@@ -201,7 +211,6 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     @usableFromInline
     func update(
         of object: AnyObject,
-        keyPath: AnyKeyPath,
         _ mutation: (inout Value) -> (changes: [ObservedChange<Value>], isEqualWrite: Bool)
     ) {
         typealias Plan = UpdatePlan<Value, Subscriber>
@@ -223,12 +232,12 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         case .done:
             return
         case let .notify(changes, equal, subscribers):
-            deliver(changes, isEqualWrite: equal, to: subscribers, object: object, keyPath: keyPath, priors: true)
+            deliver(changes, isEqualWrite: equal, to: subscribers, object: object, priors: true)
         case let .announce(announced, equal, subscribers):
             if !announced.isEmpty {
                 deliver(
                     announced.map { $0.prior }, isEqualWrite: equal, to: subscribers, object: object,
-                    keyPath: keyPath, priors: false)
+                    priors: false)
             }
             let (changes, isEqualWrite, current): ([ObservedChange<Value>], Bool, [Subscriber]) =
                 withState { state in
@@ -238,8 +247,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                 }
             if !current.isEmpty && !changes.isEmpty {
                 deliver(
-                    changes, isEqualWrite: isEqualWrite, to: current, object: object, keyPath: keyPath,
-                    priors: false)
+                    changes, isEqualWrite: isEqualWrite, to: current, object: object, priors: false)
             }
         }
     }
@@ -251,7 +259,6 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         isEqualWrite: Bool,
         to subscribers: [Subscriber],
         object: AnyObject,
-        keyPath: AnyKeyPath,
         priors: Bool
     ) {
         let work = {
@@ -271,7 +278,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         }
         let context = ThreadContext.current
         if context.isDelivering {
-            context.enqueue(object: object, keyPath: keyPath, work)
+            context.enqueue(object: object, storage: self, work)
             return
         }
         context.beginDelivery()
@@ -309,6 +316,23 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// The number of registered subscribers (diagnostics and tests).
     var subscriberCount: Int {
         withState { $0.subscribers.count }
+    }
+}
+
+extension PropertyStorage: PropertyNaming {
+    /// Found by reflection: the stored wrapper (`_title`) whose storage is this one. Diagnostics only.
+    @usableFromInline
+    func propertyName(in object: AnyObject) -> String {
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            for child in current.children {
+                if let wrapper = child.value as? any StorageHolding, wrapper.holds(self), let label = child.label {
+                    return label.hasPrefix("_") ? String(label.dropFirst()) : label
+                }
+            }
+            mirror = current.superclassMirror
+        }
+        return "<property>"
     }
 }
 

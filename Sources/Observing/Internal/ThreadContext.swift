@@ -85,14 +85,14 @@ final class ThreadContext {
 
     /// Queues `work` after what is already queued, one round deeper than the notification being
     /// delivered; beyond `ObservationDiagnostics.maximumRounds` it is dropped and the cycle reported.
-    /// `object` and `keyPath` (of the property's storage) name the change in that report.
+    /// `object` and `storage` name the changed property in that report.
     @usableFromInline
-    func enqueue(object: AnyObject, keyPath: AnyKeyPath, _ work: @escaping () -> Void) {
+    func enqueue(object: AnyObject, storage: any PropertyNaming, _ work: @escaping () -> Void) {
         let round = currentRound + 1
         let limit = ObservationDiagnostics.maximumRounds
         if round > limit {
             if stoppedCycle == nil {
-                stoppedCycle = (CycleSource(object: object, storageKeyPath: keyPath), limit)
+                stoppedCycle = (CycleSource(object: object, propertyName: storage.propertyName(in: object)), limit)
             }
             return
         }

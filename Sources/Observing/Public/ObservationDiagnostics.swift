@@ -33,11 +33,10 @@ public struct CycleSource: Sendable, CustomStringConvertible {
     /// The property's key path.
     public let keyPath: String
 
-    /// `storageKeyPath` is the key path of the property wrapper's storage (`\Doc._title`).
-    init(object: AnyObject, storageKeyPath: AnyKeyPath) {
+    init(object: AnyObject, propertyName: String) {
         objectType = String(reflecting: type(of: object))
         objectIdentifier = ObjectIdentifier(object)
-        keyPath = "\\\(type(of: object)).\(propertyName(of: storageKeyPath))"
+        keyPath = "\\\(type(of: object)).\(propertyName)"
     }
 
     public var description: String {

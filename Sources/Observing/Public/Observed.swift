@@ -46,19 +46,33 @@ public struct Observed<Value> {
     }
 
     /// The property's value, read and written through the enclosing object.
+    ///
+    /// The setter does not use the key paths, so the optimizer drops them; the getter needs them only
+    /// while `observe` evaluates a key path (see `ThreadContext.track`).
     @inlinable
     public static subscript<Instance: AnyObject>(
         _enclosingInstance instance: Instance,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Instance, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> Value {
+        @inline(__always)
         get {
-            instance[keyPath: storageKeyPath].storage.value(
-                of: instance, keyPath: wrappedKeyPath, storageKeyPath: storageKeyPath)
+            let storage = instance[keyPath: storageKeyPath].storage
+            if _slowPath(isTracking) {
+                return storage.trackedValue(of: instance, keyPath: wrappedKeyPath, storageKeyPath: storageKeyPath)
+            }
+            return storage.withState { $0.value }
         }
+        @inline(__always)
         set {
             let wrapper = instance[keyPath: storageKeyPath]
-            wrapper.storage.setValue(newValue, isEqual: wrapper.isEqual, of: instance, keyPath: storageKeyPath)
+            wrapper.storage.setValue(newValue, isEqual: wrapper.isEqual, of: instance)
         }
+    }
+}
+
+extension Observed: StorageHolding {
+    func holds(_ storage: AnyObject) -> Bool {
+        self.storage === storage
     }
 }

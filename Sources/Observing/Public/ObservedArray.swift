@@ -90,8 +90,7 @@ public struct ObservedArray<Element> {
         }
         set {
             let wrapper = instance[keyPath: storageKeyPath]
-            wrapper.storage.assign(
-                newValue, isEqual: wrapper.isEqual, differ: wrapper.differ, of: instance, keyPath: storageKeyPath)
+            wrapper.storage.assign(newValue, isEqual: wrapper.isEqual, differ: wrapper.differ, of: instance)
         }
     }
 
@@ -102,8 +101,7 @@ public struct ObservedArray<Element> {
         projected _: KeyPath<Instance, ObservedArrayEditor<Element>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> ObservedArrayEditor<Element> {
-        ObservedArrayEditor(
-            object: instance, storage: instance[keyPath: storageKeyPath].storage, keyPath: storageKeyPath)
+        ObservedArrayEditor(object: instance, storage: instance[keyPath: storageKeyPath].storage)
     }
 }
 
@@ -114,13 +112,11 @@ public struct ObservedArray<Element> {
 public struct ObservedArrayEditor<Element> {
     let object: AnyObject
     let storage: PropertyStorage<[Element]>
-    let keyPath: AnyKeyPath
 
     @usableFromInline
-    init(object: AnyObject, storage: PropertyStorage<[Element]>, keyPath: AnyKeyPath) {
+    init(object: AnyObject, storage: PropertyStorage<[Element]>) {
         self.object = object
         self.storage = storage
-        self.keyPath = keyPath
     }
 
     /// The current elements (not recorded as a read for chained observation).
@@ -230,7 +226,7 @@ public struct ObservedArrayEditor<Element> {
     }
 
     private func edit(_ body: (inout [Element]) -> ObservedChange<[Element]>?) {
-        storage.update(of: object, keyPath: keyPath) { array in
+        storage.update(of: object) { array in
             guard let change = body(&array) else { return ([], false) }
             return ([change], false)
         }
@@ -244,14 +240,13 @@ extension PropertyStorage {
         _ newValue: Value,
         isEqual: ((Value, Value) -> Bool)?,
         differ: (([Element], [Element]) -> [ObservedChange<[Element]>])?,
-        of object: AnyObject,
-        keyPath: AnyKeyPath
+        of object: AnyObject
     ) where Value == [Element] {
         guard let differ else {
-            setValue(newValue, isEqual: isEqual, of: object, keyPath: keyPath)
+            setValue(newValue, isEqual: isEqual, of: object)
             return
         }
-        update(of: object, keyPath: keyPath) { array in
+        update(of: object) { array in
             let changes = differ(array, newValue)
             array = newValue
             return (changes, false)
@@ -302,4 +297,10 @@ func identifiableChanges<Element: Identifiable>(
         }
     }
     return changes
+}
+
+extension ObservedArray: StorageHolding {
+    func holds(_ storage: AnyObject) -> Bool {
+        self.storage === storage
+    }
 }
