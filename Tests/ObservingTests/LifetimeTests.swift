@@ -97,3 +97,22 @@ import Testing
         #expect(tracker.watchedCount == 6)
     }
 }
+
+extension LifetimeTests {
+    /// The one thing a token keeps after its object went away, besides the handler: the storage of a
+    /// directly observed property, with its last value. Both go when the token is invalidated.
+    @Test func valueOfAFreedObjectIsFreedWithTheToken() {
+        let tracker = LifetimeTracker()
+        let token: ObservationToken
+        do {
+            let folder = tracker.watch(Folder())
+            let document = tracker.watch(Document())
+            folder.document = document
+            token = folder.observe(\.document) { _, _ in }
+        }
+        #expect(tracker.survivors == ["Document"])
+        #expect(!token.isActive)
+        token.invalidate()
+        tracker.expectAllFreed()
+    }
+}

@@ -89,6 +89,15 @@ struct Row {
 
 var rows: [Row] = []
 
+// `--profile-delivery`: only loop over one observed property, for a profiler.
+if CommandLine.arguments.contains("--profile-delivery") {
+    let model = Model()
+    let token = model.observe(\.value, options: [.new]) { _, change in blackHole(change.newValue) }
+    for index in 0..<20_000_000 { model.value = index }
+    token.invalidate()
+    exit(0)
+}
+
 let plain = PlainProperty { blackHole($0) }
 let closureCall = measure { count in
     for index in 0..<count { plain.set(index) }

@@ -46,7 +46,11 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 
     private enum Mode {
         case pending
-        case direct(storage: WeakStorage<Value>, subscriptionID: UInt64)
+        /// The storage is held strongly: a weak reference would give every storage a side table and
+        /// make each retain in its setter take the slow path. If the object goes away first, the
+        /// storage (and the last value of that property) is freed when the token is invalidated or
+        /// released, like the handler.
+        case direct(storage: PropertyStorage<Value>, subscriptionID: UInt64)
         case chain(links: [Link], lastValue: Value)
     }
 
@@ -110,7 +114,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                 let storage = reads[0].storage as? PropertyStorage<Value>
             {
                 let (id, current) = storage.subscribe(wantsPrior: options.contains(.prior), direct)
-                state.mode = .direct(storage: WeakStorage(storage), subscriptionID: id)
+                state.mode = .direct(storage: storage, subscriptionID: id)
                 return current
             }
             if reads.isEmpty {
@@ -216,7 +220,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         case .pending:
             break
         case let .direct(storage, id):
-            storage.storage?.removeSubscriber(id)
+            storage.removeSubscriber(id)
         case let .chain(links, _):
             for link in links {
                 link.storage?.removeSubscriber(link.subscriptionID)
@@ -251,15 +255,6 @@ extension KeyPathObservation {
         let names = reads.map(propertyName(of:))
         let path = names.isEmpty ? "<computed>" : names.joined(separator: ".")
         return "\\\(Root.self).\(path)"
-    }
-}
-
-/// A weak reference to a property's storage: an observation must not keep the values of a freed object.
-struct WeakStorage<Value> {
-    weak var storage: PropertyStorage<Value>?
-
-    init(_ storage: PropertyStorage<Value>) {
-        self.storage = storage
     }
 }
 

@@ -41,6 +41,17 @@ protocol StorageHolding {
     func holds(_ storage: AnyObject) -> Bool
 }
 
+/// What `PropertyStorage.setValue` does once the lock is released.
+@usableFromInline
+enum SetOutcome<Value, Subscriber> {
+    /// Stored; nobody to notify.
+    case stored
+    /// Prior observers: take the general path (announce, then store).
+    case announce
+    /// Stored; notify these subscribers of the change from the old value.
+    case notify(Value, [Subscriber])
+}
+
 /// What `PropertyStorage.update` does once the lock is released.
 enum UpdatePlan<Value, Subscriber> {
     case done
@@ -109,9 +120,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     @usableFromInline let mutex = Mutex<Void>(())
     /// Exclusive access is guaranteed by `mutex`, so the run-time exclusivity check is skipped.
     @usableFromInline @exclusivity(unchecked) var state: State
+    /// `==` for `Equatable` values (a write of an equal value does not notify direct observations),
+    /// `nil` otherwise. It captures nothing, so calling it from any thread is safe.
+    @usableFromInline let isEqual: ((Value, Value) -> Bool)?
 
-    init(_ value: Value) {
+    init(_ value: Value, isEqual: ((Value, Value) -> Bool)?) {
         self.state = State(value: value)
+        self.isEqual = isEqual
     }
 
     /// Runs `body` with the state, holding the lock.
@@ -156,43 +171,46 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// Stores `newValue` and notifies; `isEqual` tells an equal write (not notified to direct observations).
     /// The common case (no prior observer) is inlined into the model's setter.
     @inlinable
-    func setValue(_ newValue: Value, isEqual: ((Value, Value) -> Bool)?, of object: AnyObject) {
-        var old: Value?
-        var subscribers: [Subscriber] = []
-        let announces = withState { state -> Bool in
+    func setValue(_ newValue: Value, of object: AnyObject) {
+        let outcome: SetOutcome<Value, Subscriber> = withState { state in
             if state.priorSubscribers != 0 {
-                return true
+                return .announce
             }
-            if !state.subscribers.isEmpty {
-                subscribers = state.subscribers
-                old = state.value
+            if state.subscribers.isEmpty {
+                state.value = newValue
+                state.version &+= 1
+                return .stored
             }
+            let old = state.value
             state.value = newValue
             state.version &+= 1
-            return false
+            return .notify(old, state.subscribers)
         }
-        if _slowPath(announces) {
+        switch outcome {
+        case .stored:
+            return
+        case .announce:
+            let isEqual = self.isEqual
             update(of: object) { value in
                 let old = value
                 value = newValue
                 let equal = isEqual?(old, newValue) ?? false
                 return ([ObservedChange(kind: .setting, oldValue: old, newValue: newValue)], equal)
             }
-            return
-        }
-        guard let old else { return }
-        let isEqualWrite = isEqual?(old, newValue) ?? false
-        let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
-        let context = ThreadContext.current
-        if _slowPath(context.isDelivering) {
-            context.enqueue(object: object, storage: self) {
-                Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
+        case let .notify(old, subscribers):
+            let isEqualWrite = isEqual?(old, newValue) ?? false
+            let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
+            let context = ThreadContext.current
+            if _slowPath(context.isDelivering) {
+                context.enqueue(object: object, storage: self) {
+                    Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
+                }
+                return
             }
-            return
+            context.beginDelivery()
+            Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
+            context.endDelivery()
         }
-        context.beginDelivery()
-        Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
-        context.endDelivery()
     }
 
     @inlinable

@@ -21,17 +21,18 @@ final class ThreadContext {
     }
 
     /// Whether a delivery is running on this thread (a change made now is queued, not delivered).
+    /// (Only this thread touches a context, so run-time exclusivity checks are skipped.)
     @usableFromInline
-    private(set) var isDelivering = false
+    @exclusivity(unchecked) private(set) var isDelivering = false
     /// The round of the notification being delivered: 0 for a change made outside any handler,
     /// n + 1 for a change made inside a handler of round n.
-    private var currentRound = 0
-    private var pending: [Pending] = []
-    private var pendingHead = 0
+    @exclusivity(unchecked) private var currentRound = 0
+    @exclusivity(unchecked) private var pending: [Pending] = []
+    @exclusivity(unchecked) private var pendingHead = 0
     private var stoppedCycle: (source: CycleSource, rounds: Int)?
 
     /// Gates of the handler calls running on this thread, innermost last.
-    var runningGates: [ObjectIdentifier] = []
+    @exclusivity(unchecked) var runningGates: [ObjectIdentifier] = []
 
     /// Reads recorded by `track(_:)`, innermost tracking scope last.
     private var trackingStack: [[TrackedRead]] = []
