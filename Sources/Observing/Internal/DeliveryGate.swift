@@ -29,11 +29,11 @@ final class DeliveryGate: Sendable {
             leave()
             return false
         }
-        let context = ThreadContext.current
-        let id = ObjectIdentifier(self)
-        context.runningGates.append(id)
-        body()
-        context.runningGates.removeLast()
+        ThreadContext.withCurrent { context in
+            context.runningGates.append(ObjectIdentifier(self))
+            body()
+            context.runningGates.removeLast()
+        }
         leave()
         return true
     }

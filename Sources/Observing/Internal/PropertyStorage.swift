@@ -200,16 +200,17 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         case let .notify(old, subscribers):
             let isEqualWrite = isEqual?(old, newValue) ?? false
             let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
-            let context = ThreadContext.current
-            if _slowPath(context.isDelivering) {
-                context.enqueue(object: object, storage: self) {
-                    Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
+            ThreadContext.withCurrent { context in
+                if _slowPath(context.isDelivering) {
+                    context.enqueue(object: object, storage: self) {
+                        Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
+                    }
+                    return
                 }
-                return
+                context.beginDelivery()
+                Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
+                context.endDelivery()
             }
-            context.beginDelivery()
-            Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
-            context.endDelivery()
         }
     }
 

@@ -48,6 +48,16 @@ final class ThreadContext {
         return context
     }
 
+    /// Calls `body` with the context of the calling thread, without retaining it (the thread-local
+    /// slot keeps it alive for as long as the thread runs).
+    @usableFromInline
+    static func withCurrent<Result>(_ body: (ThreadContext) -> Result) -> Result {
+        if let pointer = pthread_getspecific(threadContextKey) {
+            return Unmanaged<ThreadContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+        }
+        return body(current)
+    }
+
     // MARK: Delivery (O8)
 
     /// Starts a delivery on this thread; call only when `isDelivering` is false, and pair with
