@@ -97,6 +97,13 @@ if CommandLine.arguments.contains("--profile-delivery") {
     token.invalidate()
     exit(0)
 }
+if CommandLine.arguments.contains("--profile-observe") {
+    let model = Model()
+    for _ in 0..<1_000_000 {
+        model.observe(\.value) { _, change in blackHole(change) }.invalidate()
+    }
+    exit(0)
+}
 
 let plain = PlainProperty { blackHole($0) }
 let closureCall = measure { count in

@@ -61,7 +61,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         var readNames: [AnyKeyPath] = []
         let keyPath: KeyPath<Root, Value>
         /// `==` when `Value` is `Equatable`: a chain notifies only when its end value changed.
-        let equality: ((Value, Value) -> Bool)?
+        /// Found on first use (chain mode only): the dynamic cast is not free.
+        var equality: ((Value, Value) -> Bool)??
     }
 
     let options: ObservationOptions
@@ -69,7 +70,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     let handler: GatedHandler<Root, Value>
     private let send: @Sendable (Root, ObservedChange<Value>) -> Void
     private let direct: @Sendable (ObservedChange<Value>, AnyObject) -> Void
-    private let rootType: String
+    /// The observed object's type, turned into a name only for diagnostics.
+    private let rootType: AnyObject.Type
     private let rootID: ObjectIdentifier
     let owner: OwnerDescription?
     private let state: Locked<State>
@@ -94,9 +96,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         self.handler = handler
         self.send = send
         self.owner = owner
-        self.rootType = String(reflecting: type(of: root))
+        self.rootType = type(of: root)
         self.rootID = ObjectIdentifier(root)
-        var initial = State(keyPath: keyPath, equality: makeEquality(Value.self))
+        var initial = State(keyPath: keyPath, equality: nil)
         initial.root = root
         self.state = Locked(initial)
     }
@@ -119,7 +121,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             }
             if reads.isEmpty {
                 ObservationDiagnostics.report(
-                    .unobservableKeyPath(objectType: rootType, keyPath: Self.describe(state.keyPath, reads: [])))
+                    .unobservableKeyPath(
+                        objectType: String(reflecting: rootType), keyPath: Self.describe(state.keyPath, reads: [])))
             }
             return retrack(&state, root: root, value: value, reads: reads, links: [])
         }
@@ -179,7 +182,10 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             let keyPath = state.keyPath
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
             let current = retrack(&state, root: root, value: value, reads: reads, links: links)
-            if let equality = state.equality, equality(lastValue, current) {
+            if state.equality == nil {
+                state.equality = .some(makeEquality(Value.self))
+            }
+            if let equality = state.equality ?? nil, equality(lastValue, current) {
                 return nil
             }
             return (root, lastValue, current)
@@ -235,7 +241,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         }
         guard let keyPath, !handler.isClosed, owner?.link.isAlive != false else { return nil }
         return ObservationRecord(
-            objectType: rootType,
+            objectType: String(reflecting: rootType),
             objectIdentifier: rootID,
             keyPath: keyPath,
             options: options,
