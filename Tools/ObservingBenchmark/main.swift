@@ -93,7 +93,8 @@ var rows: [Row] = []
 if CommandLine.arguments.contains("--profile-delivery") {
     let model = Model()
     let token = model.observe(\.value, options: [.new]) { _, change in blackHole(change.newValue) }
-    for index in 0..<20_000_000 { model.value = index }
+    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    for index in 0..<count { model.value = index }
     token.invalidate()
     exit(0)
 }
