@@ -69,7 +69,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     let delivery: ObservationDelivery
     let handler: GatedHandler<Root, Value>
     private let send: @Sendable (Root, ObservedChange<Value>) -> Void
-    private let direct: @Sendable (ObservedChange<Value>, AnyObject) -> Void
+    private let direct: @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     /// The observed object's type, turned into a name only for diagnostics.
     private let rootType: AnyObject.Type
     private let rootID: ObjectIdentifier
@@ -88,7 +88,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         handler: GatedHandler<Root, Value>,
         owner: OwnerDescription?,
         send: @escaping @Sendable (Root, ObservedChange<Value>) -> Void,
-        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject) -> Void
+        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) {
         self.direct = direct
         self.options = options

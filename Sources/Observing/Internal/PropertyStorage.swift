@@ -95,9 +95,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         @usableFromInline let wantsPrior: Bool
         /// Chain links are told of equal writes too (an equal but different object still re-targets).
         @usableFromInline let notifiesEqualWrites: Bool
-        @usableFromInline let deliver: (ObservedChange<Value>, AnyObject) -> Void
+        /// Called with the change, the object and the delivering thread's context.
+        @usableFromInline let deliver: (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
 
-        init(id: UInt64, wantsPrior: Bool, notifiesEqualWrites: Bool, deliver: @escaping (ObservedChange<Value>, AnyObject) -> Void) {
+        init(
+            id: UInt64, wantsPrior: Bool, notifiesEqualWrites: Bool,
+            deliver: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
+        ) {
             self.id = id
             self.wantsPrior = wantsPrior
             self.notifiesEqualWrites = notifiesEqualWrites
@@ -202,13 +206,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
             ThreadContext.withCurrent { context in
                 if _slowPath(context.isDelivering) {
-                    context.enqueue(object: object, storage: self) {
-                        Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
+                    context.enqueue(object: object, storage: self) { context in
+                        Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
                     }
                     return
                 }
                 context.beginDelivery()
-                Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
+                Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
                 context.endDelivery()
             }
         }
@@ -216,10 +220,11 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     @inlinable
     static func send(
-        _ change: ObservedChange<Value>, isEqualWrite: Bool, to subscribers: [Subscriber], object: AnyObject
+        _ change: ObservedChange<Value>, isEqualWrite: Bool, to subscribers: [Subscriber], object: AnyObject,
+        on context: ThreadContext
     ) {
         for subscriber in subscribers where !isEqualWrite || subscriber.notifiesEqualWrites {
-            subscriber.deliver(change, object)
+            subscriber.deliver(change, object, context)
         }
     }
 
@@ -280,18 +285,18 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         object: AnyObject,
         priors: Bool
     ) {
-        let work = {
+        let work = { (context: ThreadContext) in
             for change in changes {
                 if priors {
                     let prior = change.prior
                     for subscriber in subscribers
                     where subscriber.wantsPrior && (!isEqualWrite || subscriber.notifiesEqualWrites) {
-                        subscriber.deliver(prior, object)
+                        subscriber.deliver(prior, object, context)
                     }
                 }
                 for subscriber in subscribers
                 where (!change.isPrior || subscriber.wantsPrior) && (!isEqualWrite || subscriber.notifiesEqualWrites) {
-                    subscriber.deliver(change, object)
+                    subscriber.deliver(change, object, context)
                 }
             }
         }
@@ -301,7 +306,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             return
         }
         context.beginDelivery()
-        work()
+        work(context)
         context.endDelivery()
     }
 
@@ -309,7 +314,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     /// Registers a direct observation; returns its id and the value at the time of registration.
     func subscribe(
-        wantsPrior: Bool, _ deliver: @escaping (ObservedChange<Value>, AnyObject) -> Void
+        wantsPrior: Bool, _ deliver: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> (id: UInt64, value: Value) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
         let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: false, deliver: deliver)
@@ -358,7 +363,7 @@ extension PropertyStorage: PropertyNaming {
 extension PropertyStorage: TrackableStorage {
     func addLink(_ link: any ChainLinkTarget, wantsPrior: Bool, since version: UInt64) -> (id: UInt64, changed: Bool) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
-        let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: true) { change, _ in
+        let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: true) { change, _, _ in
             if !change.isPrior {
                 link.linkDidChange()
             }

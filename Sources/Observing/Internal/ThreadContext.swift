@@ -17,7 +17,7 @@ final class ThreadContext {
     /// A notification waiting for the handler that caused it to return.
     struct Pending {
         var round: Int
-        var work: () -> Void
+        var work: (ThreadContext) -> Void
     }
 
     /// Whether a delivery is running on this thread (a change made now is queued, not delivered).
@@ -32,7 +32,7 @@ final class ThreadContext {
     private var stoppedCycle: (source: CycleSource, rounds: Int)?
 
     /// Gates of the handler calls running on this thread, innermost last.
-    @exclusivity(unchecked) var runningGates: [ObjectIdentifier] = []
+    @usableFromInline @exclusivity(unchecked) var runningGates: [ObjectIdentifier] = []
 
     /// Reads recorded by `track(_:)`, innermost tracking scope last.
     private var trackingStack: [[TrackedRead]] = []
@@ -98,7 +98,7 @@ final class ThreadContext {
     /// delivered; beyond `ObservationDiagnostics.maximumRounds` it is dropped and the cycle reported.
     /// `object` and `storage` name the changed property in that report.
     @usableFromInline
-    func enqueue(object: AnyObject, storage: any PropertyNaming, _ work: @escaping () -> Void) {
+    func enqueue(object: AnyObject, storage: any PropertyNaming, _ work: @escaping (ThreadContext) -> Void) {
         let round = currentRound + 1
         let limit = ObservationDiagnostics.maximumRounds
         if round > limit {
@@ -115,7 +115,7 @@ final class ThreadContext {
             let next = pending[pendingHead]
             pendingHead += 1
             currentRound = next.round
-            next.work()
+            next.work(self)
         }
         pending.removeAll(keepingCapacity: pending.capacity <= 64)
         pendingHead = 0

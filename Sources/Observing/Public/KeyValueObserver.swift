@@ -79,9 +79,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
                     gated.call(object, change)
                 }
             },
-            direct: { change, object in
+            direct: { change, object, context in
                 if ownerLink?.isAlive != false {
-                    gated.call(unsafeDowncast(object, to: Object.self), change.filtered(by: options))
+                    gated.call(unsafeDowncast(object, to: Object.self), change.filtered(by: options), on: context)
                 }
             })
     }
@@ -106,7 +106,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         let send = makeSend(delivery: delivery, handler: gated)
         return start(
             object, keyPath, options: options, delivery: delivery, handler: gated, send: send,
-            direct: { change, object in send(unsafeDowncast(object, to: Object.self), change.filtered(by: options)) })
+            direct: { change, object, _ in send(unsafeDowncast(object, to: Object.self), change.filtered(by: options)) })
     }
 
     @usableFromInline
@@ -117,7 +117,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         delivery: ObservationDelivery,
         handler: GatedHandler<Object, Value>,
         send: @escaping @Sendable (Object, ObservedChange<Value>) -> Void,
-        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject) -> Void
+        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> Bool {
         if let ownerLink, !ownerLink.isAlive {
             unobserveAll()
