@@ -105,10 +105,11 @@ final class DeliveryGate: Sendable {
 /// (their `leave` is a releasing decrement that `close` observes with an acquiring load), and no call
 /// can be admitted any more, so no other thread reads `body` again. A call still running on the closing
 /// thread itself (a handler that invalidates its own observation) read `body` before, on this thread.
+/// The same argument is why `body` skips the run-time exclusivity check.
 @usableFromInline
 final class GatedHandler<Root, Value>: @unchecked Sendable {
     @usableFromInline let gate = DeliveryGate()
-    @usableFromInline var body: (@Sendable (Root, ObservedChange<Value>) -> Void)?
+    @usableFromInline @exclusivity(unchecked) var body: (@Sendable (Root, ObservedChange<Value>) -> Void)?
 
     @usableFromInline
     init(_ body: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
