@@ -87,7 +87,9 @@ import Testing
         let folder = Folder(document: Document(title: "a"))
         let seen = Recorder<String>()
         let token = folder.observe(\.document?.title, options: [.prior, .old, .new]) { folder, change in
-            seen.append("\(change.isPrior ? "prior" : "change") old=\(change.oldValue!!) new=\(String(describing: change.newValue))")
+            seen.append(
+                "\(change.isPrior ? "prior" : "change") old=\(change.oldValue!!) new=\(String(describing: change.newValue))"
+            )
         }
         folder.document?.title = "b"
         #expect(seen.values == ["prior old=a new=nil", "change old=a new=Optional(Optional(\"b\"))"])
@@ -123,7 +125,7 @@ import Testing
         let folder = Folder()
         let reports = Recorder<String>()
         let handler = ObservationDiagnostics.addIssueHandler { issue in
-            if case let .unobservableKeyPath(type, _) = issue, type.hasSuffix("Folder") {
+            if case .unobservableKeyPath(let type, _) = issue, type.hasSuffix("Folder") {
                 reports.append(issue.description)
             }
         }

@@ -104,18 +104,19 @@ import Testing
                 case 0:
                     let instance = instances.make()
                     let last = Protected(Int.min)
-                    tokens.append(shared.observe(\.value, options: [.new]) { _, change in
-                        _ = instance
-                        deliveries.increment()
-                        // Only thread `writerIndex` writes `value`, and delivery is on the writing
-                        // thread, so each observer must see strictly increasing values.
-                        last.withLock { last in
-                            if change.newValue! <= last {
-                                disorder.increment()
+                    tokens.append(
+                        shared.observe(\.value, options: [.new]) { _, change in
+                            _ = instance
+                            deliveries.increment()
+                            // Only thread `writerIndex` writes `value`, and delivery is on the writing
+                            // thread, so each observer must see strictly increasing values.
+                            last.withLock { last in
+                                if change.newValue! <= last {
+                                    disorder.increment()
+                                }
+                                last = change.newValue!
                             }
-                            last = change.newValue!
-                        }
-                    })
+                        })
                 case 1:
                     if !tokens.isEmpty {
                         tokens.remove(at: Int(generator.next() % UInt64(tokens.count))).invalidate()
@@ -127,9 +128,10 @@ import Testing
                         shared.label = "\(index):\(iterations)"
                     }
                 case 3:
-                    tokens.append(folder.model.observe(\.document?.title, options: [.initial, .old, .new]) { _, _ in
-                        deliveries.increment()
-                    })
+                    tokens.append(
+                        folder.model.observe(\.document?.title, options: [.initial, .old, .new]) { _, _ in
+                            deliveries.increment()
+                        })
                 case 4:
                     folder.model.document = generator.next() % 4 == 0 ? nil : Document(title: "\(index)")
                 case 5:

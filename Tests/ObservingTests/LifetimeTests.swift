@@ -42,7 +42,7 @@ import Testing
         }
         #expect(tokens.allSatisfy { !$0.isActive })
         #expect(captured.live == 1, "the token keeps its handler until it is invalidated")
-        tokens.forEach { $0.invalidate() }
+        for token in tokens { token.invalidate() }
         #expect(captured.live == 0)
         tokens.removeAll()
         tracker.expectAllFreed()

@@ -116,7 +116,8 @@ let locked = LockedProperty { blackHole($0) }
 let closureAndLock = measure { count in
     for index in 0..<count { locked.set(index) }
 }
-rows.append(Row(name: "closure behind an uncontended Mutex", nanoseconds: closureAndLock, note: "baseline for the target"))
+rows.append(
+    Row(name: "closure behind an uncontended Mutex", nanoseconds: closureAndLock, note: "baseline for the target"))
 
 let tracked = TrackedModel()
 func arm() {
@@ -165,7 +166,7 @@ for observers in [1, 10, 100] {
     let perSet = measure(operations: operations) { count in
         for index in 0..<count { model.value = index }
     }
-    tokens.forEach { $0.invalidate() }
+    for token in tokens { token.invalidate() }
     perDelivery[observers] = perSet / Double(observers)
     rows.append(
         Row(
@@ -184,8 +185,8 @@ let withBystanders = measure { count in
     for index in 0..<count { isolated.value = index }
 }
 isolatedToken.invalidate()
-bystanders.forEach { $0.invalidate() }
-otherTokens.forEach { $0.invalidate() }
+for token in bystanders { token.invalidate() }
+for token in otherTokens { token.invalidate() }
 rows.append(
     Row(
         name: "Observing: set, 1 observer + 2,000 on other properties/objects",
@@ -230,7 +231,10 @@ for row in rows {
 print()
 print(String(format: "1 observer vs closure + lock: %.2fx (target <= 2x)", perDelivery[1]! / closureAndLock))
 print(String(format: "1 observer vs plain closure: %.2fx", perDelivery[1]! / closureCall))
-print(String(format: "per delivered change: 1 -> %.1f ns, 10 -> %.1f ns, 100 -> %.1f ns", perDelivery[1]!, perDelivery[10]!, perDelivery[100]!))
+print(
+    String(
+        format: "per delivered change: 1 -> %.1f ns, 10 -> %.1f ns, 100 -> %.1f ns", perDelivery[1]!, perDelivery[10]!,
+        perDelivery[100]!))
 print(String(format: "withObservationTracking vs Observing (1 observer): %.2fx", observationTracking / perDelivery[1]!))
 print(String(format: "NotificationCenter vs Observing (1 observer): %.2fx", notificationCenter / perDelivery[1]!))
 

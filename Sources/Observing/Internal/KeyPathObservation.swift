@@ -178,7 +178,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             return
         }
         let outcome: (root: Root, old: Value, new: Value)? = state.withLock { state in
-            guard let root = state.root, case let .chain(links, lastValue) = state.mode else { return nil }
+            guard let root = state.root, case .chain(let links, let lastValue) = state.mode else { return nil }
             let keyPath = state.keyPath
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
             let current = retrack(&state, root: root, value: value, reads: reads, links: links)
@@ -225,9 +225,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         switch mode {
         case .pending:
             break
-        case let .direct(storage, id):
+        case .direct(let storage, let id):
             storage.removeSubscriber(id)
-        case let .chain(links, _):
+        case .chain(let links, _):
             for link in links {
                 link.storage?.removeSubscriber(link.subscriptionID)
             }

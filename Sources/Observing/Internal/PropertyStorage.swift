@@ -201,7 +201,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                 let equal = isEqual?(old, newValue) ?? false
                 return ([ObservedChange(kind: .setting, oldValue: old, newValue: newValue)], equal)
             }
-        case let .notify(old, subscribers):
+        case .notify(let old, let subscribers):
             let isEqualWrite = isEqual?(old, newValue) ?? false
             let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
             ThreadContext.withCurrent { context in
@@ -255,9 +255,9 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         switch plan {
         case .done:
             return
-        case let .notify(changes, equal, subscribers):
+        case .notify(let changes, let equal, let subscribers):
             deliver(changes, isEqualWrite: equal, to: subscribers, object: object, priors: true)
-        case let .announce(announced, equal, subscribers):
+        case .announce(let announced, let equal, let subscribers):
             if !announced.isEmpty {
                 deliver(
                     announced.map { $0.prior }, isEqualWrite: equal, to: subscribers, object: object,

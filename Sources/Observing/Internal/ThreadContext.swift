@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Per-thread state of the observation machinery: the re-entrancy queue (O8), the stack of handler
 /// calls in progress on this thread (O7) and the key-path access tracker (O4).
@@ -147,14 +148,14 @@ let activeTrackers = Atomic<Int>(0)
 let threadContextKey: pthread_key_t = {
     var key = pthread_key_t()
     #if canImport(Darwin)
-    let destructor: @convention(c) (UnsafeMutableRawPointer) -> Void = { pointer in
-        Unmanaged<ThreadContext>.fromOpaque(pointer).release()
-    }
+        let destructor: @convention(c) (UnsafeMutableRawPointer) -> Void = { pointer in
+            Unmanaged<ThreadContext>.fromOpaque(pointer).release()
+        }
     #else
-    let destructor: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
-        guard let pointer else { return }
-        Unmanaged<ThreadContext>.fromOpaque(pointer).release()
-    }
+        let destructor: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
+            guard let pointer else { return }
+            Unmanaged<ThreadContext>.fromOpaque(pointer).release()
+        }
     #endif
     let status = pthread_key_create(&key, destructor)
     precondition(status == 0, "Observing: pthread_key_create failed (\(status)); no thread-local slot left")

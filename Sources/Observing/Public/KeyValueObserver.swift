@@ -106,7 +106,8 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         let send = makeSend(delivery: delivery, handler: gated)
         return start(
             object, keyPath, options: options, delivery: delivery, handler: gated, send: send,
-            direct: { change, object, _ in send(unsafeDowncast(object, to: Object.self), change.filtered(by: options)) })
+            direct: { change, object, _ in send(unsafeDowncast(object, to: Object.self), change.filtered(by: options)) }
+        )
     }
 
     @usableFromInline
@@ -202,7 +203,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             lines[0] += " owned by \(ownerDescription.typeName) \(ownerDescription.identifier)\(state)"
         }
         let tokens = entries.withLock { Array($0.values) }
-        let records = tokens.compactMap { $0.core?.record }.map { "  \($0.objectType) \($0.objectIdentifier) \($0.keyPath)" }
+        let records = tokens.compactMap { $0.core?.record }.map {
+            "  \($0.objectType) \($0.objectIdentifier) \($0.keyPath)"
+        }
         return (lines + records.sorted()).joined(separator: "\n")
     }
 }

@@ -259,9 +259,9 @@ func identifiableChanges<Element: Identifiable>(
     var inserted = IndexSet()
     for change in difference {
         switch change {
-        case let .remove(offset, _, _):
+        case .remove(let offset, _, _):
             removed.insert(offset)
-        case let .insert(offset, _, _):
+        case .insert(let offset, _, _):
             inserted.insert(offset)
         }
     }
