@@ -139,3 +139,23 @@ import Testing
 extension Folder {
     var constant: Int { 42 }
 }
+
+extension ChainTests {
+    /// A direct observer of `note` is not told of an equal replacement (equal values do not notify), but
+    /// a chain through `note` still re-targets to the new instance.
+    @Test func equalButDifferentMiddleStillRetargets() {
+        let notebook = Notebook()
+        let direct = CallCounter()
+        let texts = Recorder<String>()
+        let noteToken = notebook.observe(\.note) { _, _ in direct.increment() }
+        let textToken = notebook.observe(\.note.text) { _, change in texts.append(change.newValue!) }
+        let replacement = Note(id: 1, text: "second")
+        notebook.note = replacement
+        #expect(direct.count == 0)
+        #expect(texts.values == ["second"])
+        replacement.text = "third"
+        #expect(texts.values == ["second", "third"])
+        noteToken.invalidate()
+        textToken.invalidate()
+    }
+}
