@@ -89,9 +89,10 @@ struct Row {
 }
 
 var rows: [Row] = []
-let startLoad = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)).map {
-    String($0.split(separator: " ").first ?? "?")
-} ?? "?"
+let startLoad =
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)).map {
+        String($0.split(separator: " ").first ?? "?")
+    } ?? "?"
 
 // `--profile-delivery`: only loop over one observed property, for a profiler.
 if CommandLine.arguments.contains("--profile-delivery") {
