@@ -89,10 +89,14 @@ struct Row {
 }
 
 var rows: [Row] = []
-let startLoad =
-    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)).map {
-        String($0.split(separator: " ").first ?? "?")
-    } ?? "?"
+
+/// The 1-minute load average, as `/proc/loadavg` gives it (Linux), or "?".
+func loadAverage() -> String {
+    let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?"
+    return String(text.split(separator: " ").first ?? "?")
+}
+
+let startLoad = loadAverage()
 
 // `--profile-delivery`: only loop over one observed property, for a profiler.
 if CommandLine.arguments.contains("--profile-delivery") {
@@ -105,7 +109,8 @@ if CommandLine.arguments.contains("--profile-delivery") {
 }
 if CommandLine.arguments.contains("--profile-observe") {
     let model = Model()
-    for _ in 0..<1_000_000 {
+    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000
+    for _ in 0..<count {
         model.observe(\.value) { _, change in blackHole(change) }.invalidate()
     }
     exit(0)
@@ -227,12 +232,6 @@ let observerCost = measure(operations: iterations / 4) { count in
 rows.append(Row(name: "KeyValueObserver: observe + unobserve", nanoseconds: observerCost, note: ""))
 
 // MARK: Report
-
-/// The 1-minute load average, as `/proc/loadavg` gives it (Linux), or "?".
-func loadAverage() -> String {
-    let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?"
-    return String(text.split(separator: " ").first ?? "?")
-}
 
 print("load average before: \(startLoad), after: \(loadAverage())")
 print()
