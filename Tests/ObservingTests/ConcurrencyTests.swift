@@ -97,6 +97,7 @@ import Testing
         await runOnThreads(4) { index in
             var generator = SplitMix64(seed: UInt64(index + 1))
             var tokens: [ObservationToken] = []
+            var watchers: [SelfWatcher] = []
             var iterations = 0
             while !deadline.hasPassed || iterations < 200 {
                 iterations += 1
@@ -136,6 +137,14 @@ import Testing
                     folder.model.document = generator.next() % 4 == 0 ? nil : Document(title: "\(index)")
                 case 5:
                     folder.model.document?.title = "\(iterations)"
+                    folder.document.title = "\(index):\(iterations)"
+                    // An object that owns the token of a chain through itself, released while other
+                    // threads change what the chain reads: its deinit ends the observation, possibly
+                    // while another thread is re-evaluating that chain.
+                    watchers.append(SelfWatcher(document: folder.document, instances: instances))
+                    if watchers.count > 8 {
+                        watchers.remove(at: Int(generator.next() % UInt64(watchers.count)))
+                    }
                 case 6:
                     let instance = instances.make()
                     observer.observe(shared, \.label) { _, _ in _ = instance }
@@ -154,6 +163,7 @@ import Testing
             for token in tokens {
                 token.invalidate()
             }
+            watchers.removeAll()
         }
         observer.unobserveAll()
         #expect(disorder.count == 0)
@@ -164,10 +174,26 @@ import Testing
     }
 }
 
+/// An object that observes a chain through itself and owns the token.
+///
+/// Why `@unchecked Sendable` is safe: `document` is `@Observed` (behind its storage's lock) and `token`
+/// is written only by the initializer.
+final class SelfWatcher: KeyValueObservable, @unchecked Sendable {
+    @Observed var document: Document?
+    private var token: ObservationToken?
+
+    init(document: Document, instances: InstanceCounter) {
+        self.document = document
+        let instance = instances.make()
+        token = observe(\.document?.title) { _, _ in _ = instance }
+    }
+}
+
 /// A `Folder` shared between the stress threads.
 ///
 /// Why `@unchecked Sendable` is safe: `model`'s properties are all `@Observed` (values behind their
 /// storage's lock) and `model` itself is never reassigned.
 final class SharedFolder: @unchecked Sendable {
     let model = Folder()
+    let document = Document()
 }

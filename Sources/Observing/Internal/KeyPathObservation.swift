@@ -14,7 +14,8 @@ protocol ObservationCore: AnyObject, Sendable {
     var record: ObservationRecord? { get }
 }
 
-/// Told by a `ChainLink` that a storage on the path of a chained key path changed.
+/// Told by a chain-link subscription (`PropertyStorage.addLink`) that a storage on the path of a
+/// chained key path changed.
 protocol ChainLinkTarget: AnyObject, Sendable {
     func linkDidChange()
 }
@@ -36,7 +37,8 @@ struct OwnerDescription: Sendable {
 /// under an access tracker, the observation subscribes to every `@Observed` storage it read, and any of
 /// them changing re-evaluates the path, re-targets the subscriptions and notifies if the end value changed.
 ///
-/// Neither the root nor any object on the path is retained (O3).
+/// Neither the root nor any object on the path is retained (O3); see `Mode.direct` for the one storage
+/// a direct observation keeps.
 final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLinkTarget {
     private struct Link {
         weak var storage: (any TrackableStorage)?
@@ -107,10 +109,14 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 
     /// Subscribes to what the key path reads and returns the current value (for `.initial`).
     func start() -> Value? {
+        // Objects read under the lock are released after it (see `linkDidChange`).
+        var keptAlive: [AnyObject] = []
         let value: Value? = state.withLock { state in
             guard let root = state.root else { return nil }
+            keptAlive.append(root)
             let keyPath = state.keyPath
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+            keptAlive += reads.map(\.object)
             state.readNames = reads.map(\.storageKeyPath)
             if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
                 let storage = reads[0].storage as? PropertyStorage<Value>
@@ -126,6 +132,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             }
             return retrack(&state, root: root, value: value, reads: reads, links: [])
         }
+        withExtendedLifetime(keptAlive) {}
         LiveObservations.insert(self)
         return value
     }
@@ -177,10 +184,16 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             invalidate()
             return
         }
+        // Strong references taken under the lock (the root, the objects read) are released only after
+        // it: the last release of an object runs its deinit, which may end this very observation
+        // (an object that owns the token), and that must not happen while the lock is held.
+        var keptAlive: [AnyObject] = []
         let outcome: (root: Root, old: Value, new: Value)? = state.withLock { state in
             guard let root = state.root, case .chain(let links, let lastValue) = state.mode else { return nil }
+            keptAlive.append(root)
             let keyPath = state.keyPath
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+            keptAlive += reads.map(\.object)
             let current = retrack(&state, root: root, value: value, reads: reads, links: links)
             if state.equality == nil {
                 state.equality = .some(makeEquality(Value.self))
@@ -190,6 +203,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             }
             return (root, lastValue, current)
         }
+        withExtendedLifetime(keptAlive) {}
         guard let outcome else { return }
         let change = ObservedChange(kind: .setting, oldValue: outcome.old, newValue: outcome.new)
         if options.contains(.prior) {
@@ -211,7 +225,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     }
 
     var isActive: Bool {
-        !handler.isClosed && state.withLock { $0.root != nil } && owner?.link.isAlive != false
+        // The root comes out of the lock so its last release (if any) happens after it.
+        let root: Root? = state.withLock { $0.root }
+        return !handler.isClosed && root != nil && owner?.link.isAlive != false
     }
 
     func invalidate() {
@@ -236,10 +252,10 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     }
 
     var record: ObservationRecord? {
-        let keyPath: String? = state.withLock { state in
-            state.root == nil ? nil : Self.describe(state.keyPath, reads: state.readNames)
+        let (root, keyPath): (Root?, String) = state.withLock { state in
+            (state.root, Self.describe(state.keyPath, reads: state.readNames))
         }
-        guard let keyPath, !handler.isClosed, owner?.link.isAlive != false else { return nil }
+        guard root != nil, !handler.isClosed, owner?.link.isAlive != false else { return nil }
         return ObservationRecord(
             objectType: String(reflecting: rootType),
             objectIdentifier: rootID,

@@ -223,8 +223,10 @@ final class OwnerLink: Sendable {
         reference = Locked(Reference(object: owner))
     }
 
+    /// (The owner comes out of the lock so that its last release, if any, happens after it.)
     @usableFromInline
     var isAlive: Bool {
-        reference.withLock { $0.object != nil }
+        let owner: AnyObject? = reference.withLock { $0.object }
+        return owner != nil
     }
 }
