@@ -87,7 +87,9 @@ import Testing
         let folder = Folder(document: Document(title: "a"))
         let seen = Recorder<String>()
         let token = folder.observe(\.document?.title, options: [.prior, .old, .new]) { folder, change in
-            seen.append("\(change.isPrior ? "prior" : "change") old=\(change.oldValue!!) new=\(String(describing: change.newValue))")
+            seen.append(
+                "\(change.isPrior ? "prior" : "change") old=\(change.oldValue!!) new=\(String(describing: change.newValue))"
+            )
         }
         folder.document?.title = "b"
         #expect(seen.values == ["prior old=a new=nil", "change old=a new=Optional(Optional(\"b\"))"])
@@ -123,7 +125,7 @@ import Testing
         let folder = Folder()
         let reports = Recorder<String>()
         let handler = ObservationDiagnostics.addIssueHandler { issue in
-            if case let .unobservableKeyPath(type, _) = issue, type.hasSuffix("Folder") {
+            if case .unobservableKeyPath(let type, _) = issue, type.hasSuffix("Folder") {
                 reports.append(issue.description)
             }
         }
@@ -136,4 +138,24 @@ import Testing
 
 extension Folder {
     var constant: Int { 42 }
+}
+
+extension ChainTests {
+    /// A direct observer of `note` is not told of an equal replacement (equal values do not notify), but
+    /// a chain through `note` still re-targets to the new instance.
+    @Test func equalButDifferentMiddleStillRetargets() {
+        let notebook = Notebook()
+        let direct = CallCounter()
+        let texts = Recorder<String>()
+        let noteToken = notebook.observe(\.note) { _, _ in direct.increment() }
+        let textToken = notebook.observe(\.note.text) { _, change in texts.append(change.newValue!) }
+        let replacement = Note(id: 1, text: "second")
+        notebook.note = replacement
+        #expect(direct.count == 0)
+        #expect(texts.values == ["second"])
+        replacement.text = "third"
+        #expect(texts.values == ["second", "third"])
+        noteToken.invalidate()
+        textToken.invalidate()
+    }
 }

@@ -23,30 +23,34 @@ import Testing
     @Test func append() {
         let list = ItemList()
         list.items = items(0)
-        #expect(changes(list) { list.$items.append(Item(id: 1, name: "v1")) } == [
-            Change(kind: .insertion, oldValue: nil, newValue: items(1), indexes: [1])
-        ])
+        #expect(
+            changes(list) { list.$items.append(Item(id: 1, name: "v1")) } == [
+                Change(kind: .insertion, oldValue: nil, newValue: items(1), indexes: [1])
+            ])
         #expect(list.items == items(0, 1))
     }
 
     @Test func appendContentsOf() {
         let list = ItemList()
         list.items = items(0)
-        #expect(changes(list) { list.$items.append(contentsOf: items(1, 2)) } == [
-            Change(kind: .insertion, oldValue: nil, newValue: items(1, 2), indexes: [1, 2])
-        ])
+        #expect(
+            changes(list) { list.$items.append(contentsOf: items(1, 2)) } == [
+                Change(kind: .insertion, oldValue: nil, newValue: items(1, 2), indexes: [1, 2])
+            ])
         #expect(changes(list) { list.$items.append(contentsOf: []) }.isEmpty)
     }
 
     @Test func insert() {
         let list = ItemList()
         list.items = items(0, 2)
-        #expect(changes(list) { list.$items.insert(Item(id: 1, name: "v1"), at: 1) } == [
-            Change(kind: .insertion, oldValue: nil, newValue: items(1), indexes: [1])
-        ])
-        #expect(changes(list) { list.$items.insert(contentsOf: items(7, 8), at: 0) } == [
-            Change(kind: .insertion, oldValue: nil, newValue: items(7, 8), indexes: [0, 1])
-        ])
+        #expect(
+            changes(list) { list.$items.insert(Item(id: 1, name: "v1"), at: 1) } == [
+                Change(kind: .insertion, oldValue: nil, newValue: items(1), indexes: [1])
+            ])
+        #expect(
+            changes(list) { list.$items.insert(contentsOf: items(7, 8), at: 0) } == [
+                Change(kind: .insertion, oldValue: nil, newValue: items(7, 8), indexes: [0, 1])
+            ])
         #expect(list.items == items(7, 8, 0, 1, 2))
     }
 
@@ -54,17 +58,20 @@ import Testing
         let list = ItemList()
         list.items = items(0, 1, 2, 3)
         var removed: Item?
-        #expect(changes(list) { removed = list.$items.remove(at: 1) } == [
-            Change(kind: .removal, oldValue: items(1), newValue: nil, indexes: [1])
-        ])
+        #expect(
+            changes(list) { removed = list.$items.remove(at: 1) } == [
+                Change(kind: .removal, oldValue: items(1), newValue: nil, indexes: [1])
+            ])
         #expect(removed == Item(id: 1, name: "v1"))
-        #expect(changes(list) { list.$items.remove(atOffsets: [0, 2]) } == [
-            Change(kind: .removal, oldValue: items(0, 3), newValue: nil, indexes: [0, 2])
-        ])
+        #expect(
+            changes(list) { list.$items.remove(atOffsets: [0, 2]) } == [
+                Change(kind: .removal, oldValue: items(0, 3), newValue: nil, indexes: [0, 2])
+            ])
         #expect(list.items == items(2))
-        #expect(changes(list) { list.$items.removeAll() } == [
-            Change(kind: .removal, oldValue: items(2), newValue: nil, indexes: [0])
-        ])
+        #expect(
+            changes(list) { list.$items.removeAll() } == [
+                Change(kind: .removal, oldValue: items(2), newValue: nil, indexes: [0])
+            ])
         #expect(changes(list) { list.$items.removeAll() }.isEmpty)
     }
 
@@ -72,9 +79,10 @@ import Testing
         let list = ItemList()
         list.items = items(0, 1)
         let replacement = Item(id: 9, name: "nine")
-        #expect(changes(list) { list.$items[1] = replacement } == [
-            Change(kind: .replacement, oldValue: items(1), newValue: [replacement], indexes: [1])
-        ])
+        #expect(
+            changes(list) { list.$items[1] = replacement } == [
+                Change(kind: .replacement, oldValue: items(1), newValue: [replacement], indexes: [1])
+            ])
         #expect(list.$items[1] == replacement)
         #expect(list.$items.count == 2)
     }
@@ -84,12 +92,13 @@ import Testing
         list.items = items(0, 1, 2, 3)
         var renamed = items(0, 2, 4, 3)
         renamed[3].name = "renamed"
-        #expect(changes(list) { list.items = renamed } == [
-            Change(kind: .removal, oldValue: items(1), newValue: nil, indexes: [1]),
-            Change(kind: .insertion, oldValue: nil, newValue: items(4), indexes: [2]),
-            Change(
-                kind: .replacement, oldValue: items(3), newValue: [Item(id: 3, name: "renamed")], indexes: [3]),
-        ])
+        #expect(
+            changes(list) { list.items = renamed } == [
+                Change(kind: .removal, oldValue: items(1), newValue: nil, indexes: [1]),
+                Change(kind: .insertion, oldValue: nil, newValue: items(4), indexes: [2]),
+                Change(
+                    kind: .replacement, oldValue: items(3), newValue: [Item(id: 3, name: "renamed")], indexes: [3]),
+            ])
     }
 
     @Test func assigningAnEqualArraySendsNothing() {
@@ -115,10 +124,11 @@ import Testing
         list.numbers = [1, 2]
         list.numbers = [1, 2]
         list.$numbers.append(3)
-        #expect(seen.values == [
-            ObservedChange(kind: .setting, oldValue: [], newValue: [1, 2]),
-            ObservedChange(kind: .insertion, oldValue: nil, newValue: [3], indexes: [2]),
-        ])
+        #expect(
+            seen.values == [
+                ObservedChange(kind: .setting, oldValue: [], newValue: [1, 2]),
+                ObservedChange(kind: .insertion, oldValue: nil, newValue: [3], indexes: [2]),
+            ])
         token.invalidate()
     }
 
@@ -158,7 +168,9 @@ import Testing
                 let ids = (0..<12).filter { _ in generator.next() % 2 == 0 }.shuffled(using: &generator)
                 list.items = ids.map { Item(id: $0, name: "n\(generator.next() % 3)") }
             case 1:
-                list.$items.insert(Item(id: 100 + Int(generator.next() % 50), name: "i"), at: Int(generator.next() % UInt64(count + 1)))
+                list.$items.insert(
+                    Item(id: 100 + Int(generator.next() % 50), name: "i"), at: Int(generator.next() % UInt64(count + 1))
+                )
             case 2 where count > 0:
                 list.$items.remove(at: Int(generator.next() % UInt64(count)))
             case 3 where count > 0:

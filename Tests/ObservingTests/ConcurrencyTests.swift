@@ -97,6 +97,7 @@ import Testing
         await runOnThreads(4) { index in
             var generator = SplitMix64(seed: UInt64(index + 1))
             var tokens: [ObservationToken] = []
+            var watchers: [SelfWatcher] = []
             var iterations = 0
             while !deadline.hasPassed || iterations < 200 {
                 iterations += 1
@@ -104,18 +105,19 @@ import Testing
                 case 0:
                     let instance = instances.make()
                     let last = Protected(Int.min)
-                    tokens.append(shared.observe(\.value, options: [.new]) { _, change in
-                        _ = instance
-                        deliveries.increment()
-                        // Only thread `writerIndex` writes `value`, and delivery is on the writing
-                        // thread, so each observer must see strictly increasing values.
-                        last.withLock { last in
-                            if change.newValue! <= last {
-                                disorder.increment()
+                    tokens.append(
+                        shared.observe(\.value, options: [.new]) { _, change in
+                            _ = instance
+                            deliveries.increment()
+                            // Only thread `writerIndex` writes `value`, and delivery is on the writing
+                            // thread, so each observer must see strictly increasing values.
+                            last.withLock { last in
+                                if change.newValue! <= last {
+                                    disorder.increment()
+                                }
+                                last = change.newValue!
                             }
-                            last = change.newValue!
-                        }
-                    })
+                        })
                 case 1:
                     if !tokens.isEmpty {
                         tokens.remove(at: Int(generator.next() % UInt64(tokens.count))).invalidate()
@@ -127,13 +129,22 @@ import Testing
                         shared.label = "\(index):\(iterations)"
                     }
                 case 3:
-                    tokens.append(folder.model.observe(\.document?.title, options: [.initial, .old, .new]) { _, _ in
-                        deliveries.increment()
-                    })
+                    tokens.append(
+                        folder.model.observe(\.document?.title, options: [.initial, .old, .new]) { _, _ in
+                            deliveries.increment()
+                        })
                 case 4:
                     folder.model.document = generator.next() % 4 == 0 ? nil : Document(title: "\(index)")
                 case 5:
                     folder.model.document?.title = "\(iterations)"
+                    folder.document.title = "\(index):\(iterations)"
+                    // An object that owns the token of a chain through itself, released while other
+                    // threads change what the chain reads: its deinit ends the observation, possibly
+                    // while another thread is re-evaluating that chain.
+                    watchers.append(SelfWatcher(document: folder.document, instances: instances))
+                    if watchers.count > 8 {
+                        watchers.remove(at: Int(generator.next() % UInt64(watchers.count)))
+                    }
                 case 6:
                     let instance = instances.make()
                     observer.observe(shared, \.label) { _, _ in _ = instance }
@@ -152,6 +163,7 @@ import Testing
             for token in tokens {
                 token.invalidate()
             }
+            watchers.removeAll()
         }
         observer.unobserveAll()
         #expect(disorder.count == 0)
@@ -162,10 +174,26 @@ import Testing
     }
 }
 
+/// An object that observes a chain through itself and owns the token.
+///
+/// Why `@unchecked Sendable` is safe: `document` is `@Observed` (behind its storage's lock) and `token`
+/// is written only by the initializer.
+final class SelfWatcher: KeyValueObservable, @unchecked Sendable {
+    @Observed var document: Document?
+    private var token: ObservationToken?
+
+    init(document: Document, instances: InstanceCounter) {
+        self.document = document
+        let instance = instances.make()
+        token = observe(\.document?.title) { _, _ in _ = instance }
+    }
+}
+
 /// A `Folder` shared between the stress threads.
 ///
 /// Why `@unchecked Sendable` is safe: `model`'s properties are all `@Observed` (values behind their
 /// storage's lock) and `model` itself is never reassigned.
 final class SharedFolder: @unchecked Sendable {
     let model = Folder()
+    let document = Document()
 }

@@ -1,12 +1,13 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Observing
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A model confined to the main actor: `Sendable` because it is isolated, so it can be observed with
 /// main-actor handlers that update main-actor view-models directly.
@@ -46,8 +47,9 @@ final class CanvasViewModel {
         await writer.finished()
         let values = log.values
         #expect(values.count == 2)
-        #expect(values.first?.replacingOccurrences(of: "handler on ", with: "")
-            == values.last?.replacingOccurrences(of: "set returned on ", with: ""))
+        #expect(
+            values.first?.replacingOccurrences(of: "handler on ", with: "")
+                == values.last?.replacingOccurrences(of: "set returned on ", with: ""))
         #expect(values.first?.hasPrefix("handler") == true)
         token.invalidate()
     }

@@ -42,7 +42,7 @@ import Testing
         }
         #expect(tokens.allSatisfy { !$0.isActive })
         #expect(captured.live == 1, "the token keeps its handler until it is invalidated")
-        tokens.forEach { $0.invalidate() }
+        for token in tokens { token.invalidate() }
         #expect(captured.live == 0)
         tokens.removeAll()
         tracker.expectAllFreed()
@@ -95,5 +95,24 @@ import Testing
         }
         tracker.expectAllFreed()
         #expect(tracker.watchedCount == 6)
+    }
+}
+
+extension LifetimeTests {
+    /// The one thing a token keeps after its object went away, besides the handler: the storage of a
+    /// directly observed property, with its last value. Both go when the token is invalidated.
+    @Test func valueOfAFreedObjectIsFreedWithTheToken() {
+        let tracker = LifetimeTracker()
+        let token: ObservationToken
+        do {
+            let folder = tracker.watch(Folder())
+            let document = tracker.watch(Document())
+            folder.document = document
+            token = folder.observe(\.document) { _, _ in }
+        }
+        #expect(tracker.survivors == ["Document"])
+        #expect(!token.isActive)
+        token.invalidate()
+        tracker.expectAllFreed()
     }
 }

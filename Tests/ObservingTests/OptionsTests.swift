@@ -23,48 +23,54 @@ import Testing
     }
 
     @Test func newOnly() {
-        #expect(record([.new], changes: [1, 2]) == [
-            Change(kind: .setting, oldValue: nil, newValue: 1),
-            Change(kind: .setting, oldValue: nil, newValue: 2),
-        ])
+        #expect(
+            record([.new], changes: [1, 2]) == [
+                Change(kind: .setting, oldValue: nil, newValue: 1),
+                Change(kind: .setting, oldValue: nil, newValue: 2),
+            ])
     }
 
     @Test func oldOnly() {
-        #expect(record([.old], changes: [1, 2]) == [
-            Change(kind: .setting, oldValue: 0, newValue: nil),
-            Change(kind: .setting, oldValue: 1, newValue: nil),
-        ])
+        #expect(
+            record([.old], changes: [1, 2]) == [
+                Change(kind: .setting, oldValue: 0, newValue: nil),
+                Change(kind: .setting, oldValue: 1, newValue: nil),
+            ])
     }
 
     @Test func initialCarriesTheCurrentValue() {
-        #expect(record([.initial, .new], initial: 5, changes: []) == [
-            Change(kind: .setting, oldValue: nil, newValue: 5)
-        ])
+        #expect(
+            record([.initial, .new], initial: 5, changes: []) == [
+                Change(kind: .setting, oldValue: nil, newValue: 5)
+            ])
         #expect(record([.initial], initial: 5, changes: []) == [Change(kind: .setting, oldValue: nil, newValue: nil)])
     }
 
     @Test func initialOldNew() {
-        #expect(record([.initial, .old, .new], initial: 1, changes: [2]) == [
-            Change(kind: .setting, oldValue: nil, newValue: 1),
-            Change(kind: .setting, oldValue: 1, newValue: 2),
-        ])
+        #expect(
+            record([.initial, .old, .new], initial: 1, changes: [2]) == [
+                Change(kind: .setting, oldValue: nil, newValue: 1),
+                Change(kind: .setting, oldValue: 1, newValue: 2),
+            ])
     }
 
     @Test func allOptionsIncludingPrior() {
-        #expect(record([.initial, .prior, .old, .new], initial: 1, changes: [2, 3]) == [
-            Change(kind: .setting, oldValue: nil, newValue: 1),
-            Change(kind: .setting, oldValue: 1, newValue: nil, isPrior: true),
-            Change(kind: .setting, oldValue: 1, newValue: 2),
-            Change(kind: .setting, oldValue: 2, newValue: nil, isPrior: true),
-            Change(kind: .setting, oldValue: 2, newValue: 3),
-        ])
+        #expect(
+            record([.initial, .prior, .old, .new], initial: 1, changes: [2, 3]) == [
+                Change(kind: .setting, oldValue: nil, newValue: 1),
+                Change(kind: .setting, oldValue: 1, newValue: nil, isPrior: true),
+                Change(kind: .setting, oldValue: 1, newValue: 2),
+                Change(kind: .setting, oldValue: 2, newValue: nil, isPrior: true),
+                Change(kind: .setting, oldValue: 2, newValue: 3),
+            ])
     }
 
     @Test func priorWithoutOldCarriesNoValue() {
-        #expect(record([.prior, .new], changes: [4]) == [
-            Change(kind: .setting, oldValue: nil, newValue: nil, isPrior: true),
-            Change(kind: .setting, oldValue: nil, newValue: 4),
-        ])
+        #expect(
+            record([.prior, .new], changes: [4]) == [
+                Change(kind: .setting, oldValue: nil, newValue: nil, isPrior: true),
+                Change(kind: .setting, oldValue: nil, newValue: 4),
+            ])
     }
 
     @Test func handlerSeesTheStoredValueAndPriorSeesTheValueBefore() {

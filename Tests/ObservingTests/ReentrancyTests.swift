@@ -16,11 +16,12 @@ import Testing
             log.append("leave \(change.newValue!)")
         }
         counter.value = 1
-        #expect(log.values == [
-            "enter 0->1", "stored 2", "leave 1",
-            "enter 1->2", "stored 3", "leave 2",
-            "enter 2->3", "leave 3",
-        ])
+        #expect(
+            log.values == [
+                "enter 0->1", "stored 2", "leave 1",
+                "enter 1->2", "stored 3", "leave 2",
+                "enter 2->3", "leave 3",
+            ])
         #expect(counter.value == 3)
         token.invalidate()
     }
@@ -80,7 +81,7 @@ import Testing
         let reports = Recorder<ObservationIssue>()
         let id = ObjectIdentifier(counter)
         let issues = ObservationDiagnostics.addIssueHandler { issue in
-            if case let .unsettledCycle(source, _) = issue, source.objectIdentifier == id {
+            if case .unsettledCycle(let source, _) = issue, source.objectIdentifier == id {
                 reports.append(issue)
             }
         }
@@ -94,7 +95,7 @@ import Testing
         #expect(calls.count == rounds + 1)
         #expect(counter.value == rounds + 2)
         #expect(reports.values.count == 1)
-        if case let .unsettledCycle(source, reported) = reports.values.first {
+        if case .unsettledCycle(let source, let reported) = reports.values.first {
             #expect(reported == rounds)
             #expect(source.keyPath == "\\Counter.value")
             #expect(source.description.contains("Counter"))
@@ -115,7 +116,7 @@ import Testing
         let reports = CallCounter()
         let ids = [ObjectIdentifier(left), ObjectIdentifier(right)]
         let issues = ObservationDiagnostics.addIssueHandler { issue in
-            if case let .unsettledCycle(source, _) = issue, ids.contains(source.objectIdentifier) {
+            if case .unsettledCycle(let source, _) = issue, ids.contains(source.objectIdentifier) {
                 reports.increment()
             }
         }
@@ -151,15 +152,16 @@ import Testing
         let inner = Recorder<ObservationToken>()
         let outer = counter.observe(\.value) { counter, change in
             log.append("outer \(change.newValue!)")
-            inner.append(counter.observe(\.label, options: [.initial, .new]) { _, change in
-                log.append("inner \(change.newValue!)")
-            })
+            inner.append(
+                counter.observe(\.label, options: [.initial, .new]) { _, change in
+                    log.append("inner \(change.newValue!)")
+                })
             log.append("outer done")
         }
         counter.value = 1
         counter.label = "x"
         #expect(log.values == ["outer 1", "inner ", "outer done", "inner x"])
         outer.invalidate()
-        inner.values.forEach { $0.invalidate() }
+        for token in inner.values { token.invalidate() }
     }
 }

@@ -9,11 +9,11 @@ import Synchronization
 /// set the bit and seen the count drain, no call can start any more.
 @usableFromInline
 final class DeliveryGate: Sendable {
-    private let state = Atomic<Int>(0)
+    @usableFromInline let state = Atomic<Int>(0)
     private let waiters = Locked<[DispatchSemaphore]>([])
 
-    private static let closedBit = 1
-    private static let oneCall = 2
+    @usableFromInline static var closedBit: Int { 1 }
+    @usableFromInline static var oneCall: Int { 2 }
 
     /// Whether `close()` has been called.
     var isClosed: Bool {
@@ -24,31 +24,51 @@ final class DeliveryGate: Sendable {
     @usableFromInline
     @discardableResult
     func run(_ body: () -> Void) -> Bool {
+        ThreadContext.withCurrent { context in
+            guard enter(on: context) else { return false }
+            body()
+            leave(on: context)
+            return true
+        }
+    }
+
+    /// Admits a call on the thread of `context` unless the gate is closed; pair with `leave(on:)`.
+    @inlinable
+    func enter(on context: ThreadContext) -> Bool {
         let before = state.add(Self.oneCall, ordering: .acquiringAndReleasing).oldValue
         guard before & Self.closedBit == 0 else {
             leave()
             return false
         }
-        let context = ThreadContext.current
-        let id = ObjectIdentifier(self)
-        context.runningGates.append(id)
-        body()
-        context.runningGates.removeLast()
-        leave()
+        context.runningGates.append(ObjectIdentifier(self))
         return true
     }
 
-    private func leave() {
+    /// Ends a call admitted by `enter(on:)`.
+    @inlinable
+    func leave(on context: ThreadContext) {
+        context.runningGates.removeLast()
+        leave()
+    }
+
+    @inlinable
+    func leave() {
         let before = state.subtract(Self.oneCall, ordering: .acquiringAndReleasing).oldValue
-        if before & Self.closedBit != 0 {
-            let toWake = waiters.withLock { list in
-                let woken = list
-                list.removeAll()
-                return woken
-            }
-            for semaphore in toWake {
-                semaphore.signal()
-            }
+        if _slowPath(before & Self.closedBit != 0) {
+            wakeWaiters()
+        }
+    }
+
+    /// Wakes the `close()` calls waiting for the calls in progress to drain.
+    @usableFromInline
+    func wakeWaiters() {
+        let toWake = waiters.withLock { list in
+            let woken = list
+            list.removeAll()
+            return woken
+        }
+        for semaphore in toWake {
+            semaphore.signal()
         }
     }
 
@@ -85,10 +105,11 @@ final class DeliveryGate: Sendable {
 /// (their `leave` is a releasing decrement that `close` observes with an acquiring load), and no call
 /// can be admitted any more, so no other thread reads `body` again. A call still running on the closing
 /// thread itself (a handler that invalidates its own observation) read `body` before, on this thread.
+/// The same argument is why `body` skips the run-time exclusivity check.
 @usableFromInline
 final class GatedHandler<Root, Value>: @unchecked Sendable {
     @usableFromInline let gate = DeliveryGate()
-    @usableFromInline var body: (@Sendable (Root, ObservedChange<Value>) -> Void)?
+    @usableFromInline @exclusivity(unchecked) var body: (@Sendable (Root, ObservedChange<Value>) -> Void)?
 
     @usableFromInline
     init(_ body: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
@@ -103,9 +124,17 @@ final class GatedHandler<Root, Value>: @unchecked Sendable {
     /// Calls the handler unless the gate is closed.
     @inlinable
     func call(_ root: Root, _ change: ObservedChange<Value>) {
-        gate.run {
-            body?(root, change)
+        ThreadContext.withCurrent { context in
+            call(root, change, on: context)
         }
+    }
+
+    /// Calls the handler unless the gate is closed, on the thread whose context is `context`.
+    @inlinable
+    func call(_ root: Root, _ change: ObservedChange<Value>, on context: ThreadContext) {
+        guard gate.enter(on: context) else { return }
+        body?(root, change)
+        gate.leave(on: context)
     }
 
     /// Closes the gate (waiting for calls running on other threads) and releases the handler.

@@ -14,7 +14,8 @@ protocol ObservationCore: AnyObject, Sendable {
     var record: ObservationRecord? { get }
 }
 
-/// Told by a `ChainLink` that a storage on the path of a chained key path changed.
+/// Told by a chain-link subscription (`PropertyStorage.addLink`) that a storage on the path of a
+/// chained key path changed.
 protocol ChainLinkTarget: AnyObject, Sendable {
     func linkDidChange()
 }
@@ -36,7 +37,8 @@ struct OwnerDescription: Sendable {
 /// under an access tracker, the observation subscribes to every `@Observed` storage it read, and any of
 /// them changing re-evaluates the path, re-targets the subscriptions and notifies if the end value changed.
 ///
-/// Neither the root nor any object on the path is retained (O3).
+/// Neither the root nor any object on the path is retained (O3); see `Mode.direct` for the one storage
+/// a direct observation keeps.
 final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLinkTarget {
     private struct Link {
         weak var storage: (any TrackableStorage)?
@@ -46,7 +48,11 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 
     private enum Mode {
         case pending
-        case direct(storage: WeakStorage<Value>, subscriptionID: UInt64)
+        /// The storage is held strongly: a weak reference would give every storage a side table and
+        /// make each retain in its setter take the slow path. If the object goes away first, the
+        /// storage (and the last value of that property) is freed when the token is invalidated or
+        /// released, like the handler.
+        case direct(storage: PropertyStorage<Value>, subscriptionID: UInt64)
         case chain(links: [Link], lastValue: Value)
     }
 
@@ -57,15 +63,17 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         var readNames: [AnyKeyPath] = []
         let keyPath: KeyPath<Root, Value>
         /// `==` when `Value` is `Equatable`: a chain notifies only when its end value changed.
-        let equality: ((Value, Value) -> Bool)?
+        /// Found on first use (chain mode only): the dynamic cast is not free.
+        var equality: ((Value, Value) -> Bool)??
     }
 
     let options: ObservationOptions
     let delivery: ObservationDelivery
     let handler: GatedHandler<Root, Value>
     private let send: @Sendable (Root, ObservedChange<Value>) -> Void
-    private let direct: @Sendable (ObservedChange<Value>, AnyObject) -> Void
-    private let rootType: String
+    private let direct: @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
+    /// The observed object's type, turned into a name only for diagnostics.
+    private let rootType: AnyObject.Type
     private let rootID: ObjectIdentifier
     let owner: OwnerDescription?
     private let state: Locked<State>
@@ -82,7 +90,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         handler: GatedHandler<Root, Value>,
         owner: OwnerDescription?,
         send: @escaping @Sendable (Root, ObservedChange<Value>) -> Void,
-        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject) -> Void
+        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) {
         self.direct = direct
         self.options = options
@@ -90,9 +98,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         self.handler = handler
         self.send = send
         self.owner = owner
-        self.rootType = String(reflecting: type(of: root))
+        self.rootType = type(of: root)
         self.rootID = ObjectIdentifier(root)
-        var initial = State(keyPath: keyPath, equality: makeEquality(Value.self))
+        var initial = State(keyPath: keyPath, equality: nil)
         initial.root = root
         self.state = Locked(initial)
     }
@@ -101,24 +109,30 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 
     /// Subscribes to what the key path reads and returns the current value (for `.initial`).
     func start() -> Value? {
+        // Objects read under the lock are released after it (see `linkDidChange`).
+        var keptAlive: [AnyObject] = []
         let value: Value? = state.withLock { state in
             guard let root = state.root else { return nil }
+            keptAlive.append(root)
             let keyPath = state.keyPath
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+            keptAlive += reads.map(\.object)
             state.readNames = reads.map(\.storageKeyPath)
             if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
                 let storage = reads[0].storage as? PropertyStorage<Value>
             {
                 let (id, current) = storage.subscribe(wantsPrior: options.contains(.prior), direct)
-                state.mode = .direct(storage: WeakStorage(storage), subscriptionID: id)
+                state.mode = .direct(storage: storage, subscriptionID: id)
                 return current
             }
             if reads.isEmpty {
                 ObservationDiagnostics.report(
-                    .unobservableKeyPath(objectType: rootType, keyPath: Self.describe(state.keyPath, reads: [])))
+                    .unobservableKeyPath(
+                        objectType: String(reflecting: rootType), keyPath: Self.describe(state.keyPath, reads: [])))
             }
             return retrack(&state, root: root, value: value, reads: reads, links: [])
         }
+        withExtendedLifetime(keptAlive) {}
         LiveObservations.insert(self)
         return value
     }
@@ -170,16 +184,26 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             invalidate()
             return
         }
+        // Strong references taken under the lock (the root, the objects read) are released only after
+        // it: the last release of an object runs its deinit, which may end this very observation
+        // (an object that owns the token), and that must not happen while the lock is held.
+        var keptAlive: [AnyObject] = []
         let outcome: (root: Root, old: Value, new: Value)? = state.withLock { state in
-            guard let root = state.root, case let .chain(links, lastValue) = state.mode else { return nil }
+            guard let root = state.root, case .chain(let links, let lastValue) = state.mode else { return nil }
+            keptAlive.append(root)
             let keyPath = state.keyPath
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+            keptAlive += reads.map(\.object)
             let current = retrack(&state, root: root, value: value, reads: reads, links: links)
-            if let equality = state.equality, equality(lastValue, current) {
+            if state.equality == nil {
+                state.equality = .some(makeEquality(Value.self))
+            }
+            if let equality = state.equality ?? nil, equality(lastValue, current) {
                 return nil
             }
             return (root, lastValue, current)
         }
+        withExtendedLifetime(keptAlive) {}
         guard let outcome else { return }
         let change = ObservedChange(kind: .setting, oldValue: outcome.old, newValue: outcome.new)
         if options.contains(.prior) {
@@ -201,7 +225,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     }
 
     var isActive: Bool {
-        !handler.isClosed && state.withLock { $0.root != nil } && owner?.link.isAlive != false
+        // The root comes out of the lock so its last release (if any) happens after it.
+        let root: Root? = state.withLock { $0.root }
+        return !handler.isClosed && root != nil && owner?.link.isAlive != false
     }
 
     func invalidate() {
@@ -215,9 +241,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         switch mode {
         case .pending:
             break
-        case let .direct(storage, id):
-            storage.storage?.removeSubscriber(id)
-        case let .chain(links, _):
+        case .direct(let storage, let id):
+            storage.removeSubscriber(id)
+        case .chain(let links, _):
             for link in links {
                 link.storage?.removeSubscriber(link.subscriptionID)
             }
@@ -226,12 +252,12 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     }
 
     var record: ObservationRecord? {
-        let keyPath: String? = state.withLock { state in
-            state.root == nil ? nil : Self.describe(state.keyPath, reads: state.readNames)
+        let (root, keyPath): (Root?, String) = state.withLock { state in
+            (state.root, Self.describe(state.keyPath, reads: state.readNames))
         }
-        guard let keyPath, !handler.isClosed, owner?.link.isAlive != false else { return nil }
+        guard root != nil, !handler.isClosed, owner?.link.isAlive != false else { return nil }
         return ObservationRecord(
-            objectType: rootType,
+            objectType: String(reflecting: rootType),
             objectIdentifier: rootID,
             keyPath: keyPath,
             options: options,
@@ -251,15 +277,6 @@ extension KeyPathObservation {
         let names = reads.map(propertyName(of:))
         let path = names.isEmpty ? "<computed>" : names.joined(separator: ".")
         return "\\\(Root.self).\(path)"
-    }
-}
-
-/// A weak reference to a property's storage: an observation must not keep the values of a freed object.
-struct WeakStorage<Value> {
-    weak var storage: PropertyStorage<Value>?
-
-    init(_ storage: PropertyStorage<Value>) {
-        self.storage = storage
     }
 }
 

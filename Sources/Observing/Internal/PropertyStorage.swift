@@ -41,6 +41,17 @@ protocol StorageHolding {
     func holds(_ storage: AnyObject) -> Bool
 }
 
+/// What `PropertyStorage.setValue` does once the lock is released.
+@usableFromInline
+enum SetOutcome<Value, Subscriber> {
+    /// Stored; nobody to notify.
+    case stored
+    /// Prior observers: take the general path (announce, then store).
+    case announce
+    /// Stored; notify these subscribers of the change from the old value.
+    case notify(Value, [Subscriber])
+}
+
 /// What `PropertyStorage.update` does once the lock is released.
 enum UpdatePlan<Value, Subscriber> {
     case done
@@ -84,9 +95,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         @usableFromInline let wantsPrior: Bool
         /// Chain links are told of equal writes too (an equal but different object still re-targets).
         @usableFromInline let notifiesEqualWrites: Bool
-        @usableFromInline let deliver: (ObservedChange<Value>, AnyObject) -> Void
+        /// Called with the change, the object and the delivering thread's context.
+        @usableFromInline let deliver: (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
 
-        init(id: UInt64, wantsPrior: Bool, notifiesEqualWrites: Bool, deliver: @escaping (ObservedChange<Value>, AnyObject) -> Void) {
+        init(
+            id: UInt64, wantsPrior: Bool, notifiesEqualWrites: Bool,
+            deliver: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
+        ) {
             self.id = id
             self.wantsPrior = wantsPrior
             self.notifiesEqualWrites = notifiesEqualWrites
@@ -109,9 +124,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     @usableFromInline let mutex = Mutex<Void>(())
     /// Exclusive access is guaranteed by `mutex`, so the run-time exclusivity check is skipped.
     @usableFromInline @exclusivity(unchecked) var state: State
+    /// `==` for `Equatable` values (a write of an equal value does not notify direct observations),
+    /// `nil` otherwise. It captures nothing, so calling it from any thread is safe.
+    @usableFromInline let isEqual: ((Value, Value) -> Bool)?
 
-    init(_ value: Value) {
+    init(_ value: Value, isEqual: ((Value, Value) -> Bool)?) {
         self.state = State(value: value)
+        self.isEqual = isEqual
     }
 
     /// Runs `body` with the state, holding the lock.
@@ -156,51 +175,56 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// Stores `newValue` and notifies; `isEqual` tells an equal write (not notified to direct observations).
     /// The common case (no prior observer) is inlined into the model's setter.
     @inlinable
-    func setValue(_ newValue: Value, isEqual: ((Value, Value) -> Bool)?, of object: AnyObject) {
-        var old: Value?
-        var subscribers: [Subscriber] = []
-        let announces = withState { state -> Bool in
+    func setValue(_ newValue: Value, of object: AnyObject) {
+        let outcome: SetOutcome<Value, Subscriber> = withState { state in
             if state.priorSubscribers != 0 {
-                return true
+                return .announce
             }
-            if !state.subscribers.isEmpty {
-                subscribers = state.subscribers
-                old = state.value
+            if state.subscribers.isEmpty {
+                state.value = newValue
+                state.version &+= 1
+                return .stored
             }
+            let old = state.value
             state.value = newValue
             state.version &+= 1
-            return false
+            return .notify(old, state.subscribers)
         }
-        if _slowPath(announces) {
+        switch outcome {
+        case .stored:
+            return
+        case .announce:
+            let isEqual = self.isEqual
             update(of: object) { value in
                 let old = value
                 value = newValue
                 let equal = isEqual?(old, newValue) ?? false
                 return ([ObservedChange(kind: .setting, oldValue: old, newValue: newValue)], equal)
             }
-            return
-        }
-        guard let old else { return }
-        let isEqualWrite = isEqual?(old, newValue) ?? false
-        let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
-        let context = ThreadContext.current
-        if _slowPath(context.isDelivering) {
-            context.enqueue(object: object, storage: self) {
-                Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
+        case .notify(let old, let subscribers):
+            let isEqualWrite = isEqual?(old, newValue) ?? false
+            let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
+            ThreadContext.withCurrent { context in
+                if _slowPath(context.isDelivering) {
+                    context.enqueue(object: object, storage: self) { context in
+                        Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
+                    }
+                    return
+                }
+                context.beginDelivery()
+                Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
+                context.endDelivery()
             }
-            return
         }
-        context.beginDelivery()
-        Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object)
-        context.endDelivery()
     }
 
     @inlinable
     static func send(
-        _ change: ObservedChange<Value>, isEqualWrite: Bool, to subscribers: [Subscriber], object: AnyObject
+        _ change: ObservedChange<Value>, isEqualWrite: Bool, to subscribers: [Subscriber], object: AnyObject,
+        on context: ThreadContext
     ) {
         for subscriber in subscribers where !isEqualWrite || subscriber.notifiesEqualWrites {
-            subscriber.deliver(change, object)
+            subscriber.deliver(change, object, context)
         }
     }
 
@@ -231,9 +255,9 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         switch plan {
         case .done:
             return
-        case let .notify(changes, equal, subscribers):
+        case .notify(let changes, let equal, let subscribers):
             deliver(changes, isEqualWrite: equal, to: subscribers, object: object, priors: true)
-        case let .announce(announced, equal, subscribers):
+        case .announce(let announced, let equal, let subscribers):
             if !announced.isEmpty {
                 deliver(
                     announced.map { $0.prior }, isEqualWrite: equal, to: subscribers, object: object,
@@ -261,18 +285,18 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         object: AnyObject,
         priors: Bool
     ) {
-        let work = {
+        let work = { (context: ThreadContext) in
             for change in changes {
                 if priors {
                     let prior = change.prior
                     for subscriber in subscribers
                     where subscriber.wantsPrior && (!isEqualWrite || subscriber.notifiesEqualWrites) {
-                        subscriber.deliver(prior, object)
+                        subscriber.deliver(prior, object, context)
                     }
                 }
                 for subscriber in subscribers
                 where (!change.isPrior || subscriber.wantsPrior) && (!isEqualWrite || subscriber.notifiesEqualWrites) {
-                    subscriber.deliver(change, object)
+                    subscriber.deliver(change, object, context)
                 }
             }
         }
@@ -282,7 +306,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             return
         }
         context.beginDelivery()
-        work()
+        work(context)
         context.endDelivery()
     }
 
@@ -290,7 +314,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     /// Registers a direct observation; returns its id and the value at the time of registration.
     func subscribe(
-        wantsPrior: Bool, _ deliver: @escaping (ObservedChange<Value>, AnyObject) -> Void
+        wantsPrior: Bool, _ deliver: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> (id: UInt64, value: Value) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
         let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: false, deliver: deliver)
@@ -339,7 +363,7 @@ extension PropertyStorage: PropertyNaming {
 extension PropertyStorage: TrackableStorage {
     func addLink(_ link: any ChainLinkTarget, wantsPrior: Bool, since version: UInt64) -> (id: UInt64, changed: Bool) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
-        let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: true) { change, _ in
+        let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: true) { change, _, _ in
             if !change.isPrior {
                 link.linkDidChange()
             }

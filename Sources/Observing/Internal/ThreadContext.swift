@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Per-thread state of the observation machinery: the re-entrancy queue (O8), the stack of handler
 /// calls in progress on this thread (O7) and the key-path access tracker (O4).
@@ -17,21 +18,22 @@ final class ThreadContext {
     /// A notification waiting for the handler that caused it to return.
     struct Pending {
         var round: Int
-        var work: () -> Void
+        var work: (ThreadContext) -> Void
     }
 
     /// Whether a delivery is running on this thread (a change made now is queued, not delivered).
+    /// (Only this thread touches a context, so run-time exclusivity checks are skipped.)
     @usableFromInline
-    private(set) var isDelivering = false
+    @exclusivity(unchecked) private(set) var isDelivering = false
     /// The round of the notification being delivered: 0 for a change made outside any handler,
     /// n + 1 for a change made inside a handler of round n.
-    private var currentRound = 0
-    private var pending: [Pending] = []
-    private var pendingHead = 0
+    @exclusivity(unchecked) private var currentRound = 0
+    @exclusivity(unchecked) private var pending: [Pending] = []
+    @exclusivity(unchecked) private var pendingHead = 0
     private var stoppedCycle: (source: CycleSource, rounds: Int)?
 
     /// Gates of the handler calls running on this thread, innermost last.
-    var runningGates: [ObjectIdentifier] = []
+    @usableFromInline @exclusivity(unchecked) var runningGates: [ObjectIdentifier] = []
 
     /// Reads recorded by `track(_:)`, innermost tracking scope last.
     private var trackingStack: [[TrackedRead]] = []
@@ -45,6 +47,16 @@ final class ThreadContext {
         let context = ThreadContext()
         pthread_setspecific(threadContextKey, Unmanaged.passRetained(context).toOpaque())
         return context
+    }
+
+    /// Calls `body` with the context of the calling thread, without retaining it (the thread-local
+    /// slot keeps it alive for as long as the thread runs).
+    @usableFromInline
+    static func withCurrent<Result>(_ body: (ThreadContext) -> Result) -> Result {
+        if let pointer = pthread_getspecific(threadContextKey) {
+            return Unmanaged<ThreadContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+        }
+        return body(current)
     }
 
     // MARK: Delivery (O8)
@@ -87,7 +99,7 @@ final class ThreadContext {
     /// delivered; beyond `ObservationDiagnostics.maximumRounds` it is dropped and the cycle reported.
     /// `object` and `storage` name the changed property in that report.
     @usableFromInline
-    func enqueue(object: AnyObject, storage: any PropertyNaming, _ work: @escaping () -> Void) {
+    func enqueue(object: AnyObject, storage: any PropertyNaming, _ work: @escaping (ThreadContext) -> Void) {
         let round = currentRound + 1
         let limit = ObservationDiagnostics.maximumRounds
         if round > limit {
@@ -104,7 +116,7 @@ final class ThreadContext {
             let next = pending[pendingHead]
             pendingHead += 1
             currentRound = next.round
-            next.work()
+            next.work(self)
         }
         pending.removeAll(keepingCapacity: pending.capacity <= 64)
         pendingHead = 0
@@ -136,14 +148,14 @@ let activeTrackers = Atomic<Int>(0)
 let threadContextKey: pthread_key_t = {
     var key = pthread_key_t()
     #if canImport(Darwin)
-    let destructor: @convention(c) (UnsafeMutableRawPointer) -> Void = { pointer in
-        Unmanaged<ThreadContext>.fromOpaque(pointer).release()
-    }
+        let destructor: @convention(c) (UnsafeMutableRawPointer) -> Void = { pointer in
+            Unmanaged<ThreadContext>.fromOpaque(pointer).release()
+        }
     #else
-    let destructor: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
-        guard let pointer else { return }
-        Unmanaged<ThreadContext>.fromOpaque(pointer).release()
-    }
+        let destructor: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
+            guard let pointer else { return }
+            Unmanaged<ThreadContext>.fromOpaque(pointer).release()
+        }
     #endif
     let status = pthread_key_create(&key, destructor)
     precondition(status == 0, "Observing: pthread_key_create failed (\(status)); no thread-local slot left")

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Tells ThreadSanitizer about the locks it cannot see.
@@ -27,9 +27,9 @@ enum ThreadSanitizer {
 
     private static func address(of symbol: String) -> UInt {
         #if canImport(Darwin)
-        let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+            let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
         #else
-        let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+            let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
         #endif
         return dlsym(handle, symbol).map { UInt(bitPattern: $0) } ?? 0
     }

@@ -50,7 +50,9 @@ extension KeyValueObservable {
         return register(
             keyPath, options: options, delivery: .mutatingThread, handler: gated, owner: nil,
             send: { object, change in gated.call(object, change) },
-            direct: { change, object in gated.call(unsafeDowncast(object, to: Self.self), change.filtered(by: options)) }
+            direct: { change, object, context in
+                gated.call(unsafeDowncast(object, to: Self.self), change.filtered(by: options), on: context)
+            }
         ).token
     }
 
@@ -69,7 +71,7 @@ extension KeyValueObservable {
         let send = makeSend(delivery: delivery, handler: gated)
         return register(
             keyPath, options: options, delivery: delivery, handler: gated, owner: nil, send: send,
-            direct: { change, object in send(unsafeDowncast(object, to: Self.self), change.filtered(by: options)) }
+            direct: { change, object, _ in send(unsafeDowncast(object, to: Self.self), change.filtered(by: options)) }
         ).token
     }
 
@@ -86,7 +88,7 @@ extension KeyValueObservable {
         let send = makeSend(delivery: .mainActor, handler: gated)
         return register(
             keyPath, options: options, delivery: .mainActor, handler: gated, owner: nil, send: send,
-            direct: { change, object in send(unsafeDowncast(object, to: Self.self), change.filtered(by: options)) }
+            direct: { change, object, _ in send(unsafeDowncast(object, to: Self.self), change.filtered(by: options)) }
         ).token
     }
 
@@ -102,7 +104,7 @@ extension KeyValueObservable {
         owner: OwnerDescription?,
         beforeInitial: (ObservationToken) -> Void = { _ in },
         send: @escaping @Sendable (Self, ObservedChange<Value>) -> Void,
-        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject) -> Void
+        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> (token: ObservationToken, started: Bool) {
         let core = KeyPathObservation(
             root: self, keyPath: keyPath, options: options, delivery: delivery, handler: handler, owner: owner,

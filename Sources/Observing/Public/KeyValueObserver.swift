@@ -79,9 +79,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
                     gated.call(object, change)
                 }
             },
-            direct: { change, object in
+            direct: { change, object, context in
                 if ownerLink?.isAlive != false {
-                    gated.call(unsafeDowncast(object, to: Object.self), change.filtered(by: options))
+                    gated.call(unsafeDowncast(object, to: Object.self), change.filtered(by: options), on: context)
                 }
             })
     }
@@ -106,7 +106,8 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         let send = makeSend(delivery: delivery, handler: gated)
         return start(
             object, keyPath, options: options, delivery: delivery, handler: gated, send: send,
-            direct: { change, object in send(unsafeDowncast(object, to: Object.self), change.filtered(by: options)) })
+            direct: { change, object, _ in send(unsafeDowncast(object, to: Object.self), change.filtered(by: options)) }
+        )
     }
 
     @usableFromInline
@@ -117,7 +118,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         delivery: ObservationDelivery,
         handler: GatedHandler<Object, Value>,
         send: @escaping @Sendable (Object, ObservedChange<Value>) -> Void,
-        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject) -> Void
+        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> Bool {
         if let ownerLink, !ownerLink.isAlive {
             unobserveAll()
@@ -202,7 +203,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             lines[0] += " owned by \(ownerDescription.typeName) \(ownerDescription.identifier)\(state)"
         }
         let tokens = entries.withLock { Array($0.values) }
-        let records = tokens.compactMap { $0.core?.record }.map { "  \($0.objectType) \($0.objectIdentifier) \($0.keyPath)" }
+        let records = tokens.compactMap { $0.core?.record }.map {
+            "  \($0.objectType) \($0.objectIdentifier) \($0.keyPath)"
+        }
         return (lines + records.sorted()).joined(separator: "\n")
     }
 }
@@ -220,8 +223,10 @@ final class OwnerLink: Sendable {
         reference = Locked(Reference(object: owner))
     }
 
+    /// (The owner comes out of the lock so that its last release, if any, happens after it.)
     @usableFromInline
     var isAlive: Bool {
-        reference.withLock { $0.object != nil }
+        let owner: AnyObject? = reference.withLock { $0.object }
+        return owner != nil
     }
 }

@@ -15,6 +15,7 @@ public struct ObservationRecord: Sendable, CustomStringConvertible {
     /// The identity of that owner, if any.
     public let ownerIdentifier: ObjectIdentifier?
 
+    /// A one-line description.
     public var description: String {
         var text = "\(objectType) \(objectIdentifier) \(keyPath)"
         if let ownerType, let ownerIdentifier {
@@ -39,6 +40,7 @@ public struct CycleSource: Sendable, CustomStringConvertible {
         keyPath = "\\\(type(of: object)).\(propertyName)"
     }
 
+    /// A one-line description.
     public var description: String {
         "\(objectType) \(objectIdentifier) \(keyPath)"
     }
@@ -53,11 +55,12 @@ public enum ObservationIssue: Sendable, CustomStringConvertible {
     /// `observe` was called with a key path that reads no `@Observed` property: it can never notify.
     case unobservableKeyPath(objectType: String, keyPath: String)
 
+    /// A one-line description.
     public var description: String {
         switch self {
-        case let .unsettledCycle(source, rounds):
+        case .unsettledCycle(let source, let rounds):
             "Observing: a change cycle did not settle after \(rounds) rounds; stopped at \(source)"
-        case let .unobservableKeyPath(objectType, keyPath):
+        case .unobservableKeyPath(let objectType, let keyPath):
             "Observing: \(keyPath) of \(objectType) reads no @Observed property and will never notify"
         }
     }

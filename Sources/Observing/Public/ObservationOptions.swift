@@ -12,6 +12,7 @@
 /// Without `.old` or `.new` the matching value of every ``ObservedChange`` is `nil`: the handler learns
 /// that something changed and reads the object itself.
 public struct ObservationOptions: OptionSet, Sendable, Hashable {
+    /// The option bits.
     public let rawValue: UInt8
 
     /// Creates options from their raw bits.

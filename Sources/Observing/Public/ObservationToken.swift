@@ -38,14 +38,17 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
         core?.invalidate()
     }
 
+    /// Tokens are equal only to themselves (identity).
     public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool {
         lhs === rhs
     }
 
+    /// Hashes the token's identity.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
     }
 
+    /// The observed type and key path, or `inactive`.
     public var description: String {
         guard let record = core?.record else { return "ObservationToken(inactive)" }
         return "ObservationToken(\(record.objectType) \(record.keyPath))"

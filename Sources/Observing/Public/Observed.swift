@@ -22,19 +22,15 @@
 public struct Observed<Value> {
     @usableFromInline
     let storage: PropertyStorage<Value>
-    @usableFromInline
-    let isEqual: ((Value, Value) -> Bool)?
 
     /// Creates the property with its initial value; writes notify on every store.
     public init(wrappedValue: Value) {
-        storage = PropertyStorage(wrappedValue)
-        isEqual = nil
+        storage = PropertyStorage(wrappedValue, isEqual: nil)
     }
 
     /// Creates the property with its initial value; a write of an equal value does not notify.
     public init(wrappedValue: Value) where Value: Equatable {
-        storage = PropertyStorage(wrappedValue)
-        isEqual = { $0 == $1 }
+        storage = PropertyStorage(wrappedValue, isEqual: { $0 == $1 })
     }
 
     /// Unavailable: `@Observed` needs the enclosing object, so it works on class properties only.
@@ -65,8 +61,7 @@ public struct Observed<Value> {
         }
         @inline(__always)
         set {
-            let wrapper = instance[keyPath: storageKeyPath]
-            wrapper.storage.setValue(newValue, isEqual: wrapper.isEqual, of: instance)
+            instance[keyPath: storageKeyPath].storage.setValue(newValue, of: instance)
         }
     }
 }

@@ -31,35 +31,29 @@ public struct ObservedArray<Element> {
     @usableFromInline
     let storage: PropertyStorage<[Element]>
     @usableFromInline
-    let isEqual: (([Element], [Element]) -> Bool)?
-    @usableFromInline
     let differ: (([Element], [Element]) -> [ObservedChange<[Element]>])?
 
     /// An array whose whole assignment is one `.setting` change.
     public init(wrappedValue: [Element] = []) {
-        storage = PropertyStorage(wrappedValue)
-        isEqual = nil
+        storage = PropertyStorage(wrappedValue, isEqual: nil)
         differ = nil
     }
 
     /// An array whose whole assignment is one `.setting` change, not sent when equal.
     public init(wrappedValue: [Element] = []) where Element: Equatable {
-        storage = PropertyStorage(wrappedValue)
-        isEqual = { $0 == $1 }
+        storage = PropertyStorage(wrappedValue, isEqual: { $0 == $1 })
         differ = nil
     }
 
     /// An array whose whole assignment is diffed by `id` into removals and insertions.
     public init(wrappedValue: [Element] = []) where Element: Identifiable {
-        storage = PropertyStorage(wrappedValue)
-        isEqual = nil
+        storage = PropertyStorage(wrappedValue, isEqual: nil)
         differ = { old, new in identifiableChanges(from: old, to: new, isEqual: nil) }
     }
 
     /// An array whose whole assignment is diffed by `id` into removals, insertions and replacements.
     public init(wrappedValue: [Element] = []) where Element: Identifiable & Equatable {
-        storage = PropertyStorage(wrappedValue)
-        isEqual = { $0 == $1 }
+        storage = PropertyStorage(wrappedValue, isEqual: { $0 == $1 })
         differ = { old, new in identifiableChanges(from: old, to: new, isEqual: { $0 == $1 }) }
     }
 
@@ -90,7 +84,7 @@ public struct ObservedArray<Element> {
         }
         set {
             let wrapper = instance[keyPath: storageKeyPath]
-            wrapper.storage.assign(newValue, isEqual: wrapper.isEqual, differ: wrapper.differ, of: instance)
+            wrapper.storage.assign(newValue, differ: wrapper.differ, of: instance)
         }
     }
 
@@ -238,12 +232,11 @@ extension PropertyStorage {
     @usableFromInline
     func assign<Element>(
         _ newValue: Value,
-        isEqual: ((Value, Value) -> Bool)?,
         differ: (([Element], [Element]) -> [ObservedChange<[Element]>])?,
         of object: AnyObject
     ) where Value == [Element] {
         guard let differ else {
-            setValue(newValue, isEqual: isEqual, of: object)
+            setValue(newValue, of: object)
             return
         }
         update(of: object) { array in
@@ -266,9 +259,9 @@ func identifiableChanges<Element: Identifiable>(
     var inserted = IndexSet()
     for change in difference {
         switch change {
-        case let .remove(offset, _, _):
+        case .remove(let offset, _, _):
             removed.insert(offset)
-        case let .insert(offset, _, _):
+        case .insert(let offset, _, _):
             inserted.insert(offset)
         }
     }

@@ -94,3 +94,22 @@ final class ItemList: KeyValueObservable {
     @ObservedArray var tags: [Tag] = []
     @ObservedArray var documents: [Opaque] = []
 }
+
+/// Equal by `id` only: replacing one by an equal but different instance must still re-target chains.
+final class Note: KeyValueObservable, Equatable {
+    let id: Int
+    @Observed var text: String
+
+    init(id: Int, text: String) {
+        self.id = id
+        self.text = text
+    }
+
+    static func == (lhs: Note, rhs: Note) -> Bool {
+        lhs.id == rhs.id
+    }
+}
+
+final class Notebook: KeyValueObservable {
+    @Observed var note = Note(id: 1, text: "first")
+}
