@@ -103,6 +103,29 @@ targets += [
         swiftSettings: swiftSettings),
 ]
 
+// MARK: Reliability
+// Tools/mutate-canvas-thumb.sh and Tools/fuzz-sim.sh make their seeded inputs with `fuzz-inputs`; Tools/soak.sh runs
+// `Soak` in release (a board driven by random events with real covers, memory sampled). See Docs/Reliability.md.
+targets += [
+    .executableTarget(name: "fuzz-inputs", path: "Tools/FuzzInputs", swiftSettings: swiftSettings),
+]
+
+// MARK: Fuzz
+// libFuzzer harnesses (Tools/Fuzz), declared only when Tools/fuzz-covers.sh or Tools/fuzz-sim.sh builds them with
+// MULTICANVAS_FUZZ=1 and `--sanitize fuzzer --sanitize address`: their entry point is `LLVMFuzzerTestOneInput`
+// and `main` is libFuzzer's, so they cannot link in an ordinary build.
+if Context.environment["MULTICANVAS_FUZZ"] != nil {
+    let fuzzerSettings = swiftSettings + [.unsafeFlags(["-parse-as-library"])]
+    targets += [
+        .executableTarget(
+            name: "cover-fuzzer", dependencies: ["Thumbnails"], path: "Tools/Fuzz/CoverFuzzer",
+            swiftSettings: fuzzerSettings),
+        .executableTarget(
+            name: "script-fuzzer", dependencies: ["CanvasKit", "Observing"], path: "Tools/Fuzz/ScriptFuzzer",
+            swiftSettings: fuzzerSettings),
+    ]
+}
+
 let package = Package(
     name: "MultiCanvas",
     platforms: [.macOS(.v15), .iOS(.v18)],

@@ -17,6 +17,9 @@ extension CanvasScript {
             case emptyFileName
             /// A closing quote is followed by something other than a space, `;`, `#` or the end of the line.
             case textAfterQuote(String)
+            /// A file name contains the NUL character, which no file system path can hold (the file could not be
+            /// named, and the printed script would not read back as the same file).
+            case nulInFileName
         }
 
         /// The 1-based line of the problem.
@@ -63,6 +66,8 @@ extension CanvasScript {
                 "empty file name"
             case .textAfterQuote(let text):
                 "unexpected '\(text)' right after a quoted file name"
+            case .nulInFileName:
+                "a file name cannot contain the NUL character (U+0000)"
             }
         }
 

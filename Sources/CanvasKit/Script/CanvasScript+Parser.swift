@@ -224,6 +224,9 @@ extension CanvasScript {
                     guard !file.text.isEmpty else {
                         throw ParseError(line: file.line, column: file.column, reason: .emptyFileName)
                     }
+                    guard !file.text.unicodeScalars.contains("\0") else {
+                        throw ParseError(line: file.line, column: file.column, reason: .nulInFileName)
+                    }
                     explicitFiles.insert(file.text)
                     command = .event(.stop(CanvasScript.takeURL(file.text, baseDirectory: baseDirectory)))
                 } else {

@@ -84,9 +84,11 @@ public struct CanvasScript: Sendable, Hashable, CustomStringConvertible {
         takeURL("take-\(number).mov", baseDirectory: baseDirectory)
     }
 
+    /// A take is a file: its URL is made with `isDirectory: false`, so parsing never asks the file system whether the
+    /// path is a directory, and `stop dir/` prints as `stop dir`, which reads back as the same URL.
     static func takeURL(_ path: String, baseDirectory: URL?) -> URL {
-        if let baseDirectory { return URL(fileURLWithPath: path, relativeTo: baseDirectory) }
-        return URL(fileURLWithPath: path)
+        if let baseDirectory { return URL(fileURLWithPath: path, isDirectory: false, relativeTo: baseDirectory) }
+        return URL(fileURLWithPath: path, isDirectory: false)
     }
 
     /// The commands in the script language, one per line. Parsing it with the same base directory gives this script's
