@@ -108,6 +108,9 @@ targets += [
 // `Soak` in release (a board driven by random events with real covers, memory sampled). See Docs/Reliability.md.
 targets += [
     .executableTarget(name: "fuzz-inputs", path: "Tools/FuzzInputs", swiftSettings: swiftSettings),
+    .executableTarget(
+        name: "Soak", dependencies: ["CanvasKit", "Thumbnails", "Observing"], path: "Tools/Soak",
+        swiftSettings: swiftSettings),
 ]
 
 // MARK: Fuzz

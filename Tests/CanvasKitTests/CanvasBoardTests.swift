@@ -237,16 +237,20 @@ struct CanvasBoardTests {
         let recorder = BoardRecorder()
         recorder.watch(board)
         await withTaskGroup(of: Int.self) { group in
-            for worker in 0..<4 as Range<UInt64> {
+            // 4 workers of 300 events in CI; `StressScale` (MULTICANVAS_STRESS_THREADS / _SECONDS) scales both.
+            let end = ContinuousClock.now + .milliseconds(Int(StressScale.seconds * 1000))
+            for worker in 0..<UInt64(StressScale.threads) {
                 group.addTask {
                     var generator = EventGenerator(seed: 900 + worker)
                     generator.maxCount = 6
                     var accepted = 0
-                    for event in generator.sequence(length: 300, start: BoardState(canvasCount: 6)) {
-                        if case .add = event { continue }  // keep the recorder's set of models fixed
-                        if case .remove = event { continue }
-                        if board.send(event).isAccepted { accepted += 1 }
-                    }
+                    repeat {
+                        for event in generator.sequence(length: 300, start: BoardState(canvasCount: 6)) {
+                            if case .add = event { continue }  // keep the recorder's set of models fixed
+                            if case .remove = event { continue }
+                            if board.send(event).isAccepted { accepted += 1 }
+                        }
+                    } while ContinuousClock.now < end
                     return accepted
                 }
             }

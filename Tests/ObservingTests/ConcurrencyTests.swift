@@ -81,7 +81,8 @@ import Testing
         #expect(sawExit.values == [true, true, true])
     }
 
-    /// Several threads observe, unobserve, mutate, re-target chains and drop objects for about a second.
+    /// Several threads observe, unobserve, mutate, re-target chains and drop objects for about a second (CI's size;
+    /// `MULTICANVAS_STRESS_SECONDS` and `MULTICANVAS_STRESS_THREADS` scale it, see `StressScale`).
     /// Checks: no crash, per-writer order preserved, every observation and object freed at the end.
     /// `Tools/tsan.sh` runs it under ThreadSanitizer.
     @Test func stress() async {
@@ -91,10 +92,10 @@ import Testing
         let instances = InstanceCounter()
         let disorder = CallCounter()
         let deliveries = CallCounter()
-        let deadline = Deadline(seconds: 1)
+        let deadline = Deadline(seconds: StressScale.seconds)
         let writerIndex = 0
 
-        await runOnThreads(4) { index in
+        await runOnThreads(StressScale.threads) { index in
             var generator = SplitMix64(seed: UInt64(index + 1))
             var tokens: [ObservationToken] = []
             var watchers: [SelfWatcher] = []

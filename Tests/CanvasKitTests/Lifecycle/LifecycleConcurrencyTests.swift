@@ -15,24 +15,32 @@ struct LifecycleConcurrencyTests {
             board: board, configuration: .init(viewportSize: 6, prefetching: .enabled(distance: 2)),
             coverProvider: covers)
         screen.screenDidAppear()
-        let finished = Mutex(false)
-        DispatchQueue.global().async {
-            var random = LifecycleRandom(seed: 99)
-            for serial in 0..<2_000 {
-                let event: CanvasEvent =
-                    switch Int.random(in: 0..<10, using: &random) {
-                    case 0: .record
-                    case 1: .stop(URL(fileURLWithPath: "/takes/background-\(serial).mov"))
-                    case 2: .cancel
-                    default: .tap(Int.random(in: 0..<40, using: &random))
-                    }
-                _ = board.send(event)
+        // One sending thread in CI; `MULTICANVAS_STRESS_THREADS` adds more and `MULTICANVAS_STRESS_SECONDS` makes each
+        // send until it passes (see `StressScale`).
+        let senders = max(1, StressScale.threads - 3)
+        let end = ContinuousClock.now + .milliseconds(Int(StressScale.seconds * 1000))
+        let finished = Mutex(0)
+        for sender in 0..<senders {
+            DispatchQueue.global().async {
+                var random = LifecycleRandom(seed: 99 + UInt64(sender))
+                var serial = 0
+                while serial < 2_000 || ContinuousClock.now < end {
+                    let event: CanvasEvent =
+                        switch Int.random(in: 0..<10, using: &random) {
+                        case 0: .record
+                        case 1: .stop(URL(fileURLWithPath: "/takes/background-\(sender)-\(serial).mov"))
+                        case 2: .cancel
+                        default: .tap(Int.random(in: 0..<40, using: &random))
+                        }
+                    _ = board.send(event)
+                    serial += 1
+                }
+                finished.withLock { $0 += 1 }
             }
-            finished.withLock { $0 = true }
         }
         var random = LifecycleRandom(seed: 7)
         var scrolls = 0
-        while !finished.withLock({ $0 }) || scrolls < 50 {
+        while finished.withLock({ $0 }) < senders || scrolls < 50 {
             screen.scroll(toOffset: Int.random(in: 0..<40, using: &random))
             if scrolls % 25 == 24 {
                 screen.screenWillDisappear()

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs the whole test suite under AddressSanitizer and under ThreadSanitizer, and fails on any report.
+#
+#   Tools/sanitize.sh [--address] [--thread] [--stress SECONDS THREADS] [--filter FILTER]
+#
+# Without --address or --thread, both run. Each sanitizer builds in its own scratch path (.build/asan, .build/tsan) so
+# the normal debug build stays as it is. --stress sets MULTICANVAS_STRESS_SECONDS and MULTICANVAS_STRESS_THREADS for
+# the stress tests (Observing's ConcurrencyTests.stress, CanvasKit's concurrent senders and lifecycle test; CI's size
+# is 1 s / 4 threads), e.g. `--stress 10 8`. Each run is bounded (SANITIZE_TIMEOUT seconds, default 1800, for its
+# build and its tests together). Prints, per sanitizer, the build and test times, the tests run, and every report.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sanitizers=() filter=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --address) sanitizers+=(address); shift ;;
+        --thread) sanitizers+=(thread); shift ;;
+        --stress) export MULTICANVAS_STRESS_SECONDS="$2" MULTICANVAS_STRESS_THREADS="$3"; shift 3 ;;
+        --filter) filter="$2"; shift 2 ;;
+        *) echo "usage: $0 [--address] [--thread] [--stress SECONDS THREADS] [--filter FILTER]" >&2; exit 2 ;;
+    esac
+done
+[ ${#sanitizers[@]} -gt 0 ] || sanitizers=(address thread)
+echo "sanitize: ${sanitizers[*]}; stress ${MULTICANVAS_STRESS_SECONDS:-1} s x ${MULTICANVAS_STRESS_THREADS:-4} threads" \
+    "${filter:+; filter $filter}"
+
+# halt_on_error: the first report fails the run (the grep below also catches reports from threads racing the exit).
+# TSan reads its suppressions (each one justified there) from Tools/tsan-suppressions.txt.
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:history_size=4:suppressions=$PWD/Tools/tsan-suppressions.txt"
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=0"
+# The Swift runtime's crash handler would print over the sanitizers' reports.
+export SWIFT_BACKTRACE=enable=no
+
+failed=0
+for sanitizer in "${sanitizers[@]}"; do
+    short=${sanitizer:0:1}san
+    scratch=".build/$short"
+    log="$scratch/test.log"
+    mkdir -p "$scratch"
+    status=0
+    started=$(date +%s)
+    timeout "${SANITIZE_TIMEOUT:-1800}" swift build --build-tests --sanitize "$sanitizer" --scratch-path "$scratch" \
+        >"$scratch/build.log" 2>&1 || status=$?
+    built=$(date +%s)
+    if [ "$status" -eq 0 ]; then
+        timeout "${SANITIZE_TIMEOUT:-1800}" swift test --skip-build --sanitize "$sanitizer" --scratch-path "$scratch" \
+            ${filter:+--filter "$filter"} >"$log" 2>&1 || status=$?
+    else
+        cp "$scratch/build.log" "$log"
+    fi
+    finished=$(date +%s)
+    tests=$(grep -E "Test run with [0-9]+ tests" "$log" | tail -1 | sed 's/^.*Test run/Test run/' || true)
+    echo "sanitize: $sanitizer: build $((built - started)) s, tests $((finished - built)) s: ${tests:-no summary}"
+    reports=$(grep -cE "^(WARNING|ERROR): (ThreadSanitizer|AddressSanitizer|LeakSanitizer)" "$log" || true)
+    if [ "$reports" -gt 0 ]; then
+        grep -E -A 30 "^(WARNING|ERROR): (ThreadSanitizer|AddressSanitizer|LeakSanitizer)" "$log" | head -150
+        echo "sanitize: $sanitizer: $reports report(s) (full log: $log)" >&2
+        failed=1
+    elif [ "$status" -ne 0 ]; then
+        grep -v "Cannot export local symbol" "$log" | tail -40
+        echo "sanitize: $sanitizer: failed with status $status (full log: $log)" >&2
+        failed=1
+    else
+        echo "sanitize: $sanitizer: no report"
+    fi
+done
+exit "$failed"
