@@ -12,6 +12,15 @@ let swiftSettings: [SwiftSetting] = [
 var products: [Product] = []
 var targets: [Target] = []
 
+// MARK: ThreadSanitizerSupport
+// Announces the package's `Mutex` sections to ThreadSanitizer, which cannot see `Synchronization.Mutex` on Linux
+// (Tools/sanitize.sh). Internal: `package` API only, shared by every module that locks.
+targets += [
+    .target(name: "ThreadSanitizerSupport", swiftSettings: swiftSettings),
+    .testTarget(
+        name: "ThreadSanitizerSupportTests", dependencies: ["ThreadSanitizerSupport"], swiftSettings: swiftSettings),
+]
+
 // MARK: Thumbnails
 // The FFmpeg-backed cover service (DESIGN section 5). CFFmpeg is the system library it alone imports:
 // `pkgConfig` finds the headers and library folder through libavformat.pc, and CFFmpeg's module map
@@ -27,7 +36,7 @@ targets += [
         ]
     ),
     // Thumbnails implements CanvasKit's `CoverProvider` (CanvasKit itself never imports FFmpeg).
-    .target(name: "Thumbnails", dependencies: ["CFFmpeg", "CanvasKit"], swiftSettings: swiftSettings),
+    .target(name: "Thumbnails", dependencies: ["CFFmpeg", "CanvasKit", "ThreadSanitizerSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "CanvasKit"], swiftSettings: swiftSettings),
     // `media-info FILE...`: a development tool that prints what Thumbnails reads from media files.
     .executableTarget(
@@ -49,7 +58,7 @@ targets += [
 // MARK: Observing
 products.append(.library(name: "Observing", targets: ["Observing"]))
 targets += [
-    .target(name: "Observing", swiftSettings: swiftSettings),
+    .target(name: "Observing", dependencies: ["ThreadSanitizerSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "ObservingTests", dependencies: ["Observing"], swiftSettings: swiftSettings),
     .executableTarget(
         name: "ObservingBenchmark",
@@ -63,7 +72,7 @@ targets += [
 // The canvas state machine, its observable models and the event language (DESIGN section 2).
 products.append(.library(name: "CanvasKit", targets: ["CanvasKit"]))
 targets += [
-    .target(name: "CanvasKit", dependencies: ["Observing"], swiftSettings: swiftSettings),
+    .target(name: "CanvasKit", dependencies: ["Observing", "ThreadSanitizerSupport"], swiftSettings: swiftSettings),
     .testTarget(name: "CanvasKitTests", dependencies: ["CanvasKit", "Observing"], swiftSettings: swiftSettings),
     .executableTarget(
         name: "CanvasBenchmark",
@@ -88,7 +97,7 @@ targets += [
 products.append(.executable(name: "canvas-thumb", targets: ["canvas-thumb"]))
 targets += [
     .executableTarget(
-        name: "canvas-thumb", dependencies: ["Thumbnails", "CommandLineSupport"], swiftSettings: swiftSettings),
+        name: "canvas-thumb", dependencies: ["Thumbnails", "CommandLineSupport", "ThreadSanitizerSupport"], swiftSettings: swiftSettings),
     // Runs the built executables against Fixtures/ (depending on them makes `swift test` build them first).
     .testTarget(name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim"], swiftSettings: swiftSettings),
 ]
@@ -99,7 +108,7 @@ targets += [
 products.append(.executable(name: "canvas-sim", targets: ["canvas-sim"]))
 targets += [
     .executableTarget(
-        name: "canvas-sim", dependencies: ["CanvasKit", "Thumbnails", "CommandLineSupport"],
+        name: "canvas-sim", dependencies: ["CanvasKit", "Thumbnails", "CommandLineSupport", "ThreadSanitizerSupport"],
         swiftSettings: swiftSettings),
 ]
 

@@ -2,6 +2,7 @@ import CanvasKit
 import CommandLineSupport
 import Foundation
 import Synchronization
+import ThreadSanitizerSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -61,7 +62,7 @@ struct Interactive {
     mutating func run() {
         var settings = termios()
         guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
-        savedTerminal.withLock { $0 = settings }
+        savedTerminal.withAnnotatedLock { $0 = settings }
         var raw = settings
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
         withUnsafeMutableBytes(of: &raw.c_cc) { bytes in

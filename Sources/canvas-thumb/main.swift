@@ -3,6 +3,7 @@
 import CommandLineSupport
 import Foundation
 import Synchronization
+import ThreadSanitizerSupport
 import Thumbnails
 
 let options: Options
@@ -71,10 +72,10 @@ final class Reporter: Sendable {
         self.progress = ProgressLine(total: total)
     }
 
-    var failures: Int { state.withLock { $0.failed } }
+    var failures: Int { state.withAnnotatedLock { $0.failed } }
 
     func report(_ result: CoverJobResult) {
-        state.withLock { state in
+        state.withAnnotatedLock { state in
             state.done += 1
             if case .failure = result.result { state.failed += 1 }
             state.pending[result.index] = result

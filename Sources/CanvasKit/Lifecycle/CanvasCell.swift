@@ -1,5 +1,6 @@
 import Observing
 import Synchronization
+import ThreadSanitizerSupport
 
 /// A headless canvas cell: what a `UICollectionViewCell` subclass of the canvas screen does, without pixels.
 ///
@@ -66,13 +67,13 @@ private final class RenderedCanvas: Sendable {
 
     private let content = Mutex(Content())
 
-    var display: CanvasDisplay? { content.withLock { $0.display } }
-    var cover: CanvasCover? { content.withLock { $0.cover } }
-    var redraws: Int { content.withLock { $0.redraws } }
+    var display: CanvasDisplay? { content.withAnnotatedLock { $0.display } }
+    var cover: CanvasCover? { content.withAnnotatedLock { $0.cover } }
+    var redraws: Int { content.withAnnotatedLock { $0.redraws } }
 
     /// Reads the view-model's display while holding the lock, so the last redraw always draws the newest value.
     func redrawDisplay(from viewModel: CanvasCellViewModel) {
-        content.withLock {
+        content.withAnnotatedLock {
             let display = viewModel.display
             guard $0.redraws == 0 || $0.display != display else { return }
             $0.display = display
@@ -82,6 +83,6 @@ private final class RenderedCanvas: Sendable {
 
     /// Reads the view-model's cover while holding the lock.
     func redrawCover(from viewModel: CanvasCellViewModel) {
-        content.withLock { $0.cover = viewModel.cover }
+        content.withAnnotatedLock { $0.cover = viewModel.cover }
     }
 }

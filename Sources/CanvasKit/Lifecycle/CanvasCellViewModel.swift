@@ -1,6 +1,7 @@
 import Foundation
 import Observing
 import Synchronization
+import ThreadSanitizerSupport
 
 /// The view-model of one canvas cell: bound to one ``CanvasModel`` at a time, it publishes what the cell shows as
 /// the observable ``display`` (a cell view observes the view-model, never the model), and the take's ``cover`` once
@@ -89,7 +90,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     }
 
     deinit {
-        let (request, model, board) = state.withLock { ($0.cover.request, $0.observedModel, $0.observedBoard) }
+        let (request, model, board) = state.withAnnotatedLock { ($0.cover.request, $0.observedModel, $0.observedBoard) }
         request?.cancel()
         if let model { unregister(model, in: .teardown) }
         if let board { unregister(board, in: .teardown) }
@@ -98,16 +99,16 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     // MARK: Queries
 
     /// The bound model, if any.
-    public var model: CanvasModel? { state.withLock { $0.model } }
+    public var model: CanvasModel? { state.withAnnotatedLock { $0.model } }
 
     /// Whether observations are registered now.
-    public var isObserving: Bool { state.withLock { $0.observedModel != nil } }
+    public var isObserving: Bool { state.withAnnotatedLock { $0.observedModel != nil } }
 
     /// How many times the display was derived (at bind, at start, and once per change notification).
-    public var recomputations: Int { state.withLock { $0.recomputations } }
+    public var recomputations: Int { state.withAnnotatedLock { $0.recomputations } }
 
     /// The one-line reason of the last failed cover request for the current take, if any.
-    public var coverError: String? { state.withLock { $0.cover.lastError } }
+    public var coverError: String? { state.withAnnotatedLock { $0.cover.lastError } }
 
     /// The keys observed on a model.
     public static let modelKeyPaths = ["status", "isSelected", "videoURL"]
@@ -121,7 +122,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     /// same model again only re-derives. Binding to another model while observing moves the observations to the new
     /// model (removing them from the old one first).
     public func bind(to model: CanvasModel, on board: CanvasBoard) {
-        let moved = state.withLock { state -> Bool in
+        let moved = state.withAnnotatedLock { state -> Bool in
             let same = state.model === model && state.board === board
             state.model = model
             state.board = board
@@ -134,7 +135,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     /// Removes the observations, cancels the cover request and forgets the model (from `prepareForReuse`).
     /// Idempotent.
     public func unbind(in hook: LifecycleHook = .prepareForReuse) {
-        let request = state.withLock { state -> (any CoverRequest)? in
+        let request = state.withAnnotatedLock { state -> (any CoverRequest)? in
             state.model = nil
             state.board = nil
             state.wantsObservation = false
@@ -144,7 +145,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
         }
         synchronizeObservations(in: hook)
         request?.cancel()
-        derivation.withLock { _ in
+        derivation.withAnnotatedLock { _ in
             display = nil
             cover = nil
         }
@@ -154,7 +155,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     /// (from `willDisplay` and `screenDidAppear`). Without a bound model it only remembers that observations are
     /// wanted, for the next ``bind(to:on:)``.
     public func startObserving(in hook: LifecycleHook = .willDisplay) {
-        state.withLock { $0.wantsObservation = true }
+        state.withAnnotatedLock { $0.wantsObservation = true }
         synchronizeObservations(in: hook)
         recompute()
     }
@@ -162,7 +163,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     /// Removes the observations, if any (from `didEndDisplaying` and `screenWillDisappear`). Idempotent. The model
     /// stays bound and the cover request keeps running.
     public func stopObserving(in hook: LifecycleHook = .didEndDisplaying) {
-        state.withLock { $0.wantsObservation = false }
+        state.withAnnotatedLock { $0.wantsObservation = false }
         synchronizeObservations(in: hook)
     }
 
@@ -171,7 +172,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     /// Makes the registered objects match what is wanted: the bound model and board while observation is wanted,
     /// nothing otherwise. Removal always targets the object that was registered.
     private func synchronizeObservations(in hook: LifecycleHook) {
-        let (oldModel, newModel, oldBoard, newBoard) = state.withLock { state in
+        let (oldModel, newModel, oldBoard, newBoard) = state.withAnnotatedLock { state in
             let oldModel = state.observedModel
             let oldBoard = state.observedBoard
             state.observedModel = state.wantsObservation ? state.model : nil
@@ -247,15 +248,15 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     /// Only a canvas that shows its take (no preview, a take) depends on whether the board records; the others skip
     /// the derivation. A write to the model that races with this notification triggers its own derivation.
     private func boardRecordingDidChange() {
-        guard let model = state.withLock({ $0.model }), model.status == .noPreview, model.videoURL != nil else {
+        guard let model = state.withAnnotatedLock({ $0.model }), model.status == .noPreview, model.videoURL != nil else {
             return
         }
         recompute()
     }
 
     private func recompute() {
-        derivation.withLock { _ in
-            let (model, board) = state.withLock { state in
+        derivation.withAnnotatedLock { _ in
+            let (model, board) = state.withAnnotatedLock { state in
                 state.recomputations += 1
                 return (state.model, state.board)
             }
@@ -271,7 +272,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     private func updateCover(take: URL?, display: CanvasDisplay) {
         var wanted: URL?
         if case .cover(let url) = display, coverProvider != nil { wanted = url }
-        let (cancelled, start, cleared) = state.withLock { state -> ((any CoverRequest)?, UInt64?, Bool) in
+        let (cancelled, start, cleared) = state.withAnnotatedLock { state -> ((any CoverRequest)?, UInt64?, Bool) in
             var cancelled: (any CoverRequest)?
             var cleared = false
             if let requested = state.cover.take, requested != take {
@@ -290,7 +291,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
         let request = coverProvider.requestCover(for: wanted, maxSize: coverSize) { [weak self] result in
             self?.coverDidFinish(result, generation: generation)
         }
-        let kept = state.withLock { state -> Bool in
+        let kept = state.withAnnotatedLock { state -> Bool in
             guard state.cover.generation == generation, !state.cover.finished else { return false }
             state.cover.request = request
             return true
@@ -300,7 +301,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     }
 
     private func coverDidFinish(_ result: Result<CanvasCover, any Error>, generation: UInt64) {
-        let current = state.withLock { state -> Bool in
+        let current = state.withAnnotatedLock { state -> Bool in
             guard state.cover.generation == generation else { return false }
             state.cover.finished = true
             state.cover.request = nil
@@ -310,6 +311,6 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
         guard current, case .success(let image) = result else { return }
         cover = image
         // A take change or unbind that raced with this store wins.
-        if state.withLock({ $0.cover.generation }) != generation { cover = nil }
+        if state.withAnnotatedLock({ $0.cover.generation }) != generation { cover = nil }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Observing
 import Synchronization
+import ThreadSanitizerSupport
 
 // Why `@unchecked Sendable` is safe: the board's own state (`BoardState`, the models by identity, the queue of model
 // writes and the flag naming the thread that drains it) lives in a `Mutex`. The other stored properties are the
@@ -59,7 +60,7 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
 
     /// The board as a value: the result of the last accepted event.
     public var state: BoardState {
-        core.withLock { $0.state }
+        core.withAnnotatedLock { $0.state }
     }
 
     /// Sends `event` through `BoardState.handle(_:)` and updates the models that changed.
@@ -68,7 +69,7 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
     ///   was notified).
     @discardableResult
     public func send(_ event: CanvasEvent) -> CanvasReaction {
-        let (reaction, drains) = core.withLock { core -> (CanvasReaction, Bool) in
+        let (reaction, drains) = core.withAnnotatedLock { core -> (CanvasReaction, Bool) in
             let before = core.state
             let reaction = core.state.handle(event)
             guard reaction.isAccepted else { return (reaction, false) }
@@ -85,7 +86,7 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
 
     /// The next queued write, or nil (and the end of draining) when there is none.
     private func nextUpdate() -> ModelUpdate? {
-        core.withLock { core in
+        core.withAnnotatedLock { core in
             guard core.next < core.pending.count else {
                 core.pending.removeAll(keepingCapacity: true)
                 core.next = 0
@@ -104,7 +105,7 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
 
     /// The model of the canvas with identity `id`, or nil when it is not on the board (as of `state`).
     public func model(for id: CanvasID) -> CanvasModel? {
-        core.withLock { $0.models[id] }
+        core.withAnnotatedLock { $0.models[id] }
     }
 
     /// What the canvas at `index` shows, as of `state`. - Precondition: `index` is in `state.indices`.

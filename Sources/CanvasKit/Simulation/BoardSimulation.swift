@@ -1,6 +1,7 @@
 import Foundation
 import Observing
 import Synchronization
+import ThreadSanitizerSupport
 
 /// A board on a headless canvas screen, stepped through commands of the event language (`canvas-sim`'s engine).
 ///
@@ -189,10 +190,10 @@ public final class BoardSimulation {
     private func prepareCover(of url: URL) {
         let box = Mutex<CanvasCover?>(nil)
         _ = covers.requestCover(for: url, maxSize: coverSize) { result in
-            if case .success(let cover) = result { box.withLock { $0 = cover } }
+            if case .success(let cover) = result { box.withAnnotatedLock { $0 = cover } }
         }
         covers.waitUntilSettled()
-        if let cover = box.withLock({ $0 }) { prepared[SettlingCoverProvider.key(url)] = cover }
+        if let cover = box.withAnnotatedLock({ $0 }) { prepared[SettlingCoverProvider.key(url)] = cover }
     }
 
     /// The failures since the last step, each take reported once per run.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import ThreadSanitizerSupport
 
 /// Wraps a cover provider so that a simulation can wait, after each step, until every cover request in flight has
 /// finished or been cancelled, which makes a step's output deterministic. It also remembers failures, and answers
@@ -24,12 +25,12 @@ final class SettlingCoverProvider: CoverProvider {
 
     /// Marks `url` as a simulated take: no cover is asked for it.
     func markSimulated(_ url: URL) {
-        _ = state.withLock { $0.simulated.insert(Self.key(url)) }
+        _ = state.withAnnotatedLock { $0.simulated.insert(Self.key(url)) }
     }
 
     /// Whether `url` was marked simulated.
     func isSimulated(_ url: URL) -> Bool {
-        state.withLock { $0.simulated.contains(Self.key(url)) }
+        state.withAnnotatedLock { $0.simulated.contains(Self.key(url)) }
     }
 
     func requestCover(
@@ -41,7 +42,7 @@ final class SettlingCoverProvider: CoverProvider {
         let request = SettlingRequest(group: group)
         let inner = base.requestCover(for: videoURL, maxSize: maxSize) { [weak self] result in
             if case .failure(let error) = result {
-                self?.state.withLock { $0.failures.append((videoURL, String(describing: error))) }
+                self?.state.withAnnotatedLock { $0.failures.append((videoURL, String(describing: error))) }
             }
             completion(result)
             request.settle()
@@ -57,7 +58,7 @@ final class SettlingCoverProvider: CoverProvider {
 
     /// The failures since the last call, oldest first.
     func takeFailures() -> [(url: URL, reason: String)] {
-        state.withLock { state in
+        state.withAnnotatedLock { state in
             defer { state.failures = [] }
             return state.failures
         }
@@ -86,13 +87,13 @@ private final class SettlingRequest: CoverRequest {
 
     /// Keeps the provider's request for ``cancel()``, unless the request already completed (synchronously).
     func attach(_ inner: any CoverRequest) {
-        state.withLock { state in
+        state.withAnnotatedLock { state in
             if !state.settled { state.inner = inner }
         }
     }
 
     func settle() {
-        let first = state.withLock { state -> Bool in
+        let first = state.withAnnotatedLock { state -> Bool in
             defer { state.settled = true }
             state.inner = nil
             return !state.settled
@@ -101,7 +102,7 @@ private final class SettlingRequest: CoverRequest {
     }
 
     func cancel() {
-        let inner = state.withLock { $0.inner }
+        let inner = state.withAnnotatedLock { $0.inner }
         inner?.cancel()
         settle()
     }

@@ -1,4 +1,5 @@
 import Synchronization
+import ThreadSanitizerSupport
 
 /// State of any type behind a `Mutex`.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ThreadSanitizerSupport
 
 /// A storage seen without its value type, for chained key paths.
 protocol TrackableStorage: AnyObject, Sendable {

@@ -1,4 +1,5 @@
 import Synchronization
+import ThreadSanitizerSupport
 
 /// A cover being made for a completion handler; ``cancel()`` stops it.
 public final class CoverRequest: Sendable {
@@ -12,7 +13,7 @@ public final class CoverRequest: Sendable {
     /// (unless it had already finished). Safe to call any number of times, from any thread.
     public func cancel() {
         token.cancel()
-        let handler = cancelHandler.withLock { handler in
+        let handler = cancelHandler.withAnnotatedLock { handler in
             defer { handler = nil }
             return handler
         }
@@ -25,7 +26,7 @@ public final class CoverRequest: Sendable {
     /// Installs the handler ``cancel()`` runs; returns false (and installs nothing) when the
     /// request is already cancelled.
     func setCancelHandler(_ handler: @escaping @Sendable () -> Void) -> Bool {
-        cancelHandler.withLock { stored in
+        cancelHandler.withAnnotatedLock { stored in
             guard !token.isCancelled else { return false }
             stored = handler
             return true

@@ -1,6 +1,7 @@
 internal import CFFmpeg
 import Foundation
 import Synchronization
+import ThreadSanitizerSupport
 
 /// FFmpeg's log, routed into errors instead of standard error.
 ///
@@ -65,13 +66,13 @@ final class LogCollector: Sendable {
     private let storage = Mutex<[String]>([])
 
     /// The distinct lines in the order FFmpeg logged them, trimmed.
-    var lines: [String] { storage.withLock { $0 } }
+    var lines: [String] { storage.withAnnotatedLock { $0 } }
 
     func append(_ line: String) {
         let trimmed = line.split(whereSeparator: \.isNewline).joined(separator: " ")
             .trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return }
-        storage.withLock { lines in
+        storage.withAnnotatedLock { lines in
             if lines.count < Self.limit, !lines.contains(trimmed) { lines.append(trimmed) }
         }
     }

@@ -1,4 +1,5 @@
 import Synchronization
+import ThreadSanitizerSupport
 
 /// Counts the FFmpeg resource owners (``FormatContext``, ``MemoryIO``, ``Decoder``, ``Packet``,
 /// ``Frame``, ``Scaler``) created and freed while it is the task-local ``current`` one: a test
@@ -13,16 +14,16 @@ final class LifetimeTracker: Sendable {
 
     func created(_ owner: AnyObject) {
         let name = String(describing: type(of: owner))
-        counts.withLock { $0[name, default: 0] += 1 }
+        counts.withAnnotatedLock { $0[name, default: 0] += 1 }
     }
 
     func freed(_ owner: AnyObject) {
         let name = String(describing: type(of: owner))
-        counts.withLock { $0[name, default: 0] -= 1 }
+        counts.withAnnotatedLock { $0[name, default: 0] -= 1 }
     }
 
     /// Owners created and not yet freed, by type; types back at zero are left out.
-    var live: [String: Int] { counts.withLock { $0.filter { $0.value != 0 } } }
+    var live: [String: Int] { counts.withAnnotatedLock { $0.filter { $0.value != 0 } } }
     /// Every type seen so far (to check the scope really counted something).
-    var typesSeen: Set<String> { counts.withLock { Set($0.keys) } }
+    var typesSeen: Set<String> { counts.withAnnotatedLock { Set($0.keys) } }
 }

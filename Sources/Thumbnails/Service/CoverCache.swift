@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ThreadSanitizerSupport
 
 /// Covers kept in memory, keyed by the file's identity and the request, bounded in bytes and
 /// evicting the least recently used. Safe to use from any thread.
@@ -104,7 +105,7 @@ public final class CoverCache: Sendable {
     /// covers are dropped.
     public func cover(for url: URL, options: CoverOptions) -> CoverImage? {
         guard let key = key(for: url, options: options) else {
-            state.withLock { $0.statistics.misses += 1 }
+            state.withAnnotatedLock { $0.statistics.misses += 1 }
             return nil
         }
         return cover(for: key)
@@ -112,7 +113,7 @@ public final class CoverCache: Sendable {
 
     /// The cover stored under `key`, if held.
     public func cover(for key: Key) -> CoverImage? {
-        state.withLock { state in
+        state.withAnnotatedLock { state in
             if let image = state.entries.value(for: key) {
                 state.statistics.hits += 1
                 return image
@@ -128,7 +129,7 @@ public final class CoverCache: Sendable {
     /// the same file with the same options), evicting the least recently used covers beyond the
     /// capacity. A cover larger than the whole capacity is not stored.
     public func insert(_ image: CoverImage, for key: Key) {
-        state.withLock { state in
+        state.withAnnotatedLock { state in
             state.dropOtherVersions(of: key)
             let evicted = state.entries.insert(image, cost: image.byteCount, for: key)
             state.forget(evicted)
@@ -142,7 +143,7 @@ public final class CoverCache: Sendable {
 
     /// Drops every cover of the file at `url` (any version, any options).
     public func removeCovers(for url: URL) {
-        state.withLock { state in
+        state.withAnnotatedLock { state in
             guard let keys = state.keysByPath.removeValue(forKey: url.path) else { return }
             for key in keys { state.entries.removeValue(for: key) }
             state.refreshCounts()
@@ -151,7 +152,7 @@ public final class CoverCache: Sendable {
 
     /// Drops every cover and resets the statistics.
     public func removeAll() {
-        state.withLock { state in
+        state.withAnnotatedLock { state in
             state.entries.removeAll()
             state.keysByPath.removeAll()
             state.statistics = Statistics()
@@ -159,5 +160,5 @@ public final class CoverCache: Sendable {
     }
 
     /// The counters now.
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    public var statistics: Statistics { state.withAnnotatedLock { $0.statistics } }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import ThreadSanitizerSupport
 
 /// The cover provider for a grid of cells: a cache in front of a generator, requests that share
 /// one decode per file and size, a limit on decodes running at once, and cancellation per
@@ -93,7 +94,7 @@ public final class CoverService: Sendable {
     }
 
     /// Decodes started so far (tests check that requests share them).
-    var decodeCount: Int { state.withLock { $0.decodes } }
+    var decodeCount: Int { state.withAnnotatedLock { $0.decodes } }
 
     /// The options of a request for `maximumSize`.
     private func options(for maximumSize: PixelSize) -> CoverOptions {
@@ -148,7 +149,7 @@ public final class CoverService: Sendable {
     /// Cancels every request made so far: their completions get `.cancelled` now, and running
     /// decodes stop at their next packet. Later requests run normally.
     public func cancelAll() {
-        let waiters = state.withLock { state -> [(Completion, URL)] in
+        let waiters = state.withAnnotatedLock { state -> [(Completion, URL)] in
             var waiters: [(Completion, URL)] = []
             for job in state.jobs.values {
                 waiters.append(contentsOf: job.waiters.values.map { ($0, job.url) })
@@ -177,7 +178,7 @@ public final class CoverService: Sendable {
         if let image = cache.cover(for: key) {
             return completion(.success(image))
         }
-        let (waiterID, start) = state.withLock { state -> (Int, Job?) in
+        let (waiterID, start) = state.withAnnotatedLock { state -> (Int, Job?) in
             let waiterID = state.makeID()
             if state.jobs[key] == nil {
                 state.jobs[key] = Job(id: state.makeID(), url: url, key: key)
@@ -220,7 +221,7 @@ public final class CoverService: Sendable {
         if case .success(let image) = result {
             cache.insert(image, for: job.key)
         }
-        let (waiters, next) = state.withLock { state -> ([Completion], Job?) in
+        let (waiters, next) = state.withAnnotatedLock { state -> ([Completion], Job?) in
             state.running -= 1
             var waiters: [Completion] = []
             if state.jobs[job.key]?.id == job.id {
@@ -235,7 +236,7 @@ public final class CoverService: Sendable {
     /// Drops one waiting request: its completion gets `.cancelled`; a job left without waiters
     /// is dropped (pending) or stopped (running).
     private func cancelWaiter(_ waiterID: Int, of key: CoverCache.Key, url: URL) {
-        let completion = state.withLock { state -> Completion? in
+        let completion = state.withAnnotatedLock { state -> Completion? in
             guard var job = state.jobs[key], let completion = job.waiters.removeValue(forKey: waiterID) else {
                 return nil
             }
