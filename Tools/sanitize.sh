@@ -26,9 +26,10 @@ echo "sanitize: ${sanitizers[*]}; stress ${MULTICANVAS_STRESS_SECONDS:-1} s x ${
     "${filter:+; filter $filter}"
 
 # halt_on_error: the first report fails the run (the grep below also catches reports from threads racing the exit).
-# TSan reads its suppressions (each one justified there) from Tools/tsan-suppressions.txt.
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:history_size=4:suppressions=$PWD/Tools/tsan-suppressions.txt"
-export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=0"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:history_size=4"
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1"
+# LeakSanitizer's suppressions: places where Swift hides a live pointer from its scan, each justified in the file.
+export LSAN_OPTIONS="suppressions=$PWD/Tools/lsan-suppressions.txt:print_suppressions=0"
 # The Swift runtime's crash handler would print over the sanitizers' reports.
 export SWIFT_BACKTRACE=enable=no
 

@@ -436,11 +436,13 @@ struct CollectionHostBatchUpdateTests {
     func reentrantScrollAndReload() throws {
         let fixture = Fixture(count: 20, .init(viewportSize: 3))
         var requested = false
-        fixture.recorder.onWillDisplay = { _, index in
-            guard index == 3, !requested else { return }
+        // The recorder holds this closure, so it holds the host weakly: capturing `fixture` (which holds the recorder)
+        // made a cycle that LeakSanitizer reported.
+        fixture.recorder.onWillDisplay = { [weak host = fixture.host] _, index in
+            guard index == 3, !requested, let host else { return }
             requested = true
-            fixture.host.scroll(toOffset: 10)
-            fixture.host.reloadData()
+            host.scroll(toOffset: 10)
+            host.reloadData()
         }
         fixture.host.screenDidAppear()
         fixture.host.scroll(by: 1)
