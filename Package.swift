@@ -36,8 +36,12 @@ targets += [
         ]
     ),
     // Thumbnails implements CanvasKit's `CoverProvider` (CanvasKit itself never imports FFmpeg).
-    .target(name: "Thumbnails", dependencies: ["CFFmpeg", "CanvasKit", "ThreadSanitizerSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "ThumbnailsTests", dependencies: ["Thumbnails", "CanvasKit"], swiftSettings: swiftSettings),
+    .target(
+        name: "Thumbnails", dependencies: ["CFFmpeg", "CanvasKit", "ThreadSanitizerSupport"],
+        swiftSettings: swiftSettings),
+    .testTarget(
+        name: "ThumbnailsTests", dependencies: ["Thumbnails", "CanvasKit", "ThreadSanitizerSupport"],
+        swiftSettings: swiftSettings),
     // `media-info FILE...`: a development tool that prints what Thumbnails reads from media files.
     .executableTarget(
         name: "media-info", dependencies: ["Thumbnails"], path: "Tools/MediaInfo", swiftSettings: swiftSettings),
@@ -73,7 +77,9 @@ targets += [
 products.append(.library(name: "CanvasKit", targets: ["CanvasKit"]))
 targets += [
     .target(name: "CanvasKit", dependencies: ["Observing", "ThreadSanitizerSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "CanvasKitTests", dependencies: ["CanvasKit", "Observing"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "CanvasKitTests", dependencies: ["CanvasKit", "Observing", "ThreadSanitizerSupport"],
+        swiftSettings: swiftSettings),
     .executableTarget(
         name: "CanvasBenchmark",
         dependencies: ["CanvasKit", "Observing"],
@@ -89,7 +95,7 @@ targets += [
         dependencies: ["CanvasKit", "Observing"],
         path: "Tools/LifecycleBenchmark",
         swiftSettings: swiftSettings
-    ),
+    )
 ]
 
 // MARK: canvas-thumb
@@ -97,9 +103,12 @@ targets += [
 products.append(.executable(name: "canvas-thumb", targets: ["canvas-thumb"]))
 targets += [
     .executableTarget(
-        name: "canvas-thumb", dependencies: ["Thumbnails", "CommandLineSupport", "ThreadSanitizerSupport"], swiftSettings: swiftSettings),
+        name: "canvas-thumb", dependencies: ["Thumbnails", "CommandLineSupport", "ThreadSanitizerSupport"],
+        swiftSettings: swiftSettings),
     // Runs the built executables against Fixtures/ (depending on them makes `swift test` build them first).
-    .testTarget(name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim", "ThreadSanitizerSupport"],
+        swiftSettings: swiftSettings),
 ]
 
 // MARK: canvas-sim
@@ -109,7 +118,7 @@ products.append(.executable(name: "canvas-sim", targets: ["canvas-sim"]))
 targets += [
     .executableTarget(
         name: "canvas-sim", dependencies: ["CanvasKit", "Thumbnails", "CommandLineSupport", "ThreadSanitizerSupport"],
-        swiftSettings: swiftSettings),
+        swiftSettings: swiftSettings)
 ]
 
 // MARK: Reliability
@@ -124,8 +133,8 @@ targets += [
 
 // MARK: Fuzz
 // libFuzzer harnesses (Tools/Fuzz), declared only when Tools/fuzz-covers.sh or Tools/fuzz-sim.sh builds them with
-// MULTICANVAS_FUZZ=1 and `--sanitize fuzzer --sanitize address`: their entry point is `LLVMFuzzerTestOneInput`
-// and `main` is libFuzzer's, so they cannot link in an ordinary build.
+// MULTICANVAS_FUZZ=1 and `-sanitize=fuzzer,address` (Tools/fuzz-common.sh): their entry point is
+// `LLVMFuzzerTestOneInput` and `main` is libFuzzer's, so they cannot link in an ordinary build.
 if Context.environment["MULTICANVAS_FUZZ"] != nil {
     let fuzzerSettings = swiftSettings + [.unsafeFlags(["-parse-as-library"])]
     targets += [

@@ -2,9 +2,13 @@
 
 # build_fuzzer PRODUCT: the harness with libFuzzer and AddressSanitizer, in its own scratch path.
 build_fuzzer() {
-    echo "fuzz: building $1 (swift build --sanitize fuzzer --sanitize address, scratch .build/fuzz)"
+    echo "fuzz: building $1 (swift build -Xswiftc -sanitize=fuzzer,address, scratch .build/fuzz)"
     # The linker warns about every ASan check symbol it cannot export; the build's own errors still show.
-    if ! MULTICANVAS_FUZZ=1 swift build --scratch-path .build/fuzz --sanitize fuzzer --sanitize address \
+    # `--sanitize fuzzer --sanitize address` would pass two -sanitize= flags in an order that changes from build to
+    # build, and the compiler keeps only the last: half the builds had no coverage (libFuzzer: "no interesting
+    # inputs"), the other half no AddressSanitizer checks in Swift code. One combined flag has both; SwiftPM's own
+    # `--sanitize fuzzer` is kept because it also makes the link leave `main` to libFuzzer.
+    if ! MULTICANVAS_FUZZ=1 swift build --scratch-path .build/fuzz --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address \
         --product "$1" >.build/fuzz-build.log 2>&1; then
         grep -v "Cannot export local symbol" .build/fuzz-build.log | tail -30
         echo "fuzz: the build of $1 failed" >&2

@@ -3,7 +3,7 @@
 #
 #   Tools/fuzz-covers.sh [--seconds N] [--jobs J] [-- LIBFUZZER_OPTIONS...]
 #
-# Builds Tools/Fuzz/CoverFuzzer with `--sanitize fuzzer --sanitize address` (the harness target exists only when
+# Builds Tools/Fuzz/CoverFuzzer with libFuzzer and AddressSanitizer (the harness target exists only when
 # MULTICANVAS_FUZZ=1; its scratch path .build/fuzz keeps the normal build untouched), seeds the corpus
 # .fuzz/cover-corpus/ (git-ignored, kept between runs so coverage accumulates) with the fixture videos, and runs for
 # N seconds (default 120). A finding (crash, AddressSanitizer report, leak, input slower than 20 s, more than 3 GB) is

@@ -44,16 +44,16 @@ func loadScript(_ source: Options.Source) -> (script: CanvasScript, name: String
     switch source {
     case .script(let path):
         let url = URL(fileURLWithPath: path)
-        let text: String
+        let bytes: Data
         do {
-            text = try String(contentsOf: url, encoding: .utf8)
+            bytes = try Data(contentsOf: url)
         } catch {
-            let reason =
-                FileManager.default.fileExists(atPath: path) ? "it is not readable UTF-8 text" : "no such file"
+            let reason = FileManager.default.fileExists(atPath: path) ? "it is not readable" : "no such file"
             fail("cannot read script '\(path)': \(reason)", code: ExitCode.usage)
         }
         do {
-            return (try CanvasScript(parsing: text, baseDirectory: url.deletingLastPathComponent()), path)
+            // Bytes that are not UTF-8 are a parse error with the line and column of the first one.
+            return (try CanvasScript(parsing: bytes, baseDirectory: url.deletingLastPathComponent()), path)
         } catch {
             fail("\(path): \(error)", code: ExitCode.usage)
         }

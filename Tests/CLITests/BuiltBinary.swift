@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import ThreadSanitizerSupport
 
 /// Runs a binary built by this package (canvas-thumb, canvas-sim) the way a user would, and
 /// captures what it prints and how it exits.
@@ -13,7 +14,9 @@ struct BuiltBinary {
         var status: Int32
         var standardOutput: String
         var standardError: String
-        var outputLines: [String] { standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+        var outputLines: [String] {
+            standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        }
         var errorLines: [String] { standardError.split(separator: "\n").map(String.init) }
     }
 
@@ -21,7 +24,8 @@ struct BuiltBinary {
 
     /// The binary named `name` beside the test bundle (the package's build folder).
     init(_ name: String) throws {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = folder.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) {
@@ -70,7 +74,7 @@ final class PipeReader: Sendable {
     init(_ handle: FileHandle) {
         DispatchQueue.global().async { [self] in
             let bytes = handle.readDataToEndOfFile()
-            data.withLock { $0 = bytes }
+            data.withAnnotatedLock { $0 = bytes }
             done.signal()
         }
     }
@@ -78,7 +82,7 @@ final class PipeReader: Sendable {
     /// Everything the pipe delivered, once it is closed.
     func wait() -> Data {
         done.wait()
-        return data.withLock { $0 ?? Data() }
+        return data.withAnnotatedLock { $0 ?? Data() }
     }
 }
 

@@ -41,10 +41,11 @@ struct AnnotatedLockTests {
     @Test("It returns the body's result and rethrows its typed error, leaving the lock free")
     func resultAndErrors() {
         let mutex = Mutex(41)
-        #expect(mutex.withAnnotatedLock { value -> Int in
-            value += 1
-            return value
-        } == 42)
+        #expect(
+            mutex.withAnnotatedLock { value -> Int in
+                value += 1
+                return value
+            } == 42)
         #expect(throws: Refusal.self) {
             try mutex.withAnnotatedLock { (_: inout Int) throws(Refusal) -> Void in throw Refusal() }
         }

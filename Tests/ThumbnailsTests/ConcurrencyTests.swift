@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import ThreadSanitizerSupport
 
 @testable import Thumbnails
 
@@ -19,7 +20,7 @@ final class CheckGate: Sendable {
 
     /// The observer to give the generator.
     func observe() {
-        let now = count.withLock { count in
+        let now = count.withAnnotatedLock { count in
             count += 1
             return count
         }
@@ -39,7 +40,7 @@ final class CheckGate: Sendable {
         resume.signal()
     }
 
-    var checks: Int { count.withLock { $0 } }
+    var checks: Int { count.withAnnotatedLock { $0 } }
 }
 
 /// Waits for `semaphore` on a thread of its own: neither the cooperative pool nor the dispatch
@@ -59,11 +60,11 @@ final class Box<Value: Sendable>: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     func set(_ value: Value) {
-        storage.withLock { $0 = value }
+        storage.withAnnotatedLock { $0 = value }
         done.signal()
     }
 
-    var value: Value? { storage.withLock { $0 } }
+    var value: Value? { storage.withAnnotatedLock { $0 } }
 
     func wait() async -> Value? {
         await waitOnThread(done)
@@ -141,13 +142,13 @@ struct ConcurrencyTests {
         CoverGenerator().generateCover(
             for: Fixtures.url("rotation-minus90.mp4"), size: PixelSize(width: 100, height: 100)
         ) {
-            calls.withLock { $0 += 1 }
+            calls.withAnnotatedLock { $0 += 1 }
             box.set($0)
         }
         let result = try #require(await box.wait())
         let image = try result.get()
         #expect(image.size == PixelSize(width: 56, height: 100))
-        #expect(calls.withLock { $0 } == 1)
+        #expect(calls.withAnnotatedLock { $0 } == 1)
 
         let failure = Box<Result<CoverImage, ThumbnailError>>()
         CoverGenerator().generateCover(for: Fixtures.url("empty.mp4"), size: .zero) { failure.set($0) }
@@ -248,9 +249,11 @@ struct CoverServiceTests {
         #expect(first.actualTime >= 1)
 
         let delivered = Mutex<CoverImage?>(nil)
-        covers.requestCover(for: url, maximumSize: size) { result in delivered.withLock { $0 = try? result.get() } }
+        covers.requestCover(for: url, maximumSize: size) { result in
+            delivered.withAnnotatedLock { $0 = try? result.get() }
+        }
         // Delivered before requestCover returned.
-        #expect(delivered.withLock { $0 } == first)
+        #expect(delivered.withAnnotatedLock { $0 } == first)
         #expect(covers.cachedCover(for: url, maximumSize: size) == first)
         #expect(covers.decodeCount == 1)
         #expect(try await covers.cover(for: url, maximumSize: size) == first)
@@ -308,12 +311,12 @@ struct CoverServiceTests {
         let done = Box<Void>()
         let names = ["h264.mp4", "hevc.mp4", "vp9.webm", "mpeg4.avi"]
         covers.requestCover(for: Fixtures.url(names[0]), maximumSize: size) { _ in
-            order.withLock { $0.append(names[0]) }
+            order.withAnnotatedLock { $0.append(names[0]) }
         }
         await gate.waitUntilReached()
         for name in names.dropFirst() {
             covers.requestCover(for: Fixtures.url(name), maximumSize: size) { _ in
-                let count = order.withLock { order in
+                let count = order.withAnnotatedLock { order in
                     order.append(name)
                     return order.count
                 }
@@ -322,7 +325,7 @@ struct CoverServiceTests {
         }
         gate.release()
         _ = await done.wait()
-        #expect(order.withLock { $0 } == ["h264.mp4", "mpeg4.avi", "vp9.webm", "hevc.mp4"])
+        #expect(order.withAnnotatedLock { $0 } == ["h264.mp4", "mpeg4.avi", "vp9.webm", "hevc.mp4"])
         #expect(covers.decodeCount == 4)
     }
 
@@ -362,9 +365,9 @@ struct InterruptionTests {
         let requested = Mutex(false)
         let input = try MediaInput(
             contentsOf: Fixtures.url("h264.mp4"), probe: .whenIncomplete,
-            interruption: Interruption { requested.withLock { $0 } })
+            interruption: Interruption { requested.withAnnotatedLock { $0 } })
         let session = try CoverSession(input: input, options: CoverOptions().exact(), checkCancellation: {})
-        requested.withLock { $0 = true }
+        requested.withAnnotatedLock { $0 = true }
         let error = try #require(throws: ThumbnailError.self) { try session.cover(at: .seconds(1.5)) }
         #expect(error.kind == .cancelled)
     }

@@ -2,6 +2,7 @@ import CanvasKit
 import Foundation
 import Synchronization
 import Testing
+import ThreadSanitizerSupport
 import Thumbnails
 
 /// CoverService as CanvasKit's CoverProvider: what cell view-models see.
@@ -36,9 +37,9 @@ struct CoverProviderTests {
         // A cached cover is delivered before requestCover returns.
         let delivered = Mutex(false)
         _ = service.requestCover(for: url, maxSize: CoverSize(width: 160, height: 160)) { _ in
-            delivered.withLock { $0 = true }
+            delivered.withAnnotatedLock { $0 = true }
         }
-        #expect(delivered.withLock { $0 })
+        #expect(delivered.withAnnotatedLock { $0 })
     }
 
     @Test("a cancelled request never calls its completion (the service's .cancelled is not passed on)")
@@ -50,25 +51,25 @@ struct CoverProviderTests {
         let firstDone = Mutex<CheckedContinuation<Void, Never>?>(nil)
         let firstResult = Mutex<Result<CanvasCover, any Error>?>(nil)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            firstDone.withLock { $0 = continuation }
+            firstDone.withAnnotatedLock { $0 = continuation }
             _ = service.requestCover(for: Fixtures.url("vp9.webm"), maxSize: CoverSize(width: 64, height: 64)) {
                 result in
-                firstResult.withLock { $0 = result }
-                firstDone.withLock { $0 }?.resume()
+                firstResult.withAnnotatedLock { $0 = result }
+                firstDone.withAnnotatedLock { $0 }?.resume()
             }
             let request = service.requestCover(
                 for: Fixtures.url("hevc.mp4"), maxSize: CoverSize(width: 64, height: 64)
-            ) { _ in called.withLock { $0 += 1 } }
+            ) { _ in called.withAnnotatedLock { $0 += 1 } }
             request.cancel()
             request.cancel()
-            #expect(called.withLock { $0 } == 0)
+            #expect(called.withAnnotatedLock { $0 } == 0)
         }
-        _ = try #require(firstResult.withLock { $0 }).get()
+        _ = try #require(firstResult.withAnnotatedLock { $0 }).get()
         // The service still works for the same file, and the cancelled completion stayed silent.
         let again = try await cover(from: service, Fixtures.url("hevc.mp4"), maxSize: CoverSize(width: 64, height: 64))
             .get()
         #expect(again.width == 64)
-        #expect(called.withLock { $0 } == 0)
+        #expect(called.withAnnotatedLock { $0 } == 0)
     }
 
     @Test("a broken or missing file gives the service's typed error with its one-line reason")

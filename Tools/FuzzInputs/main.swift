@@ -94,7 +94,9 @@ func mutate(_ bytes: inout [UInt8], donor: [UInt8], using random: inout SplitMix
         let values: [UInt32] = [0, 1, 0x7F, 0x80, 0xFF, 0x7FFF, 0xFFFF, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF]
         let value = values[position(values.count)]
         let start = position(max(0, bytes.count - 3))
-        for offset in 0..<min(4, bytes.count - start) { bytes[start + offset] = UInt8((value >> (24 - 8 * offset)) & 0xFF) }
+        for offset in 0..<min(4, bytes.count - start) {
+            bytes[start + offset] = UInt8((value >> (24 - 8 * offset)) & 0xFF)
+        }
         return "write \(value) at \(start)"
     default:
         let cut = position(bytes.count)
@@ -104,25 +106,34 @@ func mutate(_ bytes: inout [UInt8], donor: [UInt8], using random: inout SplitMix
     }
 }
 
-/// A random script in the event language, with odd arguments and spacing.
+/// A random script in the event language. Two scripts in three use only valid forms (so they run to the end, with
+/// odd but valid numbers and file names); the third may also have odd words, missing, extra or malformed arguments.
 func generateScript(using random: inout SplitMix64) -> String {
+    let odd = Int.random(in: 0..<3, using: &random) == 0
     let words = ["tap", "record", "stop", "cancel", "delete", "add", "remove", "scroll", "disappear", "appear"]
-    let numbers = ["0", "1", "2", "3", "7", "-1", "+2", "99", "9223372036854775807", "-9223372036854775808",
-                   "99999999999999999999", "0x1", "1e3", "", "٣"]
-    let files = ["take.mov", "\"a b.mov\"", "\"q\\\"uote.mov\"", "dir/", "../x.mp4", "/abs/t.mov", "\"\"", "\"open",
-                 "é.mov", "a\"b", "\"x\"y", "\u{0}", "~/t.mov", "\"tab\t.mov\""]
+    let validNumbers = ["0", "1", "2", "3", "7", "-1", "+2", "99", "9223372036854775807", "-9223372036854775808"]
+    let oddNumbers = ["99999999999999999999", "0x1", "1e3", "", "٣"]
+    let validFiles = [
+        "take.mov", "\"a b.mov\"", "\"q\\\"uote.mov\"", "dir/", "../x.mp4", "/abs/t.mov", "é.mov", "~/t.mov",
+        "\"tab\t.mov\"", "\"semi;colon#.mov\"",
+    ]
+    let oddFiles = ["\"\"", "\"open", "a\"b", "\"x\"y", "\u{0}"]
+    let numbers = odd ? validNumbers + oddNumbers : validNumbers
+    let files = odd ? validFiles + oddFiles : validFiles
     let separators = ["\n", "; ", ";", "\r\n", " ;\n", "\n\n", " # comment\n", "\t;\t"]
     var script = ""
     for _ in 0..<Int.random(in: 0...40, using: &random) {
         let word = words.randomElement(using: &random)!
-        script += Int.random(in: 0..<20, using: &random) == 0 ? word.uppercased() : word
+        script += odd && Int.random(in: 0..<20, using: &random) == 0 ? word.uppercased() : word
         switch word {
         case "tap", "delete", "remove", "scroll":
-            if Int.random(in: 0..<12, using: &random) != 0 { script += " " + numbers.randomElement(using: &random)! }
+            if !odd || Int.random(in: 0..<12, using: &random) != 0 {
+                script += " " + numbers.randomElement(using: &random)!
+            }
         case "stop":
             if Int.random(in: 0..<2, using: &random) == 0 { script += " " + files.randomElement(using: &random)! }
         default:
-            if Int.random(in: 0..<20, using: &random) == 0 { script += " extra" }
+            if odd && Int.random(in: 0..<20, using: &random) == 0 { script += " extra" }
         }
         script += separators.randomElement(using: &random)!
     }
@@ -152,7 +163,8 @@ for number in 0..<arguments.count {
         bytes = sources[sourceIndex]
         notes.append((arguments.files[sourceIndex] as NSString).lastPathComponent)
         for _ in 0..<Int.random(in: 1...4, using: &random) {
-            notes.append(mutate(&bytes, donor: sources[Int.random(in: 0..<sources.count, using: &random)], using: &random))
+            notes.append(
+                mutate(&bytes, donor: sources[Int.random(in: 0..<sources.count, using: &random)], using: &random))
         }
     } else {
         name = String(format: "s-%06d.script", number)
@@ -163,7 +175,8 @@ for number in 0..<arguments.count {
             bytes = sources[sourceIndex]
             notes.append((arguments.files[sourceIndex] as NSString).lastPathComponent)
             for _ in 0..<Int.random(in: 1...3, using: &random) {
-                notes.append(mutate(&bytes, donor: sources[Int.random(in: 0..<sources.count, using: &random)], using: &random))
+                notes.append(
+                    mutate(&bytes, donor: sources[Int.random(in: 0..<sources.count, using: &random)], using: &random))
             }
         }
     }

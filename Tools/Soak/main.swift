@@ -83,7 +83,11 @@ for copy in 0..<4 {
     for name in goodNames + brokenNames {
         let target = pool.appendingPathComponent("\(copy)-\(name)")
         try FileManager.default.copyItem(at: fixtures.appendingPathComponent(name), to: target)
-        if brokenNames.contains(name) { brokenTakes.insert(target.standardizedFileURL) } else { goodTakes.append(target) }
+        if brokenNames.contains(name) {
+            brokenTakes.insert(target.standardizedFileURL)
+        } else {
+            goodTakes.append(target)
+        }
     }
 }
 let allTakes = goodTakes + brokenTakes.sorted { $0.path < $1.path }
@@ -96,7 +100,12 @@ let end = start + .milliseconds(Int(options.seconds * 1000))
 let warmUp = min(10.0, options.seconds / 5)
 var samples: [(seconds: Double, mb: Double)] = [(0, residentMB())]
 var nextSample = start + .seconds(1)
-var steps = 0, rejected = 0, sessions = 0, coverFailures = 0, rewrites = 0, coversShown = 0
+var steps = 0
+var rejected = 0
+var sessions = 0
+var coverFailures = 0
+var rewrites = 0
+var coversShown = 0
 
 @MainActor
 func runSession() {
@@ -165,7 +174,8 @@ func check(_ step: SimulationStep, _ simulation: BoardSimulation) {
         failures.check(canvas.shows == expected, "step \(steps): canvas \(canvas.index) shows \(canvas.shows)")
         // A visible cover of a good file has arrived once the step has settled.
         if case .cover(let video) = canvas.shows, !brokenTakes.contains(video.standardizedFileURL) {
-            failures.check(canvas.cover != nil, "step \(steps): canvas \(canvas.index) shows no cover for \(video.path)")
+            failures.check(
+                canvas.cover != nil, "step \(steps): canvas \(canvas.index) shows no cover for \(video.path)")
             coversShown += 1
         }
     }
@@ -206,16 +216,24 @@ if settled.count >= 2 {
     slope = denominator > 0 ? numerator / denominator * 60 : 0
 }
 let growth = endLevel - warmLevel
-failures.check(growth <= options.boundMB, String(format: "memory grew %.1f MB after warm-up (bound %.0f MB)", growth, options.boundMB))
+failures.check(
+    growth <= options.boundMB,
+    String(format: "memory grew %.1f MB after warm-up (bound %.0f MB)", growth, options.boundMB))
 
 let elapsed = (ContinuousClock.now - start) / .seconds(1)
 let statistics = covers.cache.statistics
-print(String(format: "soak: %.0f s, seed %llu: %d steps (%.0f/s, %d rejected), %d boards, %d take files rewritten",
-             elapsed, options.seed, steps, Double(steps) / elapsed, rejected, sessions, rewrites))
-print("soak: covers: \(coversShown) visible cover checks, cache hits \(statistics.hits), misses \(statistics.misses), "
-      + "invalidations \(statistics.invalidations), evictions \(statistics.evictions); \(coverFailures) broken-file failures reported")
-print(String(format: "soak: resident memory: start %.1f MB, after %.0f s warm-up %.1f MB, end %.1f MB, max %.1f MB, "
-             + "slope after warm-up %+.2f MB/min, growth %+.1f MB (bound %.0f MB), %d samples",
-             samples[0].mb, warmUp, warmLevel, endLevel, maximum, slope, growth, options.boundMB, samples.count))
+print(
+    String(
+        format: "soak: %.0f s, seed %llu: %d steps (%.0f/s, %d rejected), %d boards, %d take files rewritten",
+        elapsed, options.seed, steps, Double(steps) / elapsed, rejected, sessions, rewrites))
+print(
+    "soak: covers: \(coversShown) visible cover checks, cache hits \(statistics.hits), misses \(statistics.misses), "
+        + "invalidations \(statistics.invalidations), evictions \(statistics.evictions); \(coverFailures) broken-file failures reported"
+)
+print(
+    String(
+        format: "soak: resident memory: start %.1f MB, after %.0f s warm-up %.1f MB, end %.1f MB, max %.1f MB, "
+            + "slope after warm-up %+.2f MB/min, growth %+.1f MB (bound %.0f MB), %d samples",
+        samples[0].mb, warmUp, warmLevel, endLevel, maximum, slope, growth, options.boundMB, samples.count))
 print("soak: invariants checked after every step: \(failures.count == 0 ? "all held" : "\(failures.count) failed")")
 exit(failures.count == 0 ? 0 : 1)

@@ -20,6 +20,8 @@ extension CanvasScript {
             /// A file name contains the NUL character, which no file system path can hold (the file could not be
             /// named, and the printed script would not read back as the same file).
             case nulInFileName
+            /// The script's bytes are not UTF-8 text; the place is that of the first byte that is not.
+            case notUTF8(byte: UInt8)
         }
 
         /// The 1-based line of the problem.
@@ -68,6 +70,8 @@ extension CanvasScript {
                 "unexpected '\(text)' right after a quoted file name"
             case .nulInFileName:
                 "a file name cannot contain the NUL character (U+0000)"
+            case .notUTF8(let byte):
+                "not UTF-8 text: byte 0x\(String(byte, radix: 16, uppercase: true)) cannot start or continue a character"
             }
         }
 

@@ -78,6 +78,33 @@ public struct CanvasScript: Sendable, Hashable, CustomStringConvertible {
         self.steps = parser.finish()
     }
 
+    /// Parses a script file's bytes, which must be UTF-8 text.
+    ///
+    /// - Parameter baseDirectory: as in ``init(parsing:baseDirectory:)``.
+    /// - Throws: `CanvasScript.ParseError`: `.notUTF8` at the line and column of the first byte that is not UTF-8 (the
+    ///   column counts the characters before it on its line, plus one), or any error of ``init(parsing:baseDirectory:)``.
+    public init(parsing data: some Collection<UInt8>, baseDirectory: URL? = nil) throws(ParseError) {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = data.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar):
+                offset += scalar.count
+                continue
+            case .emptyInput:
+                try self.init(parsing: String(decoding: data, as: UTF8.self), baseDirectory: baseDirectory)
+                return
+            case .error:
+                let before = String(decoding: data.prefix(offset), as: UTF8.self)
+                let lines = before.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+                let byte = data.dropFirst(offset).first ?? 0
+                throw ParseError(
+                    line: lines.count, column: (lines.last?.count ?? 0) + 1, reason: .notUTF8(byte: byte))
+            }
+        }
+    }
+
     /// The synthetic file of the n-th bare `stop`: `take-n.mov`, relative to `baseDirectory` (nil: the current
     /// directory).
     public static func syntheticTake(number: Int, baseDirectory: URL? = nil) -> URL {

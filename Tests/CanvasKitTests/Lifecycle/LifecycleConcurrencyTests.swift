@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import ThreadSanitizerSupport
 
 @Suite("Display lifecycle: model changes from another thread while the screen scrolls")
 @MainActor
@@ -35,12 +36,12 @@ struct LifecycleConcurrencyTests {
                     _ = board.send(event)
                     serial += 1
                 }
-                finished.withLock { $0 += 1 }
+                finished.withAnnotatedLock { $0 += 1 }
             }
         }
         var random = LifecycleRandom(seed: 7)
         var scrolls = 0
-        while finished.withLock({ $0 }) < senders || scrolls < 50 {
+        while finished.withAnnotatedLock({ $0 }) < senders || scrolls < 50 {
             screen.scroll(toOffset: Int.random(in: 0..<40, using: &random))
             if scrolls % 25 == 24 {
                 screen.screenWillDisappear()

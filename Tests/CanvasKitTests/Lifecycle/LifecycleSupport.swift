@@ -2,6 +2,7 @@ import CanvasKit
 import Foundation
 import Observing
 import Synchronization
+import ThreadSanitizerSupport
 
 /// A deterministic generator for the lifecycle sequences (SplitMix64).
 struct LifecycleRandom: RandomNumberGenerator {
@@ -32,10 +33,10 @@ final class FakeCoverProvider: CoverProvider {
             self.completion = completion
         }
 
-        var isCancelled: Bool { cancelled.withLock { $0 } }
+        var isCancelled: Bool { cancelled.withAnnotatedLock { $0 } }
 
         func cancel() {
-            cancelled.withLock { $0 = true }
+            cancelled.withAnnotatedLock { $0 = true }
         }
     }
 
@@ -53,20 +54,20 @@ final class FakeCoverProvider: CoverProvider {
         completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
     ) -> any CoverRequest {
         let request = Request(url: videoURL, completion: completion)
-        requests.withLock { $0.append(request) }
+        requests.withAnnotatedLock { $0.append(request) }
         if completesImmediately { completion(.success(Self.image(for: videoURL))) }
         return request
     }
 
     /// Every request so far.
-    var all: [Request] { requests.withLock { $0 } }
+    var all: [Request] { requests.withAnnotatedLock { $0 } }
 
     /// The requests neither cancelled nor completed.
-    var pending: [Request] { requests.withLock { $0 }.filter { !$0.isCancelled } }
+    var pending: [Request] { requests.withAnnotatedLock { $0 }.filter { !$0.isCancelled } }
 
     /// Completes every request not cancelled, with a 2x2 image.
     func completeAll() {
-        let open = requests.withLock { requests in
+        let open = requests.withAnnotatedLock { requests in
             defer { requests.removeAll() }
             return requests
         }

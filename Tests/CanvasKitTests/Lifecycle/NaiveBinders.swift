@@ -2,6 +2,7 @@ import CanvasKit
 import Foundation
 import Observing
 import Synchronization
+import ThreadSanitizerSupport
 
 /// The original screen's mistakes, one per strategy, replayed on the same host, board and audit as ours.
 enum NaiveStrategy: String, CaseIterable, Sendable {
@@ -21,8 +22,8 @@ enum NaiveStrategy: String, CaseIterable, Sendable {
 final class NaiveRendering: Sendable {
     private let value = Mutex<CanvasDisplay?>(nil)
     var display: CanvasDisplay? {
-        get { value.withLock { $0 } }
-        set { value.withLock { $0 = newValue } }
+        get { value.withAnnotatedLock { $0 } }
+        set { value.withAnnotatedLock { $0 = newValue } }
     }
 }
 

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import ThreadSanitizerSupport
 
 /// A provider that completes on another thread, later: a 4x2 image, or a failure for files named `broken*`.
 private final class BackgroundCoverProvider: CoverProvider {
@@ -22,7 +23,7 @@ private final class BackgroundCoverProvider: CoverProvider {
         maxSize: CoverSize,
         completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
     ) -> any CoverRequest {
-        requested.withLock { $0.append(videoURL) }
+        requested.withAnnotatedLock { $0.append(videoURL) }
         DispatchQueue.global().async {
             if videoURL.lastPathComponent.hasPrefix("broken") {
                 completion(.failure(Broken(path: videoURL.path)))
@@ -103,7 +104,7 @@ struct BoardSimulationTests {
         #expect(last.coverFailures.isEmpty, "reported once, although the cell asked again")
         #expect(last.canvases[1].coverError == "broken.mov: not a media file")
         #expect(last.canvases[2].takeIsSimulated && last.canvases[2].cover == nil)
-        #expect(provider.requested.withLock { $0 }.allSatisfy { $0.lastPathComponent != "take-1.mov" })
+        #expect(provider.requested.withAnnotatedLock { $0 }.allSatisfy { $0.lastPathComponent != "take-1.mov" })
     }
 
     @Test("a host that makes takes up as it goes gets fresh simulated names")

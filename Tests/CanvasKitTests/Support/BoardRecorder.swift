@@ -1,6 +1,7 @@
 import Foundation
 import Observing
 import Synchronization
+import ThreadSanitizerSupport
 
 @testable import CanvasKit
 
@@ -39,15 +40,15 @@ final class BoardRecorder: Sendable {
     /// Called at every notification, after it is recorded (for checks that read the models mid-event).
     private let probe: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
 
-    var entries: [Entry] { log.withLock { $0 } }
+    var entries: [Entry] { log.withAnnotatedLock { $0 } }
 
-    func reset() { log.withLock { $0.removeAll() } }
+    func reset() { log.withAnnotatedLock { $0.removeAll() } }
 
-    func setProbe(_ body: @escaping @Sendable () -> Void) { probe.withLock { $0 = body } }
+    func setProbe(_ body: @escaping @Sendable () -> Void) { probe.withAnnotatedLock { $0 = body } }
 
     private func record(_ entry: Entry) {
-        log.withLock { $0.append(entry) }
-        probe.withLock { $0 }?()
+        log.withAnnotatedLock { $0.append(entry) }
+        probe.withAnnotatedLock { $0 }?()
     }
 
     /// Starts observing `board` and each of its current models (models added later are observed with `watch`).
@@ -61,12 +62,12 @@ final class BoardRecorder: Sendable {
             },
         ]
         for model in board.canvases { new += tokens(for: model) }
-        tokens.withLock { $0 += new }
+        tokens.withAnnotatedLock { $0 += new }
     }
 
     func watch(_ model: CanvasModel) {
         let new = tokens(for: model)
-        tokens.withLock { $0 += new }
+        tokens.withAnnotatedLock { $0 += new }
     }
 
     private func tokens(for model: CanvasModel) -> [ObservationToken] {

@@ -2,7 +2,7 @@ import Foundation
 import Thumbnails
 
 // libFuzzer entry point for the in-memory cover path (`CoverGenerator.makeCover(from:)`), built only by
-// Tools/fuzz-covers.sh (`MULTICANVAS_FUZZ=1 swift build --sanitize fuzzer --sanitize address`).
+// Tools/fuzz-covers.sh (`MULTICANVAS_FUZZ=1 swift build --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address`).
 //
 // Every input must end in a cover or a `ThumbnailError` with a one-line reason: a crash, a sanitizer report, a hang
 // (libFuzzer's -timeout) or a memory blow-up (-rss_limit_mb) is a finding. The options vary with the input's length,
@@ -25,6 +25,8 @@ private func options(forInputOf count: Int) -> CoverOptions {
     return options
 }
 
+/// libFuzzer calls this once per input: the bytes go to `makeCover(from:)`; returns 0 (the input is kept or not by
+/// coverage alone).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func coverFuzzerTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let data = bytes.map { Data(bytes: $0, count: count) } ?? Data()

@@ -3,7 +3,7 @@ import Foundation
 import Observing
 
 // libFuzzer entry point for canvas-sim's event language, built only by Tools/fuzz-sim.sh
-// (`MULTICANVAS_FUZZ=1 swift build --sanitize fuzzer --sanitize address`).
+// (`MULTICANVAS_FUZZ=1 swift build --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address`).
 //
 // Any text either parses, or fails with a `ParseError` whose line and column lie inside the text. A parsed script
 // prints (`description`) as text that parses back to the same commands; it then runs on the pure board (invariants
@@ -14,6 +14,8 @@ import Observing
 /// The most steps run per input (parsing sees the whole input).
 private let stepLimit = 64
 
+/// libFuzzer calls this once per input: the bytes, decoded as UTF-8 (invalid sequences replaced), are parsed and
+/// run; returns 0.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func scriptFuzzerTestOneInput(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: bytes, count: bytes == nil ? 0 : count), as: UTF8.self)
