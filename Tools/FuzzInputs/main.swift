@@ -63,7 +63,11 @@ struct Arguments {
 /// A mutation of a byte array, described for the index.
 func mutate(_ bytes: inout [UInt8], donor: [UInt8], using random: inout SplitMix64) -> String {
     func position(_ limit: Int) -> Int { limit <= 0 ? 0 : Int.random(in: 0..<limit, using: &random) }
-    switch Int.random(in: 0..<7, using: &random) {
+    // Weighted so that most inputs keep their container's index (an MP4's `moov` sits at its end, and a cut or a
+    // splice there mostly yields "moov atom not found") and reach the demuxer and decoder with damaged data.
+    let roll = Int.random(in: 0..<100, using: &random)
+    let kind = [30, 50, 58, 68, 78, 93].firstIndex { roll < $0 } ?? 6
+    switch kind {
     case 0:
         let flips = Int.random(in: 1...16, using: &random)
         for _ in 0..<flips where !bytes.isEmpty { bytes[position(bytes.count)] ^= UInt8(1 << position(8)) }
