@@ -61,6 +61,7 @@ struct CanvasSimTests {
         for (offset, line) in run.outputLines.enumerated() {
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not an object: \(line)")
+            #expect(Set(object.keys) == ["step", "event", "accepted", "reason", "canvases", "effects"], "exactly the contract's fields")
             #expect(object["step"] as? Int == offset + 1)
             #expect(object["event"] is String)
             let accepted = try #require(object["accepted"] as? Bool)
@@ -68,6 +69,7 @@ struct CanvasSimTests {
             #expect(object["effects"] is [Any])
             let canvases = try #require(object["canvases"] as? [[String: Any]])
             for (index, canvas) in canvases.enumerated() {
+                #expect(Set(canvas.keys) == ["index", "status", "selected", "video", "shows"])
                 #expect(canvas["index"] as? Int == index)
                 #expect(["noPreview", "inPreview", "recording"].contains(canvas["status"] as? String))
                 #expect(canvas["selected"] is Bool)
@@ -85,7 +87,7 @@ struct CanvasSimTests {
         #expect(run.status == 0)
         #expect(
             run.outputLines.first
-                == #"{"step":1,"event":"tap 0","accepted":true,"reason":null,"canvases":[{"index":0,"status":"inPreview","selected":true,"video":null,"shows":"livePreview","visible":true},{"index":1,"status":"noPreview","selected":false,"video":null,"shows":"addButton","visible":true}],"effects":["attach preview to 0"]}"#
+                == #"{"step":1,"event":"tap 0","accepted":true,"reason":null,"canvases":[{"index":0,"status":"inPreview","selected":true,"video":null,"shows":"livePreview"},{"index":1,"status":"noPreview","selected":false,"video":null,"shows":"addButton"}],"effects":["attach preview to 0"]}"#
         )
         #expect(run.outputLines.count == 5)
         #expect(run.outputLines.last?.contains(#""video":"Fixtures/h264.mp4","shows":"playback""#) == true)
