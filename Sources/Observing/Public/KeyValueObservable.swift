@@ -146,7 +146,8 @@ func makeSend<Root: Sendable, Value: Sendable>(
 
 /// Whether the caller runs on the main actor: on the main thread, or on the main queue (which the
 /// main actor runs on, and which on Linux is served by another thread once `dispatchMain()` ran).
-var isOnMainActor: Bool {
+/// Package-visible so CanvasKit decides the same way when it hops to the main actor.
+package var isOnMainActor: Bool {
     Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
 }
 
