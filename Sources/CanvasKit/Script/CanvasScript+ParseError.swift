@@ -7,8 +7,11 @@ extension CanvasScript {
             case unknownWord(String, suggestion: String?)
             /// The word needs an argument that is not there.
             case missingArgument(word: String)
-            /// The word needs an integer and got something else (or a number too large for `Int`).
+            /// The word needs an integer and got something else.
             case notANumber(word: String, argument: String)
+            /// The word got a decimal integer too large (or too small) for `Int`: no board has such an index, and no
+            /// event can carry it, so the script is malformed rather than the step rejected.
+            case numberOutOfRange(word: String, argument: String)
             /// The word got more arguments than it takes.
             case extraArgument(word: String, argument: String)
             /// A quoted file name has no closing quote on its line.
@@ -48,6 +51,8 @@ extension CanvasScript {
                 }
             case .notANumber(let word, let argument):
                 "'\(word)' expects \(Keyword(rawValue: word)?.argumentName ?? "an integer") (an integer), got '\(argument)'"
+            case .numberOutOfRange(let word, let argument):
+                "'\(word)' got \(argument), beyond any index (from \(Int.min) to \(Int.max))"
             case .extraArgument(let word, let argument):
                 switch Keyword(rawValue: word) {
                 case let keyword? where keyword.arity == .index:
