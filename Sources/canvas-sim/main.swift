@@ -39,19 +39,32 @@ if let table = options.exportTable {
     exit(ExitCode.success)
 }
 
+/// The text of the script file, or exit 2 with the reason it cannot be read: missing, a directory, not readable, or
+/// not UTF-8 text.
+func readScript(at url: URL, path: String) -> String {
+    func refuse(_ reason: String) -> Never {
+        fail("cannot read script '\(path)': \(reason)", code: ExitCode.usage)
+    }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { refuse("no such file") }
+    if isDirectory.boolValue { refuse("it is a directory") }
+    guard FileManager.default.isReadableFile(atPath: path) else { refuse("permission denied") }
+    let data: Data
+    do {
+        data = try Data(contentsOf: url)
+    } catch {
+        refuse("it could not be read (\((error as NSError).localizedDescription))")
+    }
+    guard let text = String(validating: data, as: UTF8.self) else { refuse("it is not UTF-8 text") }
+    return text
+}
+
 /// Reads and parses the script before anything is printed, so a malformed one prints only its error.
 func loadScript(_ source: Options.Source) -> (script: CanvasScript, name: String)? {
     switch source {
     case .script(let path):
         let url = URL(fileURLWithPath: path)
-        let text: String
-        do {
-            text = try String(contentsOf: url, encoding: .utf8)
-        } catch {
-            let reason =
-                FileManager.default.fileExists(atPath: path) ? "it is not readable UTF-8 text" : "no such file"
-            fail("cannot read script '\(path)': \(reason)", code: ExitCode.usage)
-        }
+        let text = readScript(at: url, path: path)
         do {
             return (try CanvasScript(parsing: text, baseDirectory: url.deletingLastPathComponent()), path)
         } catch {

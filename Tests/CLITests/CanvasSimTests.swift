@@ -125,6 +125,22 @@ struct CanvasSimTests {
         #expect(run.errorLines == ["canvas-sim: cannot read script 'Fixtures/sim/no-such.script': no such file"])
     }
 
+    @Test("a script that is a directory or not UTF-8 text says which, exit 2")
+    func unreadableScripts() throws {
+        let directory = try tool.run(["--script", "Fixtures/sim"])
+        #expect(directory.status == 2)
+        #expect(directory.standardOutput.isEmpty)
+        #expect(directory.errorLines == ["canvas-sim: cannot read script 'Fixtures/sim': it is a directory"])
+
+        let binary = FileManager.default.temporaryDirectory.appendingPathComponent("canvas-sim-\(UUID()).script")
+        try Data([0x74, 0x61, 0x70, 0x20, 0xFF, 0xFE, 0x0A]).write(to: binary)
+        defer { try? FileManager.default.removeItem(at: binary) }
+        let invalid = try tool.run(["--script", binary.path])
+        #expect(invalid.status == 2)
+        #expect(invalid.standardOutput.isEmpty)
+        #expect(invalid.errorLines == ["canvas-sim: cannot read script '\(binary.path)': it is not UTF-8 text"])
+    }
+
     @Test("an empty script is valid: zero steps, a warning, exit 0")
     func emptyScript() throws {
         let run = try tool.run(["--script", "Fixtures/sim/empty.script", "--format", "json"])
