@@ -36,13 +36,24 @@ extension CanvasScript {
             self.reason = reason
         }
 
-        /// The one-line message without the place, e.g. `unknown event 'tapp' (did you mean 'tap'?)`.
+        /// The one-line message without the place, e.g. `unknown event 'tapp' (did you mean 'tap'?)`. Control and
+        /// format characters from the script (a NUL, an escape sequence, a line separator) are written as `\u{1B}`, so
+        /// the message stays one printable line.
         public var message: String {
-            switch reason {
+            func shown(_ text: String) -> String {
+                text.unicodeScalars.map { scalar in
+                    switch scalar.properties.generalCategory {
+                    case .control, .format, .lineSeparator, .paragraphSeparator:
+                        "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+                    default: String(scalar)
+                    }
+                }.joined()
+            }
+            return switch reason {
             case .unknownWord(let word, let suggestion?):
-                "unknown event '\(word)' (did you mean '\(suggestion)'?)"
+                "unknown event '\(shown(word))' (did you mean '\(suggestion)'?)"
             case .unknownWord(let word, nil):
-                "unknown event '\(word)'; expected one of \(Keyword.allCases.map(\.rawValue).joined(separator: ", "))"
+                "unknown event '\(shown(word))'; expected one of \(Keyword.allCases.map(\.rawValue).joined(separator: ", "))"
             case .missingArgument(let word):
                 if let keyword = Keyword(rawValue: word) {
                     "'\(word)' needs \(keyword.argumentName), e.g. '\(keyword.example)'"
@@ -50,24 +61,24 @@ extension CanvasScript {
                     "'\(word)' needs an argument"
                 }
             case .notANumber(let word, let argument):
-                "'\(word)' expects \(Keyword(rawValue: word)?.argumentName ?? "an integer") (an integer), got '\(argument)'"
+                "'\(word)' expects \(Keyword(rawValue: word)?.argumentName ?? "an integer") (an integer), got '\(shown(argument))'"
             case .numberOutOfRange(let word, let argument):
                 "'\(word)' got \(argument), beyond any index (from \(Int.min) to \(Int.max))"
             case .extraArgument(let word, let argument):
                 switch Keyword(rawValue: word) {
                 case let keyword? where keyword.arity == .index:
-                    "'\(word)' takes one \(keyword.argumentNoun), got an extra '\(argument)'"
+                    "'\(word)' takes one \(keyword.argumentNoun), got an extra '\(shown(argument))'"
                 case let keyword? where keyword.arity == .optionalFile:
-                    "'\(word)' takes at most one \(keyword.argumentNoun), got an extra '\(argument)'"
+                    "'\(word)' takes at most one \(keyword.argumentNoun), got an extra '\(shown(argument))'"
                 default:
-                    "'\(word)' takes no argument, got '\(argument)'"
+                    "'\(word)' takes no argument, got '\(shown(argument))'"
                 }
             case .unterminatedQuote:
                 "unterminated quoted file name (missing closing '\"')"
             case .emptyFileName:
                 "empty file name"
             case .textAfterQuote(let text):
-                "unexpected '\(text)' right after a quoted file name"
+                "unexpected '\(shown(text))' right after a quoted file name"
             }
         }
 
