@@ -61,7 +61,9 @@ struct CanvasSimTests {
         for (offset, line) in run.outputLines.enumerated() {
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not an object: \(line)")
-            #expect(Set(object.keys) == ["step", "event", "accepted", "reason", "canvases", "effects"], "exactly the contract's fields")
+            #expect(
+                Set(object.keys) == ["step", "event", "accepted", "reason", "canvases", "effects"],
+                "exactly the contract's fields")
             #expect(object["step"] as? Int == offset + 1)
             #expect(object["event"] is String)
             let accepted = try #require(object["accepted"] as? Bool)

@@ -200,7 +200,8 @@ extension CanvasScript {
                 guard !argument.quoted, let index = Int(argument.text) else {
                     let text = argument.text
                     let digits = text.first == "-" || text.first == "+" ? text.dropFirst() : text[...]
-                    let isInteger = !argument.quoted && !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
+                    let isInteger =
+                        !argument.quoted && !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
                     throw ParseError(
                         line: argument.line, column: argument.column,
                         reason: isInteger

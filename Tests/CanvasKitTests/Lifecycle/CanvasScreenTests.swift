@@ -88,7 +88,12 @@ struct CanvasScreenThreadTests {
         let proceed = DispatchSemaphore(value: 0)
         let blockOnce = Mutex(true)
         let token = board.model(at: 0).observe(\.isSelected, options: [.new]) { _, _ in
-            guard blockOnce.withLock({ first in defer { first = false }; return first }) else { return }
+            guard
+                blockOnce.withLock({ first in
+                    defer { first = false }
+                    return first
+                })
+            else { return }
             reached.signal()
             proceed.wait()
         }

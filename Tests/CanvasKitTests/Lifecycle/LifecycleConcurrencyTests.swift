@@ -17,7 +17,7 @@ struct LifecycleConcurrencyTests {
         screen.screenDidAppear()
         let finished = Mutex(false)
         DispatchQueue.global().async {
-            var random = LifecycleRandom(seed: 99)
+            var random = SplitMix64(seed: 99)
             for serial in 0..<2_000 {
                 let event: CanvasEvent =
                     switch Int.random(in: 0..<10, using: &random) {
@@ -30,7 +30,7 @@ struct LifecycleConcurrencyTests {
             }
             finished.withLock { $0 = true }
         }
-        var random = LifecycleRandom(seed: 7)
+        var random = SplitMix64(seed: 7)
         var scrolls = 0
         while !finished.withLock({ $0 }) || scrolls < 50 {
             screen.scroll(toOffset: Int.random(in: 0..<40, using: &random))
