@@ -103,7 +103,15 @@ if let loaded {
 }
 
 if let path = options.render {
-    let picture = BoardPicture(canvases: simulation.canvases)
+    let canvases = simulation.canvases
+    let size = BoardPicture.size(canvasCount: canvases.count)
+    guard size.width * size.height <= BoardPicture.maximumPixelCount else {
+        fail(
+            "cannot write '\(path)': a picture of \(canvases.count) canvases would have \(size.width)x\(size.height) "
+                + "pixels, more than \(BoardPicture.maximumPixelCount / 1_000_000) million",
+            code: ExitCode.outputFailed)
+    }
+    let picture = BoardPicture(canvases: canvases)
     do {
         let image = try CoverImage(
             width: picture.width, height: picture.height, bytesPerRow: picture.width * 3, pixelFormat: .rgb,

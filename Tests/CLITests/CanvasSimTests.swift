@@ -157,6 +157,7 @@ struct CanvasSimTests {
             ["--cells", "0", "--events", "tap 0"], ["--cells", "x", "--events", "tap 0"], ["--events"],
             ["--format", "xml", "--events", "tap 0"], ["--script", "a", "--events", "tap 0"], [],
             ["--export-table", "svg"], ["--export-table", "dot", "--events", "tap 0"], ["--bogus"], ["tap", "0"],
+            ["--cells", "1000001", "--events", "tap 0"], ["--cells", "99999999999999999999", "--events", "tap 0"],
         ])
     func usageErrors(arguments: [String]) throws {
         let run = try tool.run(arguments)
@@ -206,6 +207,21 @@ struct CanvasSimTests {
         #expect(run.outputLines.count == 1)
         #expect(run.standardError.hasPrefix("canvas-sim: cannot write 'no-such-folder/board.png': "))
         #expect(!FileManager.default.fileExists(atPath: BuiltBinary.root.appendingPathComponent("no-such-folder").path))
+    }
+
+    @Test("--render of a board too large to draw exits 1 with the picture's size, before allocating it")
+    func renderTooLarge() throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.url.appendingPathComponent("board.png")
+        let run = try tool.run(["--cells", "5000", "--events", "tap 0", "--format", "json", "--render", output.path])
+        #expect(run.status == 1)
+        #expect(run.outputLines.count == 1)
+        #expect(
+            run.errorLines == [
+                "canvas-sim: cannot write '\(output.path)': a picture of 5000 canvases would have 12224x9384 pixels, "
+                    + "more than 100 million"
+            ])
+        #expect(scratch.contents.isEmpty)
     }
 
     @Test("--interactive without a terminal reads one event per line, with the same output as a script")
