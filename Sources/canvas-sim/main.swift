@@ -49,9 +49,13 @@ func readScript(at url: URL, path: String) -> String {
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { refuse("no such file") }
     if isDirectory.boolValue { refuse("it is a directory") }
     guard FileManager.default.isReadableFile(atPath: path) else { refuse("permission denied") }
+    // A file handle reads pipes and other non-regular files too (`--script /dev/stdin`), which `Data(contentsOf:)`
+    // refuses on Linux.
     let data: Data
     do {
-        data = try Data(contentsOf: url)
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        data = try handle.readToEnd() ?? Data()
     } catch {
         refuse("it could not be read (\((error as NSError).localizedDescription))")
     }

@@ -143,6 +143,14 @@ struct CanvasSimTests {
         #expect(invalid.errorLines == ["canvas-sim: cannot read script '\(binary.path)': it is not UTF-8 text"])
     }
 
+    @Test("--script reads a pipe too (/dev/stdin)")
+    func scriptFromPipe() throws {
+        let run = try tool.run(["--script", "/dev/stdin", "--format", "json"], input: "tap 0; tap 9\n")
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.outputLines.count == 2)
+        #expect(run.outputLines.first?.hasPrefix(#"{"step":1,"event":"tap 0","accepted":true"#) == true)
+    }
+
     @Test("an empty script is valid: zero steps, a warning, exit 0")
     func emptyScript() throws {
         let run = try tool.run(["--script", "Fixtures/sim/empty.script", "--format", "json"])
