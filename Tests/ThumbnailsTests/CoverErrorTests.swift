@@ -41,6 +41,21 @@ struct CoverErrorTests {
         #expect(try failure(remote).kind == .invalidArgument)
     }
 
+    @Test("a FIFO or a device is refused as not a regular file, without reading or blocking on it")
+    func specialFiles() throws {
+        let folder = try TemporaryFolder()
+        // No writer ever opens this FIFO: opening it for reading would block forever.
+        let fifo = folder.url.appending(path: "take.mp4")
+        #expect(mkfifo(fifo.path, 0o644) == 0)
+        let fromFIFO = try failure(fifo)
+        #expect(fromFIFO.kind == .notAMediaFile)
+        #expect(fromFIFO.reason.contains("not a regular file"), "\(fromFIFO.reason)")
+        // /dev/zero never ends: it must not be read.
+        let fromDevice = try failure(URL(filePath: "/dev/zero"))
+        #expect(fromDevice.kind == .notAMediaFile)
+        #expect(fromDevice.reason.contains("not a regular file"), "\(fromDevice.reason)")
+    }
+
     @Test(
         "impossible requests are invalid arguments",
         arguments: [
