@@ -29,7 +29,8 @@ struct Options {
     var exact = false
     var skipDark = false
     var format: Format?
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    /// `--jobs`; nil for the default (the number of cores, asked only when covers are made).
+    var jobs: Int?
     var json = false
     var help = false
 
@@ -45,9 +46,10 @@ struct Options {
           --exact          the exact frame at the time (default: the nearest keyframe, fast)
           --skip-dark      skip black or flat opening frames
           --format F       png or jpeg (default: from -o's extension, else png)
-          --jobs N         inputs decoded at once (default: the number of cores)
-          --json           one JSON object per input on stdout
-        exit codes: 0 all covers written, 1 some inputs failed (the others are written), 2 usage
+          --jobs N         inputs decoded at once (default: the number of cores; at most 64)
+          --json           one JSON object per input on stdout (warnings go to stderr)
+        exit codes: 0 all covers written, 1 some inputs failed (the others are written),
+                    2 usage (including an output folder that is missing, not a folder or not writable)
         """
 
     struct UsageError: Error {
