@@ -214,9 +214,13 @@ final class CoverSession {
         }
     }
 
-    private static func format(_ seconds: Double) -> String {
-        let hundredths = Int((seconds * 100).rounded())
+    /// Seconds with two decimals for a message ("1.52"); any value a damaged file yields is
+    /// written, never trapping on a conversion.
+    static func format(_ seconds: Double) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e12 else { return "\(seconds)" }
+        let hundredths = Int((abs(seconds) * 100).rounded())
         let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+        let text = "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+        return seconds < 0 && hundredths > 0 ? "-" + text : text
     }
 }

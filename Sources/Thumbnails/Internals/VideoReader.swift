@@ -58,7 +58,7 @@ final class VideoReader {
         if let start = format.startTimestamp(ofStream: index) {
             origin = start
         } else if let containerStart = format.startTime {
-            origin = Int64((containerStart / timeBase).rounded())
+            origin = Self.timestamp(ofSeconds: containerStart, timeBase: timeBase)
         }
         if let rate = input.video.frameRate, rate.numerator > 0, rate.denominator > 0 {
             frameDuration = 1 / rate.doubleValue
@@ -83,7 +83,22 @@ final class VideoReader {
     func seconds(of frame: Frame) -> Double? {
         guard let timestamp = frame.timestamp else { return nil }
         if origin == nil { origin = timestamp }
-        return Double(timestamp - (origin ?? 0)) * timeBase
+        return Self.seconds(from: origin ?? 0, to: timestamp, timeBase: timeBase)
+    }
+
+    /// `timestamp - origin` in seconds. A damaged file may hold any two 64-bit timestamps, whose
+    /// difference can overflow: then it is taken in floating point instead of trapping.
+    static func seconds(from origin: Int64, to timestamp: Int64, timeBase: Double) -> Double {
+        let (difference, overflow) = timestamp.subtractingReportingOverflow(origin)
+        return (overflow ? Double(timestamp) - Double(origin) : Double(difference)) * timeBase
+    }
+
+    /// `seconds` in units of `timeBase`, rounded; nil when that does not fit in 64 bits (a start
+    /// time in a damaged file's tiny time base).
+    static func timestamp(ofSeconds seconds: Double, timeBase: Double) -> Int64? {
+        let units = (seconds / timeBase).rounded()
+        guard units.isFinite, abs(units) < 0x1p62 else { return nil }
+        return Int64(units)
     }
 
     /// Seeks to the keyframe at or before `seconds` from the start (with `forward`, at or after
