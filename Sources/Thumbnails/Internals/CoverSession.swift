@@ -165,7 +165,9 @@ final class CoverSession {
             if time <= target + Self.epsilon {
                 // The frame's own duration where the container gives one (variable frame rates),
                 // else the stream's average.
-                let duration = current.duration.map { Double($0) * reader.timeBase } ?? frameDuration
+                let duration =
+                    current.duration.map { VideoReader.seconds(ofUnits: Double($0), timeBase: reader.timeBase) }
+                    ?? frameDuration
                 let shownAtTarget = duration.map { time + $0 > target + Self.epsilon } ?? false
                 if shownAtTarget || time >= target - toleranceBefore - Self.epsilon {
                     return Picked(frame: current, time: time, isLast: false)
