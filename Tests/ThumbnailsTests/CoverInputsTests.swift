@@ -69,6 +69,18 @@ struct CoverInputsTests {
         #expect(namer.outputURL(for: URL(fileURLWithPath: "/elsewhere/clip.png")).lastPathComponent == "clip.png")
     }
 
+    @Test("output names stay within 255 bytes, even for the longest input names and their -2")
+    func outputNamesFit() {
+        var namer = CoverOutputNamer(directory: URL(fileURLWithPath: "/out"), fileExtension: "png")
+        let stem = String(repeating: "ü", count: 126) + "x"  // 253 bytes
+        let names = ["/a/\(stem).ts", "/b/\(stem).ts"].map {
+            namer.outputURL(for: URL(fileURLWithPath: $0)).lastPathComponent
+        }
+        #expect(names.allSatisfy { $0.utf8.count <= 255 && $0.hasSuffix(".png") }, "\(names.map(\.utf8.count))")
+        #expect(names[1].hasSuffix("-2.png"))
+        #expect(names[0] != names[1])
+    }
+
     @Test("output names never collide, whatever the inputs' folders, extensions or case")
     func outputNamesAreUnique() {
         var namer = CoverOutputNamer(directory: URL(fileURLWithPath: "/out"), fileExtension: "png")

@@ -7,7 +7,8 @@ import Foundation
 /// that name is taken by an earlier input of the same batch (two `clip.mov` in different folders,
 /// `clip.mp4` beside `clip.webm`, or the same file listed twice), or is the name of an input in
 /// the output directory itself (a `photo.png` given as input), the cover gets `-2`, `-3`, …
-/// (`clip-2.png`). Names are compared without regard to case, so the rule holds on
+/// (`clip-2.png`). A name longer than the 255 bytes a file name may have loses the end of its
+/// stem. Names are compared without regard to case, so the rule holds on
 /// case-insensitive file systems too. Other existing files in the directory are not taken into
 /// account: a cover replaces the file of its name (atomically, by the writer).
 public struct CoverOutputNamer: Sendable {
@@ -36,15 +37,22 @@ public struct CoverOutputNamer: Sendable {
     public mutating func outputURL(for input: URL) -> URL {
         var stem = input.deletingPathExtension().lastPathComponent
         if stem.isEmpty || stem == "/" { stem = "cover" }
-        var candidate = stem
         var counter = 1
-        while taken.contains("\(candidate).\(fileExtension)".lowercased()) {
+        var name = Self.fitting(stem, suffix: ".\(fileExtension)")
+        while taken.contains(name.lowercased()) {
             counter += 1
-            candidate = "\(stem)-\(counter)"
+            name = Self.fitting(stem, suffix: "-\(counter).\(fileExtension)")
         }
-        let name = "\(candidate).\(fileExtension)"
         taken.insert(name.lowercased())
         return directory.appendingPathComponent(name)
+    }
+
+    /// `stem` + `suffix`, the stem shortened (by whole characters) so that the name fits in the
+    /// 255 bytes a file name may have: an input's name may already be that long.
+    private static func fitting(_ stem: String, suffix: String) -> String {
+        var stem = Substring(stem)
+        while stem.utf8.count + suffix.utf8.count > 255, !stem.isEmpty { stem = stem.dropLast() }
+        return stem + suffix
     }
 
     /// The absolute path of `url` with `.`, `..` and symbolic links resolved.
