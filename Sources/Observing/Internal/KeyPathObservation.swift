@@ -130,7 +130,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                     .unobservableKeyPath(
                         objectType: String(reflecting: rootType), keyPath: Self.describe(state.keyPath, reads: [])))
             }
-            return retrack(&state, root: root, value: value, reads: reads, links: [])
+            return retrack(&state, root: root, value: value, reads: reads, links: [], keptAlive: &keptAlive)
         }
         withExtendedLifetime(keptAlive) {}
         LiveObservations.insert(self)
@@ -138,8 +138,10 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     }
 
     /// Subscribes to `reads` (dropping links no longer read) until the path is stable; returns the value.
+    /// Every object and storage it touches is added to `keptAlive`, to be released after the lock.
     private func retrack(
-        _ state: inout State, root: Root, value: Value, reads: [TrackedRead], links: [Link]
+        _ state: inout State, root: Root, value: Value, reads: [TrackedRead], links: [Link],
+        keptAlive: inout [AnyObject]
     ) -> Value {
         var value = value
         var reads = reads
@@ -160,13 +162,17 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                 kept.append(Link(storage: read.storage, storageID: id, subscriptionID: added.id))
             }
             for link in links where !seen.contains(link.storageID) {
-                link.storage?.removeSubscriber(link.subscriptionID)
+                if let storage = link.storage {
+                    keptAlive.append(storage)
+                    storage.removeSubscriber(link.subscriptionID)
+                }
             }
             links = kept
             guard changed else { break }
             // A link changed between the read and the subscription: read the path again.
             let keyPath = state.keyPath
             (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+            keptAlive += reads.map(\.object)
         }
         state.readNames = reads.map(\.storageKeyPath)
         state.mode = .chain(links: links, lastValue: value)
@@ -194,7 +200,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             let keyPath = state.keyPath
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
             keptAlive += reads.map(\.object)
-            let current = retrack(&state, root: root, value: value, reads: reads, links: links)
+            let current = retrack(
+                &state, root: root, value: value, reads: reads, links: links, keptAlive: &keptAlive)
             if state.equality == nil {
                 state.equality = .some(makeEquality(Value.self))
             }
