@@ -129,6 +129,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// `==` for `Equatable` values (a write of an equal value does not notify direct observations),
     /// `nil` otherwise. It captures nothing, so calling it from any thread is safe.
     @usableFromInline let isEqual: ((Value, Value) -> Bool)?
+    /// Whether the process runs under ThreadSanitizer (copied here so the lock path reads no global).
+    @usableFromInline let sanitized = ThreadSanitizer.isActive
 
     init(_ value: Value, isEqual: ((Value, Value) -> Bool)?) {
         self.state = State(value: value)
@@ -140,9 +142,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     func withState<Result>(_ body: (inout State) -> Result) -> Result {
         var result: Result?
         mutex.withLock { _ in
-            ThreadSanitizer.acquire(self)
+            if _slowPath(sanitized) {
+                ThreadSanitizer.acquire(self)
+            }
             result = body(&state)
-            ThreadSanitizer.release(self)
+            if _slowPath(sanitized) {
+                ThreadSanitizer.release(self)
+            }
         }
         // The closure above always runs exactly once.
         return result.unsafelyUnwrapped
