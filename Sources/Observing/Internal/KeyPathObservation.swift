@@ -12,6 +12,8 @@ protocol ObservationCore: AnyObject, Sendable {
     var isActive: Bool { get }
     /// A description for `ObservationDiagnostics`, or `nil` once the observed object is gone.
     var record: ObservationRecord? { get }
+    /// The identity of the observed object (readable without touching the object).
+    var rootIdentifier: ObjectIdentifier { get }
 }
 
 /// Told by a chain-link subscription (`PropertyStorage.addLink`) that a storage on the path of a
@@ -74,7 +76,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     private let direct: @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     /// The observed object's type, turned into a name only for diagnostics.
     private let rootType: AnyObject.Type
-    private let rootID: ObjectIdentifier
+    let rootIdentifier: ObjectIdentifier
     let owner: OwnerDescription?
     private let state: Locked<State>
 
@@ -99,7 +101,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         self.send = send
         self.owner = owner
         self.rootType = type(of: root)
-        self.rootID = ObjectIdentifier(root)
+        self.rootIdentifier = ObjectIdentifier(root)
         var initial = State(keyPath: keyPath, equality: nil)
         initial.root = root
         self.state = Locked(initial)
@@ -259,14 +261,15 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     }
 
     var record: ObservationRecord? {
-        let (root, keyPath): (Root?, String) = state.withLock { state in
-            (state.root, Self.describe(state.keyPath, reads: state.readNames))
-        }
-        guard root != nil, !handler.isClosed, owner?.link.isAlive != false else { return nil }
+        // Checking that the object lives takes a strong reference to it for a moment; keep that moment
+        // short (the description is built after), since the last release runs the object's deinit.
+        guard isActive else { return nil }
+        let (keyPath, readNames) = state.withLock { ($0.keyPath, $0.readNames) }
+        let description = Self.describe(keyPath, reads: readNames)
         return ObservationRecord(
             objectType: String(reflecting: rootType),
-            objectIdentifier: rootID,
-            keyPath: keyPath,
+            objectIdentifier: rootIdentifier,
+            keyPath: description,
             options: options,
             delivery: delivery,
             ownerType: owner?.typeName,
