@@ -67,13 +67,15 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         /// `==` when `Value` is `Equatable`: a chain notifies only when its end value changed.
         /// Found on first use (chain mode only): the dynamic cast is not free.
         var equality: ((Value, Value) -> Bool)??
+        /// The direct-mode subscriber, handed to the storage by `start()` and not kept here after it
+        /// (it captures the handler, which must go when the observation is invalidated).
+        var direct: (@Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void)?
     }
 
     let options: ObservationOptions
     let delivery: ObservationDelivery
     let handler: GatedHandler<Root, Value>
     private let send: @Sendable (Root, ObservedChange<Value>) -> Void
-    private let direct: @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     /// The observed object's type, turned into a name only for diagnostics.
     private let rootType: AnyObject.Type
     let rootIdentifier: ObjectIdentifier
@@ -94,7 +96,6 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         send: @escaping @Sendable (Root, ObservedChange<Value>) -> Void,
         direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) {
-        self.direct = direct
         self.options = options
         self.delivery = delivery
         self.handler = handler
@@ -104,6 +105,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         self.rootIdentifier = ObjectIdentifier(root)
         var initial = State(keyPath: keyPath, equality: nil)
         initial.root = root
+        initial.direct = direct
         self.state = Locked(initial)
     }
 
@@ -120,8 +122,10 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
             keptAlive += reads.map(\.object)
             state.readNames = reads.map(\.storageKeyPath)
+            let direct = state.direct
+            state.direct = nil
             if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
-                let storage = reads[0].storage as? PropertyStorage<Value>
+                let storage = reads[0].storage as? PropertyStorage<Value>, let direct
             {
                 let (id, current) = storage.subscribe(wantsPrior: options.contains(.prior), direct)
                 state.mode = .direct(storage: storage, subscriptionID: id)
