@@ -126,23 +126,19 @@ final class Reporter: Sendable {
     private func print(_ item: CoverJobResult) {
         let input = item.job.input.relativePath
         if json {
-            var line = JSONLine()
-            line.add("input", .string(input))
             switch item.result {
             case .success(let cover):
+                var line = JSONLine()
+                line.add("input", .string(input))
                 line.add("output", .string(item.job.output.relativePath))
                 line.add("width", .int(cover.width))
                 line.add("height", .int(cover.height))
                 line.add("actualTime", .double(cover.actualTime))
                 line.add("error", .null)
+                Terminal.printLine(line.description)
             case .failure(let error):
-                line.add("output", .null)
-                line.add("width", .null)
-                line.add("height", .null)
-                line.add("actualTime", .null)
-                line.add("error", .string(error.reason))
+                Terminal.printLine(Self.failureLine(input: input, reason: error.reason))
             }
-            Terminal.printLine(line.description)
         } else {
             switch item.result {
             case .success(let cover):
@@ -160,16 +156,21 @@ final class Reporter: Sendable {
         }
     }
 
+    /// The JSON object of an input that has no cover: the six fields, all but two null.
+    private static func failureLine(input: String, reason: String) -> String {
+        var line = JSONLine()
+        line.add("input", .string(input))
+        for field in ["output", "width", "height", "actualTime"] { line.add(field, .null) }
+        line.add("error", .string(reason))
+        return line.description
+    }
+
     /// Reports a directory that could not be searched, like a failed input (before any cover).
     func report(unlisted error: ThumbnailError, directory: String) {
         state.withLock { state in
             state.failed += 1
             if json {
-                var line = JSONLine()
-                line.add("input", .string(directory))
-                for field in ["output", "width", "height", "actualTime"] { line.add(field, .null) }
-                line.add("error", .string(error.reason))
-                Terminal.printLine(line.description)
+                Terminal.printLine(Self.failureLine(input: directory, reason: error.reason))
             } else {
                 Terminal.printError("canvas-thumb: \(error.reason)")
             }
