@@ -43,7 +43,7 @@ struct Options {
           --max-size WxH   fit the cover inside W x H pixels, aspect kept (default 0x0: natural size)
           --time SECONDS   take the frame at this time (default 0: the first frame)
           --percent P      take the frame at P percent of the duration
-          --exact          the exact frame at the time (default: the nearest keyframe, fast)
+          --exact          the exact frame at the time (default: the keyframe at or before it, fast)
           --skip-dark      skip black or flat opening frames
           --format F       png or jpeg (default: from -o's extension, else png)
           --jobs N         inputs decoded at once (default: the number of cores; at most 64)
