@@ -87,6 +87,13 @@ struct CoverErrorTests {
         #expect(throws: Never.self) {
             try CoverImage(width: 2, height: 1, bytesPerRow: 6, pixelFormat: .rgb, pixels: [1, 2, 3, 4, 5, 6])
         }
+        // Sizes whose products overflow are refused, not a trap.
+        #expect(throws: ThumbnailError.self) {
+            try CoverImage(width: Int.max / 2, height: 1, bytesPerRow: 6, pixelFormat: .rgb, pixels: [])
+        }
+        #expect(throws: ThumbnailError.self) {
+            try CoverImage(width: 1, height: Int.max / 2, bytesPerRow: 6, pixelFormat: .rgb, pixels: [])
+        }
     }
 
     @Test("the error's reason carries FFmpeg's own words")
