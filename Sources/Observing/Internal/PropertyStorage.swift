@@ -44,8 +44,9 @@ protocol StorageHolding {
 /// What `PropertyStorage.setValue` does once the lock is released.
 @usableFromInline
 enum SetOutcome<Value, Subscriber> {
-    /// Stored; nobody to notify.
-    case stored
+    /// Stored; nobody to notify. Carries the old value out, so that its last release (which may run a
+    /// deinit that uses the storage) happens after the lock.
+    case stored(Value)
     /// Prior observers: take the general path (announce, then store).
     case announce
     /// Stored; notify these subscribers of the change from the old value.
@@ -54,7 +55,8 @@ enum SetOutcome<Value, Subscriber> {
 
 /// What `PropertyStorage.update` does once the lock is released.
 enum UpdatePlan<Value, Subscriber> {
-    case done
+    /// Nobody to notify; the changes are carried out so that removed elements die after the lock.
+    case done([ObservedChange<Value>])
     case notify([ObservedChange<Value>], Bool, [Subscriber])
     case announce([ObservedChange<Value>], Bool, [Subscriber])
 }
@@ -127,6 +129,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// `==` for `Equatable` values (a write of an equal value does not notify direct observations),
     /// `nil` otherwise. It captures nothing, so calling it from any thread is safe.
     @usableFromInline let isEqual: ((Value, Value) -> Bool)?
+    /// Whether the process runs under ThreadSanitizer (copied here so the lock path reads no global).
+    @usableFromInline let sanitized = ThreadSanitizer.isActive
 
     init(_ value: Value, isEqual: ((Value, Value) -> Bool)?) {
         self.state = State(value: value)
@@ -138,9 +142,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     func withState<Result>(_ body: (inout State) -> Result) -> Result {
         var result: Result?
         mutex.withLock { _ in
-            ThreadSanitizer.acquire(self)
+            if _slowPath(sanitized) {
+                ThreadSanitizer.acquire(self)
+            }
             result = body(&state)
-            ThreadSanitizer.release(self)
+            if _slowPath(sanitized) {
+                ThreadSanitizer.release(self)
+            }
         }
         // The closure above always runs exactly once.
         return result.unsafelyUnwrapped
@@ -181,9 +189,10 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                 return .announce
             }
             if state.subscribers.isEmpty {
+                let old = state.value
                 state.value = newValue
                 state.version &+= 1
-                return .stored
+                return .stored(old)
             }
             let old = state.value
             state.value = newValue
@@ -192,6 +201,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         }
         switch outcome {
         case .stored:
+            // The old value is released here, after the lock: its deinit may use this storage.
             return
         case .announce:
             let isEqual = self.isEqual
@@ -248,12 +258,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             let (changes, equal) = mutation(&state.value)
             state.version &+= 1
             if state.subscribers.isEmpty || changes.isEmpty {
-                return .done
+                return .done(changes)
             }
             return .notify(changes, equal, state.subscribers)
         }
         switch plan {
         case .done:
+            // The changes (holding removed elements) are released here, after the lock.
             return
         case .notify(let changes, let equal, let subscribers):
             deliver(changes, isEqualWrite: equal, to: subscribers, object: object, priors: true)

@@ -24,7 +24,10 @@ final class ThreadContext {
     /// Whether a delivery is running on this thread (a change made now is queued, not delivered).
     /// (Only this thread touches a context, so run-time exclusivity checks are skipped.)
     @usableFromInline
-    @exclusivity(unchecked) private(set) var isDelivering = false
+    @exclusivity(unchecked) var isDelivering = false
+    /// Whether `enqueue` was called since `beginDelivery()` (then `endDelivery()` has work to do).
+    @usableFromInline
+    @exclusivity(unchecked) var hasQueued = false
     /// The round of the notification being delivered: 0 for a change made outside any handler,
     /// n + 1 for a change made inside a handler of round n.
     @exclusivity(unchecked) private var currentRound = 0
@@ -63,20 +66,26 @@ final class ThreadContext {
 
     /// Starts a delivery on this thread; call only when `isDelivering` is false, and pair with
     /// `endDelivery()`, which delivers everything the handlers queued meanwhile.
-    @usableFromInline
+    @inlinable
     func beginDelivery() {
         isDelivering = true
-        currentRound = 0
     }
 
     /// Ends the delivery started by `beginDelivery()`: drains the queued notifications, round by round.
-    @usableFromInline
+    @inlinable
     func endDelivery() {
-        if pendingHead < pending.count {
-            drain()
+        if _slowPath(hasQueued) {
+            finishQueued()
         }
-        currentRound = 0
         isDelivering = false
+    }
+
+    /// Delivers what was queued, then reports a cycle that was stopped.
+    @usableFromInline
+    func finishQueued() {
+        drain()
+        hasQueued = false
+        currentRound = 0
         if let stopped = stoppedCycle {
             stoppedCycle = nil
             ObservationDiagnostics.report(.unsettledCycle(source: stopped.source, rounds: stopped.rounds))
@@ -100,6 +109,7 @@ final class ThreadContext {
     /// `object` and `storage` name the changed property in that report.
     @usableFromInline
     func enqueue(object: AnyObject, storage: any PropertyNaming, _ work: @escaping (ThreadContext) -> Void) {
+        hasQueued = true
         let round = currentRound + 1
         let limit = ObservationDiagnostics.maximumRounds
         if round > limit {

@@ -25,6 +25,11 @@ enum ThreadSanitizer {
     @usableFromInline
     static let releaseAddress = address(of: "__tsan_release")
 
+    /// Whether the process runs under ThreadSanitizer.
+    static var isActive: Bool {
+        acquireAddress != 0 && releaseAddress != 0
+    }
+
     private static func address(of symbol: String) -> UInt {
         #if canImport(Darwin)
             let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT

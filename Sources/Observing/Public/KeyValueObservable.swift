@@ -47,11 +47,16 @@ extension KeyValueObservable {
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken {
         let gated = GatedHandler(handler)
+        let gate = gated.gate
         return register(
             keyPath, options: options, delivery: .mutatingThread, handler: gated, owner: nil,
             send: { object, change in gated.call(object, change) },
             direct: { change, object, context in
-                gated.call(unsafeDowncast(object, to: Self.self), change.filtered(by: options), on: context)
+                // The handler is called directly here (not through `gated`) so that this path stays
+                // specialized; the storage drops this closure, and with it the handler, on invalidate.
+                guard gate.enter(on: context) else { return }
+                handler(unsafeDowncast(object, to: Self.self), change.filtered(by: options))
+                gate.leave(on: context)
             }
         ).token
     }

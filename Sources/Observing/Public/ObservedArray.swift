@@ -239,11 +239,15 @@ extension PropertyStorage {
             setValue(newValue, of: object)
             return
         }
+        // The replaced array leaves the lock in `replaced`, so its elements die after it.
+        var replaced: Value?
         update(of: object) { array in
             let changes = differ(array, newValue)
+            replaced = array
             array = newValue
             return (changes, false)
         }
+        withExtendedLifetime(replaced) {}
     }
 }
 
