@@ -77,8 +77,13 @@ struct Options {
             options.source = source
         }
 
+        var given: Set<String> = []
         while index < arguments.count {
             let argument = arguments[index]
+            // An option given twice is a conflict (which value was meant?), not a silent "last one wins".
+            if argument.hasPrefix("-"), argument != "-h", argument != "--help", !given.insert(argument).inserted {
+                throw UsageError(message: "\(argument) is given more than once")
+            }
             switch argument {
             case "-h", "--help":
                 options.help = true
@@ -118,8 +123,12 @@ struct Options {
         }
         guard !options.help else { return options }
         if options.exportTable != nil {
-            guard options.source == nil, options.render == nil else {
-                throw UsageError(message: "--export-table prints the table only; it takes no events and no --render")
+            let others = given.subtracting(["--export-table"]).sorted()
+            guard others.isEmpty else {
+                throw UsageError(
+                    message:
+                        "--export-table prints the table only; it takes no other option (got \(others.joined(separator: ", ")))"
+                )
             }
             return options
         }

@@ -166,6 +166,9 @@ struct CanvasSimTests {
             ["--format", "xml", "--events", "tap 0"], ["--script", "a", "--events", "tap 0"], [],
             ["--export-table", "svg"], ["--export-table", "dot", "--events", "tap 0"], ["--bogus"], ["tap", "0"],
             ["--cells", "1000001", "--events", "tap 0"], ["--cells", "99999999999999999999", "--events", "tap 0"],
+            ["--cells", "2", "--cells", "3", "--events", "tap 0"],
+            ["--format", "json", "--format", "text", "--events", "tap 0"],
+            ["--export-table", "dot", "--format", "json"], ["--export-table", "markdown", "--cells", "3"],
         ])
     func usageErrors(arguments: [String]) throws {
         let run = try tool.run(arguments)
