@@ -44,13 +44,15 @@ public final class CanvasScreen {
     ///   - configuration: the host's viewport, prefetching, callback order and disappearance behaviour.
     ///   - coverProvider: where the cells' view-models get covers.
     ///   - coverSize: the largest cover a cell wants.
-    ///   - log: where every registration and removal is recorded.
+    ///   - log: where every registration and removal is audited. The default keeps the live registrations, their
+    ///     peak and the violations, not the history (which would grow with every scroll of a long-lived screen);
+    ///     pass `RegistrationLog()` to keep every entry.
     public init(
         board: CanvasBoard,
         configuration: CollectionHostConfiguration,
         coverProvider: (any CoverProvider)? = nil,
         coverSize: CoverSize = CoverSize(width: 320, height: 320),
-        log: RegistrationLog = RegistrationLog()
+        log: RegistrationLog = RegistrationLog(keepsEntries: false)
     ) {
         self.board = board
         let binder = DisplayLifecycleBinder(log: log)

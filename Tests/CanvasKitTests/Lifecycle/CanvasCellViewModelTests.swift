@@ -217,7 +217,7 @@ struct DisplayLifecycleBinderTests {
     @Test("repeated willDisplay, end without start, end after disappear, display while away")
     func oddOrders() {
         let board = CanvasBoard(canvasCount: 3)
-        let binder = DisplayLifecycleBinder()
+        let binder = DisplayLifecycleBinder(log: RegistrationLog())
         let cell = makeCell(binder)
         cell.viewModel.bind(to: board.canvases[0], on: board)
 

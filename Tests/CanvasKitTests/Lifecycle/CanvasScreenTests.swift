@@ -45,6 +45,22 @@ struct CanvasScreenWiringTests {
     }
 }
 
+@Suite("Canvas screen: memory over a long session")
+@MainActor
+struct CanvasScreenSessionTests {
+    @Test("by default the registration log keeps the live set and the audit, not the whole history")
+    func defaultLogKeepsNoHistory() {
+        let board = CanvasBoard(canvasCount: 40)
+        let screen = CanvasScreen(board: board, configuration: .init(viewportSize: 6))
+        screen.screenDidAppear()
+        for step in 0..<200 { screen.scroll(toOffset: (step * 7) % 40) }
+        #expect(screen.binder.log.entries.count == 0, "a long-lived screen must not grow with every scroll")
+        #expect(screen.binder.log.liveCount == screen.visibleCells.count * 4)
+        #expect(screen.binder.log.violations.isEmpty)
+        #expect(screen.binder.log.peakLiveCount > 0)
+    }
+}
+
 @Suite("Canvas screen: list changes from other threads")
 @MainActor
 struct CanvasScreenThreadTests {
