@@ -41,18 +41,6 @@ protocol StorageHolding {
     func holds(_ storage: AnyObject) -> Bool
 }
 
-/// What `PropertyStorage.setValue` does once the lock is released.
-@usableFromInline
-enum SetOutcome<Value, Subscriber> {
-    /// Stored; nobody to notify. Carries the old value out, so that its last release (which may run a
-    /// deinit that uses the storage) happens after the lock.
-    case stored(Value)
-    /// Prior observers: take the general path (announce, then store).
-    case announce
-    /// Stored; notify these subscribers of the change from the old value.
-    case notify(Value, [Subscriber])
-}
-
 /// What `PropertyStorage.update` does once the lock is released.
 enum UpdatePlan<Value, Subscriber> {
     /// Nobody to notify; the changes are carried out so that removed elements die after the lock.
@@ -132,6 +120,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// Whether the process runs under ThreadSanitizer (copied here so the lock path reads no global).
     @usableFromInline let sanitized = ThreadSanitizer.isActive
 
+    @usableFromInline
     init(_ value: Value, isEqual: ((Value, Value) -> Bool)?) {
         self.state = State(value: value)
         self.isEqual = isEqual
@@ -139,6 +128,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     /// Runs `body` with the state, holding the lock.
     @inlinable
+    @inline(__always)
     func withState<Result>(_ body: (inout State) -> Result) -> Result {
         var result: Result?
         mutex.withLock { _ in
@@ -181,54 +171,71 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     // MARK: Writing
 
     /// Stores `newValue` and notifies; `isEqual` tells an equal write (not notified to direct observations).
-    /// The common case (no prior observer) is inlined into the model's setter.
+    ///
+    /// The common case (no prior observer) is inlined into the model's setter, where `Value` is
+    /// concrete: one lock to store the value and take the subscriber list (a copy-on-write array, so
+    /// taking it is one retain), then the handlers are called after the lock with no allocation. The
+    /// rare cases (prior observers, a write made inside a handler) go through out-of-line paths.
     @inlinable
     func setValue(_ newValue: Value, of object: AnyObject) {
-        let outcome: SetOutcome<Value, Subscriber> = withState { state in
+        let stored: (old: Value, subscribers: [Subscriber])? = withState { state in
             if state.priorSubscribers != 0 {
-                return .announce
+                return nil
             }
-            if state.subscribers.isEmpty {
-                let old = state.value
-                state.value = newValue
-                state.version &+= 1
-                return .stored(old)
-            }
-            let old = state.value
-            state.value = newValue
+            var old = newValue
+            swap(&old, &state.value)
             state.version &+= 1
-            return .notify(old, state.subscribers)
+            return (old, state.subscribers)
         }
-        switch outcome {
-        case .stored:
-            // The old value is released here, after the lock: its deinit may use this storage.
+        guard let (old, subscribers) = stored else {
+            announceAndSet(newValue, of: object)
             return
-        case .announce:
-            let isEqual = self.isEqual
-            update(of: object) { value in
-                let old = value
-                value = newValue
-                let equal = isEqual?(old, newValue) ?? false
-                return ([ObservedChange(kind: .setting, oldValue: old, newValue: newValue)], equal)
+        }
+        if subscribers.isEmpty {
+            // `old` is released here, after the lock: its deinit may use this storage.
+            return
+        }
+        let isEqualWrite = isEqual?(old, newValue) ?? false
+        let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
+        ThreadContext.withCurrent { context in
+            if _slowPath(context.isDelivering) {
+                // A write made by a handler: stored above, delivered after the current handler (O8).
+                enqueueSend(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
+                return
             }
-        case .notify(let old, let subscribers):
-            let isEqualWrite = isEqual?(old, newValue) ?? false
-            let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
-            ThreadContext.withCurrent { context in
-                if _slowPath(context.isDelivering) {
-                    context.enqueue(object: object, storage: self) { context in
-                        Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
-                    }
-                    return
-                }
-                context.beginDelivery()
-                Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
-                context.endDelivery()
-            }
+            context.isDelivering = true
+            Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
+            context.endDelivery()
+        }
+    }
+
+    /// `setValue` with prior observers: their prior notification comes before the store.
+    @usableFromInline
+    @inline(never)
+    func announceAndSet(_ newValue: Value, of object: AnyObject) {
+        let isEqual = self.isEqual
+        update(of: object) { value in
+            let old = value
+            value = newValue
+            let equal = isEqual?(old, newValue) ?? false
+            return ([ObservedChange(kind: .setting, oldValue: old, newValue: newValue)], equal)
+        }
+    }
+
+    /// Queues the delivery of a change made inside a handler (O8).
+    @usableFromInline
+    @inline(never)
+    func enqueueSend(
+        _ change: ObservedChange<Value>, isEqualWrite: Bool, to subscribers: [Subscriber], object: AnyObject,
+        on context: ThreadContext
+    ) {
+        context.enqueue(object: object, storage: self) { context in
+            Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
         }
     }
 
     @inlinable
+    @inline(__always)
     static func send(
         _ change: ObservedChange<Value>, isEqualWrite: Bool, to subscribers: [Subscriber], object: AnyObject,
         on context: ThreadContext

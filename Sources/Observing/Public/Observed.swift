@@ -24,11 +24,14 @@ public struct Observed<Value> {
     let storage: PropertyStorage<Value>
 
     /// Creates the property with its initial value; writes notify on every store.
+    @inlinable
     public init(wrappedValue: Value) {
         storage = PropertyStorage(wrappedValue, isEqual: nil)
     }
 
     /// Creates the property with its initial value; a write of an equal value does not notify.
+    /// (Inlinable so that `==` is specialized for `Value` where the model is compiled.)
+    @inlinable
     public init(wrappedValue: Value) where Value: Equatable {
         storage = PropertyStorage(wrappedValue, isEqual: { $0 == $1 })
     }
