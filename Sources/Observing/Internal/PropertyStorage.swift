@@ -187,7 +187,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             state.version &+= 1
             return (old, state.subscribers)
         }
-        guard let (old, subscribers) = stored else {
+        // `consume`: the array moves out of `stored` instead of being retained a second time.
+        guard let (old, subscribers) = consume stored else {
             announceAndSet(newValue, of: object)
             return
         }
@@ -197,16 +198,24 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         }
         let isEqualWrite = isEqual?(old, newValue) ?? false
         let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
-        ThreadContext.withCurrent { context in
-            if _slowPath(context.isDelivering) {
-                // A write made by a handler: stored above, delivered after the current handler (O8).
-                enqueueSend(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
-                return
+        // The calling thread's context, not retained: the thread-local slot holds it until this thread
+        // exits, which cannot happen during this call. Each use below is a small closure that the
+        // compiler inlines (one large closure would not be, and would retain what it captures).
+        let context = Unmanaged<ThreadContext>.fromOpaque(ThreadContext.currentPointer())
+        if _slowPath(context._withUnsafeGuaranteedRef { $0.isDelivering }) {
+            // A write made by a handler: stored above, delivered after the current handler (O8).
+            context._withUnsafeGuaranteedRef {
+                enqueueSend(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: $0)
             }
-            context.isDelivering = true
-            Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
-            context.endDelivery()
+            return
         }
+        context._withUnsafeGuaranteedRef { $0.isDelivering = true }
+        // Indexing (rather than `for subscriber in`) borrows each element in place: no iterator
+        // holding a second reference to the array, no retain of each subscriber's closure.
+        for index in subscribers.indices where !isEqualWrite || subscribers[index].notifiesEqualWrites {
+            context._withUnsafeGuaranteedRef { subscribers[index].deliver(change, object, $0) }
+        }
+        context._withUnsafeGuaranteedRef { $0.endDelivery() }
     }
 
     /// `setValue` with prior observers: their prior notification comes before the store.
