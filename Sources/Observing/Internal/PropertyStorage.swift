@@ -22,23 +22,36 @@ struct TrackedRead {
     let object: AnyObject
     let storage: any TrackableStorage
     /// The user-facing key path of the property (`\Doc.title`).
+    ///
+    /// The getter hands over only this key path, not the wrapper's storage key path (`\Doc._title`):
+    /// each key path a getter uses is built on every read (a `swift_getKeyPath` call, a retain and a
+    /// release), and a storage key path that escapes also costs every read a dynamic exclusivity
+    /// check. Diagnostics name the property by reflection instead (`propertyName(ofStorage:in:)`).
     let keyPath: AnyKeyPath
-    /// The key path of the wrapper's stored property (`\Doc._title`), which, unlike `keyPath`, prints
-    /// with its name.
-    let storageKeyPath: AnyKeyPath
     let version: UInt64
 }
 
-/// The property name of a wrapper's storage key path: `\Doc._title` gives `title`.
-func propertyName(of storageKeyPath: AnyKeyPath) -> String {
-    let text = String(describing: storageKeyPath)
-    let last = text.split(separator: ".").last.map(String.init) ?? text
-    return last.hasPrefix("_") ? String(last.dropFirst()) : last
+/// The name of the property of `object` whose wrapper owns the storage `storage` (`title` for the
+/// wrapper `_title`), found by reflection; `<property>` if there is none. Diagnostics only.
+func propertyName(ofStorage storage: ObjectIdentifier, in object: AnyObject) -> String {
+    var mirror: Mirror? = Mirror(reflecting: object)
+    while let current = mirror {
+        for child in current.children {
+            if let wrapper = child.value as? any StorageHolding, wrapper.storageIdentifier == storage,
+                let label = child.label
+            {
+                return label.hasPrefix("_") ? String(label.dropFirst()) : label
+            }
+        }
+        mirror = current.superclassMirror
+    }
+    return "<property>"
 }
 
 /// A property wrapper that owns a `PropertyStorage` (for naming it by reflection).
 protocol StorageHolding {
-    func holds(_ storage: AnyObject) -> Bool
+    /// The identity of the wrapper's storage.
+    var storageIdentifier: ObjectIdentifier { get }
 }
 
 /// What `PropertyStorage.update` does once the lock is released.
@@ -147,19 +160,19 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     // MARK: Reading
 
     @inlinable
-    func value(of object: AnyObject, keyPath: AnyKeyPath, storageKeyPath: AnyKeyPath) -> Value {
+    func value(of object: AnyObject, keyPath: AnyKeyPath) -> Value {
         if isTracking {
-            return trackedValue(of: object, keyPath: keyPath, storageKeyPath: storageKeyPath)
+            return trackedValue(of: object, keyPath: keyPath)
         }
         return withState { $0.value }
     }
 
     @usableFromInline
-    func trackedValue(of object: AnyObject, keyPath: AnyKeyPath, storageKeyPath: AnyKeyPath) -> Value {
+    func trackedValue(of object: AnyObject, keyPath: AnyKeyPath) -> Value {
         let (value, version) = withState { ($0.value, $0.version) }
         ThreadContext.current.recordRead(
             TrackedRead(
-                object: object, storage: self, keyPath: keyPath, storageKeyPath: storageKeyPath, version: version))
+                object: object, storage: self, keyPath: keyPath, version: version))
         return value
     }
 
@@ -374,16 +387,7 @@ extension PropertyStorage: PropertyNaming {
     /// Found by reflection: the stored wrapper (`_title`) whose storage is this one. Diagnostics only.
     @usableFromInline
     func propertyName(in object: AnyObject) -> String {
-        var mirror: Mirror? = Mirror(reflecting: object)
-        while let current = mirror {
-            for child in current.children {
-                if let wrapper = child.value as? any StorageHolding, wrapper.holds(self), let label = child.label {
-                    return label.hasPrefix("_") ? String(label.dropFirst()) : label
-                }
-            }
-            mirror = current.superclassMirror
-        }
-        return "<property>"
+        Observing.propertyName(ofStorage: ObjectIdentifier(self), in: object)
     }
 }
 
