@@ -191,21 +191,23 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// rare cases (prior observers, a write made inside a handler) go through out-of-line paths.
     @inlinable
     func setValue(_ newValue: Value, of object: AnyObject) {
-        let stored: (old: Value, subscribers: [Subscriber])? = withState { state in
+        // `subscribers` is `nil` when there are none, so that a write nobody observes does not retain
+        // and release the (empty) array.
+        let stored: (old: Value, subscribers: [Subscriber]?)? = withState { state in
             if state.priorSubscribers != 0 {
                 return nil
             }
             var old = newValue
             swap(&old, &state.value)
             state.version &+= 1
-            return (old, state.subscribers)
+            return (old, state.subscribers.isEmpty ? nil : state.subscribers)
         }
         // `consume`: the array moves out of `stored` instead of being retained a second time.
-        guard let (old, subscribers) = consume stored else {
+        guard let (old, subscribersIfAny) = consume stored else {
             announceAndSet(newValue, of: object)
             return
         }
-        if subscribers.isEmpty {
+        guard let subscribers = consume subscribersIfAny else {
             // `old` is released here, after the lock: its deinit may use this storage.
             return
         }
