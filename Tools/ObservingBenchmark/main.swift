@@ -127,6 +127,16 @@ if CommandLine.arguments.contains("--profile-baseline") {
     for index in 0..<count { property.set(index) }
     exit(0)
 }
+// `--profile-chain`: only changes of a chained key path's end property.
+if CommandLine.arguments.contains("--profile-chain") {
+    let folder = Folder()
+    folder.document = Document()
+    let token = folder.observe(\.document.title, options: [.new]) { _, change in blackHole(change.newValue) }
+    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000
+    for index in 0..<count { folder.document.title = index }
+    token.invalidate()
+    exit(0)
+}
 if CommandLine.arguments.contains("--profile-observe") {
     let model = Model()
     let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000
