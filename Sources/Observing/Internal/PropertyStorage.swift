@@ -98,8 +98,14 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         @usableFromInline let wantsPrior: Bool
         /// Chain links are told of equal writes too (an equal but different object still re-targets).
         @usableFromInline let notifiesEqualWrites: Bool
+        /// Holds the function called with the change, the object and the delivering thread's context.
+        @usableFromInline let delivery: Delivery
+
         /// Called with the change, the object and the delivering thread's context.
-        @usableFromInline let deliver: (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
+        @inlinable
+        var deliver: (ObservedChange<Value>, AnyObject, ThreadContext) -> Void {
+            delivery.call
+        }
 
         init(
             id: UInt64, wantsPrior: Bool, notifiesEqualWrites: Bool,
@@ -108,7 +114,18 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             self.id = id
             self.wantsPrior = wantsPrior
             self.notifiesEqualWrites = notifiesEqualWrites
-            self.deliver = deliver
+            self.delivery = Delivery(deliver)
+        }
+    }
+
+    /// A subscriber's function in an object, so that the setter can call it through an unretained
+    /// reference (see `setValue`).
+    @usableFromInline
+    final class Delivery {
+        @usableFromInline let call: (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
+
+        init(_ call: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void) {
+            self.call = call
         }
     }
 
@@ -225,10 +242,22 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             return
         }
         context._withUnsafeGuaranteedRef { $0.isDelivering = true }
-        // Indexing (rather than `for subscriber in`) borrows each element in place: no iterator
-        // holding a second reference to the array, no retain of each subscriber's closure.
-        for index in subscribers.indices where !isEqualWrite || subscribers[index].notifiesEqualWrites {
-            context._withUnsafeGuaranteedRef { subscribers[index].deliver(change, object, $0) }
+        // Each subscriber's `Delivery` is called through an unretained reference, read from the array's
+        // buffer. Why that is safe: `subscribers` holds a reference to that buffer until this function
+        // returns, and the buffer is never mutated meanwhile (the storage's own array shares it, so any
+        // change there copies it first), so every `Delivery` in it stays alive. The read itself is
+        // a load of the reference's bits as an `Unmanaged` (same layout, trivial, no retain).
+        let deliveryOffset = MemoryLayout<Subscriber>.offset(of: \Subscriber.delivery)!
+        subscribers.withUnsafeBufferPointer { buffer in
+            guard let first = buffer.baseAddress else { return }
+            let base = UnsafeRawPointer(first)
+            for index in buffer.indices where !isEqualWrite || buffer[index].notifiesEqualWrites {
+                let delivery = (base + index * MemoryLayout<Subscriber>.stride + deliveryOffset)
+                    .load(as: Unmanaged<Delivery>.self)
+                delivery._withUnsafeGuaranteedRef { delivery in
+                    context._withUnsafeGuaranteedRef { delivery.call(change, object, $0) }
+                }
+            }
         }
         context._withUnsafeGuaranteedRef { $0.endDelivery() }
     }
