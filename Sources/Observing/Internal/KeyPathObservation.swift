@@ -62,7 +62,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         weak var root: Root?
         var mode: Mode = .pending
         /// The storage key paths last read, to name the observed path in diagnostics.
-        var readNames: [AnyKeyPath] = []
+        var readNames: [ReadName] = []
         let keyPath: KeyPath<Root, Value>
         /// `==` when `Value` is `Equatable`: a chain notifies only when its end value changed.
         /// Found on first use (chain mode only): the dynamic cast is not free.
@@ -121,7 +121,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             let keyPath = state.keyPath
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
             keptAlive += reads.map(\.object)
-            state.readNames = reads.map(\.storageKeyPath)
+            state.readNames = reads.map(ReadName.init)
             let direct = state.direct
             state.direct = nil
             if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
@@ -180,7 +180,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
             keptAlive += reads.map(\.object)
         }
-        state.readNames = reads.map(\.storageKeyPath)
+        state.readNames = reads.map(ReadName.init)
         state.mode = .chain(links: links, lastValue: value)
         return value
     }
@@ -269,7 +269,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // short (the description is built after), since the last release runs the object's deinit.
         guard isActive else { return nil }
         let (keyPath, readNames) = state.withLock { ($0.keyPath, $0.readNames) }
-        let description = Self.describe(keyPath, reads: readNames)
+        let description = Self.describe(keyPath, reads: readNames.map(\.name))
         return ObservationRecord(
             objectType: String(reflecting: rootType),
             objectIdentifier: rootIdentifier,
@@ -285,12 +285,29 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 extension KeyPathObservation {
     /// `\Doc.title` for a key path. Key paths to wrapped properties print as `<computed ...>`, so
     /// those are named from the storages the path read (`\Folder.document.title`).
-    static func describe(_ keyPath: KeyPath<Root, Value>, reads: [AnyKeyPath]) -> String {
+    static func describe(_ keyPath: KeyPath<Root, Value>, reads names: [String]) -> String {
         let text = String(describing: keyPath)
         guard text.contains("<computed") else { return text }
-        let names = reads.map(propertyName(of:))
         let path = names.isEmpty ? "<computed>" : names.joined(separator: ".")
         return "\\\(Root.self).\(path)"
+    }
+}
+
+/// A property read while evaluating an observed key path, kept to name the path in diagnostics.
+/// Neither the object nor its storage is retained (the object weakly, the storage by identity only).
+struct ReadName {
+    weak var object: AnyObject?
+    let storage: ObjectIdentifier
+
+    init(_ read: TrackedRead) {
+        object = read.object
+        storage = ObjectIdentifier(read.storage)
+    }
+
+    /// The property's name (found by reflection), or `<property>` once the object is gone.
+    var name: String {
+        guard let object else { return "<property>" }
+        return propertyName(ofStorage: storage, in: object)
     }
 }
 

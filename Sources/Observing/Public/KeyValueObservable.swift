@@ -55,7 +55,8 @@ extension KeyValueObservable {
                 // The handler is called directly here (not through `gated`) so that this path stays
                 // specialized; the storage drops this closure, and with it the handler, on invalidate.
                 guard gate.enter(on: context) else { return }
-                handler(unsafeDowncast(object, to: Self.self), change.filtered(by: options))
+                let root = unsafeDowncast(object, to: Self.self)
+                change.withFiltered(by: options) { handler(root, $0) }
                 gate.leave(on: context)
             }
         ).token

@@ -79,8 +79,7 @@ public struct ObservedArray<Element> {
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> [Element] {
         get {
-            instance[keyPath: storageKeyPath].storage.value(
-                of: instance, keyPath: wrappedKeyPath, storageKeyPath: storageKeyPath)
+            instance[keyPath: storageKeyPath].storage.value(of: instance, keyPath: wrappedKeyPath)
         }
         set {
             let wrapper = instance[keyPath: storageKeyPath]
@@ -297,7 +296,7 @@ func identifiableChanges<Element: Identifiable>(
 }
 
 extension ObservedArray: StorageHolding {
-    func holds(_ storage: AnyObject) -> Bool {
-        self.storage === storage
+    var storageIdentifier: ObjectIdentifier {
+        ObjectIdentifier(storage)
     }
 }
