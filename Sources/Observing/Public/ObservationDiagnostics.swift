@@ -85,6 +85,12 @@ public enum ObservationDiagnostics {
         LiveObservations.all.compactMap(\.record)
     }
 
+    /// How many observations ``liveObservations()`` would list, without building their records:
+    /// cheap enough for a counter printed after every step of a long run.
+    public static var liveObservationCount: Int {
+        LiveObservations.all.reduce(0) { count, core in core.isActive ? count + 1 : count }
+    }
+
     /// The live observations of `object` (other objects are not touched).
     public static func liveObservations(of object: AnyObject) -> [ObservationRecord] {
         let id = ObjectIdentifier(object)
