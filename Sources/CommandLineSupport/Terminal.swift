@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Standard output and error for the command-line tools: line writes, terminal detection and a
@@ -45,9 +45,9 @@ public enum Terminal {
         while offset < bytes.count {
             let written = bytes.withUnsafeMutableBytes { buffer in
                 #if canImport(Darwin)
-                Darwin.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    Darwin.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 #else
-                Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 #endif
             }
             if written > 0 {

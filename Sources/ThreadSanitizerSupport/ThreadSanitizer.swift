@@ -29,6 +29,12 @@ package enum ThreadSanitizer {
     @usableFromInline
     package static let releaseAddress = address(of: "__tsan_release")
 
+    /// Whether the process runs under ThreadSanitizer.
+    @usableFromInline
+    package static var isActive: Bool {
+        acquireAddress != 0 && releaseAddress != 0
+    }
+
     private static func address(of symbol: String) -> UInt {
         #if canImport(Darwin)
             let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT

@@ -72,7 +72,7 @@ public struct MediaDescription: Sendable, Hashable {
     ///   `.invalidArgument` (not a file URL),
     ///   `.fileNotFound`,
     ///   `.notReadable`,
-    ///   `.notAMediaFile` (empty, a directory, contents no demuxer recognises, an MP4 cut short
+    ///   `.notAMediaFile` (empty, a directory, a FIFO or device, contents no demuxer recognises, an MP4 cut short
     ///   before its index),
     ///   `.noVideoStream` (audio only),
     ///   `.unsupportedCodec` (video this FFmpeg cannot decode),

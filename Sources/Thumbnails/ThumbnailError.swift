@@ -10,8 +10,8 @@ public struct ThumbnailError: Error, Sendable, Hashable {
         case fileNotFound
         /// The file exists but cannot be read (permissions, an I/O error).
         case notReadable
-        /// The file is empty, a directory, or no demuxer recognises its contents (a text file, a
-        /// file cut short before its index).
+        /// The file is empty, a directory, not a regular file (a FIFO, a device), or no demuxer
+        /// recognises its contents (a text file, a file cut short before its index).
         case notAMediaFile
         /// A media file without any video stream (audio only, subtitles only).
         case noVideoStream

@@ -31,7 +31,7 @@ struct Options {
         usage: canvas-sim [--cells N] [--visible V] (--script FILE | --events "..." | --interactive)
                           [--format text|json] [--render FILE.png]
                canvas-sim --export-table markdown|dot
-          --cells N            canvases on the board (default 4)
+          --cells N            canvases on the board (default 4, at most 1000000)
           --visible V          canvases the screen shows at once (default 9); scroll N brings one into view
           --script FILE        events from FILE, one per line or separated by ';' ('#' starts a comment);
                                relative take files resolve against FILE's folder
@@ -45,6 +45,10 @@ struct Options {
         exit codes: 0 the script ran (rejected events are normal), 1 the picture could not be written,
                     2 usage, a malformed script (with its line and column) or an unreadable script file
         """
+
+    /// The largest `--cells` and `--visible`: a board of a million canvases takes about 1.6 GB; a larger one would
+    /// only end in a failed allocation.
+    static let maximumCount = 1_000_000
 
     struct UsageError: Error {
         let message: String
@@ -61,8 +65,8 @@ struct Options {
             return arguments[index]
         }
         func count(_ text: String, for option: String) throws(UsageError) -> Int {
-            guard let number = Int(text), number >= 1 else {
-                throw UsageError(message: "\(option) takes a whole number of at least 1, not '\(text)'")
+            guard let number = Int(text), (1...maximumCount).contains(number) else {
+                throw UsageError(message: "\(option) takes a whole number from 1 to \(maximumCount), not '\(text)'")
             }
             return number
         }
@@ -73,8 +77,13 @@ struct Options {
             options.source = source
         }
 
+        var given: Set<String> = []
         while index < arguments.count {
             let argument = arguments[index]
+            // An option given twice is a conflict (which value was meant?), not a silent "last one wins".
+            if argument.hasPrefix("-"), argument != "-h", argument != "--help", !given.insert(argument).inserted {
+                throw UsageError(message: "\(argument) is given more than once")
+            }
             switch argument {
             case "-h", "--help":
                 options.help = true
@@ -114,8 +123,12 @@ struct Options {
         }
         guard !options.help else { return options }
         if options.exportTable != nil {
-            guard options.source == nil, options.render == nil else {
-                throw UsageError(message: "--export-table prints the table only; it takes no events and no --render")
+            let others = given.subtracting(["--export-table"]).sorted()
+            guard others.isEmpty else {
+                throw UsageError(
+                    message:
+                        "--export-table prints the table only; it takes no other option (got \(others.joined(separator: ", ")))"
+                )
             }
             return options
         }

@@ -6,8 +6,10 @@ import Foundation
 enum Output {
     // MARK: JSON
 
-    /// One step as the JSON line of DESIGN section 6, plus `visible` per canvas and, only when a cover failed during
-    /// the step, `coverErrors`.
+    /// One step as exactly the JSON line of DESIGN section 6: `step`, `event`, `accepted`, `reason`, `canvases` (each
+    /// `index`, `status`, `selected`, `video`, `shows`) and `effects`, nothing else, so readers that compare whole
+    /// objects with the contract keep working. A cover that failed during the step is reported as one more effect
+    /// string, `cover failed N FILE: REASON`, after the event's own effects.
     static func json(_ step: SimulationStep) -> String {
         var line = JSONLine()
         line.add("step", .int(step.number))
@@ -15,19 +17,10 @@ enum Output {
         line.add("accepted", .bool(step.isAccepted))
         line.add("reason", .nullable(step.reason))
         line.add("canvases", .array(step.canvases.map { .object(json($0)) }))
-        line.add("effects", .array(step.effects.map { .string($0.description) }))
-        if !step.coverFailures.isEmpty {
-            line.add(
-                "coverErrors",
-                .array(
-                    step.coverFailures.map { failure in
-                        var object = JSONLine()
-                        object.add("index", .int(failure.index))
-                        object.add("video", .string(TakeName.describe(failure.videoURL)))
-                        object.add("reason", .string(failure.reason))
-                        return .object(object)
-                    }))
+        let coverFailures = step.coverFailures.map { failure in
+            "cover failed \(failure.index) \(TakeName.describe(failure.videoURL)): \(failure.reason)"
         }
+        line.add("effects", .array((step.effects.map(\.description) + coverFailures).map { .string($0) }))
         return line.description
     }
 
@@ -38,7 +31,6 @@ enum Output {
         object.add("selected", .bool(canvas.isSelected))
         object.add("video", .nullable(canvas.videoURL.map(TakeName.describe)))
         object.add("shows", .string(canvas.shows.name))
-        object.add("visible", .bool(canvas.isVisible))
         return object
     }
 

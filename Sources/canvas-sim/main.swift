@@ -39,20 +39,36 @@ if let table = options.exportTable {
     exit(ExitCode.success)
 }
 
+/// The bytes of the script file, or exit 2 with the reason it cannot be read: missing, a directory, not readable.
+/// Bytes that are not UTF-8 are the parser's error, with the line and column of the first one.
+func readScript(at url: URL, path: String) -> Data {
+    func refuse(_ reason: String) -> Never {
+        fail("cannot read script '\(path)': \(reason)", code: ExitCode.usage)
+    }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { refuse("no such file") }
+    if isDirectory.boolValue { refuse("it is a directory") }
+    guard FileManager.default.isReadableFile(atPath: path) else { refuse("permission denied") }
+    // A file handle reads pipes and other non-regular files too (`--script /dev/stdin`), which `Data(contentsOf:)`
+    // refuses on Linux.
+    let data: Data
+    do {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        data = try handle.readToEnd() ?? Data()
+    } catch {
+        refuse("it could not be read (\((error as NSError).localizedDescription))")
+    }
+    return data
+}
+
 /// Reads and parses the script before anything is printed, so a malformed one prints only its error.
 func loadScript(_ source: Options.Source) -> (script: CanvasScript, name: String)? {
     switch source {
     case .script(let path):
         let url = URL(fileURLWithPath: path)
-        let bytes: Data
+        let bytes = readScript(at: url, path: path)
         do {
-            bytes = try Data(contentsOf: url)
-        } catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? "it is not readable" : "no such file"
-            fail("cannot read script '\(path)': \(reason)", code: ExitCode.usage)
-        }
-        do {
-            // Bytes that are not UTF-8 are a parse error with the line and column of the first one.
             return (try CanvasScript(parsing: bytes, baseDirectory: url.deletingLastPathComponent()), path)
         } catch {
             fail("\(path): \(error)", code: ExitCode.usage)
@@ -90,7 +106,15 @@ if let loaded {
 }
 
 if let path = options.render {
-    let picture = BoardPicture(canvases: simulation.canvases)
+    let canvases = simulation.canvases
+    let size = BoardPicture.size(canvasCount: canvases.count)
+    guard size.width * size.height <= BoardPicture.maximumPixelCount else {
+        fail(
+            "cannot write '\(path)': a picture of \(canvases.count) canvases would have \(size.width)x\(size.height) "
+                + "pixels, more than \(BoardPicture.maximumPixelCount / 1_000_000) million",
+            code: ExitCode.outputFailed)
+    }
+    let picture = BoardPicture(canvases: canvases)
     do {
         let image = try CoverImage(
             width: picture.width, height: picture.height, bytesPerRow: picture.width * 3, pixelFormat: .rgb,

@@ -29,7 +29,8 @@ struct Options {
     var exact = false
     var skipDark = false
     var format: Format?
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    /// `--jobs`; nil for the default (the number of cores, asked only when covers are made).
+    var jobs: Int?
     var json = false
     var help = false
 
@@ -42,12 +43,13 @@ struct Options {
           --max-size WxH   fit the cover inside W x H pixels, aspect kept (default 0x0: natural size)
           --time SECONDS   take the frame at this time (default 0: the first frame)
           --percent P      take the frame at P percent of the duration
-          --exact          the exact frame at the time (default: the nearest keyframe, fast)
+          --exact          the exact frame at the time (default: the keyframe at or before it, fast)
           --skip-dark      skip black or flat opening frames
           --format F       png or jpeg (default: from -o's extension, else png)
-          --jobs N         inputs decoded at once (default: the number of cores)
-          --json           one JSON object per input on stdout
-        exit codes: 0 all covers written, 1 some inputs failed (the others are written), 2 usage
+          --jobs N         inputs decoded at once (default: the number of cores; at most 64)
+          --json           one JSON object per input on stdout (warnings go to stderr)
+        exit codes: 0 all covers written, 1 some inputs failed (the others are written),
+                    2 usage (including an output folder that is missing, not a folder or not writable)
         """
 
     struct UsageError: Error {

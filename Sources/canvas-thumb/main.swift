@@ -19,14 +19,28 @@ if options.help {
     exit(0)
 }
 
-let inputs: [URL]
-do {
-    inputs = try CoverInputs.expand(options.inputs)
-} catch {
-    Terminal.printError("canvas-thumb: \(error.reason)")
+/// Exits with status 2 and `message` when `folder`, where covers are to be written, is missing,
+/// not a folder, or not writable: every input would fail the same way, after being decoded.
+func requireWritableFolder(_ folder: String) {
+    var status = stat()
+    let problem: String? =
+        if stat(folder, &status) != 0 {
+            errno == ENOENT || errno == ENOTDIR ? "does not exist" : String(cString: strerror(errno))
+        } else if status.st_mode & S_IFMT != S_IFDIR {
+            "is not a directory"
+        } else if access(folder, W_OK | X_OK) != 0 {
+            "is not writable: \(String(cString: strerror(errno)))"
+        } else {
+            nil
+        }
+    guard let problem else { return }
+    Terminal.printError("canvas-thumb: output directory '\(folder)' \(problem)")
     exit(2)
 }
-guard !inputs.isEmpty else {
+
+let expansion = CoverInputs.expand(options.inputs)
+let inputs = expansion.files
+guard !inputs.isEmpty || !expansion.unlistedDirectories.isEmpty else {
     Terminal.printError("canvas-thumb: no video files found in \(options.inputs.joined(separator: " "))")
     exit(2)
 }
@@ -35,14 +49,34 @@ let format: CoverImageFormat = options.format == .jpeg ? .jpeg : .png
 let jobs: [CoverJob]
 switch options.output {
 case .file(let path):
-    jobs = [CoverJob(input: inputs[0], output: URL(fileURLWithPath: path))]
-case .directory(let path):
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-        Terminal.printError("canvas-thumb: output directory '\(path)' does not exist")
+    // The one argument may be a directory: it must hold exactly one video.
+    guard inputs.count <= 1 else {
+        Terminal.printError(
+            "canvas-thumb: -o takes a single input, but \(options.inputs[0]) holds \(inputs.count) videos; "
+                + "use --output-dir")
         exit(2)
     }
-    var namer = CoverOutputNamer(directory: URL(fileURLWithPath: path, isDirectory: true), fileExtension: format.pathExtension)
+    let output = URL(fileURLWithPath: path)
+    let folder = output.deletingLastPathComponent().path
+    requireWritableFolder(folder)
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        Terminal.printError("canvas-thumb: -o '\(path)' is a directory; use --output-dir to write covers into it")
+        exit(2)
+    }
+    if let input = inputs.first,
+        output.standardizedFileURL.resolvingSymlinksInPath().path
+            == input.standardizedFileURL.resolvingSymlinksInPath().path
+    {
+        Terminal.printError("canvas-thumb: -o '\(path)' is the input itself; it would be overwritten")
+        exit(2)
+    }
+    jobs = inputs.first.map { [CoverJob(input: $0, output: output)] } ?? []
+case .directory(let path):
+    requireWritableFolder(path)
+    var namer = CoverOutputNamer(
+        directory: URL(fileURLWithPath: path, isDirectory: true), fileExtension: format.pathExtension,
+        protecting: inputs)
     jobs = inputs.map { CoverJob(input: $0, output: namer.outputURL(for: $0)) }
 }
 
@@ -93,31 +127,52 @@ final class Reporter: Sendable {
     private func print(_ item: CoverJobResult) {
         let input = item.job.input.relativePath
         if json {
-            var line = JSONLine()
-            line.add("input", .string(input))
             switch item.result {
             case .success(let cover):
+                var line = JSONLine()
+                line.add("input", .string(input))
                 line.add("output", .string(item.job.output.relativePath))
                 line.add("width", .int(cover.width))
                 line.add("height", .int(cover.height))
                 line.add("actualTime", .double(cover.actualTime))
                 line.add("error", .null)
-                if !cover.warnings.isEmpty { line.add("warnings", .array(cover.warnings.map { .string($0) })) }
+                Terminal.printLine(line.description)
             case .failure(let error):
-                line.add("output", .null)
-                line.add("width", .null)
-                line.add("height", .null)
-                line.add("actualTime", .null)
-                line.add("error", .string(error.reason))
+                Terminal.printLine(Self.failureLine(input: input, reason: error.reason))
             }
-            Terminal.printLine(line.description)
         } else {
             switch item.result {
             case .success(let cover):
                 let time = String(format: "%.3f", cover.actualTime)
-                Terminal.printLine("\(input) -> \(item.job.output.relativePath) (\(cover.width)x\(cover.height) at \(time) s)")
-                for warning in cover.warnings { Terminal.printError("canvas-thumb: warning: \(warning)") }
+                let size = "\(cover.width)x\(cover.height)"
+                Terminal.printLine("\(input) -> \(item.job.output.relativePath) (\(size) at \(time) s)")
             case .failure(let error):
+                Terminal.printError("canvas-thumb: \(error.reason)")
+            }
+        }
+        // The JSON objects have exactly the documented fields: warnings go to standard error in
+        // both modes, naming their input.
+        if case .success(let cover) = item.result {
+            for warning in cover.warnings { Terminal.printError("canvas-thumb: warning: \(input): \(warning)") }
+        }
+    }
+
+    /// The JSON object of an input that has no cover: the six fields, all but two null.
+    private static func failureLine(input: String, reason: String) -> String {
+        var line = JSONLine()
+        line.add("input", .string(input))
+        for field in ["output", "width", "height", "actualTime"] { line.add(field, .null) }
+        line.add("error", .string(reason))
+        return line.description
+    }
+
+    /// Reports a directory that could not be searched, like a failed input (before any cover).
+    func report(unlisted error: ThumbnailError, directory: String) {
+        state.withAnnotatedLock { state in
+            state.failed += 1
+            if json {
+                Terminal.printLine(Self.failureLine(input: directory, reason: error.reason))
+            } else {
                 Terminal.printError("canvas-thumb: \(error.reason)")
             }
         }
@@ -125,6 +180,10 @@ final class Reporter: Sendable {
 }
 
 let reporter = Reporter(total: jobs.count, json: options.json)
-CoverBatch.run(jobs, options: coverOptions, format: format, concurrency: options.jobs) { reporter.report($0) }
+for unlisted in expansion.unlistedDirectories {
+    reporter.report(unlisted: unlisted.error, directory: unlisted.path)
+}
+let concurrency = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+CoverBatch.run(jobs, options: coverOptions, format: format, concurrency: concurrency) { reporter.report($0) }
 reporter.finish()
 exit(reporter.failures == 0 ? 0 : 1)

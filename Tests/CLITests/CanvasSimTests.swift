@@ -61,6 +61,9 @@ struct CanvasSimTests {
         for (offset, line) in run.outputLines.enumerated() {
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not an object: \(line)")
+            #expect(
+                Set(object.keys) == ["step", "event", "accepted", "reason", "canvases", "effects"],
+                "exactly the contract's fields")
             #expect(object["step"] as? Int == offset + 1)
             #expect(object["event"] is String)
             let accepted = try #require(object["accepted"] as? Bool)
@@ -68,6 +71,7 @@ struct CanvasSimTests {
             #expect(object["effects"] is [Any])
             let canvases = try #require(object["canvases"] as? [[String: Any]])
             for (index, canvas) in canvases.enumerated() {
+                #expect(Set(canvas.keys) == ["index", "status", "selected", "video", "shows"])
                 #expect(canvas["index"] as? Int == index)
                 #expect(["noPreview", "inPreview", "recording"].contains(canvas["status"] as? String))
                 #expect(canvas["selected"] is Bool)
@@ -85,7 +89,7 @@ struct CanvasSimTests {
         #expect(run.status == 0)
         #expect(
             run.outputLines.first
-                == #"{"step":1,"event":"tap 0","accepted":true,"reason":null,"canvases":[{"index":0,"status":"inPreview","selected":true,"video":null,"shows":"livePreview","visible":true},{"index":1,"status":"noPreview","selected":false,"video":null,"shows":"addButton","visible":true}],"effects":["attach preview to 0"]}"#
+                == #"{"step":1,"event":"tap 0","accepted":true,"reason":null,"canvases":[{"index":0,"status":"inPreview","selected":true,"video":null,"shows":"livePreview"},{"index":1,"status":"noPreview","selected":false,"video":null,"shows":"addButton"}],"effects":["attach preview to 0"]}"#
         )
         #expect(run.outputLines.count == 5)
         #expect(run.outputLines.last?.contains(#""video":"Fixtures/h264.mp4","shows":"playback""#) == true)
@@ -123,6 +127,33 @@ struct CanvasSimTests {
         #expect(run.errorLines == ["canvas-sim: cannot read script 'Fixtures/sim/no-such.script': no such file"])
     }
 
+    @Test("a script that is a directory says so; one that is not UTF-8 names the first bad byte's place; exit 2")
+    func unreadableScripts() throws {
+        let directory = try tool.run(["--script", "Fixtures/sim"])
+        #expect(directory.status == 2)
+        #expect(directory.standardOutput.isEmpty)
+        #expect(directory.errorLines == ["canvas-sim: cannot read script 'Fixtures/sim': it is a directory"])
+
+        let binary = FileManager.default.temporaryDirectory.appendingPathComponent("canvas-sim-\(UUID()).script")
+        try Data([0x74, 0x61, 0x70, 0x20, 0xFF, 0xFE, 0x0A]).write(to: binary)
+        defer { try? FileManager.default.removeItem(at: binary) }
+        let invalid = try tool.run(["--script", binary.path])
+        #expect(invalid.status == 2)
+        #expect(invalid.standardOutput.isEmpty)
+        #expect(
+            invalid.errorLines == [
+                "canvas-sim: \(binary.path): line 1, column 5: not UTF-8 text: byte 0xFF cannot start or continue a character"
+            ])
+    }
+
+    @Test("--script reads a pipe too (/dev/stdin)")
+    func scriptFromPipe() throws {
+        let run = try tool.run(["--script", "/dev/stdin", "--format", "json"], input: "tap 0; tap 9\n")
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.outputLines.count == 2)
+        #expect(run.outputLines.first?.hasPrefix(#"{"step":1,"event":"tap 0","accepted":true"#) == true)
+    }
+
     @Test("an empty script is valid: zero steps, a warning, exit 0")
     func emptyScript() throws {
         let run = try tool.run(["--script", "Fixtures/sim/empty.script", "--format", "json"])
@@ -137,6 +168,10 @@ struct CanvasSimTests {
             ["--cells", "0", "--events", "tap 0"], ["--cells", "x", "--events", "tap 0"], ["--events"],
             ["--format", "xml", "--events", "tap 0"], ["--script", "a", "--events", "tap 0"], [],
             ["--export-table", "svg"], ["--export-table", "dot", "--events", "tap 0"], ["--bogus"], ["tap", "0"],
+            ["--cells", "1000001", "--events", "tap 0"], ["--cells", "99999999999999999999", "--events", "tap 0"],
+            ["--cells", "2", "--cells", "3", "--events", "tap 0"],
+            ["--format", "json", "--format", "text", "--events", "tap 0"],
+            ["--export-table", "dot", "--format", "json"], ["--export-table", "markdown", "--cells", "3"],
         ])
     func usageErrors(arguments: [String]) throws {
         let run = try tool.run(arguments)
@@ -186,6 +221,21 @@ struct CanvasSimTests {
         #expect(run.outputLines.count == 1)
         #expect(run.standardError.hasPrefix("canvas-sim: cannot write 'no-such-folder/board.png': "))
         #expect(!FileManager.default.fileExists(atPath: BuiltBinary.root.appendingPathComponent("no-such-folder").path))
+    }
+
+    @Test("--render of a board too large to draw exits 1 with the picture's size, before allocating it")
+    func renderTooLarge() throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.url.appendingPathComponent("board.png")
+        let run = try tool.run(["--cells", "5000", "--events", "tap 0", "--format", "json", "--render", output.path])
+        #expect(run.status == 1)
+        #expect(run.outputLines.count == 1)
+        #expect(
+            run.errorLines == [
+                "canvas-sim: cannot write '\(output.path)': a picture of 5000 canvases would have 12224x9384 pixels, "
+                    + "more than 100 million"
+            ])
+        #expect(scratch.contents.isEmpty)
     }
 
     @Test("--interactive without a terminal reads one event per line, with the same output as a script")

@@ -63,13 +63,16 @@ struct CanvasThumbTests {
         let scratch = try ScratchFolder()
         let names = ["h264.mp4", "empty.mp4", "vp9.webm", "audio-only.m4a", "rotation-90.mp4", "nothing-here.mp4"]
         let run = try tool.run(
-            names.map { "Fixtures/\($0)" } + ["--output-dir", scratch.url.path, "--max-size", "64x64", "--jobs", "3", "--json"])
+            names.map { "Fixtures/\($0)" } + [
+                "--output-dir", scratch.url.path, "--max-size", "64x64", "--jobs", "3", "--json",
+            ])
         #expect(run.status == 1)
         #expect(run.standardError.isEmpty, "JSON mode reports errors in the JSON only")
         let normalized = run.standardOutput.replacingOccurrences(of: scratch.url.path, with: "<out>")
             .replacingOccurrences(of: BuiltBinary.root.path + "/", with: "<root>/")
         let expected = try String(
-            contentsOf: BuiltBinary.root.appendingPathComponent("Fixtures/cli/canvas-thumb-mixed-batch.jsonl"), encoding: .utf8)
+            contentsOf: BuiltBinary.root.appendingPathComponent("Fixtures/cli/canvas-thumb-mixed-batch.jsonl"),
+            encoding: .utf8)
         #expect(normalized == expected)
         #expect(scratch.contents == ["h264.png", "rotation-90.png", "vp9.png"])
     }
@@ -120,7 +123,8 @@ struct CanvasThumbTests {
         let nested = folder.url.appendingPathComponent("takes/day1")
         try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
-            at: BuiltBinary.root.appendingPathComponent("Fixtures/hevc.mp4"), to: nested.appendingPathComponent("x.mp4"))
+            at: BuiltBinary.root.appendingPathComponent("Fixtures/hevc.mp4"), to: nested.appendingPathComponent("x.mp4")
+        )
         try Data("notes".utf8).write(to: folder.url.appendingPathComponent("takes/readme.txt"))
         let out = try ScratchFolder()
         let walked = try tool.run([folder.url.appendingPathComponent("takes").path, "--output-dir", out.url.path])
@@ -147,8 +151,132 @@ struct CanvasThumbTests {
         let run = try tool.run(arguments)
         #expect(run.status == 2)
         #expect(run.standardOutput.isEmpty)
-        #expect(run.errorLines.first == "canvas-thumb: \(message)" || run.errorLines.first?.hasPrefix("canvas-thumb: \(message)") == true,
+        #expect(
+            run.errorLines.first == "canvas-thumb: \(message)"
+                || run.errorLines.first?.hasPrefix("canvas-thumb: \(message)") == true,
             "\(run.standardError)")
+    }
+
+    @Test("--json objects have exactly the six documented fields; warnings go to stderr, naming the input")
+    func jsonFieldsAreExact() throws {
+        let scratch = try ScratchFolder()
+        let output = scratch.url.appendingPathComponent("cut.png").path
+        // The index says 3 s, the data stops at 1.5 s: the cover comes with warnings.
+        let input = "Fixtures/truncated-index-at-front.mp4"
+        let run = try tool.run([input, "-o", output, "--time", "2.5", "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == ["input", "output", "width", "height", "actualTime", "error"])
+        #expect(!run.errorLines.isEmpty)
+        for line in run.errorLines {
+            #expect(line.hasPrefix("canvas-thumb: warning: \(input): "), "\(line)")
+        }
+    }
+
+    @Test(
+        "an output location that cannot be written is a usage error, before any decoding",
+        arguments: [
+            (
+                ["Fixtures/h264.mp4", "-o", "/no/such/folder/x.png"],
+                "output directory '/no/such/folder' does not exist"
+            ),
+            (
+                ["Fixtures/h264.mp4", "--output-dir", "Package.swift"],
+                "output directory 'Package.swift' is not a directory"
+            ),
+            (["Fixtures/h264.mp4", "-o", "Fixtures"], "-o 'Fixtures' is a directory"),
+            (["Fixtures", "-o", "/tmp/x.png"], "-o takes a single input, but Fixtures holds"),
+        ])
+    func unwritableOutputs(arguments: [String], message: String) throws {
+        let run = try tool.run(arguments)
+        #expect(run.status == 2)
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.errorLines.count == 1)
+        #expect(run.errorLines.first?.hasPrefix("canvas-thumb: \(message)") == true, "\(run.standardError)")
+    }
+
+    @Test("no cover ever replaces an input: -o naming the input is refused; a same-named input is kept")
+    func inputsAreNeverOverwritten() throws {
+        let scratch = try ScratchFolder()
+        let video = scratch.url.appendingPathComponent("take.mp4")
+        try FileManager.default.copyItem(at: BuiltBinary.root.appendingPathComponent("Fixtures/h264.mp4"), to: video)
+        let original = try Data(contentsOf: video)
+        let itself = try tool.run([video.path, "-o", video.path])
+        #expect(itself.status == 2)
+        #expect(itself.standardError.contains("is the input itself"), "\(itself.standardError)")
+        #expect(try Data(contentsOf: video) == original)
+
+        // A video stored under an image's name, given as input and written beside itself.
+        let still = scratch.url.appendingPathComponent("still.png")
+        try FileManager.default.copyItem(at: video, to: still)
+        let beside = try tool.run([still.path, "--output-dir", scratch.url.path, "--json"])
+        #expect(beside.status == 0, "\(beside.standardError)")
+        #expect(try Data(contentsOf: still) == original, "the input is untouched")
+        #expect(scratch.contents == ["still-2.png", "still.png", "take.mp4"])
+    }
+
+    @Test(
+        "as an ordinary user: an unlistable folder is reported, an unwritable output folder is a usage error",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") || geteuid() != 0))
+    func permissions() throws {
+        let scratch = try ScratchFolder()
+        let manager = FileManager.default
+        let inputs = scratch.url.appendingPathComponent("in")
+        let locked = inputs.appendingPathComponent("locked")
+        try manager.createDirectory(at: locked, withIntermediateDirectories: true)
+        let fixture = BuiltBinary.root.appendingPathComponent("Fixtures/h264.mp4")
+        try manager.copyItem(at: fixture, to: inputs.appendingPathComponent("a.mp4"))
+        try manager.copyItem(at: fixture, to: locked.appendingPathComponent("b.mp4"))
+        let writable = scratch.url.appendingPathComponent("out")
+        let readOnly = scratch.url.appendingPathComponent("read-only")
+        try manager.createDirectory(at: writable, withIntermediateDirectories: false)
+        try manager.createDirectory(at: readOnly, withIntermediateDirectories: false)
+        try manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.url.path)
+        try manager.setAttributes([.posixPermissions: 0o777], ofItemAtPath: writable.path)
+        try manager.setAttributes([.posixPermissions: 0o555], ofItemAtPath: readOnly.path)
+        try manager.setAttributes([.posixPermissions: 0o000], ofItemAtPath: locked.path)
+        defer { try? manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked.path) }
+
+        let listed = try runAsOrdinaryUser([inputs.path, "--output-dir", writable.path, "--json"])
+        #expect(listed.status == 1, "the unlistable folder is a failure")
+        let lines = listed.outputLines
+        #expect(lines.count == 2)
+        #expect(
+            lines.first?.contains("\"error\":\"\(locked.path): cannot list the directory: Permission denied\"") == true)
+        #expect(lines.last?.contains("\"error\":null") == true, "the other input is still written")
+        #expect(manager.fileExists(atPath: writable.appendingPathComponent("a.png").path))
+
+        let unwritable = try runAsOrdinaryUser([
+            inputs.appendingPathComponent("a.mp4").path, "--output-dir", readOnly.path,
+        ])
+        #expect(unwritable.status == 2)
+        #expect(
+            unwritable.errorLines == [
+                "canvas-thumb: output directory '\(readOnly.path)' is not writable: Permission denied"
+            ])
+    }
+
+    /// Runs canvas-thumb as `nobody` when the tests run as root (who may read and write anything).
+    private func runAsOrdinaryUser(_ arguments: [String]) throws -> BuiltBinary.Run {
+        guard geteuid() == 0 else { return try tool.run(arguments) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", tool.url.path] + arguments
+        process.currentDirectoryURL = BuiltBinary.root
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let errors = PipeReader(error.fileHandleForReading)
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = errors.wait()
+        process.waitUntilExit()
+        return BuiltBinary.Run(
+            status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
+            standardError: String(decoding: errData, as: UTF8.self))
     }
 
     @Test("--help prints the usage and exits 0")

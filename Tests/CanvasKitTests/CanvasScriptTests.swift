@@ -80,7 +80,17 @@ struct CanvasScriptTests {
         ("delete x", 1, 8, "'delete' expects a canvas index (an integer), got 'x'"),
         (
             "remove 99999999999999999999", 1, 8,
-            "'remove' expects a canvas index (an integer), got '99999999999999999999'"
+            "'remove' got 99999999999999999999, beyond any index (from -9223372036854775808 to 9223372036854775807)"
+        ),
+        (
+            "tap -9223372036854775809", 1, 5,
+            "'tap' got -9223372036854775809, beyond any index (from -9223372036854775808 to 9223372036854775807)"
+        ),
+        ("tap 1-2", 1, 5, "'tap' expects a canvas index (an integer), got '1-2'"),
+        ("tap 0\u{0}", 1, 5, "'tap' expects a canvas index (an integer), got '0\\u{0}'"),
+        (
+            "\u{1B}[2J", 1, 1,
+            "unknown event '\\u{1B}[2J'; expected one of tap, record, stop, cancel, delete, add, remove, scroll, disappear, appear"
         ),
         ("scroll", 1, 7, "'scroll' needs an item index, e.g. 'scroll 0'"),
         ("tap 1 2", 1, 7, "'tap' takes one canvas index, got an extra '2'"),

@@ -88,18 +88,6 @@ private func ids(_ cells: [(index: Int, cell: TextCell)]) -> [ObjectIdentifier] 
     cells.map { ObjectIdentifier($0.cell) }
 }
 
-/// A deterministic generator for the randomized sequences (SplitMix64).
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-}
-
 // MARK: Tests
 
 @Suite("Collection host: UIKit cell lifecycle")
@@ -487,7 +475,7 @@ struct CollectionHostFuzzTests {
     @Test("scrolls, updates and appearances keep every invariant", arguments: configurations)
     func randomSequences(configuration: CollectionHostConfiguration) throws {
         for seed in UInt64(1)...20 {
-            var random = SeededGenerator(state: seed)
+            var random = SplitMix64(seed: seed)
             let fixture = Fixture(count: Int.random(in: 0...12, using: &random), configuration, recording: false)
             let host = fixture.host
             host.screenDidAppear()

@@ -116,3 +116,81 @@ extension LifetimeTests {
         tracker.expectAllFreed()
     }
 }
+
+/// Observes a computed property of itself and owns the token; reading `probe` may drop the last
+/// outside reference to it.
+final class Dropper: KeyValueObservable {
+    let child: Counter
+    var token: ObservationToken?
+    var onRead: () -> Void = {}
+
+    init(child: Counter) {
+        self.child = child
+    }
+
+    /// Reads `child.value` (so a change of it re-evaluates the chain) but always returns 0, so the
+    /// re-evaluation finds the end value unchanged.
+    var probe: Int {
+        if child.value == 2 {
+            onRead()
+        }
+        return 0
+    }
+}
+
+extension LifetimeTests {
+    /// The last reference to an observed object goes away while its chain is being re-evaluated, and
+    /// its deinit ends that same observation: no deadlock, everything freed.
+    @Test func objectFreedDuringItsOwnChainEvaluation() {
+        let tracker = LifetimeTracker()
+        let child = Counter()
+        var holder: Dropper? = tracker.watch(Dropper(child: child))
+        holder?.onRead = { holder = nil }
+        holder?.token = holder?.observe(\.probe) { _, _ in }
+        child.value = 1
+        #expect(holder != nil)
+        child.value = 2
+        #expect(holder == nil)
+        tracker.expectAllFreed()
+    }
+}
+
+/// An object whose deinit uses the property that held it.
+final class Occupant {
+    weak var slot: Slot?
+    let seen: Recorder<Int>
+
+    init(slot: Slot, seen: Recorder<Int>) {
+        self.slot = slot
+        self.seen = seen
+    }
+
+    deinit {
+        seen.append(slot?.members.count ?? -1)
+        slot?.occupant = nil
+    }
+}
+
+final class Slot: KeyValueObservable {
+    @Observed var occupant: Occupant?
+    @ObservedArray var members: [Occupant] = []
+}
+
+extension LifetimeTests {
+    /// A value released by a write is released after the property's lock, so its deinit may read or
+    /// write that property (with and without observers).
+    @Test(arguments: [false, true])
+    func deinitOfAReplacedValueMayUseTheProperty(observed: Bool) {
+        let slot = Slot()
+        let seen = Recorder<Int>()
+        let token = observed ? slot.observe(\.occupant) { _, _ in } : nil
+        slot.occupant = Occupant(slot: slot, seen: seen)
+        slot.occupant = nil
+        slot.$members.append(Occupant(slot: slot, seen: seen))
+        slot.$members.removeAll()
+        slot.members = [Occupant(slot: slot, seen: seen)]
+        slot.members = []
+        #expect(seen.values == [0, 0, 0])
+        token?.invalidate()
+    }
+}

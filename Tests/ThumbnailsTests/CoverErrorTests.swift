@@ -41,6 +41,21 @@ struct CoverErrorTests {
         #expect(try failure(remote).kind == .invalidArgument)
     }
 
+    @Test("a FIFO or a device is refused as not a regular file, without reading or blocking on it")
+    func specialFiles() throws {
+        let folder = try TemporaryFolder()
+        // No writer ever opens this FIFO: opening it for reading would block forever.
+        let fifo = folder.url.appending(path: "take.mp4")
+        #expect(mkfifo(fifo.path, 0o644) == 0)
+        let fromFIFO = try failure(fifo)
+        #expect(fromFIFO.kind == .notAMediaFile)
+        #expect(fromFIFO.reason.contains("not a regular file"), "\(fromFIFO.reason)")
+        // /dev/zero never ends: it must not be read.
+        let fromDevice = try failure(URL(filePath: "/dev/zero"))
+        #expect(fromDevice.kind == .notAMediaFile)
+        #expect(fromDevice.reason.contains("not a regular file"), "\(fromDevice.reason)")
+    }
+
     @Test(
         "impossible requests are invalid arguments",
         arguments: [
@@ -71,6 +86,13 @@ struct CoverErrorTests {
         }
         #expect(throws: Never.self) {
             try CoverImage(width: 2, height: 1, bytesPerRow: 6, pixelFormat: .rgb, pixels: [1, 2, 3, 4, 5, 6])
+        }
+        // Sizes whose products overflow are refused, not a trap.
+        #expect(throws: ThumbnailError.self) {
+            try CoverImage(width: Int.max / 2, height: 1, bytesPerRow: 6, pixelFormat: .rgb, pixels: [])
+        }
+        #expect(throws: ThumbnailError.self) {
+            try CoverImage(width: 1, height: Int.max / 2, bytesPerRow: 6, pixelFormat: .rgb, pixels: [])
         }
     }
 

@@ -45,6 +45,24 @@ struct CoverGeneratorTests {
         #expect(Bars.isCyan(natural.meanColor(x: 275, y: 100, width: 40, height: 60)), "\(name)")
     }
 
+    @Test(
+        "tiny and odd boxes give covers of at least one pixel that encode as PNG and JPEG",
+        arguments: [
+            ("h264.mp4", PixelSize(width: 1, height: 1), PixelSize(width: 1, height: 1)),
+            ("h264.mp4", PixelSize(width: 3, height: 5), PixelSize(width: 3, height: 2)),
+            ("rotation-90.mp4", PixelSize(width: 3, height: 5), PixelSize(width: 3, height: 5)),
+            ("rotation-90.mp4", PixelSize(width: 0, height: 100), PixelSize(width: 56, height: 100)),
+            ("anamorphic.mp4", PixelSize(width: 1, height: 0), PixelSize(width: 1, height: 1)),
+            ("hevc-10bit.mp4", PixelSize(width: 7, height: 7), PixelSize(width: 7, height: 4)),
+        ])
+    func tinyBoxes(_ name: String, box: PixelSize, expected: PixelSize) throws {
+        let cover = try generator.makeCover(for: Fixtures.url(name), options: CoverOptions(maximumSize: box))
+        #expect(cover.size == expected)
+        #expect(cover.pixels.count == expected.width * expected.height * 3)
+        #expect(try cover.encoded(as: .png).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        #expect(try cover.encoded(as: .jpeg).starts(with: [0xFF, 0xD8, 0xFF]))
+    }
+
     @Test("an anamorphic stream is stretched by its pixel aspect ratio")
     func anamorphic() throws {
         let natural = try generator.makeCover(for: Fixtures.url("anamorphic.mp4"))

@@ -64,6 +64,17 @@ struct EncodingTests {
         #expect(try contents(of: folder.url) == ["cover.jpg", "cover.png"])
     }
 
+    @Test("a name as long as the file system allows is written: the temporary name stays within it")
+    func longestName() throws {
+        let folder = try TemporaryFolder()
+        let name = String(repeating: "é", count: 125) + ".png"  // 254 bytes of UTF-8, NAME_MAX is 255
+        let url = folder.url.appending(path: name)
+        let image = try cover()
+        try image.write(to: url, as: .png)
+        #expect(try Data(contentsOf: url) == image.encoded(as: .png))
+        #expect(try contents(of: folder.url) == [name])
+    }
+
     @Test("a failed write leaves no file and no temporary file, and an existing file untouched")
     func failedWrite() throws {
         let folder = try TemporaryFolder()

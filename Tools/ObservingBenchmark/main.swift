@@ -107,6 +107,36 @@ if CommandLine.arguments.contains("--profile-delivery") {
     token.invalidate()
     exit(0)
 }
+// `--profile-set` and `--profile-get`: only write or read a property nobody observes.
+if CommandLine.arguments.contains("--profile-set") {
+    let model = Model()
+    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    for index in 0..<count { model.value = index }
+    exit(0)
+}
+if CommandLine.arguments.contains("--profile-get") {
+    let model = Model()
+    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    for _ in 0..<count { blackHole(model.value) }
+    exit(0)
+}
+// `--profile-baseline`: only the closure-behind-a-Mutex baseline.
+if CommandLine.arguments.contains("--profile-baseline") {
+    let property = LockedProperty { blackHole($0) }
+    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    for index in 0..<count { property.set(index) }
+    exit(0)
+}
+// `--profile-chain`: only changes of a chained key path's end property.
+if CommandLine.arguments.contains("--profile-chain") {
+    let folder = Folder()
+    folder.document = Document()
+    let token = folder.observe(\.document.title, options: [.new]) { _, change in blackHole(change.newValue) }
+    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000
+    for index in 0..<count { folder.document.title = index }
+    token.invalidate()
+    exit(0)
+}
 if CommandLine.arguments.contains("--profile-observe") {
     let model = Model()
     let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000

@@ -59,12 +59,18 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
         var observedBoard: CanvasBoard?
         var recomputations = 0
         var cover = CoverState()
+        /// The newest derived display (nil while unbound) and the take it was derived from, with a number that grows
+        /// with each derivation; ``display`` is brought to it by ``publishDisplay()``.
+        var derived: CanvasDisplay?
+        var derivedTake: URL?
+        var derivedNumber: UInt64 = 0
     }
 
     private let state = Mutex(State())
-    /// Serializes derivations (read the model, derive, publish), so a derivation that read older values can never
-    /// publish after one that read newer values: every write to an observed key notifies after it is stored, and
-    /// the derivation it triggers starts after the previous one published.
+    /// Serializes derivations (read the model, derive, number the result), so a derivation that read newer values
+    /// always gets a greater number: every write to an observed key notifies after it is stored, and the derivation it
+    /// triggers starts after the previous one was numbered. Publishing happens after this lock is released, so an
+    /// observer of ``display`` or ``cover`` may call back into the view-model.
     private let derivation = Mutex(())
     /// The observer holding the model and board observations (for lifetime tests).
     package let observer = KeyValueObserver()
@@ -146,9 +152,14 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
         synchronizeObservations(in: hook)
         request?.cancel()
         derivation.withAnnotatedLock { _ in
-            display = nil
-            cover = nil
+            state.withAnnotatedLock { state in
+                state.derived = nil
+                state.derivedTake = nil
+                state.derivedNumber += 1
+            }
         }
+        publishDisplay()
+        cover = nil
     }
 
     /// Registers the observations of the bound model and board, if not registered yet, and re-derives the display
@@ -248,31 +259,57 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     /// Only a canvas that shows its take (no preview, a take) depends on whether the board records; the others skip
     /// the derivation. A write to the model that races with this notification triggers its own derivation.
     private func boardRecordingDidChange() {
-        guard let model = state.withAnnotatedLock({ $0.model }), model.status == .noPreview, model.videoURL != nil else {
+        guard let model = state.withAnnotatedLock({ $0.model }), model.status == .noPreview, model.videoURL != nil
+        else {
             return
         }
         recompute()
     }
 
     private func recompute() {
-        derivation.withAnnotatedLock { _ in
+        let derived = derivation.withAnnotatedLock { _ -> Bool in
             let (model, board) = state.withAnnotatedLock { state in
                 state.recomputations += 1
                 return (state.model, state.board)
             }
-            guard let model else { return }
+            guard let model else { return false }
             let take = model.videoURL
             let isRecording = board?.isRecording ?? false
             let next = CanvasDisplay(status: model.status, videoURL: take, boardIsRecording: isRecording)
-            display = next
-            updateCover(take: take, display: next)
+            state.withAnnotatedLock { state in
+                // Unbound or rebound meanwhile: this derivation is for a model no longer bound.
+                guard state.model === model else { return }
+                state.derived = next
+                state.derivedTake = take
+                state.derivedNumber += 1
+            }
+            return true
+        }
+        guard derived else { return }
+        publishDisplay()
+        updateCover()
+    }
+
+    /// Writes the newest derived display into ``display``, with no lock held (the write notifies). Whoever writes
+    /// last checks afterwards that nothing newer was derived meanwhile, and writes again if it was, so the last write
+    /// is always the newest display, whatever the threads.
+    private func publishDisplay() {
+        while true {
+            let (newest, number) = state.withAnnotatedLock { ($0.derived, $0.derivedNumber) }
+            display = newest
+            if state.withAnnotatedLock({ $0.derivedNumber }) == number { return }
         }
     }
 
-    private func updateCover(take: URL?, display: CanvasDisplay) {
-        var wanted: URL?
-        if case .cover(let url) = display, coverProvider != nil { wanted = url }
-        let (cancelled, start, cleared) = state.withAnnotatedLock { state -> ((any CoverRequest)?, UInt64?, Bool) in
+    /// Brings the cover request in line with the newest derived display (never with an older one, whatever the order
+    /// in which racing derivations get here): cancels the request for a take the canvas no longer has, and asks for
+    /// the cover of a take it shows as a cover.
+    private func updateCover() {
+        let (cancelled, start, cleared, wanted) = state.withAnnotatedLock {
+            state -> ((any CoverRequest)?, UInt64?, Bool, URL?) in
+            let take = state.derivedTake
+            var wanted: URL?
+            if case .cover(let url) = state.derived, coverProvider != nil { wanted = url }
             var cancelled: (any CoverRequest)?
             var cleared = false
             if let requested = state.cover.take, requested != take {
@@ -280,10 +317,10 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
                 state.cover = CoverState(generation: state.cover.generation + 1)
                 cleared = true
             }
-            guard let wanted, state.cover.take == nil else { return (cancelled, nil, cleared) }
+            guard let wanted, state.cover.take == nil else { return (cancelled, nil, cleared, nil) }
             state.cover.take = wanted
             state.cover.generation += 1
-            return (cancelled, state.cover.generation, cleared)
+            return (cancelled, state.cover.generation, cleared, wanted)
         }
         cancelled?.cancel()
         if cleared { cover = nil }

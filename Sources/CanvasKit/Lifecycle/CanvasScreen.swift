@@ -1,5 +1,7 @@
 import Foundation
 import Observing
+import Synchronization
+import ThreadSanitizerSupport
 
 /// The canvas screen, headless: a ``CollectionHost`` of ``CanvasCell``s showing a ``CanvasBoard``, with the
 /// ``DisplayLifecycleBinder`` on its display hooks.
@@ -9,11 +11,13 @@ import Observing
 /// item list changed inside the update, as UIKit requires. Model changes reach the cells through their
 /// view-models' observations; nothing ever calls `reloadData()` (``reloadCount`` stays zero).
 ///
-/// Main-actor isolated, like a UIKit view controller. Add and remove canvases (the board's `send(.add)` and
-/// `send(.remove(_:))`) on the main actor: the screen applies the list change synchronously, inside the board's
-/// notification, so the collection never lags behind the board; a list change made off the main actor stops the
-/// program (`MainActor.assumeIsolated`), as UIKit's main-thread checker would. Other events (taps, record, stop)
-/// may come from any thread: the view-models handle model changes where they happen.
+/// Main-actor isolated, like a UIKit view controller. Events may be sent to the board from any thread:
+/// - model changes (taps, record, stop, ...) reach the cells' view-models on the thread that makes them;
+/// - a list change (`add`, `remove`) made on the main actor is applied at once, inside the board's notification, so
+///   the collection never lags behind the board there. One made on another thread (an event sent there, or queued
+///   behind one being applied there) is applied on the main actor as soon as it runs, or by
+///   ``applyPendingListChanges()``; until then the collection shows the list as it was, like a UIKit data source
+///   updated on the main queue. Either way the changes are applied in the order the board made them.
 @MainActor
 public final class CanvasScreen {
     /// The board shown.
@@ -30,6 +34,9 @@ public final class CanvasScreen {
 
     /// The observation of the board's canvas list (for lifetime tests).
     package private(set) var canvasesToken: ObservationToken?
+    /// The board's list changes not applied yet, in the board's order.
+    private let pendingListChanges = ListChangeQueue()
+    private var isApplyingListChanges = false
 
     /// Creates the screen for `board`; nothing is laid out until ``screenDidAppear()``.
     ///
@@ -38,13 +45,15 @@ public final class CanvasScreen {
     ///   - configuration: the host's viewport, prefetching, callback order and disappearance behaviour.
     ///   - coverProvider: where the cells' view-models get covers.
     ///   - coverSize: the largest cover a cell wants.
-    ///   - log: where every registration and removal is recorded.
+    ///   - log: where every registration and removal is audited. The default keeps the live registrations, their
+    ///     peak and the violations, not the history (which would grow with every scroll of a long-lived screen);
+    ///     pass `RegistrationLog()` to keep every entry.
     public init(
         board: CanvasBoard,
         configuration: CollectionHostConfiguration,
         coverProvider: (any CoverProvider)? = nil,
         coverSize: CoverSize = CoverSize(width: 320, height: 320),
-        log: RegistrationLog = RegistrationLog()
+        log: RegistrationLog = RegistrationLog(keepsEntries: false)
     ) {
         self.board = board
         let binder = DisplayLifecycleBinder(log: log)
@@ -54,11 +63,30 @@ public final class CanvasScreen {
         self.source = source
         host = CollectionHost(dataSource: source, configuration: configuration)
         host.delegate = source
-        // Delivered synchronously on the mutating thread, which must be the main actor's (see the type's notes): a
-        // hop would let the collection lag behind the board and cells show canvases by stale indexes.
+        // Delivered on the mutating thread, which may be any thread: the change is queued there, in the board's
+        // order, and the queue is applied on the main actor (at once when already there). A change is never applied
+        // off the main actor, and never out of order (a change made on the main actor while earlier ones wait for
+        // their hop applies those first).
+        let pending = pendingListChanges
         canvasesToken = board.observe(\.canvases, options: [.new]) { [weak self] _, change in
-            MainActor.assumeIsolated { self?.boardCanvasesDidChange(change) }
+            pending.append(change)
+            guard let self else { return }
+            if isOnMainActor {
+                MainActor.assumeIsolated { self.applyPendingListChanges() }
+            } else {
+                Task { @MainActor in self.applyPendingListChanges() }
+            }
         }
+    }
+
+    /// Applies the board's list changes that were made off the main actor and are still waiting, in order, each as
+    /// one batch update. The screen calls it by itself; call it to bring the collection up to date at once.
+    public func applyPendingListChanges() {
+        // A change made while one is being applied (by a host callback) is picked up by the loop already running.
+        guard !isApplyingListChanges else { return }
+        isApplyingListChanges = true
+        defer { isApplyingListChanges = false }
+        while let change = pendingListChanges.next() { boardCanvasesDidChange(change) }
     }
 
     /// The number of `reloadData()` calls so far: zero for a correct screen.
@@ -108,6 +136,20 @@ public final class CanvasScreen {
             lastUpdateError = error
             host.reloadData()
         }
+    }
+}
+
+/// The board's list changes, handed from the thread that made them to the main actor, in order.
+private final class ListChangeQueue: Sendable {
+    private let changes = Mutex<[ObservedChange<[CanvasModel]>]>([])
+
+    func append(_ change: ObservedChange<[CanvasModel]>) {
+        changes.withAnnotatedLock { $0.append(change) }
+    }
+
+    /// The oldest waiting change, removed from the queue.
+    func next() -> ObservedChange<[CanvasModel]>? {
+        changes.withAnnotatedLock { $0.isEmpty ? nil : $0.removeFirst() }
     }
 }
 

@@ -31,8 +31,9 @@ public final class DisplayLifecycleBinder {
 
     private var displayed: [ObjectIdentifier: CanvasCellViewModel] = [:]
 
-    /// A binder recording into `log`.
-    public init(log: RegistrationLog = RegistrationLog()) {
+    /// A binder recording into `log`. The default log audits without keeping the history (see
+    /// ``RegistrationLog/init(keepsEntries:)``), so a long-lived screen does not grow with every scroll.
+    public init(log: RegistrationLog = RegistrationLog(keepsEntries: false)) {
         self.log = log
     }
 

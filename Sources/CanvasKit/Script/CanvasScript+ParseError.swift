@@ -7,8 +7,11 @@ extension CanvasScript {
             case unknownWord(String, suggestion: String?)
             /// The word needs an argument that is not there.
             case missingArgument(word: String)
-            /// The word needs an integer and got something else (or a number too large for `Int`).
+            /// The word needs an integer and got something else.
             case notANumber(word: String, argument: String)
+            /// The word got a decimal integer too large (or too small) for `Int`: no board has such an index, and no
+            /// event can carry it, so the script is malformed rather than the step rejected.
+            case numberOutOfRange(word: String, argument: String)
             /// The word got more arguments than it takes.
             case extraArgument(word: String, argument: String)
             /// A quoted file name has no closing quote on its line.
@@ -38,13 +41,24 @@ extension CanvasScript {
             self.reason = reason
         }
 
-        /// The one-line message without the place, e.g. `unknown event 'tapp' (did you mean 'tap'?)`.
+        /// The one-line message without the place, e.g. `unknown event 'tapp' (did you mean 'tap'?)`. Control and
+        /// format characters from the script (a NUL, an escape sequence, a line separator) are written as `\u{1B}`, so
+        /// the message stays one printable line.
         public var message: String {
-            switch reason {
+            func shown(_ text: String) -> String {
+                text.unicodeScalars.map { scalar in
+                    switch scalar.properties.generalCategory {
+                    case .control, .format, .lineSeparator, .paragraphSeparator:
+                        "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+                    default: String(scalar)
+                    }
+                }.joined()
+            }
+            return switch reason {
             case .unknownWord(let word, let suggestion?):
-                "unknown event '\(word)' (did you mean '\(suggestion)'?)"
+                "unknown event '\(shown(word))' (did you mean '\(suggestion)'?)"
             case .unknownWord(let word, nil):
-                "unknown event '\(word)'; expected one of \(Keyword.allCases.map(\.rawValue).joined(separator: ", "))"
+                "unknown event '\(shown(word))'; expected one of \(Keyword.allCases.map(\.rawValue).joined(separator: ", "))"
             case .missingArgument(let word):
                 if let keyword = Keyword(rawValue: word) {
                     "'\(word)' needs \(keyword.argumentName), e.g. '\(keyword.example)'"
@@ -52,22 +66,24 @@ extension CanvasScript {
                     "'\(word)' needs an argument"
                 }
             case .notANumber(let word, let argument):
-                "'\(word)' expects \(Keyword(rawValue: word)?.argumentName ?? "an integer") (an integer), got '\(argument)'"
+                "'\(word)' expects \(Keyword(rawValue: word)?.argumentName ?? "an integer") (an integer), got '\(shown(argument))'"
+            case .numberOutOfRange(let word, let argument):
+                "'\(word)' got \(argument), beyond any index (from \(Int.min) to \(Int.max))"
             case .extraArgument(let word, let argument):
                 switch Keyword(rawValue: word) {
                 case let keyword? where keyword.arity == .index:
-                    "'\(word)' takes one \(keyword.argumentNoun), got an extra '\(argument)'"
+                    "'\(word)' takes one \(keyword.argumentNoun), got an extra '\(shown(argument))'"
                 case let keyword? where keyword.arity == .optionalFile:
-                    "'\(word)' takes at most one \(keyword.argumentNoun), got an extra '\(argument)'"
+                    "'\(word)' takes at most one \(keyword.argumentNoun), got an extra '\(shown(argument))'"
                 default:
-                    "'\(word)' takes no argument, got '\(argument)'"
+                    "'\(word)' takes no argument, got '\(shown(argument))'"
                 }
             case .unterminatedQuote:
                 "unterminated quoted file name (missing closing '\"')"
             case .emptyFileName:
                 "empty file name"
             case .textAfterQuote(let text):
-                "unexpected '\(text)' right after a quoted file name"
+                "unexpected '\(shown(text))' right after a quoted file name"
             case .nulInFileName:
                 "a file name cannot contain the NUL character (U+0000)"
             case .notUTF8(let byte):

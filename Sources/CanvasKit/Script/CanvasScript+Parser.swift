@@ -198,9 +198,15 @@ extension CanvasScript {
                         line: head.line, column: head.endColumn, reason: .missingArgument(word: keyword.rawValue))
                 }
                 guard !argument.quoted, let index = Int(argument.text) else {
+                    let text = argument.text
+                    let digits = text.first == "-" || text.first == "+" ? text.dropFirst() : text[...]
+                    let isInteger =
+                        !argument.quoted && !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
                     throw ParseError(
                         line: argument.line, column: argument.column,
-                        reason: .notANumber(word: keyword.rawValue, argument: argument.text))
+                        reason: isInteger
+                            ? .numberOutOfRange(word: keyword.rawValue, argument: argument.text)
+                            : .notANumber(word: keyword.rawValue, argument: argument.text))
                 }
                 if let extra = arguments.dropFirst().first {
                     throw ParseError(

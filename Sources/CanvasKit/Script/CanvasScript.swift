@@ -5,8 +5,9 @@ import Foundation
 /// Syntax: events one per line or separated by `;`; `#` starts a comment that runs to the end of the line; words are
 /// separated by spaces or tabs. The words are `tap N`, `record`, `stop [FILE]`, `cancel`, `delete N`, `add`,
 /// `remove N` (board events) and `scroll N`, `disappear`, `appear` (host-only commands). `N` is a decimal integer
-/// (an out-of-range or negative index is not a syntax error: the board rejects it). A `FILE` containing a space, `;`,
-/// `#`, `"` or `\` is written in double quotes with `\"` and `\\` escapes.
+/// (an out-of-range or negative index is not a syntax error: the board rejects it; only a number beyond `Int`'s range,
+/// which no event can carry, is). A `FILE` containing a space, `;`, `#`, `"` or `\` is written in double quotes with
+/// `\"` and `\\` escapes.
 ///
 /// `stop` without a file still finishes a take: the n-th bare `stop` of the script (in script order, counting from 1,
 /// rejected ones included) gets the synthetic file `take-n.mov`, skipping any name the script writes explicitly. Files

@@ -21,15 +21,31 @@ public struct BoardPicture: Sendable, Hashable {
     /// The space around and between tiles.
     public static let gap = 12
 
-    /// Draws `canvases` (see the type's notes).
-    public init(canvases: [SimulationCanvas], columns: Int? = nil) {
-        let count = max(1, canvases.count)
+    /// The largest picture drawn, in pixels: 100 million (300 MB of RGB), about 4,400 canvases in the default square
+    /// grid. Check a board against it with ``size(canvasCount:columns:)`` before drawing it.
+    public static let maximumPixelCount = 100_000_000
+
+    /// The width and height of the picture of `canvasCount` canvases in `columns` columns (nil: the smallest square
+    /// grid that holds them), without drawing it.
+    public static func size(canvasCount: Int, columns: Int? = nil) -> (width: Int, height: Int) {
+        let count = max(1, canvasCount)
         var columnCount = columns ?? 1
         if columns == nil { while columnCount * columnCount < count { columnCount += 1 } }
         columnCount = max(1, min(columnCount, count))
         let rows = (count + columnCount - 1) / columnCount
-        width = Self.gap + columnCount * (Self.tileWidth + Self.gap)
-        height = Self.gap + rows * (Self.tileHeight + Self.gap)
+        return (gap + columnCount * (tileWidth + gap), gap + rows * (tileHeight + gap))
+    }
+
+    /// Draws `canvases` (see the type's notes).
+    ///
+    /// - Precondition: the picture has at most ``maximumPixelCount`` pixels (see ``size(canvasCount:columns:)``).
+    public init(canvases: [SimulationCanvas], columns: Int? = nil) {
+        let count = max(1, canvases.count)
+        (width, height) = Self.size(canvasCount: count, columns: columns)
+        precondition(
+            width * height <= Self.maximumPixelCount,
+            "a picture of \(count) canvases would have \(width)x\(height) pixels, more than the maximum")
+        let columnCount = (width - Self.gap) / (Self.tileWidth + Self.gap)
         pixels = [UInt8](repeating: 0, count: width * height * 3)
         fill(x: 0, y: 0, width: width, height: height, Self.background)
         for (offset, canvas) in canvases.enumerated() {

@@ -142,14 +142,14 @@ public final class BoardSimulation {
             },
             isOnScreen: screen.host.isOnScreen, visibleRange: screen.host.visibleRange,
             cellsMade: statistics.cellsMade, cellsReused: statistics.cellsReused,
-            liveObservations: ObservationDiagnostics.liveObservations().count)
+            liveObservations: ObservationDiagnostics.liveObservationCount)
     }
 
     /// The counters so far; live observations and reloads as of now.
     public var summary: SimulationSummary {
         var summary = counters
         let statistics = screen.host.statistics
-        summary.liveObservations = ObservationDiagnostics.liveObservations().count
+        summary.liveObservations = ObservationDiagnostics.liveObservationCount
         summary.cellRegistrations = screen.binder.log.liveCount
         summary.reloads = statistics.reloads
         summary.registrationViolations = screen.binder.log.violations.count

@@ -34,26 +34,30 @@ final class DeliveryGate: Sendable {
 
     /// Admits a call on the thread of `context` unless the gate is closed; pair with `leave(on:)`.
     @inlinable
+    @inline(__always)
     func enter(on context: ThreadContext) -> Bool {
-        let before = state.add(Self.oneCall, ordering: .acquiringAndReleasing).oldValue
+        // Wrapping arithmetic compiles to one `lock xadd` (the trapping form is a compare-and-swap loop);
+        // the count cannot overflow, as each admitted call is a frame on some thread's stack.
+        let before = state.wrappingAdd(Self.oneCall, ordering: .acquiringAndReleasing).oldValue
         guard before & Self.closedBit == 0 else {
             leave()
             return false
         }
-        context.runningGates.append(ObjectIdentifier(self))
+        context.pushRunningGate(ObjectIdentifier(self))
         return true
     }
 
     /// Ends a call admitted by `enter(on:)`.
     @inlinable
+    @inline(__always)
     func leave(on context: ThreadContext) {
-        context.runningGates.removeLast()
+        context.popRunningGate()
         leave()
     }
 
     @inlinable
     func leave() {
-        let before = state.subtract(Self.oneCall, ordering: .acquiringAndReleasing).oldValue
+        let before = state.wrappingSubtract(Self.oneCall, ordering: .acquiringAndReleasing).oldValue
         if _slowPath(before & Self.closedBit != 0) {
             wakeWaiters()
         }
@@ -79,7 +83,7 @@ final class DeliveryGate: Sendable {
     func close() -> Bool {
         let before = state.bitwiseOr(Self.closedBit, ordering: .acquiringAndReleasing).oldValue
         let id = ObjectIdentifier(self)
-        let own = ThreadContext.current.runningGates.reduce(0) { $0 + ($1 == id ? 1 : 0) }
+        let own = ThreadContext.current.runningCalls(of: id)
         while true {
             let semaphore: DispatchSemaphore? = waiters.withLock { list in
                 let running = state.load(ordering: .acquiring) / Self.oneCall

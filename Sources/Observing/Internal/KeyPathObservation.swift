@@ -12,6 +12,8 @@ protocol ObservationCore: AnyObject, Sendable {
     var isActive: Bool { get }
     /// A description for `ObservationDiagnostics`, or `nil` once the observed object is gone.
     var record: ObservationRecord? { get }
+    /// The identity of the observed object (readable without touching the object).
+    var rootIdentifier: ObjectIdentifier { get }
 }
 
 /// Told by a chain-link subscription (`PropertyStorage.addLink`) that a storage on the path of a
@@ -60,21 +62,23 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         weak var root: Root?
         var mode: Mode = .pending
         /// The storage key paths last read, to name the observed path in diagnostics.
-        var readNames: [AnyKeyPath] = []
+        var readNames: [ReadName] = []
         let keyPath: KeyPath<Root, Value>
         /// `==` when `Value` is `Equatable`: a chain notifies only when its end value changed.
         /// Found on first use (chain mode only): the dynamic cast is not free.
         var equality: ((Value, Value) -> Bool)??
+        /// The direct-mode subscriber, handed to the storage by `start()` and not kept here after it
+        /// (it captures the handler, which must go when the observation is invalidated).
+        var direct: (@Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void)?
     }
 
     let options: ObservationOptions
     let delivery: ObservationDelivery
     let handler: GatedHandler<Root, Value>
     private let send: @Sendable (Root, ObservedChange<Value>) -> Void
-    private let direct: @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     /// The observed object's type, turned into a name only for diagnostics.
     private let rootType: AnyObject.Type
-    private let rootID: ObjectIdentifier
+    let rootIdentifier: ObjectIdentifier
     let owner: OwnerDescription?
     private let state: Locked<State>
 
@@ -92,16 +96,16 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         send: @escaping @Sendable (Root, ObservedChange<Value>) -> Void,
         direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) {
-        self.direct = direct
         self.options = options
         self.delivery = delivery
         self.handler = handler
         self.send = send
         self.owner = owner
         self.rootType = type(of: root)
-        self.rootID = ObjectIdentifier(root)
+        self.rootIdentifier = ObjectIdentifier(root)
         var initial = State(keyPath: keyPath, equality: nil)
         initial.root = root
+        initial.direct = direct
         self.state = Locked(initial)
     }
 
@@ -117,9 +121,11 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             let keyPath = state.keyPath
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
             keptAlive += reads.map(\.object)
-            state.readNames = reads.map(\.storageKeyPath)
+            state.readNames = reads.map(ReadName.init)
+            let direct = state.direct
+            state.direct = nil
             if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
-                let storage = reads[0].storage as? PropertyStorage<Value>
+                let storage = reads[0].storage as? PropertyStorage<Value>, let direct
             {
                 let (id, current) = storage.subscribe(wantsPrior: options.contains(.prior), direct)
                 state.mode = .direct(storage: storage, subscriptionID: id)
@@ -130,7 +136,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                     .unobservableKeyPath(
                         objectType: String(reflecting: rootType), keyPath: Self.describe(state.keyPath, reads: [])))
             }
-            return retrack(&state, root: root, value: value, reads: reads, links: [])
+            return retrack(&state, root: root, value: value, reads: reads, links: [], keptAlive: &keptAlive)
         }
         withExtendedLifetime(keptAlive) {}
         LiveObservations.insert(self)
@@ -138,8 +144,10 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     }
 
     /// Subscribes to `reads` (dropping links no longer read) until the path is stable; returns the value.
+    /// Every object and storage it touches is added to `keptAlive`, to be released after the lock.
     private func retrack(
-        _ state: inout State, root: Root, value: Value, reads: [TrackedRead], links: [Link]
+        _ state: inout State, root: Root, value: Value, reads: [TrackedRead], links: [Link],
+        keptAlive: inout [AnyObject]
     ) -> Value {
         var value = value
         var reads = reads
@@ -160,15 +168,19 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                 kept.append(Link(storage: read.storage, storageID: id, subscriptionID: added.id))
             }
             for link in links where !seen.contains(link.storageID) {
-                link.storage?.removeSubscriber(link.subscriptionID)
+                if let storage = link.storage {
+                    keptAlive.append(storage)
+                    storage.removeSubscriber(link.subscriptionID)
+                }
             }
             links = kept
             guard changed else { break }
             // A link changed between the read and the subscription: read the path again.
             let keyPath = state.keyPath
             (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+            keptAlive += reads.map(\.object)
         }
-        state.readNames = reads.map(\.storageKeyPath)
+        state.readNames = reads.map(ReadName.init)
         state.mode = .chain(links: links, lastValue: value)
         return value
     }
@@ -194,7 +206,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             let keyPath = state.keyPath
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
             keptAlive += reads.map(\.object)
-            let current = retrack(&state, root: root, value: value, reads: reads, links: links)
+            let current = retrack(
+                &state, root: root, value: value, reads: reads, links: links, keptAlive: &keptAlive)
             if state.equality == nil {
                 state.equality = .some(makeEquality(Value.self))
             }
@@ -252,14 +265,15 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     }
 
     var record: ObservationRecord? {
-        let (root, keyPath): (Root?, String) = state.withLock { state in
-            (state.root, Self.describe(state.keyPath, reads: state.readNames))
-        }
-        guard root != nil, !handler.isClosed, owner?.link.isAlive != false else { return nil }
+        // Checking that the object lives takes a strong reference to it for a moment; keep that moment
+        // short (the description is built after), since the last release runs the object's deinit.
+        guard isActive else { return nil }
+        let (keyPath, readNames) = state.withLock { ($0.keyPath, $0.readNames) }
+        let description = Self.describe(keyPath, reads: readNames.map(\.name))
         return ObservationRecord(
             objectType: String(reflecting: rootType),
-            objectIdentifier: rootID,
-            keyPath: keyPath,
+            objectIdentifier: rootIdentifier,
+            keyPath: description,
             options: options,
             delivery: delivery,
             ownerType: owner?.typeName,
@@ -271,12 +285,29 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 extension KeyPathObservation {
     /// `\Doc.title` for a key path. Key paths to wrapped properties print as `<computed ...>`, so
     /// those are named from the storages the path read (`\Folder.document.title`).
-    static func describe(_ keyPath: KeyPath<Root, Value>, reads: [AnyKeyPath]) -> String {
+    static func describe(_ keyPath: KeyPath<Root, Value>, reads names: [String]) -> String {
         let text = String(describing: keyPath)
         guard text.contains("<computed") else { return text }
-        let names = reads.map(propertyName(of:))
         let path = names.isEmpty ? "<computed>" : names.joined(separator: ".")
         return "\\\(Root.self).\(path)"
+    }
+}
+
+/// A property read while evaluating an observed key path, kept to name the path in diagnostics.
+/// Neither the object nor its storage is retained (the object weakly, the storage by identity only).
+struct ReadName {
+    weak var object: AnyObject?
+    let storage: ObjectIdentifier
+
+    init(_ read: TrackedRead) {
+        object = read.object
+        storage = ObjectIdentifier(read.storage)
+    }
+
+    /// The property's name (found by reflection), or `<property>` once the object is gone.
+    var name: String {
+        guard let object else { return "<property>" }
+        return propertyName(ofStorage: storage, in: object)
     }
 }
 

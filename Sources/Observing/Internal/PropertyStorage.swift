@@ -23,39 +23,42 @@ struct TrackedRead {
     let object: AnyObject
     let storage: any TrackableStorage
     /// The user-facing key path of the property (`\Doc.title`).
+    ///
+    /// The getter hands over only this key path, not the wrapper's storage key path (`\Doc._title`):
+    /// each key path a getter uses is built on every read (a `swift_getKeyPath` call, a retain and a
+    /// release), and a storage key path that escapes also costs every read a dynamic exclusivity
+    /// check. Diagnostics name the property by reflection instead (`propertyName(ofStorage:in:)`).
     let keyPath: AnyKeyPath
-    /// The key path of the wrapper's stored property (`\Doc._title`), which, unlike `keyPath`, prints
-    /// with its name.
-    let storageKeyPath: AnyKeyPath
     let version: UInt64
 }
 
-/// The property name of a wrapper's storage key path: `\Doc._title` gives `title`.
-func propertyName(of storageKeyPath: AnyKeyPath) -> String {
-    let text = String(describing: storageKeyPath)
-    let last = text.split(separator: ".").last.map(String.init) ?? text
-    return last.hasPrefix("_") ? String(last.dropFirst()) : last
+/// The name of the property of `object` whose wrapper owns the storage `storage` (`title` for the
+/// wrapper `_title`), found by reflection; `<property>` if there is none. Diagnostics only.
+func propertyName(ofStorage storage: ObjectIdentifier, in object: AnyObject) -> String {
+    var mirror: Mirror? = Mirror(reflecting: object)
+    while let current = mirror {
+        for child in current.children {
+            if let wrapper = child.value as? any StorageHolding, wrapper.storageIdentifier == storage,
+                let label = child.label
+            {
+                return label.hasPrefix("_") ? String(label.dropFirst()) : label
+            }
+        }
+        mirror = current.superclassMirror
+    }
+    return "<property>"
 }
 
 /// A property wrapper that owns a `PropertyStorage` (for naming it by reflection).
 protocol StorageHolding {
-    func holds(_ storage: AnyObject) -> Bool
-}
-
-/// What `PropertyStorage.setValue` does once the lock is released.
-@usableFromInline
-enum SetOutcome<Value, Subscriber> {
-    /// Stored; nobody to notify.
-    case stored
-    /// Prior observers: take the general path (announce, then store).
-    case announce
-    /// Stored; notify these subscribers of the change from the old value.
-    case notify(Value, [Subscriber])
+    /// The identity of the wrapper's storage.
+    var storageIdentifier: ObjectIdentifier { get }
 }
 
 /// What `PropertyStorage.update` does once the lock is released.
 enum UpdatePlan<Value, Subscriber> {
-    case done
+    /// Nobody to notify; the changes are carried out so that removed elements die after the lock.
+    case done([ObservedChange<Value>])
     case notify([ObservedChange<Value>], Bool, [Subscriber])
     case announce([ObservedChange<Value>], Bool, [Subscriber])
 }
@@ -96,8 +99,14 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         @usableFromInline let wantsPrior: Bool
         /// Chain links are told of equal writes too (an equal but different object still re-targets).
         @usableFromInline let notifiesEqualWrites: Bool
+        /// Holds the function called with the change, the object and the delivering thread's context.
+        @usableFromInline let delivery: Delivery
+
         /// Called with the change, the object and the delivering thread's context.
-        @usableFromInline let deliver: (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
+        @inlinable
+        var deliver: (ObservedChange<Value>, AnyObject, ThreadContext) -> Void {
+            delivery.call
+        }
 
         init(
             id: UInt64, wantsPrior: Bool, notifiesEqualWrites: Bool,
@@ -106,7 +115,18 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             self.id = id
             self.wantsPrior = wantsPrior
             self.notifiesEqualWrites = notifiesEqualWrites
-            self.deliver = deliver
+            self.delivery = Delivery(deliver)
+        }
+    }
+
+    /// A subscriber's function in an object, so that the setter can call it through an unretained
+    /// reference (see `setValue`).
+    @usableFromInline
+    final class Delivery {
+        @usableFromInline let call: (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
+
+        init(_ call: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void) {
+            self.call = call
         }
     }
 
@@ -128,7 +148,10 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// `==` for `Equatable` values (a write of an equal value does not notify direct observations),
     /// `nil` otherwise. It captures nothing, so calling it from any thread is safe.
     @usableFromInline let isEqual: ((Value, Value) -> Bool)?
+    /// Whether the process runs under ThreadSanitizer (copied here so the lock path reads no global).
+    @usableFromInline let sanitized = ThreadSanitizer.isActive
 
+    @usableFromInline
     init(_ value: Value, isEqual: ((Value, Value) -> Bool)?) {
         self.state = State(value: value)
         self.isEqual = isEqual
@@ -136,12 +159,17 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     /// Runs `body` with the state, holding the lock.
     @inlinable
+    @inline(__always)
     func withState<Result>(_ body: (inout State) -> Result) -> Result {
         var result: Result?
         mutex.withLock { _ in
-            ThreadSanitizer.acquire(self)
+            if _slowPath(sanitized) {
+                ThreadSanitizer.acquire(self)
+            }
             result = body(&state)
-            ThreadSanitizer.release(self)
+            if _slowPath(sanitized) {
+                ThreadSanitizer.release(self)
+            }
         }
         // The closure above always runs exactly once.
         return result.unsafelyUnwrapped
@@ -150,19 +178,19 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     // MARK: Reading
 
     @inlinable
-    func value(of object: AnyObject, keyPath: AnyKeyPath, storageKeyPath: AnyKeyPath) -> Value {
+    func value(of object: AnyObject, keyPath: AnyKeyPath) -> Value {
         if isTracking {
-            return trackedValue(of: object, keyPath: keyPath, storageKeyPath: storageKeyPath)
+            return trackedValue(of: object, keyPath: keyPath)
         }
         return withState { $0.value }
     }
 
     @usableFromInline
-    func trackedValue(of object: AnyObject, keyPath: AnyKeyPath, storageKeyPath: AnyKeyPath) -> Value {
+    func trackedValue(of object: AnyObject, keyPath: AnyKeyPath) -> Value {
         let (value, version) = withState { ($0.value, $0.version) }
         ThreadContext.current.recordRead(
             TrackedRead(
-                object: object, storage: self, keyPath: keyPath, storageKeyPath: storageKeyPath, version: version))
+                object: object, storage: self, keyPath: keyPath, version: version))
         return value
     }
 
@@ -174,52 +202,94 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     // MARK: Writing
 
     /// Stores `newValue` and notifies; `isEqual` tells an equal write (not notified to direct observations).
-    /// The common case (no prior observer) is inlined into the model's setter.
+    ///
+    /// The common case (no prior observer) is inlined into the model's setter, where `Value` is
+    /// concrete: one lock to store the value and take the subscriber list (a copy-on-write array, so
+    /// taking it is one retain), then the handlers are called after the lock with no allocation. The
+    /// rare cases (prior observers, a write made inside a handler) go through out-of-line paths.
     @inlinable
     func setValue(_ newValue: Value, of object: AnyObject) {
-        let outcome: SetOutcome<Value, Subscriber> = withState { state in
+        // `subscribers` is `nil` when there are none, so that a write nobody observes does not retain
+        // and release the (empty) array.
+        let stored: (old: Value, subscribers: [Subscriber]?)? = withState { state in
             if state.priorSubscribers != 0 {
-                return .announce
+                return nil
             }
-            if state.subscribers.isEmpty {
-                state.value = newValue
-                state.version &+= 1
-                return .stored
-            }
-            let old = state.value
-            state.value = newValue
+            var old = newValue
+            swap(&old, &state.value)
             state.version &+= 1
-            return .notify(old, state.subscribers)
+            return (old, state.subscribers.isEmpty ? nil : state.subscribers)
         }
-        switch outcome {
-        case .stored:
+        // `consume`: the array moves out of `stored` instead of being retained a second time.
+        guard let (old, subscribersIfAny) = consume stored else {
+            announceAndSet(newValue, of: object)
             return
-        case .announce:
-            let isEqual = self.isEqual
-            update(of: object) { value in
-                let old = value
-                value = newValue
-                let equal = isEqual?(old, newValue) ?? false
-                return ([ObservedChange(kind: .setting, oldValue: old, newValue: newValue)], equal)
+        }
+        guard let subscribers = consume subscribersIfAny else {
+            // `old` is released here, after the lock: its deinit may use this storage.
+            return
+        }
+        let isEqualWrite = isEqual?(old, newValue) ?? false
+        let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
+        // The calling thread's context, not retained: the thread-local slot holds it until this thread
+        // exits, which cannot happen during this call. Each use below is a small closure that the
+        // compiler inlines (one large closure would not be, and would retain what it captures).
+        let context = Unmanaged<ThreadContext>.fromOpaque(ThreadContext.currentPointer())
+        if _slowPath(context._withUnsafeGuaranteedRef { $0.isDelivering }) {
+            // A write made by a handler: stored above, delivered after the current handler (O8).
+            context._withUnsafeGuaranteedRef {
+                enqueueSend(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: $0)
             }
-        case .notify(let old, let subscribers):
-            let isEqualWrite = isEqual?(old, newValue) ?? false
-            let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
-            ThreadContext.withCurrent { context in
-                if _slowPath(context.isDelivering) {
-                    context.enqueue(object: object, storage: self) { context in
-                        Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
-                    }
-                    return
+            return
+        }
+        context._withUnsafeGuaranteedRef { $0.isDelivering = true }
+        // Each subscriber's `Delivery` is called through an unretained reference, read from the array's
+        // buffer. Why that is safe: `subscribers` holds a reference to that buffer until this function
+        // returns, and the buffer is never mutated meanwhile (the storage's own array shares it, so any
+        // change there copies it first), so every `Delivery` in it stays alive. The read itself is
+        // a load of the reference's bits as an `Unmanaged` (same layout, trivial, no retain).
+        let deliveryOffset = MemoryLayout<Subscriber>.offset(of: \Subscriber.delivery)!
+        subscribers.withUnsafeBufferPointer { buffer in
+            guard let first = buffer.baseAddress else { return }
+            let base = UnsafeRawPointer(first)
+            for index in buffer.indices where !isEqualWrite || buffer[index].notifiesEqualWrites {
+                let delivery = (base + index * MemoryLayout<Subscriber>.stride + deliveryOffset)
+                    .load(as: Unmanaged<Delivery>.self)
+                delivery._withUnsafeGuaranteedRef { delivery in
+                    context._withUnsafeGuaranteedRef { delivery.call(change, object, $0) }
                 }
-                context.beginDelivery()
-                Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
-                context.endDelivery()
             }
+        }
+        context._withUnsafeGuaranteedRef { $0.endDelivery() }
+    }
+
+    /// `setValue` with prior observers: their prior notification comes before the store.
+    @usableFromInline
+    @inline(never)
+    func announceAndSet(_ newValue: Value, of object: AnyObject) {
+        let isEqual = self.isEqual
+        update(of: object) { value in
+            let old = value
+            value = newValue
+            let equal = isEqual?(old, newValue) ?? false
+            return ([ObservedChange(kind: .setting, oldValue: old, newValue: newValue)], equal)
+        }
+    }
+
+    /// Queues the delivery of a change made inside a handler (O8).
+    @usableFromInline
+    @inline(never)
+    func enqueueSend(
+        _ change: ObservedChange<Value>, isEqualWrite: Bool, to subscribers: [Subscriber], object: AnyObject,
+        on context: ThreadContext
+    ) {
+        context.enqueue(object: object, storage: self) { context in
+            Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
         }
     }
 
     @inlinable
+    @inline(__always)
     static func send(
         _ change: ObservedChange<Value>, isEqualWrite: Bool, to subscribers: [Subscriber], object: AnyObject,
         on context: ThreadContext
@@ -249,12 +319,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             let (changes, equal) = mutation(&state.value)
             state.version &+= 1
             if state.subscribers.isEmpty || changes.isEmpty {
-                return .done
+                return .done(changes)
             }
             return .notify(changes, equal, state.subscribers)
         }
         switch plan {
         case .done:
+            // The changes (holding removed elements) are released here, after the lock.
             return
         case .notify(let changes, let equal, let subscribers):
             deliver(changes, isEqualWrite: equal, to: subscribers, object: object, priors: true)
@@ -348,16 +419,7 @@ extension PropertyStorage: PropertyNaming {
     /// Found by reflection: the stored wrapper (`_title`) whose storage is this one. Diagnostics only.
     @usableFromInline
     func propertyName(in object: AnyObject) -> String {
-        var mirror: Mirror? = Mirror(reflecting: object)
-        while let current = mirror {
-            for child in current.children {
-                if let wrapper = child.value as? any StorageHolding, wrapper.holds(self), let label = child.label {
-                    return label.hasPrefix("_") ? String(label.dropFirst()) : label
-                }
-            }
-            mirror = current.superclassMirror
-        }
-        return "<property>"
+        Observing.propertyName(ofStorage: ObjectIdentifier(self), in: object)
     }
 }
 

@@ -24,7 +24,10 @@ final class ThreadContext {
     /// Whether a delivery is running on this thread (a change made now is queued, not delivered).
     /// (Only this thread touches a context, so run-time exclusivity checks are skipped.)
     @usableFromInline
-    @exclusivity(unchecked) private(set) var isDelivering = false
+    @exclusivity(unchecked) var isDelivering = false
+    /// Whether `enqueue` was called since `beginDelivery()` (then `endDelivery()` has work to do).
+    @usableFromInline
+    @exclusivity(unchecked) var hasQueued = false
     /// The round of the notification being delivered: 0 for a change made outside any handler,
     /// n + 1 for a change made inside a handler of round n.
     @exclusivity(unchecked) private var currentRound = 0
@@ -32,11 +35,25 @@ final class ThreadContext {
     @exclusivity(unchecked) private var pendingHead = 0
     private var stoppedCycle: (source: CycleSource, rounds: Int)?
 
-    /// Gates of the handler calls running on this thread, innermost last.
-    @usableFromInline @exclusivity(unchecked) var runningGates: [ObjectIdentifier] = []
+    /// Gates of the handler calls running on this thread, innermost last: `runningGateCount` entries of
+    /// a buffer of `runningGateCapacity`. A hand-managed buffer rather than an `Array` because a push and
+    /// a pop happen around every handler call, and an `Array` would check its uniqueness each time.
+    /// Only this thread touches it (the context is thread-confined); it is freed in `deinit`.
+    @usableFromInline @exclusivity(unchecked) var runningGates: UnsafeMutablePointer<ObjectIdentifier>
+    @usableFromInline @exclusivity(unchecked) var runningGateCount = 0
+    @usableFromInline @exclusivity(unchecked) var runningGateCapacity = 16
 
     /// Reads recorded by `track(_:)`, innermost tracking scope last.
     private var trackingStack: [[TrackedRead]] = []
+
+    @usableFromInline
+    init() {
+        runningGates = .allocate(capacity: runningGateCapacity)
+    }
+
+    deinit {
+        runningGates.deallocate()
+    }
 
     /// The context of the calling thread, created on first use and freed when the thread exits.
     @usableFromInline
@@ -44,39 +61,101 @@ final class ThreadContext {
         if let pointer = pthread_getspecific(threadContextKey) {
             return Unmanaged<ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
         }
+        return makeCurrent()
+    }
+
+    /// Creates the calling thread's context and stores it (retained) in the thread-local slot.
+    @usableFromInline
+    @inline(never)
+    static func makeCurrent() -> ThreadContext {
         let context = ThreadContext()
         pthread_setspecific(threadContextKey, Unmanaged.passRetained(context).toOpaque())
         return context
     }
 
-    /// Calls `body` with the context of the calling thread, without retaining it (the thread-local
-    /// slot keeps it alive for as long as the thread runs).
+    /// The calling thread's slot pointer, creating the context on first use. Not inlined: `threadContextKey`
+    /// is a lazily initialized global, whose `swift_once` check should stay out of the callers.
     @usableFromInline
-    static func withCurrent<Result>(_ body: (ThreadContext) -> Result) -> Result {
+    static func currentPointer() -> UnsafeMutableRawPointer {
         if let pointer = pthread_getspecific(threadContextKey) {
-            return Unmanaged<ThreadContext>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+            return pointer
         }
-        return body(current)
+        return Unmanaged.passUnretained(makeCurrent()).toOpaque()
+    }
+
+    /// Calls `body` with the context of the calling thread, without retaining it.
+    ///
+    /// Why the unretained reference is safe: the thread-local slot holds a +1 reference that is
+    /// released only by the slot's destructor when this thread exits, which cannot happen while this
+    /// thread runs `body`.
+    @inlinable
+    @inline(__always)
+    static func withCurrent<Result>(_ body: (ThreadContext) -> Result) -> Result {
+        Unmanaged<ThreadContext>.fromOpaque(currentPointer())._withUnsafeGuaranteedRef(body)
+    }
+
+    // MARK: Handler calls in progress (O7)
+
+    /// Records that a call admitted by `gate` runs on this thread (innermost last).
+    @inlinable
+    @inline(__always)
+    func pushRunningGate(_ gate: ObjectIdentifier) {
+        if _slowPath(runningGateCount == runningGateCapacity) {
+            growRunningGates()
+        }
+        // In bounds: `runningGateCount < runningGateCapacity` after the check above.
+        (runningGates + runningGateCount).initialize(to: gate)
+        runningGateCount += 1
+    }
+
+    /// Ends the innermost call recorded by `pushRunningGate`.
+    @inlinable
+    @inline(__always)
+    func popRunningGate() {
+        // Pops are paired with pushes (`DeliveryGate.enter`/`leave`), so the count is positive here.
+        runningGateCount -= 1
+    }
+
+    /// How many calls admitted by `gate` run on this thread.
+    func runningCalls(of gate: ObjectIdentifier) -> Int {
+        UnsafeBufferPointer(start: runningGates, count: runningGateCount).reduce(0) { $0 + ($1 == gate ? 1 : 0) }
+    }
+
+    @usableFromInline
+    @inline(never)
+    func growRunningGates() {
+        let capacity = runningGateCapacity * 2
+        let grown = UnsafeMutablePointer<ObjectIdentifier>.allocate(capacity: capacity)
+        grown.moveInitialize(from: runningGates, count: runningGateCount)
+        runningGates.deallocate()
+        runningGates = grown
+        runningGateCapacity = capacity
     }
 
     // MARK: Delivery (O8)
 
     /// Starts a delivery on this thread; call only when `isDelivering` is false, and pair with
     /// `endDelivery()`, which delivers everything the handlers queued meanwhile.
-    @usableFromInline
+    @inlinable
     func beginDelivery() {
         isDelivering = true
-        currentRound = 0
     }
 
     /// Ends the delivery started by `beginDelivery()`: drains the queued notifications, round by round.
-    @usableFromInline
+    @inlinable
     func endDelivery() {
-        if pendingHead < pending.count {
-            drain()
+        if _slowPath(hasQueued) {
+            finishQueued()
         }
-        currentRound = 0
         isDelivering = false
+    }
+
+    /// Delivers what was queued, then reports a cycle that was stopped.
+    @usableFromInline
+    func finishQueued() {
+        drain()
+        hasQueued = false
+        currentRound = 0
         if let stopped = stoppedCycle {
             stoppedCycle = nil
             ObservationDiagnostics.report(.unsettledCycle(source: stopped.source, rounds: stopped.rounds))
@@ -100,6 +179,7 @@ final class ThreadContext {
     /// `object` and `storage` name the changed property in that report.
     @usableFromInline
     func enqueue(object: AnyObject, storage: any PropertyNaming, _ work: @escaping (ThreadContext) -> Void) {
+        hasQueued = true
         let round = currentRound + 1
         let limit = ObservationDiagnostics.maximumRounds
         if round > limit {

@@ -47,11 +47,17 @@ extension KeyValueObservable {
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken {
         let gated = GatedHandler(handler)
+        let gate = gated.gate
         return register(
             keyPath, options: options, delivery: .mutatingThread, handler: gated, owner: nil,
             send: { object, change in gated.call(object, change) },
             direct: { change, object, context in
-                gated.call(unsafeDowncast(object, to: Self.self), change.filtered(by: options), on: context)
+                // The handler is called directly here (not through `gated`) so that this path stays
+                // specialized; the storage drops this closure, and with it the handler, on invalidate.
+                guard gate.enter(on: context) else { return }
+                let root = unsafeDowncast(object, to: Self.self)
+                change.withFiltered(by: options) { handler(root, $0) }
+                gate.leave(on: context)
             }
         ).token
     }
@@ -146,7 +152,8 @@ func makeSend<Root: Sendable, Value: Sendable>(
 
 /// Whether the caller runs on the main actor: on the main thread, or on the main queue (which the
 /// main actor runs on, and which on Linux is served by another thread once `dispatchMain()` ran).
-var isOnMainActor: Bool {
+/// Package-visible so CanvasKit decides the same way when it hops to the main actor.
+package var isOnMainActor: Bool {
     Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
 }
 

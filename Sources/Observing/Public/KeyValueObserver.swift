@@ -79,10 +79,10 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
                     gated.call(object, change)
                 }
             },
-            direct: { change, object, context in
-                if ownerLink?.isAlive != false {
-                    gated.call(unsafeDowncast(object, to: Object.self), change.filtered(by: options), on: context)
-                }
+            direct: { [gate = gated.gate] change, object, context in
+                guard ownerLink?.isAlive != false, gate.enter(on: context) else { return }
+                handler(unsafeDowncast(object, to: Object.self), change.filtered(by: options))
+                gate.leave(on: context)
             })
     }
 

@@ -76,15 +76,25 @@ public enum ObservationDiagnostics {
 
     private static let settings = Locked(Settings())
 
-    /// Every observation that is not invalidated and whose object still exists, in no particular order.
+    /// Every observation that is not invalidated and whose object (and owner, if any) still exists, in
+    /// no particular order.
+    ///
+    /// To tell whether an object still exists, this takes a strong reference to it for a moment; if
+    /// another thread drops the last reference in that moment, the object is freed on this thread.
     public static func liveObservations() -> [ObservationRecord] {
         LiveObservations.all.compactMap(\.record)
     }
 
-    /// The live observations of `object`.
+    /// How many observations ``liveObservations()`` would list, without building their records:
+    /// cheap enough for a counter printed after every step of a long run.
+    public static var liveObservationCount: Int {
+        LiveObservations.all.reduce(0) { count, core in core.isActive ? count + 1 : count }
+    }
+
+    /// The live observations of `object` (other objects are not touched).
     public static func liveObservations(of object: AnyObject) -> [ObservationRecord] {
         let id = ObjectIdentifier(object)
-        return liveObservations().filter { $0.objectIdentifier == id }
+        return LiveObservations.all.filter { $0.rootIdentifier == id }.compactMap(\.record)
     }
 
     /// How many rounds of changes made inside handlers are delivered before a cycle is declared

@@ -12,6 +12,9 @@
 /// Without `.old` or `.new` the matching value of every ``ObservedChange`` is `nil`: the handler learns
 /// that something changed and reads the object itself.
 public struct ObservationOptions: OptionSet, Sendable, Hashable {
+    // The options are computed constants rather than `static let`s so that testing one in a handler's
+    // delivery path compiles to a bit test, not a lazy-global access.
+
     /// The option bits.
     public let rawValue: UInt8
 
@@ -22,11 +25,11 @@ public struct ObservationOptions: OptionSet, Sendable, Hashable {
     }
 
     /// Call the handler once from `observe` with the current value.
-    public static let initial = ObservationOptions(rawValue: 1 << 0)
+    @inlinable public static var initial: ObservationOptions { ObservationOptions(rawValue: 1 << 0) }
     /// Also call the handler before each change, with `isPrior == true`.
-    public static let prior = ObservationOptions(rawValue: 1 << 1)
+    @inlinable public static var prior: ObservationOptions { ObservationOptions(rawValue: 1 << 1) }
     /// Changes carry the value before the change in `oldValue`.
-    public static let old = ObservationOptions(rawValue: 1 << 2)
+    @inlinable public static var old: ObservationOptions { ObservationOptions(rawValue: 1 << 2) }
     /// Changes carry the value after the change in `newValue`.
-    public static let new = ObservationOptions(rawValue: 1 << 3)
+    @inlinable public static var new: ObservationOptions { ObservationOptions(rawValue: 1 << 3) }
 }

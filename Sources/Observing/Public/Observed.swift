@@ -24,11 +24,14 @@ public struct Observed<Value> {
     let storage: PropertyStorage<Value>
 
     /// Creates the property with its initial value; writes notify on every store.
+    @inlinable
     public init(wrappedValue: Value) {
         storage = PropertyStorage(wrappedValue, isEqual: nil)
     }
 
     /// Creates the property with its initial value; a write of an equal value does not notify.
+    /// (Inlinable so that `==` is specialized for `Value` where the model is compiled.)
+    @inlinable
     public init(wrappedValue: Value) where Value: Equatable {
         storage = PropertyStorage(wrappedValue, isEqual: { $0 == $1 })
     }
@@ -43,8 +46,10 @@ public struct Observed<Value> {
 
     /// The property's value, read and written through the enclosing object.
     ///
-    /// The setter does not use the key paths, so the optimizer drops them; the getter needs them only
-    /// while `observe` evaluates a key path (see `ThreadContext.track`).
+    /// The setter does not use the key paths, so the optimizer drops them. The getter uses only
+    /// `wrappedKeyPath`, and only while `observe` evaluates a key path (see `ThreadContext.track`);
+    /// still, the compiler builds it on every read. Using `storageKeyPath` there too would cost every
+    /// read a second key path and a dynamic exclusivity check (about 170 instructions).
     @inlinable
     public static subscript<Instance: AnyObject>(
         _enclosingInstance instance: Instance,
@@ -55,7 +60,7 @@ public struct Observed<Value> {
         get {
             let storage = instance[keyPath: storageKeyPath].storage
             if _slowPath(isTracking) {
-                return storage.trackedValue(of: instance, keyPath: wrappedKeyPath, storageKeyPath: storageKeyPath)
+                return storage.trackedValue(of: instance, keyPath: wrappedKeyPath)
             }
             return storage.withState { $0.value }
         }
@@ -67,7 +72,7 @@ public struct Observed<Value> {
 }
 
 extension Observed: StorageHolding {
-    func holds(_ storage: AnyObject) -> Bool {
-        self.storage === storage
+    var storageIdentifier: ObjectIdentifier {
+        ObjectIdentifier(storage)
     }
 }

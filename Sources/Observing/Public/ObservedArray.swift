@@ -79,8 +79,7 @@ public struct ObservedArray<Element> {
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> [Element] {
         get {
-            instance[keyPath: storageKeyPath].storage.value(
-                of: instance, keyPath: wrappedKeyPath, storageKeyPath: storageKeyPath)
+            instance[keyPath: storageKeyPath].storage.value(of: instance, keyPath: wrappedKeyPath)
         }
         set {
             let wrapper = instance[keyPath: storageKeyPath]
@@ -239,11 +238,15 @@ extension PropertyStorage {
             setValue(newValue, of: object)
             return
         }
+        // The replaced array leaves the lock in `replaced`, so its elements die after it.
+        var replaced: Value?
         update(of: object) { array in
             let changes = differ(array, newValue)
+            replaced = array
             array = newValue
             return (changes, false)
         }
+        withExtendedLifetime(replaced) {}
     }
 }
 
@@ -293,7 +296,7 @@ func identifiableChanges<Element: Identifiable>(
 }
 
 extension ObservedArray: StorageHolding {
-    func holds(_ storage: AnyObject) -> Bool {
-        self.storage === storage
+    var storageIdentifier: ObjectIdentifier {
+        ObjectIdentifier(storage)
     }
 }

@@ -30,7 +30,16 @@ public struct ObservedChange<Value> {
     /// The value after the change (requires ``ObservationOptions/new``; `nil` when `isPrior`).
     public let newValue: Value?
     /// The affected indexes of an ordered collection, or `nil` for `.setting`.
-    public let indexes: IndexSet?
+    @inlinable
+    public var indexes: IndexSet? {
+        indexBox?.indexes
+    }
+    /// `indexes`, boxed. `IndexSet` comes from Foundation, which is built for library evolution, so a
+    /// stored `IndexSet?` would give `ObservedChange` a layout unknown at compile time: every copy of
+    /// every change would go through the value witness table. A class reference has a fixed layout,
+    /// and a `.setting` change (the hot path) holds `nil`, so it costs nothing.
+    @usableFromInline
+    let indexBox: IndexBox?
     /// `true` for the notification sent before a change (``ObservationOptions/prior``).
     ///
     /// A prior notification normally arrives before the new value is stored. Two documented exceptions
@@ -51,17 +60,49 @@ public struct ObservedChange<Value> {
         self.kind = kind
         self.oldValue = oldValue
         self.newValue = newValue
-        self.indexes = indexes
+        self.indexBox = indexes.map(IndexBox.init)
+        self.isPrior = isPrior
+    }
+}
+
+extension ObservedChange {
+    /// A change sharing the boxed indexes of another (no new box).
+    @inlinable
+    init(kind: ObservedChangeKind, oldValue: Value?, newValue: Value?, indexBox: IndexBox?, isPrior: Bool) {
+        self.kind = kind
+        self.oldValue = oldValue
+        self.newValue = newValue
+        self.indexBox = indexBox
         self.isPrior = isPrior
     }
 }
 
 extension ObservedChange: Sendable where Value: Sendable {}
-extension ObservedChange: Equatable where Value: Equatable {}
+
+extension ObservedChange: Equatable where Value: Equatable {
+    /// Equal when kind, values, indexes and `isPrior` are equal.
+    @inlinable
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.kind == rhs.kind && lhs.oldValue == rhs.oldValue && lhs.newValue == rhs.newValue
+            && lhs.isPrior == rhs.isPrior && lhs.indexes == rhs.indexes
+    }
+}
+
+/// The indexes of a collection change (see `ObservedChange.indexBox`). Immutable, hence `Sendable`.
+@usableFromInline
+final class IndexBox: Sendable {
+    @usableFromInline let indexes: IndexSet
+
+    @usableFromInline
+    init(_ indexes: IndexSet) {
+        self.indexes = indexes
+    }
+}
 
 extension ObservedChange {
     /// The same change keeping only what `options` asks for (`old` and `new`).
     @inlinable
+    @inline(__always)
     func filtered(by options: ObservationOptions) -> ObservedChange {
         if options.contains(.old) && (options.contains(.new) || isPrior) {
             return self
@@ -70,14 +111,37 @@ extension ObservedChange {
             kind: kind,
             oldValue: options.contains(.old) ? oldValue : nil,
             newValue: options.contains(.new) && !isPrior ? newValue : nil,
-            indexes: indexes,
+            indexBox: indexBox,
             isPrior: isPrior
         )
+    }
+
+    /// Calls `body` with `filtered(by: options)`.
+    ///
+    /// Same result, cheaper for a `.setting` change: built in its own branch with a literal `nil` for
+    /// the indexes, the filtered copy is known to hold no index box, so the compiler destroys it
+    /// field by field (nothing to do for a trivial `Value`). Through `filtered(by:)` alone, the copy's
+    /// box is unknown and the copy is destroyed through the generic value witness (about 100
+    /// instructions per handler call for an `Int` property).
+    @inlinable
+    @inline(__always)
+    func withFiltered(by options: ObservationOptions, _ body: (ObservedChange) -> Void) {
+        if indexBox == nil {
+            body(
+                ObservedChange(
+                    kind: kind,
+                    oldValue: options.contains(.old) ? oldValue : nil,
+                    newValue: options.contains(.new) && !isPrior ? newValue : nil,
+                    indexBox: nil,
+                    isPrior: isPrior))
+        } else {
+            body(filtered(by: options))
+        }
     }
 
     /// The prior notification that announces this change.
     @usableFromInline
     var prior: ObservedChange {
-        ObservedChange(kind: kind, oldValue: oldValue, newValue: nil, indexes: indexes, isPrior: true)
+        ObservedChange(kind: kind, oldValue: oldValue, newValue: nil, indexBox: indexBox, isPrior: true)
     }
 }

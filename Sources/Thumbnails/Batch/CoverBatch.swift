@@ -40,12 +40,17 @@ public struct WrittenCover: Sendable, Hashable {
 }
 
 /// Makes and writes many covers in one process: decoding, scaling, encoding and writing all run
-/// in parallel, `concurrency` inputs at a time, each on a thread of its own.
+/// in parallel, `concurrency` inputs at a time, each worker on a thread of its own.
 ///
 /// Every job yields exactly one result; a failure never stops the others. Outputs are written
 /// atomically (see ``CoverImage/write(to:as:)``), so a failed job leaves no empty or partial
 /// file behind.
 public enum CoverBatch {
+    /// The most jobs ``run(_:options:format:concurrency:generator:report:)`` runs at once,
+    /// whatever `concurrency` asks: each running job holds a decoder and its frames (tens of MB
+    /// for 4K), so beyond this memory grows and nothing gets faster.
+    public static let maximumConcurrency = 64
+
     /// Runs `jobs` and calls `report` once per job as it finishes, on the worker thread that ran it
     /// (so `report` must be thread-safe; it may be called by several threads at once). Returns when
     /// every job has finished or `generator`'s ``CoverGenerator/cancelAll()`` stopped them (each
@@ -55,7 +60,8 @@ public enum CoverBatch {
     ///   - jobs: the inputs and outputs.
     ///   - options: how to take each cover.
     ///   - format: the image format written.
-    ///   - concurrency: how many jobs run at once (at least 1).
+    ///   - concurrency: how many jobs run at once (at least 1, at most ``maximumConcurrency``),
+    ///     each on a thread of its own, even beyond the number of cores (inputs on a slow disk).
     ///   - generator: the generator to use (share one to cancel the batch with `cancelAll()`).
     ///   - report: receives each result.
     public static func run(
@@ -64,24 +70,42 @@ public enum CoverBatch {
         format: CoverImageFormat,
         concurrency: Int,
         generator: CoverGenerator = CoverGenerator(),
-        report: @Sendable (CoverJobResult) -> Void
+        report: @escaping @Sendable (CoverJobResult) -> Void
     ) {
-        let next = Atomic<Int>(0)
-        let workers = max(1, min(concurrency, jobs.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while true {
-                let index = next.add(1, ordering: .relaxed).oldValue
-                guard index < jobs.count else { return }
-                let job = jobs[index]
-                let result = Result { () throws(ThumbnailError) -> WrittenCover in
-                    let cover = try generator.makeCover(for: job.input, options: options)
-                    try cover.write(to: job.output, as: format)
-                    return WrittenCover(
-                        width: cover.width, height: cover.height, actualTime: cover.actualTime,
-                        warnings: cover.warnings)
+        let next = JobCounter()
+        let workers = max(1, min(concurrency, jobs.count, maximumConcurrency))
+        // One thread per worker rather than `DispatchQueue.concurrentPerform`, whose pool is sized
+        // by the cores: a `concurrency` beyond them (inputs on a slow disk or a network share)
+        // would silently run no more jobs at once than there are cores.
+        let finished = DispatchGroup()
+        for _ in 0..<workers {
+            finished.enter()
+            Thread {
+                while let index = next.take(below: jobs.count) {
+                    let job = jobs[index]
+                    let result = Result { () throws(ThumbnailError) -> WrittenCover in
+                        let cover = try generator.makeCover(for: job.input, options: options)
+                        try cover.write(to: job.output, as: format)
+                        return WrittenCover(
+                            width: cover.width, height: cover.height, actualTime: cover.actualTime,
+                            warnings: cover.warnings)
+                    }
+                    report(CoverJobResult(index: index, job: job, result: result))
                 }
-                report(CoverJobResult(index: index, job: job, result: result))
-            }
+                finished.leave()
+            }.start()
         }
+        finished.wait()
+    }
+}
+
+/// The next job index, shared by a batch's worker threads.
+private final class JobCounter: Sendable {
+    private let next = Atomic<Int>(0)
+
+    /// Takes the next index, or nil once all `count` are taken.
+    func take(below count: Int) -> Int? {
+        let index = next.add(1, ordering: .relaxed).oldValue
+        return index < count ? index : nil
     }
 }

@@ -1,11 +1,24 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Turns command-line style input arguments into the list of files to make covers from.
 ///
 /// An argument is a file path (kept even when it does not exist, so that its own error is reported
 /// per input), a directory (searched recursively for files whose extension is in
 /// ``videoFileExtensions``, in path order), or `-` (one path per line from standard input,
 /// blank lines ignored). The order of the arguments is kept; nothing is deduplicated.
+///
+/// Inside a directory, symbolic links to files are followed and links to directories are not
+/// (so a link to a parent cannot loop); a folder that cannot be listed is reported in
+/// ``Expansion/unlistedDirectories``, never skipped silently, and the files found elsewhere are
+/// still listed.
 public enum CoverInputs {
     /// The file extensions (lowercase, without the dot) taken from a directory.
     public static let videoFileExtensions: Set<String> = [
@@ -13,25 +26,41 @@ public enum CoverInputs {
         "webm", "wmv",
     ]
 
+    /// The files the arguments name, and the directories that could not be searched.
+    public struct Expansion: Sendable {
+        /// The files in argument order, each directory's files sorted by path.
+        public var files: [URL] = []
+        /// The directories (given, or met while recursing) that could not be listed.
+        public var unlistedDirectories: [UnlistedDirectory] = []
+    }
+
+    /// A directory that could not be searched for videos.
+    public struct UnlistedDirectory: Sendable {
+        /// Its path, as given or as reached from the given directory.
+        public var path: String
+        /// `.notReadable`, naming it and giving the system's reason.
+        public var error: ThumbnailError
+    }
+
     /// Expands `arguments` into input files.
     ///
     /// - Parameters:
     ///   - arguments: paths, directories, or `-`.
     ///   - readStandardInput: called once for the first `-` (later ones add nothing); returns all of
     ///     standard input as text.
-    /// - Returns: the files in argument order, each directory's files sorted by path.
-    /// - Throws: ``ThumbnailError`` with kind `.notReadable` when a directory cannot be listed.
     public static func expand(
         _ arguments: [String],
-        readStandardInput: () -> String = { String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
-    ) throws(ThumbnailError) -> [URL] {
-        var files: [URL] = []
+        readStandardInput: () -> String = {
+            String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        }
+    ) -> Expansion {
+        var expansion = Expansion()
         var readStdin = false
         for argument in arguments {
             if argument == "-" {
                 guard !readStdin else { continue }
                 readStdin = true
-                files += readStandardInput().split(whereSeparator: \.isNewline)
+                expansion.files += readStandardInput().split(whereSeparator: \.isNewline)
                     .map { $0.trimmingCharacters(in: .whitespaces) }
                     .filter { !$0.isEmpty }
                     .map { URL(fileURLWithPath: $0) }
@@ -39,32 +68,55 @@ public enum CoverInputs {
             }
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), isDirectory.boolValue {
-                files += try videoFiles(under: argument)
+                var found: [String] = []
+                collectVideoFiles(under: argument, into: &found, problems: &expansion.unlistedDirectories)
+                expansion.files += found.sorted().map { URL(fileURLWithPath: $0) }
             } else {
-                files.append(URL(fileURLWithPath: argument))
+                expansion.files.append(URL(fileURLWithPath: argument))
             }
         }
-        return files
+        return expansion
     }
 
-    /// The video files below `directory`, recursively, sorted by path; relative paths stay
-    /// relative (so reports show them as the user typed them).
-    static func videoFiles(under directory: String) throws(ThumbnailError) -> [URL] {
-        let manager = FileManager.default
-        guard let walker = manager.enumerator(atPath: directory) else {
-            throw ThumbnailError(.notReadable, reason: "\(directory): the directory cannot be listed")
+    /// Appends the video files below `directory`, recursively (relative paths stay relative, so
+    /// reports show them as the user typed them), and a problem for each folder that cannot be
+    /// listed.
+    private static func collectVideoFiles(
+        under directory: String,
+        into found: inout [String],
+        problems: inout [UnlistedDirectory]
+    ) {
+        guard let handle = opendir(directory) else {
+            let message = String(cString: strerror(errno))
+            let error = ThumbnailError(.notReadable, reason: "\(directory): cannot list the directory: \(message)")
+            problems.append(UnlistedDirectory(path: directory, error: error))
+            return
         }
+        defer { closedir(handle) }
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
-        var found: [String] = []
-        while let relative = walker.nextObject() as? String {
-            let ext = (relative as NSString).pathExtension.lowercased()
-            guard videoFileExtensions.contains(ext) else { continue }
-            let path = prefix + relative
-            var isDirectory: ObjCBool = false
-            if manager.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
-                found.append(path)
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name != ".", name != ".." else { continue }
+            let path = prefix + name
+            var status = stat()
+            guard lstat(path, &status) == 0 else { continue }
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR:
+                collectVideoFiles(under: path, into: &found, problems: &problems)
+            case S_IFLNK:
+                // A link to a directory is not followed; a dangling one is kept, to be reported.
+                var target = stat()
+                let isDirectory = stat(path, &target) == 0 && target.st_mode & S_IFMT == S_IFDIR
+                if !isDirectory, isVideoFile(name) { found.append(path) }
+            default:
+                if isVideoFile(name) { found.append(path) }
             }
         }
-        return found.sorted().map { URL(fileURLWithPath: $0) }
+    }
+
+    private static func isVideoFile(_ name: String) -> Bool {
+        videoFileExtensions.contains((name as NSString).pathExtension.lowercased())
     }
 }

@@ -61,13 +61,7 @@ public final class CoverGenerator: Sendable {
     public func makeCover(from data: Data, name: String = "data", options: CoverOptions = CoverOptions())
         throws(ThumbnailError) -> CoverImage
     {
-        try options.validate()
-        let check = cancellationCheck(token: nil, name: name)
-        try check()
-        let input = try MediaInput(
-            bytes: data, name: name, probe: .whenIncomplete, interruption: interruption(token: nil))
-        let session = try CoverSession(input: input, options: options, checkCancellation: check)
-        return try session.cover(at: options.time)
+        try makeCover(from: data, name: name, options: options, token: nil)
     }
 
     /// ``makeCover(for:options:)`` with the stream probe forced on (`alwaysProbe`), for the
@@ -84,12 +78,36 @@ public final class CoverGenerator: Sendable {
         token: CancellationToken?,
         probe: MediaInput.ProbePolicy = .whenIncomplete
     ) throws(ThumbnailError) -> CoverImage {
-        try options.validate()
-        let check = cancellationCheck(token: token, name: url.path)
-        try check()
-        let input = try MediaInput(contentsOf: url, probe: probe, interruption: interruption(token: token))
-        let session = try CoverSession(input: input, options: options, checkCancellation: check)
+        let session = try openSession(name: url.path, options: options, token: token) {
+            interruption throws(ThumbnailError) in
+            try MediaInput(contentsOf: url, probe: probe, interruption: interruption)
+        }
         return try session.cover(at: options.time)
+    }
+
+    func makeCover(from data: Data, name: String, options: CoverOptions, token: CancellationToken?)
+        throws(ThumbnailError) -> CoverImage
+    {
+        let session = try openSession(name: name, options: options, token: token) {
+            interruption throws(ThumbnailError) in
+            try MediaInput(bytes: data, name: name, probe: .whenIncomplete, interruption: interruption)
+        }
+        return try session.cover(at: options.time)
+    }
+
+    /// What every entry point does first: checks the options and cancellation (both before the
+    /// input is touched), then opens the input with `open` and a session on it.
+    private func openSession(
+        name: String,
+        options: CoverOptions,
+        token: CancellationToken?,
+        open: (Interruption) throws(ThumbnailError) -> MediaInput
+    ) throws(ThumbnailError) -> CoverSession {
+        try options.validate()
+        let check = cancellationCheck(token: token, name: name)
+        try check()
+        let input = try open(interruption(token: token))
+        return try CoverSession(input: input, options: options, checkCancellation: check)
     }
 
     // MARK: Async
@@ -117,12 +135,7 @@ public final class CoverGenerator: Sendable {
         -> CoverImage
     {
         try await runOffActor { token throws(ThumbnailError) in
-            try options.validate()
-            let check = self.cancellationCheck(token: token, name: name)
-            let input = try MediaInput(
-                bytes: data, name: name, probe: .whenIncomplete, interruption: self.interruption(token: token))
-            let session = try CoverSession(input: input, options: options, checkCancellation: check)
-            return try session.cover(at: options.time)
+            try self.makeCover(from: data, name: name, options: options, token: token)
         }
     }
 
@@ -141,12 +154,10 @@ public final class CoverGenerator: Sendable {
         continuation.onTermination = { _ in token.cancel() }
         DispatchQueue.global(qos: .userInitiated).async {
             do throws(ThumbnailError) {
-                try options.validate()
-                let check = self.cancellationCheck(token: token, name: url.path)
-                try check()
-                let input = try MediaInput(
-                    contentsOf: url, probe: .whenIncomplete, interruption: self.interruption(token: token))
-                let session = try CoverSession(input: input, options: options, checkCancellation: check)
+                let session = try self.openSession(name: url.path, options: options, token: token) {
+                    interruption throws(ThumbnailError) in
+                    try MediaInput(contentsOf: url, probe: .whenIncomplete, interruption: interruption)
+                }
                 for time in times {
                     continuation.yield(try session.cover(at: time))
                 }

@@ -40,8 +40,9 @@ public struct CoverImage: Sendable, Hashable {
         isKeyframe: Bool = true,
         warnings: [String] = []
     ) throws(ThumbnailError) {
-        guard width > 0, height > 0, bytesPerRow >= width * pixelFormat.bytesPerPixel,
-            pixels.count == bytesPerRow * height
+        let (rowBytes, rowOverflow) = width.multipliedReportingOverflow(by: pixelFormat.bytesPerPixel)
+        let (total, totalOverflow) = bytesPerRow.multipliedReportingOverflow(by: height)
+        guard width > 0, height > 0, !rowOverflow, !totalOverflow, bytesPerRow >= rowBytes, pixels.count == total
         else {
             throw ThumbnailError(
                 .invalidArgument,

@@ -22,9 +22,13 @@ enum AtomicFile {
         guard !name.isEmpty else {
             throw ThumbnailError(.invalidArgument, reason: "\(path): names a folder, not a file")
         }
-        // mkstemp replaces the six trailing X with a unique suffix, in place.
+        // mkstemp replaces the six trailing X with a unique suffix, in place. The temporary name
+        // adds 12 bytes to the destination's, which may already be as long as a name can be
+        // (255 bytes): it keeps at most the first 200 bytes of it (whole characters).
         let unique = String(repeating: "X", count: 6)
-        var template = Array("\(folder.isEmpty ? "." : folder)/.\(name).tmp-\(unique)".utf8CString)
+        var stem = Substring(name)
+        while stem.utf8.count > 200 { stem = stem.dropLast() }
+        var template = Array("\(folder.isEmpty ? "." : folder)/.\(stem).tmp-\(unique)".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress else { return -1 }
             return mkstemp(base)

@@ -165,7 +165,9 @@ final class CoverSession {
             if time <= target + Self.epsilon {
                 // The frame's own duration where the container gives one (variable frame rates),
                 // else the stream's average.
-                let duration = current.duration.map { Double($0) * reader.timeBase } ?? frameDuration
+                let duration =
+                    current.duration.map { VideoReader.seconds(ofUnits: Double($0), timeBase: reader.timeBase) }
+                    ?? frameDuration
                 let shownAtTarget = duration.map { time + $0 > target + Self.epsilon } ?? false
                 if shownAtTarget || time >= target - toleranceBefore - Self.epsilon {
                     return Picked(frame: current, time: time, isLast: false)
@@ -214,9 +216,13 @@ final class CoverSession {
         }
     }
 
-    private static func format(_ seconds: Double) -> String {
-        let hundredths = Int((seconds * 100).rounded())
+    /// Seconds with two decimals for a message ("1.52"); any value a damaged file yields is
+    /// written, never trapping on a conversion.
+    static func format(_ seconds: Double) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e12 else { return "\(seconds)" }
+        let hundredths = Int((abs(seconds) * 100).rounded())
         let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+        let text = "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+        return seconds < 0 && hundredths > 0 ? "-" + text : text
     }
 }

@@ -87,13 +87,6 @@ extension FFmpeg {
         av_frame_unref(frame)
     }
 
-    /// Moves everything `source` references into `destination` (cleared first), leaving
-    /// `source` empty. No pixels are copied.
-    static func moveFrame(_ source: FramePointer, to destination: FramePointer) {
-        av_frame_unref(destination)
-        av_frame_move_ref(destination, source)
-    }
-
     /// The frame's plane pointers and strides (`AVFrame.data` and `linesize`, which Swift sees
     /// as tuples).
     static func planes(of frame: FramePointer) -> (

@@ -45,14 +45,15 @@ extension FFmpeg {
         -> FormatContextPointer
     {
         prepare()
+        // The options first: a failure after the allocation below would leak the context.
+        var options: OpaquePointer? = nil
+        defer { av_dict_free(&options) }
+        try check(av_dict_set(&options, "protocol_whitelist", "none", 0))
         guard let allocated = try allocateInput(interruption: interruption) ?? avformat_alloc_context() else {
             throw .outOfMemory
         }
         allocated.pointee.pb = io
         var context: FormatContextPointer? = allocated
-        var options: OpaquePointer? = nil
-        defer { av_dict_free(&options) }
-        try check(av_dict_set(&options, "protocol_whitelist", "none", 0))
         // On failure avformat_open_input frees the context it was given (but not `io`).
         try capturingLog { () throws(FFmpegError) in
             try check(avformat_open_input(&context, "", nil, &options))

@@ -37,10 +37,13 @@ struct FileIdentity: Sendable, Hashable {
 /// What a path is, from one `stat` and one `access` call: cheaper than `FileManager`, whose
 /// attribute read also looks up the owner's and group's names in /etc/passwd and /etc/group.
 enum FileStatus {
-    /// A readable regular file (or something else that is not a directory) of `size` bytes.
+    /// A readable regular file of `size` bytes.
     case file(size: Int64)
     /// A directory.
     case directory
+    /// Something that is neither a regular file nor a directory: a FIFO (opening it blocks until
+    /// a writer comes), a device (`/dev/zero` never ends), a socket. Named for messages.
+    case special(String)
     /// The file exists but this process may not read it.
     case unreadable
     /// Nothing at the path (or a component of it is not a directory).
@@ -59,9 +62,26 @@ enum FileStatus {
             }
             return
         }
-        if status.st_mode & S_IFMT == S_IFDIR {
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR:
             self = .directory
-        } else if access(path, R_OK) != 0 {
+            return
+        case S_IFREG:
+            break
+        case S_IFIFO:
+            self = .special("a FIFO")
+            return
+        case S_IFCHR, S_IFBLK:
+            self = .special("a device")
+            return
+        case S_IFSOCK:
+            self = .special("a socket")
+            return
+        default:
+            self = .special("a special file")
+            return
+        }
+        if access(path, R_OK) != 0 {
             self = .unreadable
         } else {
             self = .file(size: Int64(status.st_size))

@@ -23,19 +23,6 @@ final class Frame {
         FFmpeg.clearFrame(pointer)
     }
 
-    /// Takes over `other`'s picture (no copy), leaving `other` empty.
-    func take(from other: Frame) {
-        FFmpeg.moveFrame(other.pointer, to: pointer)
-    }
-
-    /// Exchanges the pictures of two frames.
-    func swap(with other: Frame) throws(FFmpegError) {
-        let spare = try Frame()
-        spare.take(from: self)
-        take(from: other)
-        other.take(from: spare)
-    }
-
     /// Whether the frame holds a picture.
     var hasPicture: Bool { pointer.pointee.width > 0 && pointer.pointee.height > 0 && pointer.pointee.format >= 0 }
     var width: Int { Int(pointer.pointee.width) }

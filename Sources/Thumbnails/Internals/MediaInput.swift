@@ -36,7 +36,7 @@ final class MediaInput {
     /// Opens the file at `url`.
     ///
     /// - Throws: ``ThumbnailError`` `.invalidArgument` for a URL that is not a file URL,
-    ///   `.fileNotFound`, `.notReadable`, `.notAMediaFile` (empty, a directory, unrecognised
+    ///   `.fileNotFound`, `.notReadable`, `.notAMediaFile` (empty, a directory, a FIFO or device, unrecognised
     ///   contents), `.noVideoStream`, `.unsupportedCodec`.
     convenience init(
         contentsOf url: URL,
@@ -135,6 +135,8 @@ final class MediaInput {
             throw ThumbnailError(.fileNotFound, reason: "\(path): no such file")
         case .directory:
             throw ThumbnailError(.notAMediaFile, reason: "\(path): is a directory, not a media file")
+        case .special(let kind):
+            throw ThumbnailError(.notAMediaFile, reason: "\(path): is \(kind), not a regular file")
         case .unreadable:
             throw ThumbnailError(.notReadable, reason: "\(path): permission denied")
         case .failed(let message):

@@ -9,8 +9,10 @@ final class VideoReader {
     let decoder: Decoder
     private let packet: Packet
     private let keyframePacket: Packet
-    /// Seconds per timestamp unit.
-    let timeBase: Double
+    /// Seconds per timestamp unit, as the exact ratio the stream states: times are computed as
+    /// `units * numerator / denominator`, so 176400 units of 1/90000 s are 1.96 s, not the
+    /// 1.9600000000000002 s a multiplication by 1/90000 gives.
+    let timeBase: Rational
     /// The timestamp that counts as 0 s: the stream's start (or the first frame's timestamp).
     private var origin: Int64?
     /// Seconds per frame from the stream's frame rate, when it states one.
@@ -54,11 +56,11 @@ final class VideoReader {
             }
         }
         let base = format.timeBase(ofStream: index)
-        timeBase = base.numerator > 0 && base.denominator > 0 ? base.doubleValue : 1.0 / 90_000
+        timeBase = base.numerator > 0 && base.denominator > 0 ? base : Rational(numerator: 1, denominator: 90_000)
         if let start = format.startTimestamp(ofStream: index) {
             origin = start
         } else if let containerStart = format.startTime {
-            origin = Int64((containerStart / timeBase).rounded())
+            origin = Self.timestamp(ofSeconds: containerStart, timeBase: timeBase)
         }
         if let rate = input.video.frameRate, rate.numerator > 0, rate.denominator > 0 {
             frameDuration = 1 / rate.doubleValue
@@ -66,10 +68,10 @@ final class VideoReader {
             frameDuration = nil
         }
         if let streamDuration = format.durationTimestamp(ofStream: index) {
-            duration = Double(streamDuration) * timeBase
+            duration = Self.seconds(ofUnits: Double(streamDuration), timeBase: timeBase)
         } else if let containerDuration = format.duration {
             // The container's duration counts from its own start; the stream may start later.
-            let streamStart = Double(origin ?? 0) * timeBase
+            let streamStart = Self.seconds(ofUnits: Double(origin ?? 0), timeBase: timeBase)
             let offset = format.startTime.map { start in streamStart - start } ?? 0
             duration = max(0, containerDuration - max(0, offset))
         } else {
@@ -83,14 +85,34 @@ final class VideoReader {
     func seconds(of frame: Frame) -> Double? {
         guard let timestamp = frame.timestamp else { return nil }
         if origin == nil { origin = timestamp }
-        return Double(timestamp - (origin ?? 0)) * timeBase
+        return Self.seconds(from: origin ?? 0, to: timestamp, timeBase: timeBase)
+    }
+
+    /// `timestamp - origin` in seconds. A damaged file may hold any two 64-bit timestamps, whose
+    /// difference can overflow: then it is taken in floating point instead of trapping.
+    static func seconds(from origin: Int64, to timestamp: Int64, timeBase: Rational) -> Double {
+        let (difference, overflow) = timestamp.subtractingReportingOverflow(origin)
+        return seconds(ofUnits: overflow ? Double(timestamp) - Double(origin) : Double(difference), timeBase: timeBase)
+    }
+
+    /// `units` of `timeBase` in seconds.
+    static func seconds(ofUnits units: Double, timeBase: Rational) -> Double {
+        units * Double(timeBase.numerator) / Double(timeBase.denominator)
+    }
+
+    /// `seconds` in units of `timeBase`, rounded; nil when that does not fit in 64 bits (a start
+    /// time in a damaged file's tiny time base).
+    static func timestamp(ofSeconds seconds: Double, timeBase: Rational) -> Int64? {
+        let units = (seconds * Double(timeBase.denominator) / Double(timeBase.numerator)).rounded()
+        guard units.isFinite, abs(units) < 0x1p62 else { return nil }
+        return Int64(units)
     }
 
     /// Seeks to the keyframe at or before `seconds` from the start (with `forward`, at or after
     /// it). Returns false when the demuxer cannot seek (the reader then goes on from where it is).
     @discardableResult
     func seek(to seconds: Double, forward: Bool = false) -> Bool {
-        let units = (seconds / timeBase).rounded(.down)
+        let units = (seconds * Double(timeBase.denominator) / Double(timeBase.numerator)).rounded(.down)
         let offset = units.isFinite && abs(units) < 1e15 ? Int64(units) : Int64(1e15)
         let (target, overflow) = (origin ?? 0).addingReportingOverflow(offset)
         do {

@@ -25,7 +25,9 @@ import ThreadSanitizerSupport
 /// Guarantees: each request's completion is called exactly once, with the cover, a
 /// ``ThumbnailError``, or `.cancelled`. A cover already cached is delivered synchronously,
 /// before ``requestCover(for:maximumSize:completion:)`` returns, on the caller's thread (a
-/// displayed cell shows it in the same pass, no flicker); otherwise on a background queue.
+/// displayed cell shows it in the same pass, no flicker), and so is the error for a file that
+/// does not exist (or a URL that is not a file URL, or a request already cancelled); otherwise
+/// on a background queue.
 /// Requests for the same file version and size while one is decoding join it. Pending decodes
 /// start newest first (the cells just scrolled into view), at most ``maximumConcurrency`` at
 /// once. A decode whose requests are all cancelled stops at its next packet.

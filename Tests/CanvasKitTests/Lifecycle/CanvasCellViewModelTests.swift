@@ -43,6 +43,30 @@ struct CanvasCellViewModelTests {
         #expect(ObservationDiagnostics.liveObservations(of: board.canvases[1]).isEmpty)
     }
 
+    @Test("an observer of display or cover may call back into the view-model (no lock is held while it runs)")
+    func observersMayCallBack() throws {
+        let board = boardWithTake()
+        let viewModel = CanvasCellViewModel(coverProvider: FakeCoverProvider(completesImmediately: true))
+        let displayToken = viewModel.observe(\.display, options: [.new]) { viewModel, _ in
+            viewModel.startObserving()
+        }
+        let coverToken = viewModel.observe(\.cover, options: [.new]) { viewModel, _ in
+            viewModel.startObserving()
+        }
+        defer {
+            displayToken.invalidate()
+            coverToken.invalidate()
+        }
+        viewModel.bind(to: board.canvases[0], on: board)
+        #expect(viewModel.display == .cover(URL(fileURLWithPath: "/takes/a.mov")))
+        #expect(viewModel.cover != nil)
+        _ = board.send(.tap(0))
+        #expect(viewModel.display == .livePreview)
+        viewModel.unbind()
+        #expect(viewModel.display == nil)
+        #expect(viewModel.cover == nil)
+    }
+
     @Test("while not observing the display is not updated; starting again re-derives it")
     func staleWhileNotObservingThenRederived() {
         let board = CanvasBoard(canvasCount: 2)
@@ -193,7 +217,7 @@ struct DisplayLifecycleBinderTests {
     @Test("repeated willDisplay, end without start, end after disappear, display while away")
     func oddOrders() {
         let board = CanvasBoard(canvasCount: 3)
-        let binder = DisplayLifecycleBinder()
+        let binder = DisplayLifecycleBinder(log: RegistrationLog())
         let cell = makeCell(binder)
         cell.viewModel.bind(to: board.canvases[0], on: board)
 

@@ -23,7 +23,7 @@ struct LifecycleConcurrencyTests {
         let finished = Mutex(0)
         for sender in 0..<senders {
             DispatchQueue.global().async {
-                var random = LifecycleRandom(seed: 99 + UInt64(sender))
+                var random = SplitMix64(seed: 99 + UInt64(sender))
                 var serial = 0
                 while serial < 2_000 || ContinuousClock.now < end {
                     let event: CanvasEvent =
@@ -39,7 +39,7 @@ struct LifecycleConcurrencyTests {
                 finished.withAnnotatedLock { $0 += 1 }
             }
         }
-        var random = LifecycleRandom(seed: 7)
+        var random = SplitMix64(seed: 7)
         var scrolls = 0
         while finished.withAnnotatedLock({ $0 }) < senders || scrolls < 50 {
             screen.scroll(toOffset: Int.random(in: 0..<40, using: &random))

@@ -25,7 +25,8 @@ struct LifecycleFuzzTests {
             let canvasCount = 1 + Int(seed % 9)
             let board = CanvasBoard(canvasCount: canvasCount)
             let covers = FakeCoverProvider(completesImmediately: seed % 2 == 0)
-            let screen = CanvasScreen(board: board, configuration: configuration, coverProvider: covers)
+            let screen = CanvasScreen(
+                board: board, configuration: configuration, coverProvider: covers, log: RegistrationLog())
             let steps = LifecycleStep.sequence(seed: seed, canvasCount: canvasCount, count: 90)
             if let failure = screen.run(steps) {
                 Issue.record("seed \(seed), step \(failure.step) (\(failure.description)): \(failure.problems)")

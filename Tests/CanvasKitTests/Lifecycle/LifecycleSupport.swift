@@ -4,23 +4,6 @@ import Observing
 import Synchronization
 import ThreadSanitizerSupport
 
-/// A deterministic generator for the lifecycle sequences (SplitMix64).
-struct LifecycleRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-}
-
 /// A cover provider that records requests and cancellations and completes only when told to.
 final class FakeCoverProvider: CoverProvider {
     final class Request: CoverRequest {
@@ -144,7 +127,7 @@ enum LifecycleStep: CustomStringConvertible {
     }
 
     /// A random step for a board of `count` canvases; indexes may be out of range on purpose (rejections).
-    static func randomStep(count: Int, serial: Int, using random: inout LifecycleRandom) -> LifecycleStep {
+    static func randomStep(count: Int, serial: Int, using random: inout SplitMix64) -> LifecycleStep {
         let index = Int.random(in: 0...count, using: &random)
         switch Int.random(in: 0..<100, using: &random) {
         case 0..<22: return .scroll(Int.random(in: -1...count, using: &random))
@@ -162,7 +145,7 @@ enum LifecycleStep: CustomStringConvertible {
 
     /// `count` random steps from `seed`, for a board that starts with `canvasCount` canvases.
     static func sequence(seed: UInt64, canvasCount: Int, count: Int) -> [LifecycleStep] {
-        var random = LifecycleRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var size = canvasCount
         var steps: [LifecycleStep] = []
         for serial in 0..<count {

@@ -147,5 +147,23 @@ struct BoardPictureTests {
         #expect(picture.color(x: g - 2, y: g + 60) == BoardPicture.background, "no border on the cover")
         #expect(picture.color(x: g + 4, y: g + step - g + g + 4) == BoardPicture.addTile)
         #expect(picture.color(x: g + 80, y: g + BoardPicture.tileHeight + g + 60) != BoardPicture.addTile, "the plus")
+        #expect(BoardPicture.size(canvasCount: 3) == (picture.width, picture.height))
+    }
+
+    @Test("size(canvasCount:) is the square grid the picture draws, and the limit keeps large boards out")
+    func sizes() {
+        let step = (
+            width: BoardPicture.tileWidth + BoardPicture.gap, height: BoardPicture.tileHeight + BoardPicture.gap
+        )
+        #expect(BoardPicture.size(canvasCount: 1) == (BoardPicture.gap + step.width, BoardPicture.gap + step.height))
+        #expect(
+            BoardPicture.size(canvasCount: 10) == (
+                BoardPicture.gap + 4 * step.width, BoardPicture.gap + 3 * step.height
+            ))
+        #expect(BoardPicture.size(canvasCount: 10, columns: 2).width == BoardPicture.gap + 2 * step.width)
+        let thousand = BoardPicture.size(canvasCount: 1_000)
+        #expect(thousand.width * thousand.height <= BoardPicture.maximumPixelCount)
+        let huge = BoardPicture.size(canvasCount: 100_000)
+        #expect(huge.width * huge.height > BoardPicture.maximumPixelCount)
     }
 }
