@@ -16,7 +16,8 @@ for path in paths {
     do {
         let media = try MediaDescription(contentsOf: URL(fileURLWithPath: path))
         let duration = media.duration.map { String(format: "%.2f s", $0) } ?? "unknown duration"
-        let rate = media.frameRate.map { String(format: "%.2f fps", $0.doubleValue) }
+        let rate =
+            media.frameRate.map { String(format: "%.2f fps", $0.doubleValue) }
             ?? "unknown rate"
         let display = media.displaySize
         print(
