@@ -21,6 +21,10 @@ targets += [
         name: "ThreadSanitizerSupportTests", dependencies: ["ThreadSanitizerSupport"], swiftSettings: swiftSettings),
 ]
 
+// MARK: SeededRandom
+// SplitMix64, the one seeded generator every seeded thing in the package uses (`package` API, not a product).
+targets += [.target(name: "SeededRandom", swiftSettings: swiftSettings)]
+
 // MARK: Thumbnails
 // The FFmpeg-backed cover service (DESIGN section 5). CFFmpeg is the system library it alone imports:
 // `pkgConfig` finds the headers and library folder through libavformat.pc, and CFFmpeg's module map
@@ -40,7 +44,7 @@ targets += [
         name: "Thumbnails", dependencies: ["CFFmpeg", "CanvasKit", "ThreadSanitizerSupport"],
         swiftSettings: swiftSettings),
     .testTarget(
-        name: "ThumbnailsTests", dependencies: ["Thumbnails", "CanvasKit", "ThreadSanitizerSupport"],
+        name: "ThumbnailsTests", dependencies: ["Thumbnails", "CanvasKit", "ThreadSanitizerSupport", "SeededRandom"],
         swiftSettings: swiftSettings),
     // `media-info FILE...`: a development tool that prints what Thumbnails reads from media files.
     .executableTarget(
@@ -63,7 +67,7 @@ targets += [
 products.append(.library(name: "Observing", targets: ["Observing"]))
 targets += [
     .target(name: "Observing", dependencies: ["ThreadSanitizerSupport"], swiftSettings: swiftSettings),
-    .testTarget(name: "ObservingTests", dependencies: ["Observing"], swiftSettings: swiftSettings),
+    .testTarget(name: "ObservingTests", dependencies: ["Observing", "SeededRandom"], swiftSettings: swiftSettings),
     .executableTarget(
         name: "ObservingBenchmark",
         dependencies: ["Observing"],
@@ -76,9 +80,11 @@ targets += [
 // The canvas state machine, its observable models and the event language (DESIGN section 2).
 products.append(.library(name: "CanvasKit", targets: ["CanvasKit"]))
 targets += [
-    .target(name: "CanvasKit", dependencies: ["Observing", "ThreadSanitizerSupport"], swiftSettings: swiftSettings),
+    .target(
+        name: "CanvasKit", dependencies: ["Observing", "ThreadSanitizerSupport", "SeededRandom"],
+        swiftSettings: swiftSettings),
     .testTarget(
-        name: "CanvasKitTests", dependencies: ["CanvasKit", "Observing", "ThreadSanitizerSupport"],
+        name: "CanvasKitTests", dependencies: ["CanvasKit", "Observing", "ThreadSanitizerSupport", "SeededRandom"],
         swiftSettings: swiftSettings),
     .executableTarget(
         name: "CanvasBenchmark",
@@ -125,9 +131,10 @@ targets += [
 // Tools/mutate-canvas-thumb.sh and Tools/fuzz-sim.sh make their seeded inputs with `fuzz-inputs`; Tools/soak.sh runs
 // `Soak` in release (a board driven by random events with real covers, memory sampled). See Docs/Reliability.md.
 targets += [
-    .executableTarget(name: "fuzz-inputs", path: "Tools/FuzzInputs", swiftSettings: swiftSettings),
     .executableTarget(
-        name: "Soak", dependencies: ["CanvasKit", "Thumbnails", "Observing"], path: "Tools/Soak",
+        name: "fuzz-inputs", dependencies: ["SeededRandom"], path: "Tools/FuzzInputs", swiftSettings: swiftSettings),
+    .executableTarget(
+        name: "Soak", dependencies: ["CanvasKit", "Thumbnails", "Observing", "SeededRandom"], path: "Tools/Soak",
         swiftSettings: swiftSettings),
 ]
 

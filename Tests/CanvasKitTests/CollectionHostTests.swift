@@ -1,5 +1,6 @@
 import CanvasKit
 import Foundation
+import SeededRandom
 import Testing
 
 // MARK: Test support

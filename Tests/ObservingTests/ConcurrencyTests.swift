@@ -1,5 +1,6 @@
 import Foundation
 import Observing
+import SeededRandom
 import Synchronization
 import Testing
 

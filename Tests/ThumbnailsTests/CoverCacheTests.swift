@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 import Testing
 
 @testable import Thumbnails
@@ -108,7 +109,7 @@ struct CoverCacheTests {
 
     @Test("the LRU list stays consistent over a seeded random workload")
     func lruModel() {
-        var random = SeededGenerator(state: 42)
+        var random = SplitMix64(seed: 42)
         var lru = LeastRecentlyUsed<Int, Int>(capacity: 50)
         var model: [(key: Int, cost: Int)] = []  // most recent first
         for _ in 0..<5000 {

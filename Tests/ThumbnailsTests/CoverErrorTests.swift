@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 import Testing
 import Thumbnails
 
@@ -127,7 +128,7 @@ struct DamagedCoverTests {
     func damaged(_ name: String) throws {
         let original = try Data(contentsOf: Fixtures.url(name))
         let generator = CoverGenerator()
-        var random = SeededGenerator(state: UInt64(original.count) &* 31)
+        var random = SplitMix64(seed: UInt64(original.count) &* 31)
         var covers = 0
         for round in 0..<30 {
             var bytes = original

@@ -1,19 +1,7 @@
 import Foundation
+import SeededRandom
 import Testing
 import Thumbnails
-
-/// SplitMix64: a small seeded generator, so a failing damaged input can be rebuilt from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("Damaged inputs never crash the describer")
 struct DamagedInputTests {
@@ -26,7 +14,7 @@ struct DamagedInputTests {
     func damaged(_ name: String) throws {
         let original = try Data(contentsOf: Fixtures.url(name))
         let folder = try TemporaryFolder()
-        var generator = SeededGenerator(state: UInt64(original.count))
+        var generator = SplitMix64(seed: UInt64(original.count))
         var described = 0
         var failed = 0
         for round in 0..<40 {

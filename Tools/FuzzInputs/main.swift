@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 
 // fuzz-inputs: seeded, reproducible inputs for Tools/mutate-canvas-thumb.sh and Tools/fuzz-sim.sh.
 //
@@ -11,19 +12,6 @@ import Foundation
 //
 // The same seed, count and files give the same bytes on every machine (SplitMix64, no system randomness). Each file
 // is written with the mutations that made it in a side list, DIR/index.txt, so a finding can be explained.
-
-/// SplitMix64: small, fast, and the same sequence everywhere.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 struct Arguments {
     var mode = ""

@@ -1,6 +1,7 @@
 import CanvasKit
 import Foundation
 import Observing
+import SeededRandom
 import Thumbnails
 
 // Soak: a board on a headless screen, driven by random events for a bounded time, with real covers from the fixture
@@ -8,18 +9,6 @@ import Thumbnails
 // samples the resident memory (/proc/self/statm) and at the end fails if memory grew past the bound after warm-up.
 //
 //   Soak [--seconds N] [--seed S] [--fixtures DIR] [--bound-mb M]
-
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 struct Options {
     var seconds = 60.0

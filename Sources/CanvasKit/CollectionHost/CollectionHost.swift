@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 
 /// A headless collection view: one section of items shown through a viewport of
 /// ``CollectionHostConfiguration/viewportSize`` consecutive items, reproducing `UICollectionView`'s cell lifecycle so
@@ -49,7 +50,7 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
     private var isBusy = false
     private var needsLayout = false
     private var needsReload = false
-    private var generator: HostShuffleGenerator?
+    private var generator: SplitMix64?
 
     /// Creates a host showing `dataSource`'s items, queries their count once, and lays out nothing until the first
     /// ``screenDidAppear()``.
@@ -58,7 +59,7 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
         self.configuration = configuration
         self.numberOfItems = max(0, dataSource.numberOfItems())
         if case .shuffled(let seed) = configuration.callbackOrder {
-            generator = HostShuffleGenerator(seed: seed)
+            generator = SplitMix64(seed: seed)
         }
     }
 

@@ -1,6 +1,7 @@
 import CanvasKit
 import Dispatch
 import Foundation
+import SeededRandom
 import Synchronization
 import Testing
 import ThreadSanitizerSupport

@@ -1,6 +1,7 @@
 import CanvasKit
 import Foundation
 import Observing
+import SeededRandom
 import Synchronization
 import ThreadSanitizerSupport
 

@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 
 @testable import CanvasKit
 
