@@ -66,7 +66,11 @@ targets += [
 // MARK: Observing
 products.append(.library(name: "Observing", targets: ["Observing"]))
 targets += [
-    .target(name: "Observing", dependencies: ["ThreadSanitizerSupport"], swiftSettings: swiftSettings),
+    // The thread-local slot of Observing's per-thread context (C: Swift has no thread-local variables).
+    .target(name: "ObservingThreadLocal"),
+    .target(
+        name: "Observing", dependencies: ["ThreadSanitizerSupport", "ObservingThreadLocal"],
+        swiftSettings: swiftSettings),
     .testTarget(name: "ObservingTests", dependencies: ["Observing", "SeededRandom"], swiftSettings: swiftSettings),
     .executableTarget(
         name: "ObservingBenchmark",

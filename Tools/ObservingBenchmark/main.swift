@@ -107,6 +107,19 @@ if CommandLine.arguments.contains("--profile-delivery") {
     token.invalidate()
     exit(0)
 }
+// `--profile-bystanders`: the same, with 2,000 observations of other properties and objects around.
+if CommandLine.arguments.contains("--profile-bystanders") {
+    let model = Model()
+    let token = model.observe(\.value, options: [.new]) { _, change in blackHole(change.newValue) }
+    let bystanders = (0..<1_000).map { _ in model.observe(\.other) { _, change in blackHole(change) } }
+    let others = (0..<1_000).map { _ in Model() }
+    let otherTokens = others.map { $0.observe(\.value) { _, change in blackHole(change) } }
+    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    for index in 0..<count { model.value = index }
+    token.invalidate()
+    withExtendedLifetime((bystanders, otherTokens)) {}
+    exit(0)
+}
 // `--profile-set` and `--profile-get`: only write or read a property nobody observes.
 if CommandLine.arguments.contains("--profile-set") {
     let model = Model()

@@ -70,6 +70,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         /// The direct-mode subscriber, handed to the storage by `start()` and not kept here after it
         /// (it captures the handler, which must go when the observation is invalidated).
         var direct: (@Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void)?
+        /// The storage's `Delivery` of the direct-mode subscriber, weakly: every `invalidate()` call waits
+        /// until no other thread calls it (it is freed once none does).
+        weak var directDelivery: AnyObject?
     }
 
     let options: ObservationOptions
@@ -127,8 +130,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
                 let storage = reads[0].storage as? PropertyStorage<Value>, let direct
             {
-                let (id, current) = storage.subscribe(wantsPrior: options.contains(.prior), direct)
+                let (id, delivery, current) = storage.subscribe(wantsPrior: options.contains(.prior), direct)
                 state.mode = .direct(storage: storage, subscriptionID: id)
+                state.directDelivery = delivery
                 return current
             }
             if reads.isEmpty {
@@ -170,7 +174,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             for link in links where !seen.contains(link.storageID) {
                 if let storage = link.storage {
                     keptAlive.append(storage)
-                    storage.removeSubscriber(link.subscriptionID)
+                    storage.removeSubscriber(link.subscriptionID, waitingForCalls: false)
                 }
             }
             links = kept
@@ -243,22 +247,33 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         return !handler.isClosed && root != nil && owner?.link.isAlive != false
     }
 
+    /// Every call (not only the first) returns only once no handler call runs on another thread and
+    /// none can start: the gate covers the calls made through `send`, the hazard slots (`Hazards`) the
+    /// direct calls made by the storage.
     func invalidate() {
-        guard handler.close() else { return }
+        let first = handler.close()
+        // Direct mode: remove the subscriber (whichever call gets there first; the others find it gone),
+        // then wait for the calls of it in progress on other threads.
+        let (direct, delivery): ((PropertyStorage<Value>, UInt64)?, AnyObject?) = state.withLock { state in
+            guard case .direct(let storage, let id) = state.mode else { return (nil, state.directDelivery) }
+            return ((storage, id), state.directDelivery)
+        }
+        if let (storage, id) = direct {
+            storage.removeSubscriber(id, waitingForCalls: true)
+        }
+        if let delivery {
+            Hazards.waitUntilNotCalled(delivery)
+        }
+        guard first else { return }
         let mode = state.withLock { state in
             let mode = state.mode
             state.mode = .pending
             state.root = nil
             return mode
         }
-        switch mode {
-        case .pending:
-            break
-        case .direct(let storage, let id):
-            storage.removeSubscriber(id)
-        case .chain(let links, _):
+        if case .chain(let links, _) = mode {
             for link in links {
-                link.storage?.removeSubscriber(link.subscriptionID)
+                link.storage?.removeSubscriber(link.subscriptionID, waitingForCalls: false)
             }
         }
         LiveObservations.remove(self)

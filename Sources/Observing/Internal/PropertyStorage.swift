@@ -7,8 +7,8 @@ protocol TrackableStorage: AnyObject, Sendable {
     /// Registers `link` to be told of every change (prior ones too if `wantsPrior`), and returns the
     /// subscription id and whether the storage changed since `version`.
     func addLink(_ link: any ChainLinkTarget, wantsPrior: Bool, since version: UInt64) -> (id: UInt64, changed: Bool)
-    /// Removes a subscription; unknown ids are ignored.
-    func removeSubscriber(_ id: UInt64)
+    /// Removes a subscription; unknown ids are ignored (see `PropertyStorage.removeSubscriber`).
+    func removeSubscriber(_ id: UInt64, waitingForCalls: Bool)
 }
 
 /// A storage that can name its property, for diagnostics.
@@ -102,12 +102,6 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         /// Holds the function called with the change, the object and the delivering thread's context.
         @usableFromInline let delivery: Delivery
 
-        /// Called with the change, the object and the delivering thread's context.
-        @inlinable
-        var deliver: (ObservedChange<Value>, AnyObject, ThreadContext) -> Void {
-            delivery.call
-        }
-
         init(
             id: UInt64, wantsPrior: Bool, notifiesEqualWrites: Bool,
             deliver: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
@@ -120,13 +114,37 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     }
 
     /// A subscriber's function in an object, so that the setter can call it through an unretained
-    /// reference (see `setValue`).
+    /// reference, and so that its address names it in the threads' hazard slots (see `Hazards`).
+    ///
+    /// Why `@unchecked Sendable` is safe: `call` is immutable; `closed` is atomic.
     @usableFromInline
-    final class Delivery {
+    final class Delivery: @unchecked Sendable {
         @usableFromInline let call: (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
+        /// Set when the subscriber is removed from the storage; a call that has not started yet is skipped.
+        @usableFromInline let closed = Atomic<Bool>(false)
 
         init(_ call: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void) {
             self.call = call
+        }
+
+        /// The address that names this delivery in a hazard slot.
+        @inlinable
+        var address: UInt {
+            UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+        }
+
+        /// Calls the subscriber unless it was removed, publishing the call in `context`'s hazard slot
+        /// first (the path for everything but the setter's single-subscriber case).
+        @inlinable
+        func guardedCall(_ change: ObservedChange<Value>, _ object: AnyObject, on context: ThreadContext) {
+            let slot = context.hazard
+            // Both sequentially consistent, like the remover's store of `closed` and its reads of the
+            // slots: at least one of the two threads sees the other's store (see `Hazards`).
+            let previous = slot.delivery.exchange(address, ordering: .sequentiallyConsistent)
+            if !closed.load(ordering: .sequentiallyConsistent) {
+                call(change, object, context)
+            }
+            slot.delivery.store(previous, ordering: .releasing)
         }
     }
 
@@ -155,6 +173,18 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     init(_ value: Value, isEqual: ((Value, Value) -> Bool)?) {
         self.state = State(value: value)
         self.isEqual = isEqual
+    }
+
+    deinit {
+        // A storage normally goes away with its object, never during one of its own deliveries (the
+        // setter's caller keeps the object alive). The exception is a handler that assigns the property
+        // wrapper itself (`_title = Observed(...)`) while this thread delivers a change of it: the setter
+        // up the stack may still call a subscriber through an unretained reference, so the subscribers
+        // are kept until that delivery ends. (Another thread cannot be in such a delivery: it would be
+        // reading the wrapper while this thread assigns it, a data race in the model itself.)
+        if !state.subscribers.isEmpty, let context = ThreadContext.existing, context.isDelivering {
+            context.retire(state.subscribers as AnyObject)
+        }
     }
 
     /// Runs `body` with the state, holding the lock.
@@ -203,38 +233,87 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     /// Stores `newValue` and notifies; `isEqual` tells an equal write (not notified to direct observations).
     ///
-    /// The common case (no prior observer) is inlined into the model's setter, where `Value` is
-    /// concrete: one lock to store the value and take the subscriber list (a copy-on-write array, so
-    /// taking it is one retain), then the handlers are called after the lock with no allocation. The
-    /// rare cases (prior observers, a write made inside a handler) go through out-of-line paths.
+    /// The common case (no prior observer, not inside a handler) is inlined into the model's setter, where
+    /// `Value` is concrete: one lock to store the value and read the subscribers, then the handlers are
+    /// called after the lock with no allocation. With one subscriber, not even a reference count is
+    /// touched: its `Delivery` is read unretained and published in this thread's hazard slot under the lock
+    /// (see `Hazards`), which keeps whoever removes it from releasing it while it is called. With several,
+    /// the list (a copy-on-write array) is retained once and each call is published with a fence. The rare
+    /// cases (prior observers, a write made inside a handler) go through out-of-line paths.
+    ///
+    /// `self` is not used once the first handler has been called: a handler could, in principle, free this
+    /// storage (by assigning the property wrapper itself), and `deinit` then hands the subscriber list to
+    /// this thread's context (see `deinit`).
     @inlinable
     func setValue(_ newValue: Value, of object: AnyObject) {
-        // `subscribers` is `nil` when there are none, so that a write nobody observes does not retain
-        // and release the (empty) array.
-        let stored: (old: Value, subscribers: [Subscriber]?)? = withState { state in
-            if state.priorSubscribers != 0 {
-                return nil
-            }
-            var old = newValue
-            swap(&old, &state.value)
-            state.version &+= 1
-            return (old, state.subscribers.isEmpty ? nil : state.subscribers)
-        }
-        // `consume`: the array moves out of `stored` instead of being retained a second time.
-        guard let (old, subscribersIfAny) = consume stored else {
-            announceAndSet(newValue, of: object)
-            return
-        }
-        guard let subscribers = consume subscribersIfAny else {
-            // `old` is released here, after the lock: its deinit may use this storage.
-            return
-        }
-        let isEqualWrite = isEqual?(old, newValue) ?? false
-        let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
         // The calling thread's context, not retained: the thread-local slot holds it until this thread
         // exits, which cannot happen during this call. Each use below is a small closure that the
         // compiler inlines (one large closure would not be, and would retain what it captures).
-        let context = Unmanaged<ThreadContext>.fromOpaque(ThreadContext.currentPointer())
+        var context: Unmanaged<ThreadContext>?
+        // `many` is `nil` unless there are several subscribers (or this is a write made inside a handler),
+        // so that the common cases do not retain and release the array.
+        let stored: (old: Value, single: Unmanaged<Delivery>?, singleNotifiesEqual: Bool, many: [Subscriber]?)? =
+            withState { state in
+                if state.priorSubscribers != 0 {
+                    return nil
+                }
+                var old = newValue
+                swap(&old, &state.value)
+                state.version &+= 1
+                if state.subscribers.isEmpty {
+                    return (old, nil, false, nil)
+                }
+                // Read under the lock, so that a write nobody observes does not look it up.
+                let current = Unmanaged<ThreadContext>.fromOpaque(ThreadContext.currentPointer())
+                context = current
+                if state.subscribers.count == 1 && !current._withUnsafeGuaranteedRef({ $0.isDelivering }) {
+                    // Read without retaining: the hazard published below keeps a remover from releasing
+                    // it (a removal takes this lock first, and then finds the slot). The read is a load of
+                    // the reference's bits as an `Unmanaged` (same layout, trivial, no retain).
+                    let (delivery, notifiesEqual) = state.subscribers.withUnsafeBufferPointer { buffer in
+                        let base = UnsafeRawPointer(buffer.baseAddress.unsafelyUnwrapped)
+                        return (
+                            base.load(
+                                fromByteOffset: MemoryLayout<Subscriber>.offset(of: \Subscriber.delivery)!,
+                                as: Unmanaged<Delivery>.self),
+                            buffer[0].notifiesEqualWrites
+                        )
+                    }
+                    current._withUnsafeGuaranteedRef {
+                        $0.hazard.delivery.store(
+                            UInt(bitPattern: delivery.toOpaque()), ordering: .relaxed)
+                        $0.isDelivering = true
+                    }
+                    return (old, delivery, notifiesEqual, nil)
+                }
+                return (old, nil, false, state.subscribers)
+            }
+        // `consume`: the array moves out of `stored` instead of being retained a second time.
+        guard let (old, single, singleNotifiesEqual, manyIfAny) = consume stored else {
+            announceAndSet(newValue, of: object)
+            return
+        }
+        guard let context else {
+            // Nobody to notify. `old` is released here, after the lock: its deinit may use this storage.
+            return
+        }
+        let isEqualWrite = isEqual?(old, newValue) ?? false
+        if let single {
+            if !isEqualWrite || singleNotifiesEqual {
+                let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
+                single._withUnsafeGuaranteedRef { delivery in
+                    context._withUnsafeGuaranteedRef { delivery.call(change, object, $0) }
+                }
+            }
+            context._withUnsafeGuaranteedRef {
+                $0.hazard.delivery.store(0, ordering: .releasing)
+                $0.endDelivery()
+            }
+            return
+        }
+        // Several subscribers, or a write made inside a handler.
+        let subscribers = (consume manyIfAny).unsafelyUnwrapped
+        let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
         if _slowPath(context._withUnsafeGuaranteedRef { $0.isDelivering }) {
             // A write made by a handler: stored above, delivered after the current handler (O8).
             context._withUnsafeGuaranteedRef {
@@ -243,22 +322,9 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             return
         }
         context._withUnsafeGuaranteedRef { $0.isDelivering = true }
-        // Each subscriber's `Delivery` is called through an unretained reference, read from the array's
-        // buffer. Why that is safe: `subscribers` holds a reference to that buffer until this function
-        // returns, and the buffer is never mutated meanwhile (the storage's own array shares it, so any
-        // change there copies it first), so every `Delivery` in it stays alive. The read itself is
-        // a load of the reference's bits as an `Unmanaged` (same layout, trivial, no retain).
-        let deliveryOffset = MemoryLayout<Subscriber>.offset(of: \Subscriber.delivery)!
-        subscribers.withUnsafeBufferPointer { buffer in
-            guard let first = buffer.baseAddress else { return }
-            let base = UnsafeRawPointer(first)
-            for index in buffer.indices where !isEqualWrite || buffer[index].notifiesEqualWrites {
-                let delivery = (base + index * MemoryLayout<Subscriber>.stride + deliveryOffset)
-                    .load(as: Unmanaged<Delivery>.self)
-                delivery._withUnsafeGuaranteedRef { delivery in
-                    context._withUnsafeGuaranteedRef { delivery.call(change, object, $0) }
-                }
-            }
+        // `subscribers` keeps every `Delivery` in it alive until it is released.
+        for subscriber in subscribers where !isEqualWrite || subscriber.notifiesEqualWrites {
+            context._withUnsafeGuaranteedRef { subscriber.delivery.guardedCall(change, object, on: $0) }
         }
         context._withUnsafeGuaranteedRef { $0.endDelivery() }
     }
@@ -295,7 +361,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         on context: ThreadContext
     ) {
         for subscriber in subscribers where !isEqualWrite || subscriber.notifiesEqualWrites {
-            subscriber.deliver(change, object, context)
+            subscriber.delivery.guardedCall(change, object, on: context)
         }
     }
 
@@ -363,12 +429,12 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                     let prior = change.prior
                     for subscriber in subscribers
                     where subscriber.wantsPrior && (!isEqualWrite || subscriber.notifiesEqualWrites) {
-                        subscriber.deliver(prior, object, context)
+                        subscriber.delivery.guardedCall(prior, object, on: context)
                     }
                 }
                 for subscriber in subscribers
                 where (!change.isPrior || subscriber.wantsPrior) && (!isEqualWrite || subscriber.notifiesEqualWrites) {
-                    subscriber.deliver(change, object, context)
+                    subscriber.delivery.guardedCall(change, object, on: context)
                 }
             }
         }
@@ -384,10 +450,11 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     // MARK: Subscribing
 
-    /// Registers a direct observation; returns its id and the value at the time of registration.
+    /// Registers a direct observation; returns its id, its `Delivery` (what `Hazards.waitUntilNotCalled`
+    /// waits for) and the value at the time of registration.
     func subscribe(
         wantsPrior: Bool, _ deliver: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
-    ) -> (id: UInt64, value: Value) {
+    ) -> (id: UInt64, delivery: Delivery, value: Value) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
         let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: false, deliver: deliver)
         return withState { state in
@@ -395,17 +462,25 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             if wantsPrior {
                 state.priorSubscribers += 1
             }
-            return (id, state.value)
+            return (id, subscriber.delivery, state.value)
         }
     }
 
-    func removeSubscriber(_ id: UInt64) {
-        withState { state in
-            guard let index = state.subscribers.firstIndex(where: { $0.id == id }) else { return }
+    /// Removes a subscription; unknown ids are ignored. The removed subscriber is closed (a call of it
+    /// that has not started will not start) and released once no thread is calling it; with
+    /// `waitingForCalls`, this returns only then (see `Hazards.release`).
+    func removeSubscriber(_ id: UInt64, waitingForCalls: Bool) {
+        let removed: Delivery? = withState { state in
+            guard let index = state.subscribers.firstIndex(where: { $0.id == id }) else { return nil }
             if state.subscribers[index].wantsPrior {
                 state.priorSubscribers -= 1
             }
-            state.subscribers.remove(at: index)
+            let delivery = state.subscribers.remove(at: index).delivery
+            delivery.closed.store(true, ordering: .sequentiallyConsistent)
+            return delivery
+        }
+        if let removed {
+            Hazards.release(removed, waitingForCalls: waitingForCalls)
         }
     }
 
@@ -426,9 +501,12 @@ extension PropertyStorage: PropertyNaming {
 extension PropertyStorage: TrackableStorage {
     func addLink(_ link: any ChainLinkTarget, wantsPrior: Bool, since version: UInt64) -> (id: UInt64, changed: Bool) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
-        let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: true) { change, _, _ in
+        // `link` is held weakly: a link removed while another thread calls it is released later (see
+        // `Hazards.release`), and must not keep its observation alive until then.
+        let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: true) {
+            [weak link] change, _, _ in
             if !change.isPrior {
-                link.linkDidChange()
+                link?.linkDidChange()
             }
         }
         return withState { state in

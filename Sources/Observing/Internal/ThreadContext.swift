@@ -1,3 +1,4 @@
+public import ObservingThreadLocal
 import Synchronization
 
 #if canImport(Glibc)
@@ -46,6 +47,12 @@ final class ThreadContext {
     /// Reads recorded by `track(_:)`, innermost tracking scope last.
     private var trackingStack: [[TrackedRead]] = []
 
+    /// The subscriber this thread is calling, for the threads that remove subscribers (see `Hazards`).
+    @usableFromInline let hazard = HazardSlot()
+    /// Removed subscribers (and subscriber lists of freed storages) that a caller up this thread's stack
+    /// may still hold unretained: released when the outermost delivery ends.
+    private var retired: [AnyObject] = []
+
     @usableFromInline
     init() {
         runningGates = .allocate(capacity: runningGateCapacity)
@@ -58,29 +65,37 @@ final class ThreadContext {
     /// The context of the calling thread, created on first use and freed when the thread exits.
     @usableFromInline
     static var current: ThreadContext {
-        if let pointer = pthread_getspecific(threadContextKey) {
-            return Unmanaged<ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
-        }
-        return makeCurrent()
+        Unmanaged<ThreadContext>.fromOpaque(currentPointer()).takeUnretainedValue()
     }
 
-    /// Creates the calling thread's context and stores it (retained) in the thread-local slot.
+    /// Creates the calling thread's context and stores it (retained) in the thread-local slot; the
+    /// `threadContextKey` destructor releases it when the thread exits.
     @usableFromInline
     @inline(never)
-    static func makeCurrent() -> ThreadContext {
+    static func makeCurrent() -> UnsafeMutableRawPointer {
         let context = ThreadContext()
-        pthread_setspecific(threadContextKey, Unmanaged.passRetained(context).toOpaque())
-        return context
+        Hazards.register(context.hazard)
+        let pointer = Unmanaged.passRetained(context).toOpaque()
+        // The C slot is what every lookup reads; the pthread key only runs the destructor at thread exit.
+        pthread_setspecific(threadContextKey, pointer)
+        observing_set_current_context(pointer)
+        return pointer
     }
 
-    /// The calling thread's slot pointer, creating the context on first use. Not inlined: `threadContextKey`
-    /// is a lazily initialized global, whose `swift_once` check should stay out of the callers.
-    @usableFromInline
+    /// The calling thread's context if it has one (never creates it).
+    static var existing: ThreadContext? {
+        observing_current_context().map { Unmanaged<ThreadContext>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// The calling thread's context pointer, creating the context on first use: one load from the C
+    /// thread-local slot (see `ObservingThreadLocal.h`).
+    @inlinable
+    @inline(__always)
     static func currentPointer() -> UnsafeMutableRawPointer {
-        if let pointer = pthread_getspecific(threadContextKey) {
+        if let pointer = observing_current_context() {
             return pointer
         }
-        return Unmanaged.passUnretained(makeCurrent()).toOpaque()
+        return makeCurrent()
     }
 
     /// Calls `body` with the context of the calling thread, without retaining it.
@@ -150,12 +165,29 @@ final class ThreadContext {
         isDelivering = false
     }
 
+    /// Keeps `object` (a removed subscriber, or the subscriber list of a freed storage) until the outermost
+    /// delivery on this thread ends: a caller up the stack may be calling it through an unretained reference.
+    /// Call only while `isDelivering`.
+    func retire(_ object: AnyObject) {
+        retired.append(object)
+        hasQueued = true
+    }
+
     /// Delivers what was queued, then reports a cycle that was stopped.
     @usableFromInline
     func finishQueued() {
-        drain()
+        while true {
+            drain()
+            currentRound = 0
+            guard !retired.isEmpty else { break }
+            // Released only now that every handler call of this delivery has returned. A deinit run by
+            // the release is still inside the delivery (`isDelivering`), so what it changes is queued and
+            // delivered by the next turn of this loop.
+            var released: [AnyObject] = []
+            swap(&released, &retired)
+            released.removeAll()
+        }
         hasQueued = false
-        currentRound = 0
         if let stopped = stoppedCycle {
             stoppedCycle = nil
             ObservationDiagnostics.report(.unsettledCycle(source: stopped.source, rounds: stopped.rounds))
@@ -229,12 +261,18 @@ let threadContextKey: pthread_key_t = {
     var key = pthread_key_t()
     #if canImport(Darwin)
         let destructor: @convention(c) (UnsafeMutableRawPointer) -> Void = { pointer in
-            Unmanaged<ThreadContext>.fromOpaque(pointer).release()
+            let context = Unmanaged<ThreadContext>.fromOpaque(pointer)
+            observing_set_current_context(nil)
+            Hazards.unregister(context.takeUnretainedValue().hazard)
+            context.release()
         }
     #else
         let destructor: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
             guard let pointer else { return }
-            Unmanaged<ThreadContext>.fromOpaque(pointer).release()
+            let context = Unmanaged<ThreadContext>.fromOpaque(pointer)
+            observing_set_current_context(nil)
+            Hazards.unregister(context.takeUnretainedValue().hazard)
+            context.release()
         }
     #endif
     let status = pthread_key_create(&key, destructor)

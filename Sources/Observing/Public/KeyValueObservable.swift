@@ -47,17 +47,15 @@ extension KeyValueObservable {
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken {
         let gated = GatedHandler(handler)
-        let gate = gated.gate
         return register(
             keyPath, options: options, delivery: .mutatingThread, handler: gated, owner: nil,
             send: { object, change in gated.call(object, change) },
-            direct: { change, object, context in
+            direct: { change, object, _ in
                 // The handler is called directly here (not through `gated`) so that this path stays
-                // specialized; the storage drops this closure, and with it the handler, on invalidate.
-                guard gate.enter(on: context) else { return }
+                // specialized. The storage guards this call (`Hazards`: invalidate waits for it and no call
+                // starts after), and drops this closure, and with it the handler, on invalidate.
                 let root = unsafeDowncast(object, to: Self.self)
                 change.withFiltered(by: options) { handler(root, $0) }
-                gate.leave(on: context)
             }
         ).token
     }

@@ -79,10 +79,10 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
                     gated.call(object, change)
                 }
             },
-            direct: { [gate = gated.gate] change, object, context in
-                guard ownerLink?.isAlive != false, gate.enter(on: context) else { return }
+            direct: { change, object, _ in
+                // Guarded by the storage like the token's direct path (see `KeyValueObservable.observe`).
+                guard ownerLink?.isAlive != false else { return }
                 handler(unsafeDowncast(object, to: Object.self), change.filtered(by: options))
-                gate.leave(on: context)
             })
     }
 

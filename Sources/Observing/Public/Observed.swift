@@ -58,15 +58,17 @@ public struct Observed<Value> {
     ) -> Value {
         @inline(__always)
         get {
-            let storage = instance[keyPath: storageKeyPath].storage
+            let storage = Unmanaged.passUnretained(instance[keyPath: storageKeyPath].storage)
             if _slowPath(isTracking) {
-                return storage.trackedValue(of: instance, keyPath: wrappedKeyPath)
+                return storage._withUnsafeGuaranteedRef { $0.trackedValue(of: instance, keyPath: wrappedKeyPath) }
             }
-            return storage.withState { $0.value }
+            return storage._withUnsafeGuaranteedRef { $0.withState { $0.value } }
         }
         @inline(__always)
         set {
-            instance[keyPath: storageKeyPath].storage.setValue(newValue, of: instance)
+            Unmanaged.passUnretained(instance[keyPath: storageKeyPath].storage)._withUnsafeGuaranteedRef {
+                $0.setValue(newValue, of: instance)
+            }
         }
     }
 }

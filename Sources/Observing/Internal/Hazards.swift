@@ -1,0 +1,140 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One thread's hazard: the address of the subscriber `Delivery` that the thread is calling (0 when none).
+///
+/// This is how a change reaches its handler with no reference count and no gate touched (O7 without
+/// per-change atomic operations): the setter reads the subscriber's `Delivery` unretained and publishes
+/// its address here before calling it; whoever removes a subscriber from a storage looks at every thread's
+/// slot and keeps the removed `Delivery` alive (and, for `invalidate()`, waits) while some thread still
+/// names it. See `Hazards` for the two ways a slot is published, and why each is ordered.
+@usableFromInline
+final class HazardSlot: Sendable {
+    /// The `Delivery` being called by the owning thread, as its address bits; 0 when none.
+    @usableFromInline let delivery = Atomic<UInt>(0)
+
+    @usableFromInline
+    init() {}
+}
+
+/// The hazard slots of all threads, and the removed subscribers that a thread may still be calling.
+///
+/// The protocol (hazard pointers, with the storage lock as the ordering point of the fast path):
+/// - Fast path (`PropertyStorage.setValue`, one subscriber): the setter publishes the `Delivery`'s address
+///   in its slot while it holds the storage lock, then unlocks and calls it. A removal takes the same lock
+///   before it scans the slots, so either the removal came first (the setter's snapshot no longer holds
+///   the subscriber) or the scan sees the published address.
+/// - Other paths (several subscribers, queued changes): the caller publishes the address (a sequentially
+///   consistent exchange), then reads `Delivery.closed` (sequentially consistent); the remover sets
+///   `closed` (sequentially consistent, under the storage lock), then reads the slots (sequentially
+///   consistent). In the single total order of those four operations, one thread's store comes before the
+///   other thread's load (Dekker): either the caller sees the `Delivery` closed and skips it, or the
+///   remover sees the address and waits.
+/// - A slot is cleared with a releasing store and read with (sequentially consistent, so acquiring)
+///   loads, so everything the handler did happens before the remover goes on (and before the `Delivery`,
+///   with what its closure captured, is released).
+///
+/// An address is never reused while it is named: the remover releases the `Delivery` only once no slot
+/// names it, and a removed subscriber is in no later snapshot, so once a slot stops naming it, it never
+/// names it again.
+enum Hazards {
+    /// Every live thread's slot (registered when its `ThreadContext` is made, removed when the thread ends).
+    private static let slots = Locked<[ObjectIdentifier: HazardSlot]>([:])
+    /// Removed deliveries that another thread was calling when they were removed without waiting
+    /// (re-targeted chain links); released by a later `release` once no slot names them.
+    private static let deferred = Locked<[AnyObject]>([])
+
+    static func register(_ slot: HazardSlot) {
+        slots.withLock { $0[ObjectIdentifier(slot)] = slot }
+    }
+
+    static func unregister(_ slot: HazardSlot) {
+        _ = slots.withLock { $0.removeValue(forKey: ObjectIdentifier(slot)) }
+    }
+
+    /// Whether a thread other than the owner of `excluded` is calling the delivery at `address`.
+    static func isCalled(_ address: UInt, excluding excluded: HazardSlot) -> Bool {
+        slots.withLock { slots in
+            slots.values.contains {
+                $0 !== excluded && $0.delivery.load(ordering: .sequentiallyConsistent) == address
+            }
+        }
+    }
+
+    /// The number of removed deliveries still waiting for a thread to stop calling them (tests).
+    static var deferredCount: Int {
+        deferred.withLock { $0.count }
+    }
+
+    /// Disposes of `delivery`, just removed from its storage and closed (`Delivery.close()`).
+    ///
+    /// With `waitingForCalls`, returns only once no other thread is calling it (`invalidate()`: no handler
+    /// call may start after it returns, O7). Without, a delivery still being called on another thread is
+    /// kept in a list and released by a later call (re-targeting a chain must not block a handler). A
+    /// delivery removed while this thread is itself delivering (a handler ending an observation) is kept by
+    /// this thread's context until that delivery ends, since the caller up the stack may hold it unretained.
+    static func release(_ delivery: AnyObject, waitingForCalls: Bool) {
+        let address = UInt(bitPattern: Unmanaged.passUnretained(delivery).toOpaque())
+        let context = ThreadContext.current
+        if waitingForCalls {
+            waitUntilNotCalled(delivery)
+        } else if isCalled(address, excluding: context.hazard) {
+            deferred.withLock { $0.append(delivery) }
+            return
+        }
+        if context.isDelivering {
+            context.retire(delivery)
+        }
+        reclaimDeferred(excluding: context.hazard)
+    }
+
+    /// Returns once no thread but the calling one is calling `delivery` (already closed by its removal):
+    /// what makes `invalidate()` wait for a handler call in progress elsewhere (O7). A call on the calling
+    /// thread (a handler ending its own observation) is not waited for: it is up this thread's stack.
+    static func waitUntilNotCalled(_ delivery: AnyObject) {
+        let address = UInt(bitPattern: Unmanaged.passUnretained(delivery).toOpaque())
+        let own = ThreadContext.current.hazard
+        var attempt = 0
+        while isCalled(address, excluding: own) {
+            backOff(attempt)
+            attempt += 1
+        }
+    }
+
+    /// Releases the deferred deliveries that no other thread calls any more (they are released after the
+    /// lock, since a release may run deinits).
+    private static func reclaimDeferred(excluding own: HazardSlot) {
+        let free: [AnyObject] = deferred.withLock { list in
+            guard !list.isEmpty else { return [] }
+            var kept: [AnyObject] = []
+            var free: [AnyObject] = []
+            for delivery in list {
+                let address = UInt(bitPattern: Unmanaged.passUnretained(delivery).toOpaque())
+                if isCalled(address, excluding: own) {
+                    kept.append(delivery)
+                } else {
+                    free.append(delivery)
+                }
+            }
+            list = kept
+            return free
+        }
+        withExtendedLifetime(free) {}
+    }
+
+    /// Waits a little before looking again: yields for the first rounds, then sleeps, up to a millisecond.
+    private static func backOff(_ attempt: Int) {
+        if attempt < 64 {
+            sched_yield()
+        } else {
+            usleep(useconds_t(min(1 << min(attempt - 64, 10), 1_000)))
+        }
+    }
+}
