@@ -68,9 +68,10 @@ enum Hazards {
         }
     }
 
-    /// The number of removed deliveries still waiting for a thread to stop calling them (tests).
-    static var deferredCount: Int {
-        deferred.withLock { $0.count }
+    /// Whether `delivery` was removed while another thread called it and is still waiting to be released
+    /// (tests).
+    static func isDeferred(_ delivery: AnyObject) -> Bool {
+        deferred.withLock { list in list.contains { $0 === delivery } }
     }
 
     /// Disposes of `delivery`, just removed from its storage and closed (`Delivery.close()`).

@@ -235,6 +235,12 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         send(root, ObservedChange(kind: .setting, oldValue: nil, newValue: value).filtered(by: options))
     }
 
+    /// The storage's `Delivery` of the direct-mode subscriber while it exists (tests: it must outlive a call
+    /// in progress that ends its own observation).
+    var directDelivery: AnyObject? {
+        state.withLock { $0.directDelivery }
+    }
+
     // MARK: Ending
 
     var isInvalidated: Bool {

@@ -322,9 +322,20 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             return
         }
         context._withUnsafeGuaranteedRef { $0.isDelivering = true }
-        // `subscribers` keeps every `Delivery` in it alive until it is released.
-        for subscriber in subscribers where !isEqualWrite || subscriber.notifiesEqualWrites {
-            context._withUnsafeGuaranteedRef { subscriber.delivery.guardedCall(change, object, on: $0) }
+        // Each `Delivery` is called through an unretained reference read from the array's buffer. Why that
+        // is safe: `subscribers` holds a reference to that buffer until this function returns, and the
+        // buffer is never mutated meanwhile (the storage's own array shares it, so any change there copies
+        // it first), so every `Delivery` in it stays alive.
+        subscribers.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress.unsafelyUnwrapped)
+            let offset = MemoryLayout<Subscriber>.offset(of: \Subscriber.delivery)!
+            for index in buffer.indices where !isEqualWrite || buffer[index].notifiesEqualWrites {
+                let delivery = (base + index * MemoryLayout<Subscriber>.stride + offset)
+                    .load(as: Unmanaged<Delivery>.self)
+                delivery._withUnsafeGuaranteedRef { delivery in
+                    context._withUnsafeGuaranteedRef { delivery.guardedCall(change, object, on: $0) }
+                }
+            }
         }
         context._withUnsafeGuaranteedRef { $0.endDelivery() }
     }

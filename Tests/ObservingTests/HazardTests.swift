@@ -1,0 +1,209 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Observing
+
+/// The delivery path that touches no reference count and no gate (see `Hazards` in the module): a change reaches
+/// its subscriber through an unretained reference published in the thread's hazard slot. These tests pin what that
+/// path must still guarantee: O7 (after `invalidate()` returns, no call starts; it waits for a call running
+/// elsewhere) with one subscriber and with several, and that nothing a running call uses is freed under it.
+@Suite struct HazardTests {
+    /// Several subscribers: the writer's thread holds the list while the first handler runs; the second
+    /// observation is invalidated meanwhile from another thread, and must never be called after that returns.
+    @Test func observationInvalidatedWhileAnotherHandlerOfTheSameChangeRunsIsNotCalled() async {
+        let counter = Counter()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let invalidated = Flag()
+        let lateCalls = CallCounter()
+        let first = counter.observe(\.value) { _, _ in
+            entered.signal()
+            release.wait()
+        }
+        let second = counter.observe(\.value) { _, _ in
+            if invalidated.isSet {
+                lateCalls.increment()
+            }
+        }
+        let writer = StartedThread { counter.value = 1 }
+        await wait(for: entered)
+        second.invalidate()
+        invalidated.set()
+        release.signal()
+        await writer.finished()
+        #expect(lateCalls.count == 0, "an observation was called after its invalidate() returned")
+        first.invalidate()
+    }
+
+    /// Several subscribers: `invalidate()` from another thread waits for the call of that observation in progress.
+    @Test func invalidateWaitsForItsCallAmongSeveralSubscribers() async {
+        let counter = Counter()
+        let entered = DispatchSemaphore(value: 0)
+        let exited = Flag()
+        let other = counter.observe(\.value) { _, _ in }
+        let token = counter.observe(\.value) { _, _ in
+            entered.signal()
+            Thread.sleep(forTimeInterval: 0.05)
+            exited.set()
+        }
+        let writer = StartedThread { counter.value = 1 }
+        await wait(for: entered)
+        token.invalidate()
+        #expect(exited.isSet, "invalidate() returned while the handler was still running")
+        await writer.finished()
+        other.invalidate()
+    }
+
+    /// One subscriber, ended by its own handler: the subscriber's `Delivery` (which holds the handler) must stay
+    /// alive until the handler returns, since the setter up the stack calls it through an unretained reference,
+    /// and be freed before the setter returns.
+    @Test func handlerEndingItsOwnObservationKeepsItsDeliveryUntilItReturns() throws {
+        let counter = Counter()
+        let holder = Protected<ObservationToken?>(nil)
+        let aliveAfterInvalidate = Flag()
+        let token = counter.observe(\.value) { _, _ in
+            guard let token = holder.withLock({ $0 }), let core = token.core as? KeyPathObservation<Counter, Int>
+            else { return }
+            token.invalidate()
+            if core.directDelivery != nil {
+                aliveAfterInvalidate.set()
+            }
+        }
+        holder.withLock { $0 = token }
+        let core = try #require(token.core as? KeyPathObservation<Counter, Int>)
+        #expect(core.directDelivery != nil)
+        counter.value = 1
+        #expect(aliveAfterInvalidate.isSet, "the running handler's delivery was freed under it")
+        #expect(core.directDelivery == nil, "the delivery outlived the delivery of the change that ended it")
+    }
+
+    /// One subscriber that is a chain link, whose handler replaces the property wrapper itself: the storage the
+    /// setter is delivering from is freed during its own delivery. Its subscribers are kept until that delivery
+    /// ends (AddressSanitizer in `Tools/sanitize.sh` would report a use after free otherwise).
+    @Test func storageFreedDuringItsOwnDeliverySurvives() {
+        let page = ReplaceablePage()
+        let book = Book(page: page)
+        let calls = CallCounter()
+        let token = book.observe(\.page.number) { book, _ in
+            calls.increment()
+            book.page.replaceNumberStorage()
+        }
+        page.number = 1
+        #expect(calls.count == 1)
+        page.number = 2
+        token.invalidate()
+        #expect(page.number == 2)
+    }
+
+    /// A chain re-targeted while another thread is in a call of the link being dropped: the link is not
+    /// released under that call (it is deferred), and is released by a later removal once the call is over.
+    @Test func linkDroppedWhileAnotherThreadCallsItIsReleasedLater() async {
+        let folder = LinkedFolder()
+        let first = LinkedDocument()
+        folder.document = first
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let blocked = Flag()
+        let token = folder.observe(\.document.title) { _, change in
+            if change.newValue == "block", !blocked.isSet {
+                blocked.set()
+                entered.signal()
+                release.wait()
+            }
+        }
+        weak let link = first.titleDeliveries.first
+        #expect(link != nil)
+        // The writer's thread calls the title link (one subscriber: the unretained path) and blocks in the handler.
+        let writer = StartedThread { first.title = "block" }
+        await wait(for: entered)
+        // Re-targeting drops the link to `first.title` while the writer is still inside its call.
+        folder.document = LinkedDocument()
+        #expect(first.titleDeliveries.isEmpty)
+        #expect(link.map(Hazards.isDeferred) == true, "a link being called was released, or not kept")
+        release.signal()
+        await writer.finished()
+        // The next removal releases what no thread calls any more.
+        token.invalidate()
+        #expect(link == nil, "the dropped link was never released")
+    }
+
+    /// Threads observe and invalidate one property while others write it, all through the one-subscriber path:
+    /// no handler of an observation may start after its `invalidate()` returned. Bounded like the stress test.
+    @Test func noCallStartsAfterInvalidateUnderConcurrentWrites() async {
+        let counter = Counter()
+        let deadline = Deadline(seconds: min(StressScale.seconds, 1))
+        let violations = CallCounter()
+        let deliveries = CallCounter()
+        let writers = max(StressScale.threads / 2, 1)
+        await runOnThreads(writers + 1) { index in
+            if index < writers {
+                var value = index * 1_000_000
+                while !deadline.hasPassed {
+                    value += 1
+                    counter.value = value
+                }
+                return
+            }
+            while !deadline.hasPassed {
+                let ended = Flag()
+                let token = counter.observe(\.value) { _, _ in
+                    deliveries.increment()
+                    if ended.isSet {
+                        violations.increment()
+                    }
+                }
+                Thread.sleep(forTimeInterval: 0.000_1)
+                token.invalidate()
+                ended.set()
+            }
+        }
+        #expect(violations.count == 0, "\(violations.count) handler calls started after invalidate() returned")
+        #expect(deliveries.count > 0)
+    }
+}
+
+/// Runs `onDeinit` when freed.
+///
+/// Why `@unchecked Sendable` is safe: `onDeinit` is written once, before the object is captured by a handler,
+/// and only read by `deinit`.
+private final class Sentinel: @unchecked Sendable {
+    var onDeinit: @Sendable () -> Void = {}
+
+    deinit {
+        onDeinit()
+    }
+}
+
+/// A model whose property wrapper can be replaced (which frees the storage behind it).
+private final class ReplaceablePage: KeyValueObservable {
+    @Observed var number = 0
+
+    func replaceNumberStorage() {
+        _number = Observed(wrappedValue: number)
+    }
+}
+
+private final class Book: KeyValueObservable {
+    @Observed var page: ReplaceablePage
+
+    init(page: ReplaceablePage) {
+        self.page = page
+    }
+}
+
+/// Shared between threads. Why `@unchecked Sendable` is safe: every stored property is `@Observed` (behind the
+/// storage's lock), and the wrappers are written only by the initializer.
+private final class LinkedDocument: KeyValueObservable, @unchecked Sendable {
+    @Observed var title = ""
+
+    /// The subscribers' deliveries of `title` (the chain links registered on it).
+    var titleDeliveries: [AnyObject] {
+        _title.storage.withState { $0.subscribers.map(\.delivery) }
+    }
+}
+
+/// Shared between threads; see `LinkedDocument`.
+private final class LinkedFolder: KeyValueObservable, @unchecked Sendable {
+    @Observed var document = LinkedDocument()
+}
