@@ -260,14 +260,14 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         let first = handler.close()
         // Direct mode: remove the subscriber (whichever call gets there first; the others find it gone),
         // then wait for the calls of it in progress on other threads.
-        let (direct, delivery): ((PropertyStorage<Value>, UInt64)?, AnyObject?) = state.withLock { state in
-            guard case .direct(let storage, let id) = state.mode else { return (nil, state.directDelivery) }
-            return ((storage, id), state.directDelivery)
+        // (Non-generic types out of the lock: a tuple with `PropertyStorage<Value>` in it would be looked
+        // up in the runtime's metadata cache on every call.)
+        let (storage, id, delivery): ((any TrackableStorage)?, UInt64, AnyObject?) = state.withLock { state in
+            guard case .direct(let storage, let id) = state.mode else { return (nil, 0, state.directDelivery) }
+            return (storage, id, state.directDelivery)
         }
-        if let (storage, id) = direct {
-            storage.removeSubscriber(id, waitingForCalls: true)
-        }
-        if let delivery {
+        // The call that removes the subscriber waits in `removeSubscriber`; the others wait here.
+        if storage?.removeSubscriber(id, waitingForCalls: true) != true, let delivery {
             Hazards.waitUntilNotCalled(delivery)
         }
         guard first else { return }

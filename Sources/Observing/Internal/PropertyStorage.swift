@@ -7,8 +7,10 @@ protocol TrackableStorage: AnyObject, Sendable {
     /// Registers `link` to be told of every change (prior ones too if `wantsPrior`), and returns the
     /// subscription id and whether the storage changed since `version`.
     func addLink(_ link: any ChainLinkTarget, wantsPrior: Bool, since version: UInt64) -> (id: UInt64, changed: Bool)
-    /// Removes a subscription; unknown ids are ignored (see `PropertyStorage.removeSubscriber`).
-    func removeSubscriber(_ id: UInt64, waitingForCalls: Bool)
+    /// Removes a subscription; unknown ids are ignored (see `PropertyStorage.removeSubscriber`). Returns
+    /// whether it was found.
+    @discardableResult
+    func removeSubscriber(_ id: UInt64, waitingForCalls: Bool) -> Bool
 }
 
 /// A storage that can name its property, for diagnostics.
@@ -479,8 +481,9 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     /// Removes a subscription; unknown ids are ignored. The removed subscriber is closed (a call of it
     /// that has not started will not start) and released once no thread is calling it; with
-    /// `waitingForCalls`, this returns only then (see `Hazards.release`).
-    func removeSubscriber(_ id: UInt64, waitingForCalls: Bool) {
+    /// `waitingForCalls`, this returns only then (see `Hazards.release`). Returns whether it was found.
+    @discardableResult
+    func removeSubscriber(_ id: UInt64, waitingForCalls: Bool) -> Bool {
         let removed: Delivery? = withState { state in
             guard let index = state.subscribers.firstIndex(where: { $0.id == id }) else { return nil }
             if state.subscribers[index].wantsPrior {
@@ -490,9 +493,9 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             delivery.closed.store(true, ordering: .sequentiallyConsistent)
             return delivery
         }
-        if let removed {
-            Hazards.release(removed, waitingForCalls: waitingForCalls)
-        }
+        guard let removed else { return false }
+        Hazards.release(removed, waitingForCalls: waitingForCalls)
+        return true
     }
 
     /// The number of registered subscribers (diagnostics and tests).
