@@ -281,6 +281,51 @@ struct CoverServiceTests {
         #expect(covers.decodeCount == 1)
     }
 
+    @Test("a request cancelled after its decode finished, but before its completion was called, gets .cancelled")
+    func cancelDuringDelivery() async throws {
+        // Two requests share one decode (held at its first check until both joined). The completion called first
+        // blocks its delivery thread until the other request is cancelled: that one's decode is done, its completion
+        // not yet called, and cancel() has returned, so the completion must get .cancelled, not the cover.
+        let gate = CheckGate(pauseAt: 1)
+        let covers = service(CoverGenerator(checkObserver: gate.observe))
+        let url = Fixtures.url("h264.mp4")
+        let results = [Box<Result<CoverImage, ThumbnailError>>(), Box<Result<CoverImage, ThumbnailError>>()]
+        let calledFirst = Mutex<Int?>(nil)
+        let delivering = DispatchSemaphore(value: 0)
+        let cancelled = DispatchSemaphore(value: 0)
+        var requests: [CoverRequest] = []
+        for index in results.indices {
+            requests.append(
+                covers.requestCover(for: url, maximumSize: size) { result in
+                    let isFirst = calledFirst.withAnnotatedLock { first in
+                        if first != nil { return false }
+                        first = index
+                        return true
+                    }
+                    results[index].set(result)
+                    if isFirst {
+                        delivering.signal()
+                        cancelled.wait()
+                    }
+                })
+        }
+        await gate.waitUntilReached()
+        gate.release()
+        await waitOnThread(delivering)
+        let first = try #require(calledFirst.withAnnotatedLock { $0 })
+        let other = 1 - first
+        #expect(results[other].value == nil)
+        requests[other].cancel()
+        cancelled.signal()
+        #expect(try #require(await results[first].wait()).get().width == 64)
+        guard case .failure(let error) = try #require(await results[other].wait()) else {
+            Issue.record("the request cancelled before its completion was called got the cover")
+            return
+        }
+        #expect(error.kind == .cancelled)
+        #expect(covers.decodeCount == 1)
+    }
+
     @Test("cancelling every request of a decode stops it; cancelAll answers everyone with .cancelled")
     func cancellation() async throws {
         let gate = CheckGate(pauseAt: 3)

@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 import ThreadSanitizerSupport
-import Thumbnails
+
+@testable import Thumbnails
 
 /// CoverService as CanvasKit's CoverProvider: what cell view-models see.
 @Suite("CoverService as a CoverProvider")
@@ -44,32 +45,33 @@ struct CoverProviderTests {
 
     @Test("a cancelled request never calls its completion (the service's .cancelled is not passed on)")
     func cancel() async throws {
-        let service = CoverService(maximumConcurrency: 1)
+        // The first request takes the only decode slot, and its decode pauses at its first cancellation check (before
+        // it opens the file) until the gate is released: the second request is certainly still pending when it is
+        // cancelled. Without the gate the first decode, then the second, can both finish (a few milliseconds each in
+        // release) while the test thread is descheduled between the request and its cancel().
+        let gate = CheckGate(pauseAt: 1)
+        let service = CoverService(
+            generator: CoverGenerator(checkObserver: gate.observe), cache: CoverCache(capacity: 1 << 20),
+            options: CoverOptions(skipsDarkFrames: true), maximumConcurrency: 1)
+        let size = CoverSize(width: 64, height: 64)
+        let first = Box<Result<CanvasCover, any Error>>()
+        _ = service.requestCover(for: Fixtures.url("vp9.webm"), maxSize: size) { first.set($0) }
+        await gate.waitUntilReached()
         let called = Mutex(0)
-        // The only decode slot is taken by the first request (enqueued synchronously), so the second is still pending
-        // when it is cancelled right after.
-        let firstDone = Mutex<CheckedContinuation<Void, Never>?>(nil)
-        let firstResult = Mutex<Result<CanvasCover, any Error>?>(nil)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            firstDone.withAnnotatedLock { $0 = continuation }
-            _ = service.requestCover(for: Fixtures.url("vp9.webm"), maxSize: CoverSize(width: 64, height: 64)) {
-                result in
-                firstResult.withAnnotatedLock { $0 = result }
-                firstDone.withAnnotatedLock { $0 }?.resume()
-            }
-            let request = service.requestCover(
-                for: Fixtures.url("hevc.mp4"), maxSize: CoverSize(width: 64, height: 64)
-            ) { _ in called.withAnnotatedLock { $0 += 1 } }
-            request.cancel()
-            request.cancel()
-            #expect(called.withAnnotatedLock { $0 } == 0)
+        let request = service.requestCover(for: Fixtures.url("hevc.mp4"), maxSize: size) { _ in
+            called.withAnnotatedLock { $0 += 1 }
         }
-        _ = try #require(firstResult.withAnnotatedLock { $0 }).get()
+        request.cancel()
+        request.cancel()
+        #expect(called.withAnnotatedLock { $0 } == 0)
+        gate.release()
+        _ = try #require(await first.wait()).get()
         // The service still works for the same file, and the cancelled completion stayed silent.
-        let again = try await cover(from: service, Fixtures.url("hevc.mp4"), maxSize: CoverSize(width: 64, height: 64))
-            .get()
+        let again = try await cover(from: service, Fixtures.url("hevc.mp4"), maxSize: size).get()
         #expect(again.width == 64)
         #expect(called.withAnnotatedLock { $0 } == 0)
+        // The cancelled request's decode never ran: one decode for the first file, one for the request after.
+        #expect(service.decodeCount == 2)
     }
 
     @Test("a broken or missing file gives the service's typed error with its one-line reason")

@@ -9,8 +9,9 @@ public final class CoverRequest: Sendable {
 
     init() {}
 
-    /// Stops the request at the next packet; its completion is then called with `.cancelled`
-    /// (unless it had already finished). Safe to call any number of times, from any thread.
+    /// Stops the request at the next packet; its completion is then called with `.cancelled`,
+    /// even if the cover is already made, unless the completion has already been called (or is
+    /// being called on another thread). Safe to call any number of times, from any thread.
     public func cancel() {
         token.cancel()
         let handler = cancelHandler.withAnnotatedLock { handler in

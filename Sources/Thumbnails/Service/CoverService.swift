@@ -27,7 +27,9 @@ import ThreadSanitizerSupport
 /// before ``requestCover(for:maximumSize:completion:)`` returns, on the caller's thread (a
 /// displayed cell shows it in the same pass, no flicker), and so is the error for a file that
 /// does not exist (or a URL that is not a file URL, or a request already cancelled); otherwise
-/// on a background queue.
+/// on a background queue. A request cancelled before its completion is called gets `.cancelled`,
+/// even when its decode has already finished (only a completion already being called when
+/// ``CoverRequest/cancel()`` runs gets the cover).
 /// Requests for the same file version and size while one is decoding join it. Pending decodes
 /// start newest first (the cells just scrolled into view), at most ``maximumConcurrency`` at
 /// once. A decode whose requests are all cancelled stops at its next packet.
@@ -43,13 +45,29 @@ public final class CoverService: Sendable {
 
     private typealias Completion = @Sendable (Result<CoverImage, ThumbnailError>) -> Void
 
+    /// A request waiting for a job: its completion, and its own token (not the job's), looked at
+    /// again when the result is delivered.
+    private struct Waiter: Sendable {
+        var completion: Completion
+        var requestToken: CancellationToken
+
+        /// Calls the completion with `result`, or with `.cancelled` when the request was cancelled
+        /// after the job took it off the waiting list (its cancel handler then found nothing to drop).
+        func deliver(_ result: Result<CoverImage, ThumbnailError>, url: URL) {
+            guard !requestToken.isCancelled else {
+                return completion(.failure(ThumbnailError(.cancelled, reason: "\(url.path): cancelled")))
+            }
+            completion(result)
+        }
+    }
+
     /// One decode and the requests waiting for it.
     private struct Job: Sendable {
         var id: Int
         var url: URL
         var key: CoverCache.Key
         var token = CancellationToken()
-        var waiters: [Int: Completion] = [:]
+        var waiters: [Int: Waiter] = [:]
         var started = false
     }
 
@@ -154,7 +172,7 @@ public final class CoverService: Sendable {
         let waiters = state.withAnnotatedLock { state -> [(Completion, URL)] in
             var waiters: [(Completion, URL)] = []
             for job in state.jobs.values {
-                waiters.append(contentsOf: job.waiters.values.map { ($0, job.url) })
+                waiters.append(contentsOf: job.waiters.values.map { ($0.completion, job.url) })
                 job.token.cancel()
             }
             state.jobs.removeAll()
@@ -186,7 +204,7 @@ public final class CoverService: Sendable {
                 state.jobs[key] = Job(id: state.makeID(), url: url, key: key)
                 state.pending.append(key)
             }
-            state.jobs[key]?.waiters[waiterID] = completion
+            state.jobs[key]?.waiters[waiterID] = Waiter(completion: completion, requestToken: request.token)
             return (waiterID, nextJob(&state))
         }
         let installed = request.setCancelHandler { [weak self] in
@@ -223,15 +241,16 @@ public final class CoverService: Sendable {
         if case .success(let image) = result {
             cache.insert(image, for: job.key)
         }
-        let (waiters, next) = state.withAnnotatedLock { state -> ([Completion], Job?) in
+        let (waiters, next) = state.withAnnotatedLock { state -> ([Waiter], Job?) in
             state.running -= 1
-            var waiters: [Completion] = []
+            var waiters: [Waiter] = []
             if state.jobs[job.key]?.id == job.id {
                 waiters = state.jobs.removeValue(forKey: job.key).map { Array($0.waiters.values) } ?? []
             }
             return (waiters, nextJob(&state))
         }
-        for waiter in waiters { waiter(result) }
+        // A waiter cancelled from here on is no longer in `state`: `deliver` answers it `.cancelled`.
+        for waiter in waiters { waiter.deliver(result, url: job.url) }
         if let next { run(next) }
     }
 
@@ -239,7 +258,7 @@ public final class CoverService: Sendable {
     /// is dropped (pending) or stopped (running).
     private func cancelWaiter(_ waiterID: Int, of key: CoverCache.Key, url: URL) {
         let completion = state.withAnnotatedLock { state -> Completion? in
-            guard var job = state.jobs[key], let completion = job.waiters.removeValue(forKey: waiterID) else {
+            guard var job = state.jobs[key], let waiter = job.waiters.removeValue(forKey: waiterID) else {
                 return nil
             }
             if job.waiters.isEmpty {
@@ -249,7 +268,7 @@ public final class CoverService: Sendable {
             } else {
                 state.jobs[key] = job
             }
-            return completion
+            return waiter.completion
         }
         completion?(.failure(ThumbnailError(.cancelled, reason: "\(url.path): cancelled")))
     }
