@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThreadSanitizerSupport
 
 @testable import Thumbnails
 
@@ -53,7 +54,13 @@ struct LeakTests {
         // And nothing leaked below them, inside FFmpeg: a leaked 320x180 frame per cover would
         // be 86 MB, a leaked decoder far more. Alone this grows by 0 KB; the bound leaves room
         // for the allocator arenas of suites running in parallel.
+        // Not under ThreadSanitizer: its shadow memory and its allocator (which keeps freed blocks) grow
+        // with the allocations of every suite running alongside (the Observing stress tests churn
+        // observations on four threads meanwhile), so the process's resident size says nothing about
+        // this test there (56 MB of growth seen in CI on 2026-11-30, with the exact check above clean).
         let growth = after - before
-        #expect(growth < 48 << 20, "resident memory grew by \(growth / 1024) KB over 1,000 covers")
+        if !ThreadSanitizer.isActive {
+            #expect(growth < 48 << 20, "resident memory grew by \(growth / 1024) KB over 1,000 covers")
+        }
     }
 }

@@ -240,8 +240,9 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// called after the lock with no allocation. With one subscriber, not even a reference count is
     /// touched: its `Delivery` is read unretained and published in this thread's hazard slot under the lock
     /// (see `Hazards`), which keeps whoever removes it from releasing it while it is called. With several,
-    /// the list (a copy-on-write array) is retained once and each call is published with a fence. The rare
-    /// cases (prior observers, a write made inside a handler) go through out-of-line paths.
+    /// the list (a copy-on-write array) is retained once and each call is published in the slot first (see
+    /// `Delivery.guardedCall`). The rare cases (prior observers, a write made inside a handler) go through
+    /// out-of-line paths.
     ///
     /// `self` is not used once the first handler has been called: a handler could, in principle, free this
     /// storage (by assigning the property wrapper itself), and `deinit` then hands the subscriber list to
