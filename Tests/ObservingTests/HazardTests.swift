@@ -161,6 +161,29 @@ import Testing
         #expect(violations.count == 0, "\(violations.count) handler calls started after invalidate() returned")
         #expect(deliveries.count > 0)
     }
+
+    /// A prior observer's handler that replaces the property wrapper and ends its observation drops the last
+    /// references to the storage whose setter is running: the setter reached it unretained, and stores the value
+    /// only after the prior notifications. The storage must live until the setter returns (AddressSanitizer reports
+    /// a use after free otherwise).
+    @Test func storageFreedByAPriorHandlerOutlivesTheSetter() {
+        let page = ReplaceablePage()
+        let storage = Protected(WeakReference(page.numberStorage))
+        let holder = Protected<ObservationToken?>(nil)
+        let freedUnderSetter = Flag()
+        let token = page.observe(\.number, options: [.prior, .new]) { page, change in
+            guard change.isPrior else { return }
+            page.replaceNumberStorage()
+            holder.withLock { $0 }?.invalidate()
+            if storage.withLock({ $0.object == nil }) {
+                freedUnderSetter.set()
+            }
+        }
+        holder.withLock { $0 = token }
+        page.number = 1
+        #expect(!freedUnderSetter.isSet, "the storage was freed while its setter still ran")
+        #expect(storage.withLock { $0.object == nil }, "the replaced storage was never freed")
+    }
 }
 
 /// Runs `onDeinit` when freed.
@@ -181,6 +204,11 @@ private final class ReplaceablePage: KeyValueObservable {
 
     func replaceNumberStorage() {
         _number = Observed(wrappedValue: number)
+    }
+
+    /// The storage behind `number` now.
+    var numberStorage: AnyObject {
+        _number.storage
     }
 }
 
@@ -206,4 +234,13 @@ private final class LinkedDocument: KeyValueObservable, @unchecked Sendable {
 /// Shared between threads; see `LinkedDocument`.
 private final class LinkedFolder: KeyValueObservable, @unchecked Sendable {
     @Observed var document = LinkedDocument()
+}
+
+/// A weak reference, kept in a `Protected` to be shared with handlers.
+private struct WeakReference {
+    weak var object: AnyObject?
+
+    init(_ object: AnyObject?) {
+        self.object = object
+    }
 }
