@@ -161,6 +161,80 @@ import Testing
         #expect(violations.count == 0, "\(violations.count) handler calls started after invalidate() returned")
         #expect(deliveries.count > 0)
     }
+
+    /// A prior observer's handler that replaces the property wrapper and ends its observation drops the last
+    /// references to the storage whose setter is running: the setter reached it unretained, and stores the value
+    /// only after the prior notifications. The storage must live until the setter returns (AddressSanitizer reports
+    /// a use after free otherwise).
+    @Test func storageFreedByAPriorHandlerOutlivesTheSetter() {
+        let page = ReplaceablePage()
+        let storage = Protected(WeakReference(page.numberStorage))
+        let holder = Protected<ObservationToken?>(nil)
+        let freedUnderSetter = Flag()
+        let token = page.observe(\.number, options: [.prior, .new]) { page, change in
+            guard change.isPrior else { return }
+            page.replaceNumberStorage()
+            holder.withLock { $0 }?.invalidate()
+            if storage.withLock({ $0.object == nil }) {
+                freedUnderSetter.set()
+            }
+        }
+        holder.withLock { $0 = token }
+        page.number = 1
+        #expect(!freedUnderSetter.isSet, "the storage was freed while its setter still ran")
+        #expect(storage.withLock { $0.object == nil }, "the replaced storage was never freed")
+    }
+
+    /// A chain link dropped by its own call (re-targeting) while another thread also calls it is deferred; the
+    /// thread that dropped it is still inside its call, through an unretained reference, so a later removal on
+    /// that thread (which reclaims the deferred links no other thread calls) must not free it before that call
+    /// returns.
+    @Test func linkDroppedByItsOwnCallOutlivesThatCall() async {
+        let model = SwitchingTitle()
+        let other = Counter()
+        let otherToken = other.observe(\.value) { _, _ in }
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let firstDone = DispatchSemaphore(value: 0)
+        let link = Protected(WeakReference(nil))
+        let checked = Flag()
+        let freedUnderCall = Flag()
+        let token = model.observe(\.shown) { _, change in
+            switch change.newValue {
+            case "first":
+                // The first writer's call of the title link: blocks until the second is inside its own call.
+                entered.signal()
+                release.wait()
+            case "":
+                // The second writer's call of the same link, which dropped it (the path now reads `name`).
+                release.signal()
+                firstDone.wait()
+                // A removal on this thread, once no other thread calls the dropped link.
+                otherToken.invalidate()
+                if link.withLock({ $0.object == nil }) {
+                    freedUnderCall.set()
+                }
+                checked.set()
+            default:
+                break
+            }
+        }
+        link.withLock { $0.object = model.titleDeliveries.first }
+        #expect(model.titleDeliveries.count == 1)
+        let first = StartedThread {
+            model.title = "first"
+            firstDone.signal()
+        }
+        await wait(for: entered)
+        model.useName.store(true, ordering: .relaxed)
+        let second = StartedThread { model.title = "second" }
+        await second.finished()
+        await first.finished()
+        #expect(checked.isSet)
+        #expect(!freedUnderCall.isSet, "a link was freed while this thread was still calling it")
+        #expect(link.withLock { $0.object == nil }, "the dropped link was never released")
+        token.invalidate()
+    }
 }
 
 /// Runs `onDeinit` when freed.
@@ -181,6 +255,11 @@ private final class ReplaceablePage: KeyValueObservable {
 
     func replaceNumberStorage() {
         _number = Observed(wrappedValue: number)
+    }
+
+    /// The storage behind `number` now.
+    var numberStorage: AnyObject {
+        _number.storage
     }
 }
 
@@ -206,4 +285,31 @@ private final class LinkedDocument: KeyValueObservable, @unchecked Sendable {
 /// Shared between threads; see `LinkedDocument`.
 private final class LinkedFolder: KeyValueObservable, @unchecked Sendable {
     @Observed var document = LinkedDocument()
+}
+
+/// Reads `title` or, once `useName` is set, `name`: switching it makes the next evaluation of `shown` drop its
+/// link to `title`. Shared between threads; see `LinkedDocument` (`useName` is atomic).
+private final class SwitchingTitle: KeyValueObservable, @unchecked Sendable {
+    @Observed var title = ""
+    @Observed var name = ""
+    /// Not observed: the evaluation that reads it re-targets.
+    let useName = Atomic<Bool>(false)
+
+    var shown: String {
+        useName.load(ordering: .relaxed) ? name : title
+    }
+
+    /// The subscribers' deliveries of `title` (the chain links registered on it).
+    var titleDeliveries: [AnyObject] {
+        _title.storage.withState { $0.subscribers.map(\.delivery) }
+    }
+}
+
+/// A weak reference, kept in a `Protected` to be shared with handlers.
+private struct WeakReference {
+    weak var object: AnyObject?
+
+    init(_ object: AnyObject?) {
+        self.object = object
+    }
 }

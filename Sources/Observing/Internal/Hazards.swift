@@ -88,6 +88,11 @@ enum Hazards {
             waitUntilNotCalled(delivery)
         } else if isCalled(address, excluding: context.hazard) {
             deferred.withLock { $0.append(delivery) }
+            // This thread may be calling it too (a link dropped by its own call): a later reclaim on this thread
+            // does not look at this thread's slot, so the context keeps it until that call has returned.
+            if context.isDelivering {
+                context.retire(delivery)
+            }
             return
         }
         if context.isDelivering {

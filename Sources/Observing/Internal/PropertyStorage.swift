@@ -347,6 +347,10 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     @usableFromInline
     @inline(never)
     func announceAndSet(_ newValue: Value, of object: AnyObject) {
+        // The setter reached this storage unretained, and `update` stores after the prior notifications, whose
+        // handlers may drop every other reference to it (one that replaces the wrapper and ends its observation).
+        let retained = Unmanaged.passRetained(self)
+        defer { retained.release() }
         let isEqual = self.isEqual
         update(of: object) { value in
             let old = value
