@@ -78,6 +78,19 @@ import Testing
         #expect(core.directDelivery == nil, "the delivery outlived the delivery of the change that ended it")
     }
 
+    /// One subscriber, ended by user code that runs inside the setter before the handler call (the value's own
+    /// `==`, which decides whether the write notifies): once `invalidate()` has returned, the handler is not called.
+    @Test func observationEndedByTheValuesEqualityIsNotCalled() {
+        let model = Tagged()
+        let calls = CallCounter()
+        let token = model.observe(\.tag) { _, _ in calls.increment() }
+        EndingTag.toEnd.withLock { $0 = token }
+        model.tag = EndingTag(value: 1)
+        #expect(EndingTag.toEnd.withLock { $0 } == nil, "the value's == did not run")
+        #expect(calls.count == 0, "the handler was called after its observation ended")
+        #expect(!token.isActive)
+    }
+
     /// One subscriber that is a chain link, whose handler replaces the property wrapper itself: the storage the
     /// setter is delivering from is freed during its own delivery. Its subscribers are kept until that delivery
     /// ends (AddressSanitizer in `Tools/sanitize.sh` would report a use after free otherwise).
@@ -247,6 +260,25 @@ private final class Sentinel: @unchecked Sendable {
     deinit {
         onDeinit()
     }
+}
+
+/// A value whose `==` ends the observation in `toEnd` (once), as user code run inside the setter may.
+private struct EndingTag: Equatable {
+    static let toEnd = Protected<ObservationToken?>(nil)
+    var value: Int
+
+    static func == (lhs: EndingTag, rhs: EndingTag) -> Bool {
+        toEnd.withLock { token in
+            let ending = token
+            token = nil
+            return ending
+        }?.invalidate()
+        return lhs.value == rhs.value
+    }
+}
+
+private final class Tagged: KeyValueObservable {
+    @Observed var tag = EndingTag(value: 0)
 }
 
 /// A model whose property wrapper can be replaced (which frees the storage behind it).

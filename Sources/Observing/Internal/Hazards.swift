@@ -28,9 +28,11 @@ final class HazardSlot: Sendable {
 ///
 /// The protocol (hazard pointers, with the storage lock as the ordering point of the fast path):
 /// - Fast path (`PropertyStorage.setValue`, one subscriber): the setter publishes the `Delivery`'s address
-///   in its slot while it holds the storage lock, then unlocks and calls it. A removal takes the same lock
+///   in its slot (a releasing store) while it holds the storage lock, then unlocks and calls it unless it
+///   is closed (which only this thread can have done since the lock). A removal takes the same lock
 ///   before it scans the slots, so either the removal came first (the setter's snapshot no longer holds
-///   the subscriber) or the scan sees the published address.
+///   the subscriber) or the scan sees the published address. The store is releasing so that a remover
+///   that reads it also sees the end of the thread's previous call.
 /// - Other paths (several subscribers, queued changes): the caller publishes the address (a sequentially
 ///   consistent exchange), then reads `Delivery.closed` (sequentially consistent); the remover sets
 ///   `closed` (sequentially consistent, under the storage lock), then reads the slots (sequentially

@@ -282,9 +282,12 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                             buffer[0].notifiesEqualWrites
                         )
                     }
+                    // Releasing (a plain store on x86): a remover that reads this address must also see
+                    // the end of this thread's previous call (a later relaxed store would not carry the
+                    // release of the earlier clear to it).
                     current._withUnsafeGuaranteedRef {
                         $0.hazard.delivery.store(
-                            UInt(bitPattern: delivery.toOpaque()), ordering: .relaxed)
+                            UInt(bitPattern: delivery.toOpaque()), ordering: .releasing)
                         $0.isDelivering = true
                     }
                     return (old, delivery, notifiesEqual, nil)
@@ -302,7 +305,12 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         }
         let isEqualWrite = isEqual?(old, newValue) ?? false
         if let single {
-            if !isEqualWrite || singleNotifiesEqual {
+            // `closed` is checked for a subscriber removed by this thread since the lock, which only user
+            // code run in between can do (a custom `==` ending the observation); other threads' removals
+            // wait for the slot instead (see `Hazards`).
+            if (!isEqualWrite || singleNotifiesEqual)
+                && !single._withUnsafeGuaranteedRef({ $0.closed.load(ordering: .relaxed) })
+            {
                 let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
                 single._withUnsafeGuaranteedRef { delivery in
                     context._withUnsafeGuaranteedRef { delivery.call(change, object, $0) }
