@@ -64,19 +64,14 @@ import Testing
 
     @Test func concurrentInvalidateCallsAllWait() async {
         let counter = Counter()
-        let entered = DispatchSemaphore(value: 0)
-        let exited = Flag()
-        let token = counter.observe(\.value) { _, _ in
-            entered.signal()
-            Thread.sleep(forTimeInterval: 0.05)
-            exited.set()
-        }
+        let slow = SlowObservation()
+        let token = slow.start(on: counter)
         let writer = StartedThread { counter.value = 1 }
-        await wait(for: entered)
+        await wait(for: slow.entered)
         let sawExit = Recorder<Bool>()
         await runOnThreads(3) { _ in
             token.invalidate()
-            sawExit.append(exited.isSet)
+            sawExit.append(slow.exited.isSet)
         }
         await writer.finished()
         #expect(sawExit.values == [true, true, true])

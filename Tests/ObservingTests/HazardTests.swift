@@ -39,18 +39,13 @@ import Testing
     /// Several subscribers: `invalidate()` from another thread waits for the call of that observation in progress.
     @Test func invalidateWaitsForItsCallAmongSeveralSubscribers() async {
         let counter = Counter()
-        let entered = DispatchSemaphore(value: 0)
-        let exited = Flag()
+        let slow = SlowObservation()
         let other = counter.observe(\.value) { _, _ in }
-        let token = counter.observe(\.value) { _, _ in
-            entered.signal()
-            Thread.sleep(forTimeInterval: 0.05)
-            exited.set()
-        }
+        let token = slow.start(on: counter)
         let writer = StartedThread { counter.value = 1 }
-        await wait(for: entered)
+        await wait(for: slow.entered)
         token.invalidate()
-        #expect(exited.isSet, "invalidate() returned while the handler was still running")
+        #expect(slow.exited.isSet, "invalidate() returned while the handler was still running")
         await writer.finished()
         other.invalidate()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Observing
 import Synchronization
 
 /// Runs `body(index)` on `count` new threads and returns when all have finished.
@@ -81,4 +82,19 @@ struct Deadline: Sendable {
     }
 
     var hasPassed: Bool { ContinuousClock.now >= end }
+}
+
+/// Observes `counter.value` with a handler that holds its call open: it signals `entered`, stays inside for
+/// 50 ms, then sets `exited`, so that an `invalidate()` can run while the call is in progress.
+struct SlowObservation {
+    let entered = DispatchSemaphore(value: 0)
+    let exited = Flag()
+
+    func start(on counter: Counter) -> ObservationToken {
+        counter.observe(\.value) { [entered, exited] _, _ in
+            entered.signal()
+            Thread.sleep(forTimeInterval: 0.05)
+            exited.set()
+        }
+    }
 }
