@@ -76,7 +76,7 @@ enum Hazards {
         deferred.withLock { list in list.contains { $0 === delivery } }
     }
 
-    /// Disposes of `delivery`, just removed from its storage and closed (`Delivery.close()`).
+    /// Disposes of `delivery`, just removed from its storage and marked closed (`removeSubscriber`).
     ///
     /// With `waitingForCalls`, returns only once no other thread is calling it (`invalidate()`: no handler
     /// call may start after it returns, O7). Without, a delivery still being called on another thread is
