@@ -131,14 +131,7 @@ struct DamagedCoverTests {
         var random = SplitMix64(seed: UInt64(original.count) &* 31)
         var covers = 0
         for round in 0..<30 {
-            var bytes = original
-            if round % 2 == 0 {
-                bytes = bytes.prefix(Int.random(in: 1..<bytes.count, using: &random))
-            }
-            for _ in 0..<(round % 5) * 10 {
-                let index = Int.random(in: 0..<bytes.count, using: &random)
-                bytes[index] = UInt8.random(in: 0...255, using: &random)
-            }
+            let bytes = Fixtures.damaged(original, cutting: round % 2 == 0, overwrites: (round % 5) * 10, using: &random)
             let options = CoverOptions(
                 maximumSize: PixelSize(width: 64, height: 64), time: .seconds(Double(round % 3)),
                 toleranceBefore: round % 4 == 0 ? 0 : .infinity, toleranceAfter: round % 4 == 0 ? 0 : .infinity,

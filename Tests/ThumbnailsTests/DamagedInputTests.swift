@@ -18,14 +18,8 @@ struct DamagedInputTests {
         var described = 0
         var failed = 0
         for round in 0..<40 {
-            var bytes = original
-            if round % 2 == 0 {
-                bytes = bytes.prefix(Int.random(in: 1..<bytes.count, using: &generator))
-            }
-            for _ in 0..<(round % 4) * 8 {
-                let index = Int.random(in: 0..<bytes.count, using: &generator)
-                bytes[index] = UInt8.random(in: 0...255, using: &generator)
-            }
+            let bytes = Fixtures.damaged(
+                original, cutting: round % 2 == 0, overwrites: (round % 4) * 8, using: &generator)
             let url = folder.url.appending(path: "\(round)-\(name)")
             try bytes.write(to: url)
             do {
