@@ -20,18 +20,6 @@ final class DeliveryGate: Sendable {
         state.load(ordering: .acquiring) & Self.closedBit != 0
     }
 
-    /// Runs `body` unless the gate is closed. Returns whether it ran.
-    @usableFromInline
-    @discardableResult
-    func run(_ body: () -> Void) -> Bool {
-        ThreadContext.withCurrent { context in
-            guard enter(on: context) else { return false }
-            body()
-            leave(on: context)
-            return true
-        }
-    }
-
     /// Admits a call on the thread of `context` unless the gate is closed; pair with `leave(on:)`.
     @inlinable
     @inline(__always)

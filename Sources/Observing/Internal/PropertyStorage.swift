@@ -510,11 +510,6 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         Hazards.release(removed, waitingForCalls: waitingForCalls)
         return true
     }
-
-    /// The number of registered subscribers (diagnostics and tests).
-    var subscriberCount: Int {
-        withState { $0.subscribers.count }
-    }
 }
 
 extension PropertyStorage: PropertyNaming {
