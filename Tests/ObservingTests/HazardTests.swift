@@ -245,18 +245,6 @@ import Testing
     }
 }
 
-/// Runs `onDeinit` when freed.
-///
-/// Why `@unchecked Sendable` is safe: `onDeinit` is written once, before the object is captured by a handler,
-/// and only read by `deinit`.
-private final class Sentinel: @unchecked Sendable {
-    var onDeinit: @Sendable () -> Void = {}
-
-    deinit {
-        onDeinit()
-    }
-}
-
 /// A value whose `==` ends the observation in `toEnd` (once), as user code run inside the setter may.
 private struct EndingTag: Equatable {
     static let toEnd = Protected<ObservationToken?>(nil)
