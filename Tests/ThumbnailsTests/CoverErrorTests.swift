@@ -131,7 +131,8 @@ struct DamagedCoverTests {
         var random = SplitMix64(seed: UInt64(original.count) &* 31)
         var covers = 0
         for round in 0..<30 {
-            let bytes = Fixtures.damaged(original, cutting: round % 2 == 0, overwrites: (round % 5) * 10, using: &random)
+            let bytes = Fixtures.damaged(
+                original, cutting: round % 2 == 0, overwrites: (round % 5) * 10, using: &random)
             let options = CoverOptions(
                 maximumSize: PixelSize(width: 64, height: 64), time: .seconds(Double(round % 3)),
                 toleranceBefore: round % 4 == 0 ? 0 : .infinity, toleranceAfter: round % 4 == 0 ? 0 : .infinity,
