@@ -88,17 +88,15 @@ enum Hazards {
         let context = ThreadContext.current
         if waitingForCalls {
             waitUntilNotCalled(delivery)
-        } else if isCalled(address, excluding: context.hazard) {
-            deferred.withLock { $0.append(delivery) }
-            // This thread may be calling it too (a link dropped by its own call): a later reclaim on this thread
-            // does not look at this thread's slot, so the context keeps it until that call has returned.
-            if context.isDelivering {
-                context.retire(delivery)
-            }
-            return
         }
+        // This thread may be calling it (a handler ending its observation, a link dropped by its own call); a
+        // reclaim never looks at the reclaiming thread's own slot, so the context keeps it until that call returns.
         if context.isDelivering {
             context.retire(delivery)
+        }
+        if !waitingForCalls && isCalled(address, excluding: context.hazard) {
+            deferred.withLock { $0.append(delivery) }
+            return
         }
         reclaimDeferred(excluding: context.hazard)
     }
