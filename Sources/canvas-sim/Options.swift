@@ -1,3 +1,6 @@
+import CanvasKit
+import CanvasSimulation
+
 /// canvas-sim's command line, parsed. Parsing only: the simulation is CanvasKit's `BoardSimulation`.
 struct Options {
     enum Source: Equatable {
