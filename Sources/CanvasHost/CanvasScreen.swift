@@ -42,7 +42,7 @@ public final class CanvasScreen {
         board: CanvasBoard,
         configuration: CollectionHostConfiguration,
         coverProvider: (any CoverProvider)? = nil,
-        coverSize: CoverSize = CoverSize(width: 320, height: 320),
+        coverSize: PixelSize = PixelSize(width: 320, height: 320),
         log: RegistrationLog = RegistrationLog(keepsEntries: false)
     ) {
         let wiring = CanvasScreenWiring<CollectionHost<CanvasCellSource>>(board: board, log: log)
@@ -86,11 +86,11 @@ public final class CanvasCellSource: @MainActor CollectionHostDataSource, @MainA
 
     private unowned let wiring: CanvasScreenWiring<CollectionHost<CanvasCellSource>>
     private let coverProvider: (any CoverProvider)?
-    private let coverSize: CoverSize
+    private let coverSize: PixelSize
 
     init(
         wiring: CanvasScreenWiring<CollectionHost<CanvasCellSource>>, coverProvider: (any CoverProvider)?,
-        coverSize: CoverSize
+        coverSize: PixelSize
     ) {
         self.wiring = wiring
         self.coverProvider = coverProvider
