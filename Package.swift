@@ -117,7 +117,7 @@ targets += [
         swiftSettings: swiftSettings),
     // Runs the built executables against Fixtures/ (depending on them makes `swift test` build them first).
     .testTarget(
-        name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim", "ThreadSanitizerSupport"],
+        name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim", "CommandLineSupport", "ThreadSanitizerSupport"],
         swiftSettings: swiftSettings),
 ]
 
