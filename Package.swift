@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // MultiCanvas: the view-model layer of a multi-canvas recording screen.
 // Layout and contract: DESIGN.md section 1 (kept in the steering repo's shared/ folder).
 import PackageDescription
