@@ -1,6 +1,7 @@
 // swift-tools-version: 6.2
 // MultiCanvas: the view-model layer of a multi-canvas recording screen.
 // Layout and contract: DESIGN.md section 1 (kept in the steering repo's shared/ folder).
+import Foundation
 import PackageDescription
 
 /// Settings every Swift target shares: Swift 6 mode (the package default below) and
@@ -165,3 +166,19 @@ let package = Package(
     targets: targets,
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Documentation snippets
+// Tools/check-docs.sh extracts every Swift block of README.md and Docs/ into .doc-snippets/NAME/main.swift and builds
+// them with MULTICANVAS_DOC_SNIPPETS=1: one executable per block, depending on every library of the package.
+if Context.environment["MULTICANVAS_DOC_SNIPPETS"] != nil {
+    // Every library product is named after its one target.
+    let libraries = products.filter { $0 is Product.Library }.map(\.name)
+    let folder = Context.packageDirectory + "/.doc-snippets"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    for name in names.sorted() where name.hasPrefix("doc-") {
+        package.targets.append(
+            .executableTarget(
+                name: name, dependencies: libraries.map { Target.Dependency.target(name: $0) }, path: ".doc-snippets/\(name)",
+                swiftSettings: swiftSettings))
+    }
+}
