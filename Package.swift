@@ -178,7 +178,8 @@ if Context.environment["MULTICANVAS_DOC_SNIPPETS"] != nil {
     for name in names.sorted() where name.hasPrefix("doc-") {
         package.targets.append(
             .executableTarget(
-                name: name, dependencies: libraries.map { Target.Dependency.target(name: $0) }, path: ".doc-snippets/\(name)",
+                name: name, dependencies: libraries.map { Target.Dependency.target(name: $0) },
+                path: ".doc-snippets/\(name)",
                 swiftSettings: swiftSettings))
     }
 }
