@@ -8,7 +8,8 @@
 # Each block becomes the main.swift of an executable target in the git-ignored .doc-snippets/ folder; the manifest
 # declares those targets only when MULTICANVAS_DOC_SNIPPETS=1, each depending on every library of the package, and
 # builds them in the package's own .build (the libraries are not rebuilt). A block is a whole program: its imports, its
-# types and its top-level code.
+# types and its top-level code. A block whose first line is `// swift-tools-version: ...` is a manifest: it is parsed
+# by `swift package dump-package` in a folder of its own (its dependencies are not fetched).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Tools/setup.sh
@@ -32,6 +33,12 @@ for page in pages:
             first = next((line for line in block if line.strip()), "")
             if first.strip().startswith("// Apple platforms only"):
                 skipped += 1
+            elif first.strip().startswith("// swift-tools-version"):
+                folder = root / ".doc-snippets" / "manifests" / f"line-{start}-{page.stem}"
+                folder.mkdir(parents=True)
+                (folder / "Package.swift").write_text("\n".join(block) + "\n", encoding="utf-8")
+                (folder / "origin").write_text(f"{page}:{start + 1}\n", encoding="utf-8")
+                count += 1
             else:
                 slug = re.sub(r"[^A-Za-z0-9_-]+", "_", str(page.with_suffix("")).replace("/", "__"))
                 folder = root / ".doc-snippets" / f"doc-{slug}-line-{start}"
@@ -46,6 +53,14 @@ PY
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
+for manifest in .doc-snippets/manifests/*/; do
+    [ -d "$manifest" ] || continue
+    if ! (cd "$manifest" && swift package dump-package >/dev/null 2>"$log"); then
+        grep -E "error:" "$log" | head -5 >&2
+        echo "check-docs: the manifest at $(cat "$manifest/origin") does not parse" >&2
+        exit 1
+    fi
+done
 if ! MULTICANVAS_DOC_SNIPPETS=1 swift build -Xswiftc -warnings-as-errors >"$log" 2>&1; then
     # main.swift line N of the block whose fence is on line F of its page is line F+N of the page.
     grep -E "^/.*\.doc-snippets/.*(error|warning):" "$log" |
