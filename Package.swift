@@ -13,13 +13,13 @@ let swiftSettings: [SwiftSetting] = [
 var products: [Product] = []
 var targets: [Target] = []
 
-// MARK: ThreadSanitizerSupport
-// Announces the package's `Mutex` sections to ThreadSanitizer, which cannot see `Synchronization.Mutex` on Linux
-// (Tools/sanitize.sh). Internal: `package` API only, shared by every module that locks.
+// MARK: Locking
+// `LockedValue`, the package's one lock type: a `Mutex` whose sections are announced to ThreadSanitizer, which cannot
+// see `Synchronization.Mutex` on Linux (Tools/sanitize.sh). Internal: `package` API only, shared by every module that
+// locks.
 targets += [
-    .target(name: "ThreadSanitizerSupport", swiftSettings: swiftSettings),
-    .testTarget(
-        name: "ThreadSanitizerSupportTests", dependencies: ["ThreadSanitizerSupport"], swiftSettings: swiftSettings),
+    .target(name: "Locking", swiftSettings: swiftSettings),
+    .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: swiftSettings),
 ]
 
 // MARK: SeededRandom
@@ -42,10 +42,10 @@ targets += [
     ),
     // Thumbnails implements CanvasKit's `CoverProvider` (CanvasKit itself never imports FFmpeg).
     .target(
-        name: "Thumbnails", dependencies: ["CFFmpeg", "CanvasKit", "ThreadSanitizerSupport"],
+        name: "Thumbnails", dependencies: ["CFFmpeg", "CanvasKit", "Locking"],
         swiftSettings: swiftSettings),
     .testTarget(
-        name: "ThumbnailsTests", dependencies: ["Thumbnails", "CanvasKit", "ThreadSanitizerSupport", "SeededRandom"],
+        name: "ThumbnailsTests", dependencies: ["Thumbnails", "CanvasKit", "Locking", "SeededRandom"],
         swiftSettings: swiftSettings),
     // `media-info FILE...`: a development tool that prints what Thumbnails reads from media files.
     .executableTarget(
@@ -70,7 +70,7 @@ targets += [
     // The thread-local slot of Observing's per-thread context (C: Swift has no thread-local variables).
     .target(name: "ObservingThreadLocal"),
     .target(
-        name: "Observing", dependencies: ["ThreadSanitizerSupport", "ObservingThreadLocal"],
+        name: "Observing", dependencies: ["Locking", "ObservingThreadLocal"],
         swiftSettings: swiftSettings),
     .testTarget(name: "ObservingTests", dependencies: ["Observing", "SeededRandom"], swiftSettings: swiftSettings),
     .executableTarget(
@@ -86,14 +86,14 @@ targets += [
 products.append(.library(name: "CanvasKit", targets: ["CanvasKit"]))
 targets += [
     .target(
-        name: "CanvasKit", dependencies: ["Observing", "ThreadSanitizerSupport", "SeededRandom"],
+        name: "CanvasKit", dependencies: ["Observing", "Locking", "SeededRandom"],
         swiftSettings: swiftSettings),
     .testTarget(
-        name: "CanvasKitTests", dependencies: ["CanvasKit", "Observing", "ThreadSanitizerSupport", "SeededRandom"],
+        name: "CanvasKitTests", dependencies: ["CanvasKit", "Observing", "Locking", "SeededRandom"],
         swiftSettings: swiftSettings),
     .executableTarget(
         name: "CanvasBenchmark",
-        dependencies: ["CanvasKit", "Observing"],
+        dependencies: ["CanvasKit", "Observing", "Locking"],
         path: "Tools/CanvasBenchmark",
         swiftSettings: swiftSettings
     ),
@@ -103,7 +103,7 @@ targets += [
 targets += [
     .executableTarget(
         name: "LifecycleBenchmark",
-        dependencies: ["CanvasKit", "Observing"],
+        dependencies: ["CanvasKit", "Observing", "Locking"],
         path: "Tools/LifecycleBenchmark",
         swiftSettings: swiftSettings
     )
@@ -114,11 +114,11 @@ targets += [
 products.append(.executable(name: "canvas-thumb", targets: ["canvas-thumb"]))
 targets += [
     .executableTarget(
-        name: "canvas-thumb", dependencies: ["Thumbnails", "CommandLineSupport", "ThreadSanitizerSupport"],
+        name: "canvas-thumb", dependencies: ["Thumbnails", "CommandLineSupport", "Locking"],
         swiftSettings: swiftSettings),
     // Runs the built executables against Fixtures/ (depending on them makes `swift test` build them first).
     .testTarget(
-        name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim", "CommandLineSupport", "ThreadSanitizerSupport"],
+        name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim", "CommandLineSupport", "Locking"],
         swiftSettings: swiftSettings),
 ]
 
@@ -128,7 +128,7 @@ targets += [
 products.append(.executable(name: "canvas-sim", targets: ["canvas-sim"]))
 targets += [
     .executableTarget(
-        name: "canvas-sim", dependencies: ["CanvasKit", "Thumbnails", "CommandLineSupport", "ThreadSanitizerSupport"],
+        name: "canvas-sim", dependencies: ["CanvasKit", "Thumbnails", "CommandLineSupport", "Locking"],
         swiftSettings: swiftSettings)
 ]
 

@@ -1,8 +1,7 @@
 import CanvasKit
 import Foundation
-import Synchronization
+import Locking
 import Testing
-import ThreadSanitizerSupport
 
 @testable import Thumbnails
 
@@ -36,11 +35,11 @@ struct CoverProviderTests {
             #expect(cover.pixels[offset + 3] == 255)
         }
         // A cached cover is delivered before requestCover returns.
-        let delivered = Mutex(false)
+        let delivered = LockedValue(false)
         _ = service.requestCover(for: url, maxSize: CoverSize(width: 160, height: 160)) { _ in
-            delivered.withAnnotatedLock { $0 = true }
+            delivered.withLock { $0 = true }
         }
-        #expect(delivered.withAnnotatedLock { $0 })
+        #expect(delivered.withLock { $0 })
     }
 
     @Test("a cancelled request never calls its completion (the service's .cancelled is not passed on)")
@@ -57,19 +56,19 @@ struct CoverProviderTests {
         let first = Box<Result<CanvasCover, any Error>>()
         _ = service.requestCover(for: Fixtures.url("vp9.webm"), maxSize: size) { first.set($0) }
         await gate.waitUntilReached()
-        let called = Mutex(0)
+        let called = LockedValue(0)
         let request = service.requestCover(for: Fixtures.url("hevc.mp4"), maxSize: size) { _ in
-            called.withAnnotatedLock { $0 += 1 }
+            called.withLock { $0 += 1 }
         }
         request.cancel()
         request.cancel()
-        #expect(called.withAnnotatedLock { $0 } == 0)
+        #expect(called.withLock { $0 } == 0)
         gate.release()
         _ = try #require(await first.wait()).get()
         // The service still works for the same file, and the cancelled completion stayed silent.
         let again = try await cover(from: service, Fixtures.url("hevc.mp4"), maxSize: size).get()
         #expect(again.width == 64)
-        #expect(called.withAnnotatedLock { $0 } == 0)
+        #expect(called.withLock { $0 } == 0)
         // The cancelled request's decode never ran: one decode for the first file, one for the request after.
         #expect(service.decodeCount == 2)
     }

@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import Testing
-import ThreadSanitizerSupport
 
 @testable import Thumbnails
 

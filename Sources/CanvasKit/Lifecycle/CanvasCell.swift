@@ -1,6 +1,5 @@
+import Locking
 import Observing
-import Synchronization
-import ThreadSanitizerSupport
 
 /// A headless canvas cell: what a `UICollectionViewCell` subclass of the canvas screen does, without pixels.
 ///
@@ -65,15 +64,15 @@ private final class RenderedCanvas: Sendable {
         var redraws = 0
     }
 
-    private let content = Mutex(Content())
+    private let content = LockedValue(Content())
 
-    var display: CanvasDisplay? { content.withAnnotatedLock { $0.display } }
-    var cover: CanvasCover? { content.withAnnotatedLock { $0.cover } }
-    var redraws: Int { content.withAnnotatedLock { $0.redraws } }
+    var display: CanvasDisplay? { content.withLock { $0.display } }
+    var cover: CanvasCover? { content.withLock { $0.cover } }
+    var redraws: Int { content.withLock { $0.redraws } }
 
     /// Reads the view-model's display while holding the lock, so the last redraw always draws the newest value.
     func redrawDisplay(from viewModel: CanvasCellViewModel) {
-        content.withAnnotatedLock {
+        content.withLock {
             let display = viewModel.display
             guard $0.redraws == 0 || $0.display != display else { return }
             $0.display = display
@@ -83,6 +82,6 @@ private final class RenderedCanvas: Sendable {
 
     /// Reads the view-model's cover while holding the lock.
     func redrawCover(from viewModel: CanvasCellViewModel) {
-        content.withAnnotatedLock { $0.cover = viewModel.cover }
+        content.withLock { $0.cover = viewModel.cover }
     }
 }

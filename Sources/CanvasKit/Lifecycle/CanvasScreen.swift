@@ -1,7 +1,6 @@
 import Foundation
+import Locking
 import Observing
-import Synchronization
-import ThreadSanitizerSupport
 
 /// The canvas screen, headless: a ``CollectionHost`` of ``CanvasCell``s showing a ``CanvasBoard``, with the
 /// ``DisplayLifecycleBinder`` on its display hooks.
@@ -141,15 +140,15 @@ public final class CanvasScreen {
 
 /// The board's list changes, handed from the thread that made them to the main actor, in order.
 private final class ListChangeQueue: Sendable {
-    private let changes = Mutex<[ObservedChange<[CanvasModel]>]>([])
+    private let changes = LockedValue<[ObservedChange<[CanvasModel]>]>([])
 
     func append(_ change: ObservedChange<[CanvasModel]>) {
-        changes.withAnnotatedLock { $0.append(change) }
+        changes.withLock { $0.append(change) }
     }
 
     /// The oldest waiting change, removed from the queue.
     func next() -> ObservedChange<[CanvasModel]>? {
-        changes.withAnnotatedLock { $0.isEmpty ? nil : $0.removeFirst() }
+        changes.withLock { $0.isEmpty ? nil : $0.removeFirst() }
     }
 }
 

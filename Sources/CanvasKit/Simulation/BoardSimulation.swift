@@ -1,7 +1,6 @@
 import Foundation
+import Locking
 import Observing
-import Synchronization
-import ThreadSanitizerSupport
 
 /// A board on a headless canvas screen, stepped through commands of the event language (`canvas-sim`'s engine).
 ///
@@ -190,12 +189,12 @@ public final class BoardSimulation {
     /// Performs a `coverWanted` effect: asks the provider for the take's cover and keeps it for canvases that have no
     /// cell on screen (and for a picture of the board).
     private func prepareCover(of url: URL) {
-        let box = Mutex<CanvasCover?>(nil)
+        let box = LockedValue<CanvasCover?>(nil)
         _ = covers.requestCover(for: url, maxSize: coverSize) { result in
-            if case .success(let cover) = result { box.withAnnotatedLock { $0 = cover } }
+            if case .success(let cover) = result { box.withLock { $0 = cover } }
         }
         covers.waitUntilSettled()
-        if let cover = box.withAnnotatedLock({ $0 }) { prepared[SettlingCoverProvider.key(url)] = cover }
+        if let cover = box.withLock({ $0 }) { prepared[SettlingCoverProvider.key(url)] = cover }
     }
 
     /// The failures since the last step, each take reported once per run.

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
-import ThreadSanitizerSupport
+import Locking
 
 /// Wraps a cover provider so that a simulation can wait, after each step, until every cover request in flight has
 /// finished or been cancelled, which makes a step's output deterministic. It also remembers failures, and answers
@@ -14,7 +13,7 @@ final class SettlingCoverProvider: CoverProvider {
 
     private let base: (any CoverProvider)?
     private let group = DispatchGroup()
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     init(base: (any CoverProvider)?) {
         self.base = base
@@ -25,12 +24,12 @@ final class SettlingCoverProvider: CoverProvider {
 
     /// Marks `url` as a simulated take: no cover is asked for it.
     func markSimulated(_ url: URL) {
-        _ = state.withAnnotatedLock { $0.simulated.insert(Self.key(url)) }
+        _ = state.withLock { $0.simulated.insert(Self.key(url)) }
     }
 
     /// Whether `url` was marked simulated.
     func isSimulated(_ url: URL) -> Bool {
-        state.withAnnotatedLock { $0.simulated.contains(Self.key(url)) }
+        state.withLock { $0.simulated.contains(Self.key(url)) }
     }
 
     func requestCover(
@@ -42,7 +41,7 @@ final class SettlingCoverProvider: CoverProvider {
         let request = SettlingRequest(group: group)
         let inner = base.requestCover(for: videoURL, maxSize: maxSize) { [weak self] result in
             if case .failure(let error) = result {
-                self?.state.withAnnotatedLock { $0.failures.append((videoURL, String(describing: error))) }
+                self?.state.withLock { $0.failures.append((videoURL, String(describing: error))) }
             }
             completion(result)
             request.settle()
@@ -58,7 +57,7 @@ final class SettlingCoverProvider: CoverProvider {
 
     /// The failures since the last call, oldest first.
     func takeFailures() -> [(url: URL, reason: String)] {
-        state.withAnnotatedLock { state in
+        state.withLock { state in
             defer { state.failures = [] }
             return state.failures
         }
@@ -78,7 +77,7 @@ private final class SettlingRequest: CoverRequest {
     }
 
     private let group: DispatchGroup
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     init(group: DispatchGroup) {
         self.group = group
@@ -87,13 +86,13 @@ private final class SettlingRequest: CoverRequest {
 
     /// Keeps the provider's request for ``cancel()``, unless the request already completed (synchronously).
     func attach(_ inner: any CoverRequest) {
-        state.withAnnotatedLock { state in
+        state.withLock { state in
             if !state.settled { state.inner = inner }
         }
     }
 
     func settle() {
-        let first = state.withAnnotatedLock { state -> Bool in
+        let first = state.withLock { state -> Bool in
             defer { state.settled = true }
             state.inner = nil
             return !state.settled
@@ -102,7 +101,7 @@ private final class SettlingRequest: CoverRequest {
     }
 
     func cancel() {
-        let inner = state.withAnnotatedLock { $0.inner }
+        let inner = state.withLock { $0.inner }
         inner?.cancel()
         settle()
     }

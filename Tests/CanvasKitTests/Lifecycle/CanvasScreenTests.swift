@@ -1,10 +1,9 @@
 import CanvasKit
 import Dispatch
 import Foundation
+import Locking
 import Observing
-import Synchronization
 import Testing
-import ThreadSanitizerSupport
 
 @Suite("Canvas screen: list changes become batch updates")
 @MainActor
@@ -103,10 +102,10 @@ struct CanvasScreenThreadTests {
         // the board queues the insertion behind the tap and the tapping thread performs it.
         let reached = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
-        let blockOnce = Mutex(true)
+        let blockOnce = LockedValue(true)
         let token = board.model(at: 0).observe(\.isSelected, options: [.new]) { _, _ in
             guard
-                blockOnce.withAnnotatedLock({ first in
+                blockOnce.withLock({ first in
                     defer { first = false }
                     return first
                 })

@@ -1,10 +1,9 @@
 import CanvasKit
 import Dispatch
 import Foundation
+import Locking
 import SeededRandom
-import Synchronization
 import Testing
-import ThreadSanitizerSupport
 
 @Suite("Display lifecycle: model changes from another thread while the screen scrolls")
 @MainActor
@@ -21,7 +20,7 @@ struct LifecycleConcurrencyTests {
         // send until it passes (see `StressScale`).
         let senders = max(1, StressScale.threads - 3)
         let end = ContinuousClock.now + .milliseconds(Int(StressScale.seconds * 1000))
-        let finished = Mutex(0)
+        let finished = LockedValue(0)
         for sender in 0..<senders {
             DispatchQueue.global().async {
                 var random = SplitMix64(seed: 99 + UInt64(sender))
@@ -37,12 +36,12 @@ struct LifecycleConcurrencyTests {
                     _ = board.send(event)
                     serial += 1
                 }
-                finished.withAnnotatedLock { $0 += 1 }
+                finished.withLock { $0 += 1 }
             }
         }
         var random = SplitMix64(seed: 7)
         var scrolls = 0
-        while finished.withAnnotatedLock({ $0 }) < senders || scrolls < 50 {
+        while finished.withLock({ $0 }) < senders || scrolls < 50 {
             screen.scroll(toOffset: Int.random(in: 0..<40, using: &random))
             if scrolls % 25 == 24 {
                 screen.screenWillDisappear()

@@ -1,15 +1,14 @@
 import CanvasKit
 import Foundation
+import Locking
 import Observing
 import SeededRandom
-import Synchronization
-import ThreadSanitizerSupport
 
 /// A cover provider that records requests and cancellations and completes only when told to.
 final class FakeCoverProvider: CoverProvider {
     final class Request: CoverRequest {
         let url: URL
-        private let cancelled = Mutex(false)
+        private let cancelled = LockedValue(false)
         let completion: @Sendable (Result<CanvasCover, any Error>) -> Void
 
         init(url: URL, completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void) {
@@ -17,14 +16,14 @@ final class FakeCoverProvider: CoverProvider {
             self.completion = completion
         }
 
-        var isCancelled: Bool { cancelled.withAnnotatedLock { $0 } }
+        var isCancelled: Bool { cancelled.withLock { $0 } }
 
         func cancel() {
-            cancelled.withAnnotatedLock { $0 = true }
+            cancelled.withLock { $0 = true }
         }
     }
 
-    private let requests = Mutex<[Request]>([])
+    private let requests = LockedValue<[Request]>([])
     /// When true, every request completes before `requestCover` returns (a cache hit).
     let completesImmediately: Bool
 
@@ -38,20 +37,20 @@ final class FakeCoverProvider: CoverProvider {
         completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
     ) -> any CoverRequest {
         let request = Request(url: videoURL, completion: completion)
-        requests.withAnnotatedLock { $0.append(request) }
+        requests.withLock { $0.append(request) }
         if completesImmediately { completion(.success(Self.image(for: videoURL))) }
         return request
     }
 
     /// Every request so far.
-    var all: [Request] { requests.withAnnotatedLock { $0 } }
+    var all: [Request] { requests.withLock { $0 } }
 
     /// The requests neither cancelled nor completed.
-    var pending: [Request] { requests.withAnnotatedLock { $0 }.filter { !$0.isCancelled } }
+    var pending: [Request] { requests.withLock { $0 }.filter { !$0.isCancelled } }
 
     /// Completes every request not cancelled, with a 2x2 image.
     func completeAll() {
-        let open = requests.withAnnotatedLock { requests in
+        let open = requests.withLock { requests in
             defer { requests.removeAll() }
             return requests
         }

@@ -1,8 +1,7 @@
 import CanvasKit
 import Foundation
+import Locking
 import Observing
-import Synchronization
-import ThreadSanitizerSupport
 
 /// The original screen's mistakes, one per strategy, replayed on the same host, board and audit as ours.
 enum NaiveStrategy: String, CaseIterable, Sendable {
@@ -20,10 +19,10 @@ enum NaiveStrategy: String, CaseIterable, Sendable {
 
 /// What a naive cell draws, written from observation handlers.
 final class NaiveRendering: Sendable {
-    private let value = Mutex<CanvasDisplay?>(nil)
+    private let value = LockedValue<CanvasDisplay?>(nil)
     var display: CanvasDisplay? {
-        get { value.withAnnotatedLock { $0 } }
-        set { value.withAnnotatedLock { $0 = newValue } }
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
     }
 }
 

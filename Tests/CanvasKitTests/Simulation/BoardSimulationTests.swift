@@ -1,9 +1,8 @@
 import CanvasKit
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 import Testing
-import ThreadSanitizerSupport
 
 /// A provider that completes on another thread, later: a 4x2 image, or a failure for files named `broken*`.
 private final class BackgroundCoverProvider: CoverProvider {
@@ -16,14 +15,14 @@ private final class BackgroundCoverProvider: CoverProvider {
         func cancel() {}
     }
 
-    let requested = Mutex<[URL]>([])
+    let requested = LockedValue<[URL]>([])
 
     func requestCover(
         for videoURL: URL,
         maxSize: CoverSize,
         completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
     ) -> any CoverRequest {
-        requested.withAnnotatedLock { $0.append(videoURL) }
+        requested.withLock { $0.append(videoURL) }
         DispatchQueue.global().async {
             if videoURL.lastPathComponent.hasPrefix("broken") {
                 completion(.failure(Broken(path: videoURL.path)))
@@ -104,7 +103,7 @@ struct BoardSimulationTests {
         #expect(last.coverFailures.isEmpty, "reported once, although the cell asked again")
         #expect(last.canvases[1].coverError == "broken.mov: not a media file")
         #expect(last.canvases[2].takeIsSimulated && last.canvases[2].cover == nil)
-        #expect(provider.requested.withAnnotatedLock { $0 }.allSatisfy { $0.lastPathComponent != "take-1.mov" })
+        #expect(provider.requested.withLock { $0 }.allSatisfy { $0.lastPathComponent != "take-1.mov" })
     }
 
     @Test("a host that makes takes up as it goes gets fresh simulated names")
