@@ -1,3 +1,5 @@
+import CanvasKit
+import CanvasSimulation
 import CommandLineSupport
 
 /// canvas-sim's command line, parsed. Parsing only: the simulation is CanvasKit's `BoardSimulation`.

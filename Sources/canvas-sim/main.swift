@@ -1,4 +1,6 @@
+import CanvasCovers
 import CanvasKit
+import CanvasSimulation
 import CommandLineSupport
 import Foundation
 import Thumbnails

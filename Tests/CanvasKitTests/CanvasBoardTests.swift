@@ -1,6 +1,8 @@
+import CanvasTestSupport
 import Foundation
 import Locking
 import Observing
+import TestSupport
 import Testing
 
 @testable import CanvasKit

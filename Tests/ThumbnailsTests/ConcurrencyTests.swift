@@ -1,75 +1,10 @@
 import Dispatch
 import Foundation
 import Locking
+import TestSupport
 import Testing
 
 @testable import Thumbnails
-
-/// Counts the generator's cancellation checks (one per packet) and, at a chosen check, blocks
-/// the decoding thread until the test has cancelled: so "cancelled in flight" is exact, not timed.
-final class CheckGate: Sendable {
-    private let count = LockedValue(0)
-    private let pauseAt: Int
-    private let reached = DispatchSemaphore(value: 0)
-    private let resume = DispatchSemaphore(value: 0)
-
-    init(pauseAt: Int) {
-        self.pauseAt = pauseAt
-    }
-
-    /// The observer to give the generator.
-    func observe() {
-        let now = count.withLock { count in
-            count += 1
-            return count
-        }
-        if now == pauseAt {
-            reached.signal()
-            resume.wait()
-        }
-    }
-
-    /// Waits (without blocking the cooperative pool) until decoding reached the chosen check.
-    func waitUntilReached() async {
-        await waitOnThread(reached)
-    }
-
-    /// Lets the paused decode go on.
-    func release() {
-        resume.signal()
-    }
-
-    var checks: Int { count.withLock { $0 } }
-}
-
-/// Waits for `semaphore` on a thread of its own: neither the cooperative pool nor the dispatch
-/// queues the code under test runs on are blocked.
-func waitOnThread(_ semaphore: DispatchSemaphore) async {
-    await withCheckedContinuation { continuation in
-        Thread {
-            semaphore.wait()
-            continuation.resume()
-        }.start()
-    }
-}
-
-/// A value set once from a completion handler.
-final class Box<Value: Sendable>: Sendable {
-    private let storage = LockedValue<Value?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-
-    func set(_ value: Value) {
-        storage.withLock { $0 = value }
-        done.signal()
-    }
-
-    var value: Value? { storage.withLock { $0 } }
-
-    func wait() async -> Value? {
-        await waitOnThread(done)
-        return value
-    }
-}
 
 /// Long enough to be in flight: the exact last frame decodes every packet of the file.
 let slowOptions = CoverOptions(maximumSize: PixelSize(width: 64, height: 64), time: .seconds(1.96)).exact()

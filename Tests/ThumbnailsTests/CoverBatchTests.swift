@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Locking
+import TestSupport
 import Testing
 
 @testable import Thumbnails

@@ -1,3 +1,4 @@
+import CanvasHost
 import CanvasKit
 import Foundation
 import Locking
