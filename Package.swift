@@ -1,6 +1,7 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // MultiCanvas: the view-model layer of a multi-canvas recording screen.
 // The module graph and what each module may import: Docs/Architecture.md.
+import Foundation
 import PackageDescription
 
 /// Settings every Swift target shares: Swift 6 mode (the package default below) and
@@ -169,7 +170,7 @@ targets += [
         swiftSettings: swiftSettings),
     // Runs the built executables against Fixtures/ (depending on them makes `swift test` build them first).
     .testTarget(
-        name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim", "Locking"],
+        name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim", "CommandLineSupport", "Locking"],
         swiftSettings: swiftSettings),
 ]
 
@@ -227,3 +228,20 @@ let package = Package(
     targets: targets,
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Documentation snippets
+// Tools/check-docs.sh extracts every Swift block of README.md and Docs/ into .doc-snippets/NAME/main.swift and builds
+// them with MULTICANVAS_DOC_SNIPPETS=1: one executable per block, depending on every library of the package.
+if Context.environment["MULTICANVAS_DOC_SNIPPETS"] != nil {
+    // Every library product is named after its one target.
+    let libraries = products.filter { $0 is Product.Library }.map(\.name)
+    let folder = Context.packageDirectory + "/.doc-snippets"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    for name in names.sorted() where name.hasPrefix("doc-") {
+        package.targets.append(
+            .executableTarget(
+                name: name, dependencies: libraries.map { Target.Dependency.target(name: $0) },
+                path: ".doc-snippets/\(name)",
+                swiftSettings: swiftSettings))
+    }
+}

@@ -35,6 +35,10 @@ if options.help {
     Terminal.printLine(Options.usage)
     exit(ExitCode.success)
 }
+if options.version {
+    Terminal.printLine(ToolVersion.line(for: "canvas-sim"))
+    exit(ExitCode.success)
+}
 if let table = options.exportTable {
     let exported = TransitionTable()
     Terminal.writeOutput(table == .markdown ? exported.markdown : exported.dot)

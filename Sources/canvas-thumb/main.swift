@@ -18,6 +18,10 @@ if options.help {
     Terminal.printLine(Options.usage)
     exit(0)
 }
+if options.version {
+    Terminal.printLine(ToolVersion.line(for: "canvas-thumb"))
+    exit(0)
+}
 
 /// Exits with status 2 and `message` when `folder`, where covers are to be written, is missing,
 /// not a folder, or not writable: every input would fail the same way, after being decoded.

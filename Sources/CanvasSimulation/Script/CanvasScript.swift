@@ -70,8 +70,10 @@ public struct CanvasScript: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `source`.
     ///
-    /// - Parameter baseDirectory: the directory that relative take files are resolved against; nil means the current
-    ///   directory. Descriptions print relative files as written either way.
+    /// - Parameters:
+    ///   - source: the script's text: events one per line or separated by `;`, `#` starting a comment.
+    ///   - baseDirectory: the directory that relative take files are resolved against; nil means the current
+    ///     directory. Descriptions print relative files as written either way.
     /// - Throws: `CanvasScript.ParseError` for the first malformed command: an unknown word, a missing, non-numeric or
     ///   extra argument, or an unterminated quote. The error names the line and column.
     public init(parsing source: String, baseDirectory: URL? = nil) throws(ParseError) {
@@ -82,7 +84,9 @@ public struct CanvasScript: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a script file's bytes, which must be UTF-8 text.
     ///
-    /// - Parameter baseDirectory: as in ``init(parsing:baseDirectory:)``.
+    /// - Parameters:
+    ///   - data: the file's bytes.
+    ///   - baseDirectory: as in ``init(parsing:baseDirectory:)``.
     /// - Throws: `CanvasScript.ParseError`: `.notUTF8` at the line and column of the first byte that is not UTF-8 (the
     ///   column counts the characters before it on its line, plus one), or any error of ``init(parsing:baseDirectory:)``.
     public init(parsing data: some Collection<UInt8>, baseDirectory: URL? = nil) throws(ParseError) {

@@ -85,7 +85,9 @@ public final class BoardSimulation {
     /// A rejected command (an out-of-range index, a tap while recording, a `scroll` past the end, a second
     /// `disappear`) changes nothing and is reported with its reason; it is never an error.
     ///
-    /// - Parameter takeIsSynthetic: for `stop`, whether its take is simulated (no file: no cover is asked for).
+    /// - Parameters:
+    ///   - command: the command to perform.
+    ///   - takeIsSynthetic: for `stop`, whether its take is simulated (no file: no cover is asked for).
     public func perform(_ command: CanvasScript.Command, takeIsSynthetic: Bool = false) -> SimulationStep {
         stepNumber += 1
         var effects: [CanvasEffect] = []
