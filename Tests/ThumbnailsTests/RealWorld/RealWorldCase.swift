@@ -89,7 +89,8 @@ extension RealWorldCase {
     // Found by this suite, not in the original list (same code as the timestamp and frame-choice findings).
     static let aviOrigin =
         "finding: AVI with B-frames counts times from the stream start, not the first frame (off by the reorder delay)"
-    static let laterKeyframe = "finding: keyframe and exact modes can return a frame after the time (MPEG-2 PS/TS)"
+    static let laterKeyframe =
+        "finding: keyframe and exact modes can return a frame after the time (MPEG-PS and MPEG-TS, before the second keyframe)"
     static let leadingNonKeyframes =
         "finding: keyframe mode returns a non-keyframe when a file starts before its first keyframe (MP4 cut by stream copy)"
 
@@ -196,6 +197,9 @@ extension RealWorldCase {
         RealWorldCase(
             shape: "interlaced H.264 in MPEG-TS", file: "rw-interlaced-h264.ts", reference: .deinterlaced,
             knownIssue: KnownIssue(finding: combing, aspects: [.picture])),
+        RealWorldCase(
+            shape: "interlaced H.264 in MPEG-TS", file: "rw-interlaced-h264.ts", time: .seconds(0.2), mode: .exact,
+            box: box, knownIssue: KnownIssue(finding: laterKeyframe, aspects: [.time, .picture])),
         RealWorldCase(
             shape: "interlaced H.264 in MPEG-TS", file: "rw-interlaced-h264.ts", time: .seconds(1.9), box: box,
             knownIssue: KnownIssue(finding: nonKeyframe, aspects: [.time, .picture])),

@@ -236,7 +236,8 @@ extension RealWorldCase {
 }
 
 /// One row of Docs/Thumbnails.md's "Real-world files" table. When MULTICANVAS_REALWORLD_TABLE names a file, every
-/// case appends its row there (Tools/realworld-table.sh sorts them into the table).
+/// case appends its row there, prefixed by its position in `RealWorldCase.all` (Tools/realworld-table.sh sorts them
+/// into the table).
 struct RealWorldRow {
     var shape: RealWorldCase
     var ffmpeg: String
@@ -246,12 +247,13 @@ struct RealWorldRow {
 
     static func record(_ row: RealWorldRow) {
         guard let path = ProcessInfo.processInfo.environment["MULTICANVAS_REALWORLD_TABLE"] else { return }
+        let position = RealWorldCase.all.firstIndex { $0.testDescription == row.shape.testDescription } ?? 0
         let status = row.shape.knownIssue.map {
             "pending: \($0.finding.replacingOccurrences(of: "finding: ", with: ""))"
         }
         let line =
-            "| \(row.shape.testDescription.replacingOccurrences(of: "|", with: "/")) | \(row.ours) | \(row.ffmpeg) | "
-            + "\(status ?? "same") |\n"
+            "\(position)\t| \(row.shape.testDescription.replacingOccurrences(of: "|", with: "/")) | \(row.ours) | "
+            + "\(row.ffmpeg) | \(status ?? "same") |\n"
         lock.withAnnotatedLock { _ in
             if !FileManager.default.fileExists(atPath: path) {
                 _ = FileManager.default.createFile(atPath: path, contents: nil)
