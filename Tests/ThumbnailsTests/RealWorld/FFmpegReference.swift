@@ -205,14 +205,16 @@ enum FFmpegReference {
 
     /// Frame `index` of ffprobe's list, decoded by the ffmpeg CLI, then `filters` (before scaling), scaled to
     /// `scaled`, converted to RGB24 and turned upright.
+    /// `turn` replaces the display matrix's filters (to find which orientation a wrong cover has).
     static func picture(
         of url: URL, probe: Probe, frame index: Int, scaled: (Int, Int), filters: [String] = [],
-        upright: Bool = true
+        turn: [String]? = nil
     ) throws -> Picture {
         var chain = ["select=eq(n\\,\(index))"] + filters
         chain.append("scale=\(scaled.0):\(scaled.1):flags=bilinear")
         chain.append("format=rgb24")
-        if upright { chain += probe.uprightFilters }
+        let turn = turn ?? probe.uprightFilters
+        chain += turn
         let result = try run(
             "ffmpeg",
             [
@@ -221,8 +223,9 @@ enum FFmpegReference {
                 "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:",
             ]
         )
-        let width = upright && probe.isQuarterTurn ? scaled.1 : scaled.0
-        let height = upright && probe.isQuarterTurn ? scaled.0 : scaled.1
+        let quarter = turn.contains { $0.hasPrefix("transpose") }
+        let width = quarter ? scaled.1 : scaled.0
+        let height = quarter ? scaled.0 : scaled.1
         guard result.output.count == width * height * 3 else {
             throw ToolError(
                 description: "ffmpeg gave \(result.output.count) bytes for frame \(index) of \(url.lastPathComponent), "

@@ -93,7 +93,9 @@ struct RealWorldTests {
             ours += ", \(Self.decibels(psnr))"
             var message = "PSNR \(Self.decibels(psnr)) against ffmpeg's frame \(index)"
             if psnr < Self.minimumPSNR {
-                message += Self.bestMatch(for: rgb, of: original, probe: probe, near: index, scaled: sizes.scaled)
+                let match = Self.bestMatch(for: rgb, of: original, probe: probe, near: index, scaled: sizes.scaled)
+                message += match
+                ours += match
             }
             shape.expect(.picture, psnr >= Self.minimumPSNR, "\(message)")
 
@@ -157,7 +159,7 @@ struct RealWorldTests {
         }
     }
 
-    /// On a mismatch, which nearby frame (or orientation-free frame) the cover does match, for the report.
+    /// On a mismatch, which nearby frame, or which orientation of this frame, the cover is, for the report.
     static func bestMatch(
         for rgb: [UInt8], of url: URL, probe: FFmpegReference.Probe, near index: Int, scaled: (Int, Int)
     ) -> String {
@@ -168,8 +170,24 @@ struct RealWorldTests {
             let psnr = PictureComparison.psnr(rgb, picture.pixels)
             if psnr > best?.psnr ?? -1 { best = (candidate, psnr) }
         }
-        guard let best, best.psnr >= minimumPSNR else { return "; no frame within 2 of it matches" }
-        return "; it is frame \(best.index) (\(decibels(best.psnr)))"
+        if let best, best.psnr >= minimumPSNR { return "; the picture is frame \(best.index) (\(decibels(best.psnr)))" }
+        // The right frame in another orientation?
+        let quarter = probe.isQuarterTurn
+        let turns: [[String]] =
+            quarter
+            ? [["transpose=clock"], ["transpose=cclock"], ["transpose=clock_flip"], ["transpose=cclock_flip"]]
+            : [[], ["hflip"], ["vflip"], ["hflip", "vflip"]]
+        for turn in turns where turn != probe.uprightFilters {
+            guard
+                let picture = try? FFmpegReference.picture(
+                    of: url, probe: probe, frame: index, scaled: scaled, turn: turn)
+            else { continue }
+            if PictureComparison.psnr(rgb, picture.pixels) >= minimumPSNR {
+                return
+                    "; the picture is this frame \(turn.isEmpty ? "unturned" : "with " + turn.joined(separator: "+"))"
+            }
+        }
+        return "; no frame within 2 of it matches, in any orientation"
     }
 
     // MARK: Helpers
