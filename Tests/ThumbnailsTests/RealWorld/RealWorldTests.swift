@@ -62,6 +62,9 @@ struct RealWorldTests {
             return
         }
         shape.expect(.cover, true, "a cover")
+        if shape.expectsWarning {
+            shape.expect(.warning, !cover.warnings.isEmpty, "no warning that the input cannot seek")
+        }
 
         // Which frame ours is: the listed frame nearest to its actual time.
         let oursIndex = probe.frames.indices.min {
