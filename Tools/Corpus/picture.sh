@@ -2,32 +2,15 @@
 # that differs from the bitstream's, HDR (PQ and HLG, BT.2020, 10-bit HEVC) made from an SDR picture, and
 # interlaced H.264 with motion (fields from two moments, both field orders). Files are named picture-*.
 
-# Orientations: one H.264 MP4 whose track header matrix is then rewritten in place (ffmpeg 5.1 writes only plain
-# rotations, and no mirrors). Each matrix is what QuickTime writes for that orientation: a, b, c, d of the 2x2
+# Orientations: one H.264 MP4 whose track header matrix is then rewritten in place by Tools/set-display-matrix.py
+# (ffmpeg 5.1 writes only plain rotations, and no mirrors). Each matrix is what QuickTime writes for that orientation: a, b, c, d of the 2x2
 # part (row-major, as FFmpeg's display matrix), with the translation that keeps the picture in the positive
 # quadrant. The name is the upright cover: mirrored left-right (if -mirror), then turned clockwise.
 ff -f lavfi -i "$(corpus_testsrc 320x180 25 1)" "${x264[@]}" -pix_fmt yuv420p -g 25 -bf 0 "${bitexact[@]}" \
     "$out/picture-orient-base.mp4"
-picture_matrix() { # FILE A B C D
-    python3 - "$@" <<'PY'
-import struct, sys
-path, a, b, c, d = sys.argv[1], *map(int, sys.argv[2:6])
-data = bytearray(open(path, "rb").read())
-at = data.find(b"tkhd")
-if at < 4 or data.find(b"tkhd", at + 4) >= 0:
-    sys.exit(f"{path}: expected exactly one tkhd box")
-box = at - 4
-matrix = box + (60 if data[at + 4] == 1 else 48)   # version 1 has 64-bit times
-width, height = (v >> 16 for v in struct.unpack(">II", data[matrix + 36:matrix + 44]))
-x = (width if a < 0 else 0) + (height if c < 0 else 0)
-y = (width if b < 0 else 0) + (height if d < 0 else 0)
-struct.pack_into(">9i", data, matrix, a << 16, b << 16, 0, c << 16, d << 16, 0, x << 16, y << 16, 1 << 30)
-open(path, "wb").write(data)
-PY
-}
 while read -r name a b c d; do
     cp "$out/picture-orient-base.mp4" "$out/picture-orient-$name.mp4"
-    picture_matrix "$out/picture-orient-$name.mp4" "$a" "$b" "$c" "$d"
+    python3 "$here/Tools/set-display-matrix.py" "$out/picture-orient-$name.mp4" "$a" "$b" "$c" "$d"
 done <<'LIST'
 r0 1 0 0 1
 r0-mirror -1 0 0 1

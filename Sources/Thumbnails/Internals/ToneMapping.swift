@@ -28,8 +28,10 @@ struct ToneMapper {
 
     /// Entries of the input tables (indexed by the top 12 bits of a 16-bit component).
     private static let inputBits = 12
-    /// Entries of the gain and output tables.
+    /// Entries of the output table.
     private static let tableSize = 4096
+    /// Entries of the gain table (a smooth curve: each entry costs four `pow` calls to make).
+    private static let gainSize = 1024
 
     private let toLight: [Float]
     private let gain: [Float]
@@ -49,15 +51,10 @@ struct ToneMapper {
         }
         // HLG's peak is its display's, whatever the content's metadata says.
         let sourcePeak = range == .hlg ? Self.defaultPeak : max(peak ?? Self.defaultPeak, Self.referenceWhite)
-        let curve = EETF(sourcePeak: sourcePeak, targetPeak: Self.referenceWhite)
-        let peakLight = sourcePeak / Self.referenceWhite
-        knee = Float(curve.kneeLight / Self.referenceWhite)
-        gainScale = Float(Double(Self.tableSize - 1) / peakLight)
-        gain = (0..<Self.tableSize).map { index in
-            let light = Double(index) / Double(Self.tableSize - 1) * peakLight
-            guard light > 0 else { return 1 }
-            return Float(curve.map(light * Self.referenceWhite) / Self.referenceWhite / light)
-        }
+        let curve = (sourcePeak == Self.defaultPeak) ? Self.defaultCurve : Self.curve(sourcePeak: sourcePeak)
+        knee = curve.knee
+        gainScale = curve.scale
+        gain = curve.gain
         matrix =
             switch primaries {
             case .bt709: [1, 0, 0, 0, 1, 0, 0, 0, 1]
@@ -76,6 +73,22 @@ struct ToneMapper {
             }
     }
 
+    /// The gain table of the tone curve for `sourcePeak` cd/m2: gain (output light / input light)
+    /// by input light, the knee below which the gain is 1, and the scale from light to an index.
+    private static func curve(sourcePeak: Double) -> (gain: [Float], knee: Float, scale: Float) {
+        let curve = EETF(sourcePeak: sourcePeak, targetPeak: referenceWhite)
+        let peakLight = sourcePeak / referenceWhite
+        let gain = (0..<gainSize).map { index -> Float in
+            let light = Double(index) / Double(gainSize - 1) * peakLight
+            guard light > 0 else { return 1 }
+            return Float(curve.map(light * referenceWhite) / referenceWhite / light)
+        }
+        return (gain, Float(curve.kneeLight / referenceWhite), Float(Double(gainSize - 1) / peakLight))
+    }
+
+    /// The curve for ``defaultPeak`` (every HLG picture, and HDR10 mastered at 1,000 cd/m2), made once.
+    private static let defaultCurve = curve(sourcePeak: defaultPeak)
+
     /// Tone-maps `width` x `height` RGB48LE pixels at `source` (rows `sourceStride` bytes apart)
     /// into 8-bit RGB (`bytesPerPixel` 3) or RGBA (4, alpha 255) at `destination`.
     func map(
@@ -85,7 +98,11 @@ struct ToneMapper {
     ) {
         let shift = UInt16(16 - Self.inputBits)
         let last = Float(Self.tableSize - 1)
-        let m = matrix
+        let lastGain = Float(Self.gainSize - 1)
+        let (knee, gainScale) = (knee, gainScale)
+        let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (
+            matrix[0], matrix[1], matrix[2], matrix[3], matrix[4], matrix[5], matrix[6], matrix[7], matrix[8]
+        )
         toLight.withUnsafeBufferPointer { toLight in
             gain.withUnsafeBufferPointer { gain in
                 Self.output.withUnsafeBufferPointer { output in
@@ -103,14 +120,14 @@ struct ToneMapper {
                             var b = toLight[Int(b16 >> shift)]
                             let brightest = max(r, max(g, b))
                             if brightest > knee {
-                                let factor = gain[Int(min(brightest * gainScale, last))]
+                                let factor = gain[Int(min(brightest * gainScale, lastGain))]
                                 r *= factor
                                 g *= factor
                                 b *= factor
                             }
-                            var r709 = m[0] * r + m[1] * g + m[2] * b
-                            var g709 = m[3] * r + m[4] * g + m[5] * b
-                            var b709 = m[6] * r + m[7] * g + m[8] * b
+                            var r709 = m0 * r + m1 * g + m2 * b
+                            var g709 = m3 * r + m4 * g + m5 * b
+                            var b709 = m6 * r + m7 * g + m8 * b
                             let darkest = min(r709, min(g709, b709))
                             if darkest < 0 {
                                 // Toward the colour's own luminance until no component is negative.
