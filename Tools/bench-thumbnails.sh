@@ -59,7 +59,7 @@ if [ ! -s .bench/1080p-h264-woven.mp4 ]; then
     ff -f lavfi -i testsrc2=size=1920x1080:rate=25:duration=1 -c:v libx264 -preset veryfast -pix_fmt yuv420p \
         .bench/1080p-h264-1s.mp4
     cp .bench/1080p-h264-1s.mp4 .bench/1080p-h264-mirror.mp4
-    python3 Tools/set-display-matrix.py .bench/1080p-h264-mirror.mp4 0 -1 -1 0
+    python3 Tools/Corpus/mp4-matrix.py .bench/1080p-h264-mirror.mp4 0 -1 -1 0
     ff -f lavfi -i testsrc2=size=1920x1080:rate=50:duration=1 -vf "scroll=h=0.002,tinterlace=interleave_top,setfield=tff" \
         -c:v libx264 -preset veryfast -x264-params tff=1 -flags +ildct+ilme -pix_fmt yuv420p .bench/1080i-h264.mp4
     ff -f lavfi -i testsrc2=size=1920x1080:rate=50:duration=1 -vf "scroll=h=0.002,tinterlace=interleave_top" \

@@ -2,7 +2,7 @@
 # that differs from the bitstream's, HDR (PQ and HLG, BT.2020, 10-bit HEVC) made from an SDR picture, and
 # interlaced H.264 with motion (fields from two moments, both field orders). Files are named picture-*.
 
-# Orientations: one H.264 MP4 whose track header matrix is then rewritten in place by Tools/set-display-matrix.py
+# Orientations: one H.264 MP4 whose track header matrix is then rewritten in place by Tools/Corpus/mp4-matrix.py
 # (ffmpeg 5.1 writes only plain rotations, and no mirrors). Each matrix is what QuickTime writes for that orientation: a, b, c, d of the 2x2
 # part (row-major, as FFmpeg's display matrix), with the translation that keeps the picture in the positive
 # quadrant. The name is the upright cover: mirrored left-right (if -mirror), then turned clockwise.
@@ -10,7 +10,7 @@ ff -f lavfi -i "$(corpus_testsrc 320x180 25 1)" "${x264[@]}" -pix_fmt yuv420p -g
     "$out/picture-orient-base.mp4"
 while read -r name a b c d; do
     cp "$out/picture-orient-base.mp4" "$out/picture-orient-$name.mp4"
-    python3 "$here/Tools/set-display-matrix.py" "$out/picture-orient-$name.mp4" "$a" "$b" "$c" "$d"
+    python3 "$here/Tools/Corpus/mp4-matrix.py" "$out/picture-orient-$name.mp4" "$a" "$b" "$c" "$d"
 done <<'LIST'
 r0 1 0 0 1
 r0-mirror -1 0 0 1
