@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Thumbnails
@@ -59,6 +60,20 @@ struct PictureTests {
             #expect(found == expected, "matrix \(abcd)")
         }
         #expect(Orientation(displayMatrix: nil, rotation: nil) == .upright)
+    }
+
+    @Test(
+        "plain fixtures are standard range and not mirrored; their plain turns keep their rotation",
+        arguments: [
+            ("h264.mp4", 0), ("hevc-10bit.mp4", 0), ("rotation-90.mp4", 270), ("rotation-180.mp4", 180),
+            ("rotation-minus90.mp4", 90),
+        ]
+    )
+    func plainFixtures(_ name: String, _ rotation: Int) throws {
+        let media = try MediaDescription(contentsOf: Fixtures.url(name))
+        #expect(media.dynamicRange == .standard)
+        #expect(!media.isMirrored)
+        #expect(media.rotation == rotation)
     }
 
     @Test("Matroska's pixel aspect ratio wins over the H.264 bitstream's, as av_guess_sample_aspect_ratio decides")
