@@ -5,7 +5,7 @@ import Thumbnails
 /// What ffprobe says a file's frames are: the oracle for which frame a time means.
 struct ProbedFrames {
     struct Frame {
-        /// Seconds from the stream's start (FFmpeg's best-effort timestamp), as `actualTime` counts.
+        /// Seconds from the first frame (FFmpeg's best-effort timestamps), as `actualTime` counts.
         var time: Double
         var isKeyframe: Bool
     }
@@ -16,11 +16,6 @@ struct ProbedFrames {
     /// Runs `ffprobe -show_frames` on `url`. Frames without a timestamp (raw elementary streams)
     /// are placed at `rate` frames per second, as the ffmpeg CLI places them.
     init(_ url: URL, rate: Double = 25) throws {
-        let start = try Self.run([
-            "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=start_time", "-of", "csv=p=0", url.path,
-        ])
-        let line = start.split(separator: "\n").first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
-        let origin = Double(line.split(separator: ",").first ?? "")
         let listing = try Self.run([
             "-v", "error", "-select_streams", "v:0", "-show_frames", "-show_entries",
             "frame=key_frame,best_effort_timestamp_time", "-of", "csv=p=0", url.path,
@@ -29,10 +24,14 @@ struct ProbedFrames {
         for line in listing.split(separator: "\n") {
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
             guard fields.count >= 2, let key = Int(fields[0]) else { continue }  // side-data lines
-            let time = Double(fields[1]).map { $0 - (origin ?? 0) } ?? Double(frames.count) / rate
+            let time = Double(fields[1]) ?? Double(frames.count) / rate
             frames.append(Frame(time: time, isKeyframe: key == 1))
         }
-        self.frames = frames.sorted { $0.time < $1.time }
+        // Times count from the first frame, as covers count them.
+        let origin = frames.map(\.time).min() ?? 0
+        self.frames = frames.map { Frame(time: $0.time - origin, isKeyframe: $0.isKeyframe) }.sorted {
+            $0.time < $1.time
+        }
     }
 
     /// The last keyframe shown at or before `time`.

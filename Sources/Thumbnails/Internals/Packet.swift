@@ -47,6 +47,12 @@ final class Packet {
         let value = pointer.pointee.duration
         return value > 0 ? value : nil
     }
+    /// The packet's byte position in the input; nil when the demuxer does not say. Stable across
+    /// seeks, unlike the timestamps an MPEG-PS demuxer guesses for packets that carry none.
+    var position: Int64? {
+        let value = pointer.pointee.pos
+        return value >= 0 ? value : nil
+    }
     /// When the packet is decoded, in its stream's time base; nil when the container does not say.
     var decodeTimestamp: Int64? {
         let value = pointer.pointee.dts

@@ -33,6 +33,8 @@ final class VideoReader {
     private var draining = false
     /// A packet read ahead and not used yet: the next read returns it.
     private let pendingPacket: Packet
+    /// Holds the packet just read while ``settleOrigin(resumingAt:)`` reads others.
+    private let spare: Packet
     private var hasPending = false
     private var pendingOrdinal = 0
     /// Whether a packet was read since the input was opened (or reopened).
@@ -58,6 +60,8 @@ final class VideoReader {
     private(set) var lastPacketTime: Double?
     /// Whether a seek could not be made and reading started over from the start.
     private(set) var readFromStart = false
+    /// Whether the origin is known to be the first frame's time (see ``settleOrigin(resumingAt:)``).
+    private var originSettled = false
     private var damagedPackets = 0
     private var damagedFrames = 0
     private var decodeErrors = 0
@@ -79,6 +83,7 @@ final class VideoReader {
             packet = try Packet()
             keyframePacket = try Packet()
             pendingPacket = try Packet()
+            spare = try Packet()
         } catch {
             switch error {
             case .decoderNotFound:
@@ -249,6 +254,87 @@ final class VideoReader {
     /// Reads the next intact packet of the video stream into `packet`; false at the end of the
     /// input (or when reading fails, which is remembered as a warning).
     private func readVideoPacket() throws(ThumbnailError) -> Bool {
+        guard try readNextVideoPacket() else { return false }
+        if !originSettled, packet.isKeyframe {
+            originSettled = true
+            if packet.presentationTimestamp == nil, !isUntimed, let resume = packet.decodeTimestamp {
+                try settleOrigin(resumingAt: resume)
+            }
+        }
+        return true
+    }
+
+    /// Makes the first frame's time the origin in a stream whose first keyframe carries no
+    /// presentation timestamp (AVI with B-frames): FFmpeg places such a frame by the decode
+    /// timestamps around it, so the first frame is shown a reorder delay after the stream's
+    /// start, and FFmpeg's tools count from it. Runs once per reader, at the first keyframe read
+    /// that lacks a presentation timestamp (`resume` is its decode timestamp): the reader goes to
+    /// the start, decodes the first frame when the first keyframe lacks one too, then returns
+    /// to the keyframe it had read and leaves it in `packet` (or, when it cannot find it again,
+    /// restores the packet and keeps the next one pending). Files whose keyframes have
+    /// presentation timestamps never get here.
+    private func settleOrigin(resumingAt resume: Int64) throws(ThumbnailError) {
+        guard !cannotSeek else { return }
+        do {
+            try spare.copy(from: packet)
+        } catch {
+            return
+        }
+        defer { spare.clear() }
+        let ordinal = packetOrdinal
+        guard seek(toTimestamp: origin ?? resume, forward: false) else { return }
+        framesFromStart = nil
+        var found = false
+        repeat {
+            found = try readNextVideoPacket()
+        } while found && !packet.isKeyframe
+        if found, packet.presentationTimestamp == nil {
+            decoder.flush()
+            draining = false
+            send(packet)
+            let first = try Self.makeFrame()
+            if try nextFrame(into: first), let timestamp = first.timestamp {
+                origin = timestamp
+            }
+        }
+        decoder.flush()
+        draining = false
+        guard seek(toTimestamp: resume, forward: false) else { return }
+        while try readNextVideoPacket() {
+            if let position = spare.position, let here = packet.position {
+                if here == position { return }
+                if here > position {
+                    try keepPending()
+                    break
+                }
+                continue
+            }
+            let time = packet.decodeTimestamp ?? packet.presentationTimestamp ?? Int64.min
+            if packet.isKeyframe, packet.decodeTimestamp == resume { return }
+            if time > resume {
+                try keepPending()
+                break
+            }
+        }
+        // Not found again: carry on with the packet that was read, from about where it was.
+        do {
+            try packet.copy(from: spare)
+        } catch {
+            throw ThumbnailError(.decodeFailed, reason: "cannot reference a packet", ffmpegError: error)
+        }
+        packetOrdinal = ordinal
+    }
+
+    private static func makeFrame() throws(ThumbnailError) -> Frame {
+        do {
+            return try Frame()
+        } catch {
+            throw ThumbnailError(.decodeFailed, reason: "cannot allocate a frame", ffmpegError: error)
+        }
+    }
+
+    /// Reads the next intact packet of the video stream, the pending one first.
+    private func readNextVideoPacket() throws(ThumbnailError) -> Bool {
         if hasPending {
             hasPending = false
             packet.clear()
@@ -457,11 +543,13 @@ final class VideoReader {
             throw ThumbnailError(.decodeFailed, reason: "cannot reference a packet", ffmpegError: error)
         }
         keptOrdinal = packetOrdinal
+        keptPosition = source.position
         keptTime = presentationTime(ofPacketNumber: packetOrdinal)
         lastKeyframeTimestamp = source.presentationTimestamp ?? source.decodeTimestamp
     }
 
     private var keptOrdinal = 0
+    private var keptPosition: Int64?
     private var keptTime: Double?
 
     /// Decodes `keyframePacket` alone into `frame`. When the lone keyframe yields no picture (a
@@ -502,26 +590,18 @@ final class VideoReader {
             draining = false
             if isUntimed {
                 lastFrameTime = Double(keptOrdinal) * (frameDuration ?? 0)
-            } else if let time = seconds(of: frame) ?? keptTime {
-                lastFrameTime = time
-            } else if let placed = try placedInOrder(into: frame) {
+            } else if keyframePacket.presentationTimestamp == nil, let placed = try placedInOrder(into: frame) {
                 lastFrameTime = placed
             } else {
-                lastFrameTime = keyframePacket.decodeTimestamp.map(seconds(ofTimestamp:))
+                lastFrameTime =
+                    seconds(of: frame) ?? keptTime ?? keyframePacket.decodeTimestamp.map(seconds(ofTimestamp:))
             }
             return true
         }
         // No picture from the lone keyframe: decode on in order from it (the packets after it
         // are still to be read, or were read on past it: then the reader seeks back to it).
-        if hasPending || keptOrdinal + 1 != packetsFromStart, let start = lastKeyframeTimestamp {
-            guard !cannotSeek, seek(toTimestamp: start, forward: false) else { return false }
-            framesFromStart = nil
-            var found = false
-            repeat {
-                found = try readVideoPacket()
-            } while found && !packet.isKeyframe
-            guard found else { return false }
-            try keep(packet)
+        if hasPending || keptOrdinal + 1 != packetsFromStart {
+            guard try seekBackToKept() else { return false }
         }
         decoder.flush()
         draining = false
@@ -529,26 +609,45 @@ final class VideoReader {
         return try nextKeyframeFrame(into: frame)
     }
 
-    /// The time FFmpeg gives the kept keyframe when it is decoded in order (its decoder places a
-    /// frame without a presentation timestamp by the decode timestamps around it); nil when the
-    /// reader cannot go back to it. The frame is decoded again into `frame`.
-    private func placedInOrder(into frame: Frame) throws(ThumbnailError) -> Double? {
-        guard let start = lastKeyframeTimestamp, !cannotSeek, !hasPending,
-            seek(toTimestamp: start, forward: false)
-        else { return nil }
+    /// Seeks back to the kept keyframe and reads it again into `packet` (and `keyframePacket`):
+    /// demuxers that seek by bisection land before it, so packets are read up to it. False when it
+    /// cannot be found again.
+    private func seekBackToKept() throws(ThumbnailError) -> Bool {
+        guard let start = lastKeyframeTimestamp, !cannotSeek, seek(toTimestamp: start, forward: false) else {
+            return false
+        }
         framesFromStart = nil
-        var found = false
-        repeat {
-            found = try readVideoPacket()
-        } while found && !packet.isKeyframe
-        guard found, (packet.presentationTimestamp ?? packet.decodeTimestamp) == start else { return nil }
+        let position = keptPosition
+        while try readVideoPacket() {
+            if let position, let here = packet.position {
+                // By byte position where the demuxer says it: the timestamps a demuxer guesses for
+                // packets without them (MPEG-PS) differ from one seek to the next.
+                if here == position, packet.isKeyframe {
+                    try keep(packet)
+                    return true
+                }
+                if here > position { return false }
+                continue
+            }
+            if packet.isKeyframe, (packet.presentationTimestamp ?? packet.decodeTimestamp) == start {
+                try keep(packet)
+                return true
+            }
+            if let decoded = packet.decodeTimestamp ?? packet.presentationTimestamp, decoded > start { return false }
+        }
+        return false
+    }
+
+    /// The time FFmpeg gives the kept keyframe, which has no presentation timestamp, when it is
+    /// decoded in order: its decoder places such a frame by the decode timestamps around it (as
+    /// ffprobe and the ffmpeg CLI show it). Nil when the reader cannot go back to it. The frame
+    /// is decoded again into `frame`.
+    private func placedInOrder(into frame: Frame) throws(ThumbnailError) -> Double? {
+        guard try seekBackToKept() else { return nil }
         decoder.flush()
         draining = false
         send(packet)
         guard try nextKeyframeFrame(into: frame) else { return nil }
-        decoder.flush()
-        draining = false
-        lastKeyframeTimestamp = start
         return lastFrameTime
     }
 
