@@ -82,21 +82,7 @@ extension RealWorldCase {
     static let mirrors = "finding: mirrored display matrices are ignored (only the matrix's angle is read)"
     static let matroskaAspect = "finding: Matroska's container sample aspect ratio loses to the bitstream's"
     static let nonUTF8 = "finding: a file name that is not UTF-8 is reported as no such file"
-    static let skipDarkTime = "finding: skip-dark reports the wrong actual time on MP4/MOV with B-frames"
-    static let aviTime = "finding: AVI with B-frames in keyframe mode reports actual time 0"
-    static let earlierKeyframe =
-        "finding: keyframe mode can return an earlier keyframe than the last one at or before the time"
-    static let nonKeyframe = "finding: keyframe mode can return a non-keyframe (interlaced H.264 in MPEG-TS)"
-    static let cannotSeek = "finding: inputs that cannot seek fail for any time above 0"
     static let combing = "finding: interlaced covers show combing"
-    static let noDuration = "finding: a container without a duration cannot take a fraction of it"
-    // Found by this suite, not in the original list (same code as the timestamp and frame-choice findings).
-    static let aviOrigin =
-        "finding: AVI with B-frames counts times from the stream start, not the first frame (off by the reorder delay)"
-    static let laterKeyframe =
-        "finding: keyframe and exact modes can return a frame after the time (MPEG-PS and MPEG-TS, before the second keyframe)"
-    static let leadingNonKeyframes =
-        "finding: keyframe mode returns a non-keyframe when a file starts before its first keyframe (MP4 cut by stream copy)"
 
     static let all: [RealWorldCase] =
         orientation + colour + timing + containers + formats
@@ -155,47 +141,38 @@ extension RealWorldCase {
         RealWorldCase(shape: "VFR MP4 with B-frames", file: "rw-vfr-bframes.mp4", time: .seconds(1.2)),
         RealWorldCase(
             shape: "MP4 with B-frames, black first second", file: "rw-dark-bframes.mp4",
-            mode: .skipDark(pictureFrom: 1), knownIssue: KnownIssue(finding: skipDarkTime, aspects: [.time])),
+            mode: .skipDark(pictureFrom: 1)),
         RealWorldCase(
             shape: "MOV with B-frames, black first second", file: "rw-dark-bframes.mov",
-            mode: .skipDark(pictureFrom: 1), knownIssue: KnownIssue(finding: skipDarkTime, aspects: [.time])),
+            mode: .skipDark(pictureFrom: 1)),
         RealWorldCase(
-            shape: "AVI, H.264 with B-frames", file: "rw-bframes-h264.avi", time: .seconds(1.2),
-            knownIssue: KnownIssue(finding: aviTime, aspects: [.time])),
+            shape: "AVI, H.264 with B-frames", file: "rw-bframes-h264.avi", time: .seconds(1.2)),
         RealWorldCase(
-            shape: "AVI, H.264 with B-frames", file: "rw-bframes-h264.avi", time: .seconds(1.3), mode: .exact,
-            knownIssue: KnownIssue(finding: aviOrigin, aspects: [.picture])),
+            shape: "AVI, H.264 with B-frames", file: "rw-bframes-h264.avi", time: .seconds(1.3), mode: .exact),
         RealWorldCase(
-            shape: "AVI, MPEG-4 part 2 with packed B-frames", file: "rw-bframes-mpeg4.avi", time: .seconds(1.2),
-            knownIssue: KnownIssue(finding: aviTime, aspects: [.time])),
+            shape: "AVI, MPEG-4 part 2 with packed B-frames", file: "rw-bframes-mpeg4.avi", time: .seconds(1.2)),
         RealWorldCase(
             shape: "AVI, MPEG-4 part 2 with packed B-frames", file: "rw-bframes-mpeg4.avi", time: .seconds(1.3),
-            mode: .exact, knownIssue: KnownIssue(finding: aviOrigin, aspects: [.picture])),
+            mode: .exact),
         RealWorldCase(
-            shape: "AVI, MPEG-4 part 2 with packed B-frames", file: "rw-bframes-mpeg4.avi", mode: .exact,
-            knownIssue: KnownIssue(finding: aviOrigin, aspects: [.time])),
+            shape: "AVI, MPEG-4 part 2 with packed B-frames", file: "rw-bframes-mpeg4.avi", mode: .exact),
         RealWorldCase(
-            shape: "MPEG-2 program stream, keyframe every 0.4 s", file: "rw-mpeg2.mpg", time: .seconds(1.1),
-            knownIssue: KnownIssue(finding: earlierKeyframe, aspects: [.time, .picture])),
+            shape: "MPEG-2 program stream, keyframe every 0.4 s", file: "rw-mpeg2.mpg", time: .seconds(1.1)),
         RealWorldCase(
-            shape: "MPEG-2 program stream, keyframe every 0.4 s", file: "rw-mpeg2.mpg", time: .seconds(0.2),
-            knownIssue: KnownIssue(finding: laterKeyframe, aspects: [.time, .picture])),
+            shape: "MPEG-2 program stream, keyframe every 0.4 s", file: "rw-mpeg2.mpg", time: .seconds(0.2)),
         RealWorldCase(
             shape: "MPEG-2 program stream, keyframe every 0.4 s", file: "rw-mpeg2.mpg", time: .seconds(0.3),
-            mode: .exact,
-            knownIssue: KnownIssue(finding: laterKeyframe, aspects: [.time, .picture])),
+            mode: .exact),
         RealWorldCase(
             shape: "MPEG-2 program stream, keyframe every 0.4 s", file: "rw-mpeg2.mpg", time: .seconds(1.1),
             mode: .exact),
         RealWorldCase(
-            shape: "MPEG-2 transport stream, keyframe every 0.4 s", file: "rw-mpeg2.ts", time: .seconds(1.1),
-            knownIssue: KnownIssue(finding: earlierKeyframe, aspects: [.time, .picture])),
+            shape: "MPEG-2 transport stream, keyframe every 0.4 s", file: "rw-mpeg2.ts", time: .seconds(1.1)),
         RealWorldCase(
             shape: "MPEG-2 transport stream, keyframe every 0.4 s", file: "rw-mpeg2.ts", time: .seconds(1.1),
             mode: .exact),
         RealWorldCase(
-            shape: "WMV (wmv2 in ASF), keyframe every 0.4 s", file: "rw-wmv2.wmv", time: .seconds(1.3),
-            knownIssue: KnownIssue(finding: earlierKeyframe, aspects: [.time, .picture])),
+            shape: "WMV (wmv2 in ASF), keyframe every 0.4 s", file: "rw-wmv2.wmv", time: .seconds(1.3)),
         RealWorldCase(
             shape: "WMV (wmv2 in ASF), keyframe every 0.4 s", file: "rw-wmv2.wmv", time: .seconds(1.1), mode: .exact),
         RealWorldCase(
@@ -203,10 +180,9 @@ extension RealWorldCase {
             knownIssue: KnownIssue(finding: combing, aspects: [.picture])),
         RealWorldCase(
             shape: "interlaced H.264 in MPEG-TS", file: "rw-interlaced-h264.ts", time: .seconds(0.2), mode: .exact,
-            box: box, knownIssue: KnownIssue(finding: laterKeyframe, aspects: [.time, .picture])),
+            box: box),
         RealWorldCase(
-            shape: "interlaced H.264 in MPEG-TS", file: "rw-interlaced-h264.ts", time: .seconds(1.9), box: box,
-            knownIssue: KnownIssue(finding: nonKeyframe, aspects: [.time, .picture])),
+            shape: "interlaced H.264 in MPEG-TS", file: "rw-interlaced-h264.ts", time: .seconds(1.9), box: box),
     ]
 
     static let containers: [RealWorldCase] = [
@@ -219,42 +195,35 @@ extension RealWorldCase {
         RealWorldCase(
             shape: "MP4 edit list: 0.5 s empty edit", file: "rw-editlist-offset.mp4", time: .seconds(1), mode: .exact),
         RealWorldCase(
-            shape: "MP4 edit list: cut between keyframes", file: "rw-editlist-cut.mp4",
-            knownIssue: KnownIssue(finding: leadingNonKeyframes, aspects: [.time, .picture])),
+            shape: "MP4 edit list: cut between keyframes", file: "rw-editlist-cut.mp4"),
         RealWorldCase(
             shape: "MP4 edit list: cut between keyframes", file: "rw-editlist-cut.mp4", time: .seconds(0.5),
             mode: .exact),
         RealWorldCase(shape: "raw H.264 elementary stream", file: "rw-raw.h264"),
         RealWorldCase(
             shape: "raw H.264 elementary stream", file: "rw-raw.h264", time: .seconds(1.2),
-            expectsWarning: true,
-            knownIssue: KnownIssue(finding: cannotSeek, aspects: [.cover, .warning])),
+            expectsWarning: true),
         RealWorldCase(shape: "raw HEVC elementary stream", file: "rw-raw.hevc"),
         RealWorldCase(
             shape: "raw HEVC elementary stream", file: "rw-raw.hevc", time: .seconds(1.2), mode: .exact,
-            expectsWarning: true,
-            knownIssue: KnownIssue(finding: cannotSeek, aspects: [.cover, .warning])),
+            expectsWarning: true),
         RealWorldCase(shape: "still JPEG", file: "rw-still.jpg", box: box),
         RealWorldCase(
             shape: "still JPEG", file: "rw-still.jpg", time: .seconds(1),
-            expectsWarning: true,
-            knownIssue: KnownIssue(finding: cannotSeek, aspects: [.cover, .warning])),
+            expectsWarning: true),
         RealWorldCase(shape: "still PNG", file: "rw-still.png"),
         RealWorldCase(shape: "still PNG", file: "rw-still.png", time: .seconds(1)),
         RealWorldCase(shape: "MP3 with cover art (JPEG)", file: "rw-cover-art.mp3"),
         RealWorldCase(
             shape: "MP3 with cover art (JPEG)", file: "rw-cover-art.mp3", time: .fraction(0.5),
-            expectsWarning: true,
-            knownIssue: KnownIssue(finding: cannotSeek, aspects: [.cover, .warning])),
+            expectsWarning: true),
         RealWorldCase(shape: "M4A with cover art (PNG)", file: "rw-cover-art.m4a", box: box),
         RealWorldCase(
             shape: "M4A with cover art (PNG)", file: "rw-cover-art.m4a", time: .seconds(1),
-            expectsWarning: true,
-            knownIssue: KnownIssue(finding: cannotSeek, aspects: [.cover, .warning])),
+            expectsWarning: true),
         RealWorldCase(shape: "Matroska written to a pipe (no duration)", file: "rw-pipe.mkv", time: .seconds(1.2)),
         RealWorldCase(
-            shape: "Matroska written to a pipe (no duration)", file: "rw-pipe.mkv", time: .fraction(0.5),
-            knownIssue: KnownIssue(finding: noDuration, aspects: [.cover])),
+            shape: "Matroska written to a pipe (no duration)", file: "rw-pipe.mkv", time: .fraction(0.5)),
         RealWorldCase(shape: "two video streams (MP4, larger first)", file: "rw-two-video.mp4"),
         RealWorldCase(shape: "two video streams (Matroska, smaller first)", file: "rw-two-video-small-first.mkv"),
         RealWorldCase(
