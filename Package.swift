@@ -170,7 +170,8 @@ targets += [
         swiftSettings: swiftSettings),
     // Runs the built executables against Fixtures/ (depending on them makes `swift test` build them first).
     .testTarget(
-        name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim", "CommandLineSupport", "Locking"],
+        name: "CLITests",
+        dependencies: ["canvas-thumb", "canvas-sim", "recording-screen-example", "CommandLineSupport", "Locking"],
         swiftSettings: swiftSettings),
 ]
 
@@ -220,6 +221,16 @@ if Context.environment["MULTICANVAS_FUZZ"] != nil {
             swiftSettings: fuzzerSettings),
     ]
 }
+
+// MARK: Examples
+// A recording screen wired exactly as an app wires it (board, screen wiring, cells with their view-models, covers
+// through CanvasCovers, an effects performer), on the headless host; Docs/Apps.md shows the UIKit version beside it.
+targets += [
+    .executableTarget(
+        name: "recording-screen-example",
+        dependencies: ["CanvasKit", "CanvasHost", "CanvasCovers", "Thumbnails", "Observing"],
+        path: "Examples/RecordingScreen", swiftSettings: swiftSettings)
+]
 
 let package = Package(
     name: "MultiCanvas",
