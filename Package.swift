@@ -242,7 +242,7 @@ let package = Package(
 
 // MARK: Documentation snippets
 // Tools/check-docs.sh extracts every Swift block of README.md and Docs/ into .doc-snippets/NAME/main.swift and builds
-// them with MULTICANVAS_DOC_SNIPPETS=1: one executable per block, depending on every library of the package.
+// them with MULTICANVAS_DOC_SNIPPETS set: one executable per block, depending on every library of the package.
 if Context.environment["MULTICANVAS_DOC_SNIPPETS"] != nil {
     // Every library product is named after its one target.
     let libraries = products.filter { $0 is Product.Library }.map(\.name)
