@@ -33,7 +33,8 @@ targets += [.target(name: "Pixels", swiftSettings: swiftSettings)]
 
 // MARK: Test support
 // What several test suites share (never linked by a product): `TestSupport` (a lifetime tracker, the stress scale,
-// temporary folders, the committed fixtures) and `CanvasTestSupport` (board builders, seeded event sequences, a fake cover provider).
+// temporary folders, the committed fixtures) and `CanvasTestSupport` (board builders, seeded event sequences, a fake
+// cover provider).
 targets += [
     .target(
         name: "TestSupport", dependencies: ["Locking", "SeededRandom"], path: "Tests/TestSupport",
