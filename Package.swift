@@ -33,13 +33,15 @@ targets += [.target(name: "Pixels", swiftSettings: swiftSettings)]
 
 // MARK: Test support
 // What several test suites share (never linked by a product): `TestSupport` (a lifetime tracker, the stress scale,
-// temporary folders, the committed fixtures) and `CanvasTestSupport` (board builders and seeded event sequences).
+// temporary folders, the committed fixtures) and `CanvasTestSupport` (board builders, seeded event sequences, a fake
+// cover provider).
 targets += [
     .target(
         name: "TestSupport", dependencies: ["Locking", "SeededRandom"], path: "Tests/TestSupport",
         swiftSettings: swiftSettings),
     .target(
-        name: "CanvasTestSupport", dependencies: ["CanvasKit", "SeededRandom"], path: "Tests/CanvasTestSupport",
+        name: "CanvasTestSupport", dependencies: ["CanvasKit", "Locking", "SeededRandom"],
+        path: "Tests/CanvasTestSupport",
         swiftSettings: swiftSettings),
 ]
 
@@ -127,7 +129,9 @@ targets += [
         swiftSettings: swiftSettings),
     .testTarget(
         name: "CanvasHostTests",
-        dependencies: ["CanvasHost", "CanvasKit", "Observing", "Locking", "SeededRandom", "TestSupport"],
+        dependencies: [
+            "CanvasHost", "CanvasKit", "Observing", "Locking", "SeededRandom", "TestSupport", "CanvasTestSupport",
+        ],
         swiftSettings: swiftSettings),
     .executableTarget(
         name: "LifecycleBenchmark",
