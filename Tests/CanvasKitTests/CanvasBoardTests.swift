@@ -173,7 +173,7 @@ struct CanvasBoardTests {
     func reentrantEvents() throws {
         let board = CanvasBoard(canvasCount: 3)
         let first = board.model(at: 0)
-        let reactions = Mutex<[CanvasReaction]>([])
+        let reactions = Mutex<[BoardOutcome]>([])
         // When canvas 0 gets the preview, a handler immediately moves it to canvas 2 and starts recording.
         let token = first.observe(\.status) { _, change in
             guard change.newValue == .inPreview, change.oldValue == .noPreview else { return }
@@ -183,10 +183,10 @@ struct CanvasBoardTests {
         defer { token.invalidate() }
         let recorder = BoardRecorder()
         recorder.watch(board)
-        #expect(board.send(.tap(0)) == .accepted([.attachPreview(to: 0)]))
+        #expect(board.send(.tap(0)).effects == [.attachPreview(to: 0)])
         #expect(
-            reactions.withAnnotatedLock { $0 } == [
-                .accepted([.movePreview(from: 0, to: 2)]), .accepted([.startRecording(into: 2)]),
+            reactions.withAnnotatedLock { $0 }.map(\.effects) == [
+                [.movePreview(from: 0, to: 2)], [.startRecording(into: 2)],
             ])
         #expect(board.state.selection == .init(index: 2, phase: .recording))
         #expect(Self.mirrors(board))
