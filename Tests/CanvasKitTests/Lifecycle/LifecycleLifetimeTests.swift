@@ -1,7 +1,8 @@
-import CanvasKit
 import Foundation
 import Observing
 import Testing
+
+@testable import CanvasKit
 
 @Suite("Display lifecycle: lifetimes")
 @MainActor
