@@ -224,7 +224,7 @@ struct CanvasBoardTests {
             let board = CanvasBoard(canvasCount: Int(seed % 7) + 1)
             var state = board.state
             for event in generator.sequence(length: 100, start: board.state) {
-                let expected = state.handle(event)
+                let expected = state.handle(event).outcome(next: state)
                 #expect(board.send(event) == expected)
                 #expect(board.state == state)
             }

@@ -73,9 +73,10 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
     @discardableResult
     public func send(_ event: CanvasEvent) -> BoardOutcome {
         let (outcome, drains) = core.withAnnotatedLock { core -> (BoardOutcome, Bool) in
-            let outcome = core.state.handle(event)
-            guard case .accepted(_, _, let change) = outcome else { return (outcome, false) }
+            let step = core.state.handle(event)
+            guard case .accepted(_, let change) = step else { return (step.outcome(next: core.state), false) }
             core.enqueue(change)
+            let outcome = step.outcome(next: core.state)
             guard !core.isDraining else { return (outcome, false) }
             core.isDraining = true
             return (outcome, true)
@@ -191,7 +192,7 @@ extension CanvasBoard.Core {
         case .inserted(let index, let id): models[id] = CanvasModel(state[index])
         case nil: break
         }
-        change.forEachWrite { write in
+        change.forEachWrite(after: state) { write in
             switch write {
             case .status(let index, let status): pending.append(.status(model(at: index), status))
             case .isSelected(let index, let value): pending.append(.selected(model(at: index), value))

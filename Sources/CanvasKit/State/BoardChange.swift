@@ -5,7 +5,7 @@ import Foundation
 /// The transition records the selection before and after, the one take it set or cleared, and the canvas it inserted
 /// or removed; ``writes`` turns that record into the writes of the observable models. So the rules are written once,
 /// in the transition, and the models follow from what it did: there is no second diff of the boards and no second
-/// switch over the events.
+/// switch over the events. ``BoardOutcome/writes`` gives them for an outcome.
 public struct BoardChange: Sendable, Hashable {
     /// A canvas inserted at the end or removed from the board, with its identity.
     enum ListChange: Sendable, Hashable {
@@ -20,9 +20,9 @@ public struct BoardChange: Sendable, Hashable {
     var wasRecording: Bool
     /// The selection after the event.
     var selectionAfter: BoardState.Selection?
-    /// The canvas whose take the event set or cleared (index after the event), and the take it has now.
+    /// The canvas whose take the event set or cleared (index after the event); its take is read from the board
+    /// after the event. (Only trivial values are stored, so recording a change costs no reference counting.)
     var takeIndex: Int?
-    var takeURL: URL?
     /// The canvas the event inserted or removed, if any.
     var list: ListChange?
 
@@ -44,14 +44,17 @@ public struct BoardChange: Sendable, Hashable {
     /// take changed (`videoURL`), so that two canvases never look like they hold the preview at once; then the
     /// board's `isRecording`; an insertion last. Indexes are those of the board after the event, except in
     /// ``BoardWrite/removeCanvas(index:)`` (the index before the removal).
-    public var writes: [BoardWrite] {
+    /// `next` is the board after the event (the outcome's `next`).
+    public func writes(after next: BoardState) -> [BoardWrite] {
         var writes: [BoardWrite] = []
-        forEachWrite { writes.append($0) }
+        forEachWrite(after: next) { writes.append($0) }
         return writes
     }
 
-    /// Calls `body` with each of ``writes``, in order, without building the array.
-    func forEachWrite(_ body: (BoardWrite) -> Void) {
+    /// Calls `body` with each of the writes, in order, without building the array; `next` is the board after the
+    /// event.
+    func forEachWrite(after next: BoardState, _ body: (BoardWrite) -> Void) {
+        let takeURL = takeIndex.map { next.videoURL(at: $0) } ?? nil
         if case .removed(let index, _) = list { body(.removeCanvas(index: index)) }
         let old = selectionBefore
         let new = selectionAfter

@@ -28,9 +28,9 @@ public enum BoardOutcome: Sendable, Hashable {
     }
 
     /// The writes that bring one observable model per canvas from the board before the event to ``next``, in the
-    /// order they are performed; empty when rejected. See ``BoardChange/writes``.
+    /// order they are performed; empty when rejected. See ``BoardChange/writes(after:)``.
     public var writes: [BoardWrite] {
-        if case .accepted(_, _, let change) = self { return change.writes }
+        if case .accepted(let next, _, let change) = self { return change.writes(after: next) }
         return []
     }
 

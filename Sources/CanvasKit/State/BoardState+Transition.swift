@@ -9,16 +9,46 @@ extension BoardState {
     /// `add` and `remove` copy one chunk of it, since `state` keeps its own.
     public static func transition(from state: BoardState, on event: CanvasEvent) -> BoardOutcome {
         var next = state
-        return next.handle(event)
+        return next.handle(event).outcome(next: next)
     }
 
-    /// The transition function applied in place: the same outcome as `transition(from: self, on: event)`, with this
-    /// board left as `next` when accepted and exactly as it was when rejected.
+    /// What ``handle(_:)`` returns: the ``BoardOutcome`` of the event without its next board, which is the board
+    /// itself. (An outcome holding a copy of the board would make the next in-place event copy its storage.)
+    package enum Step: Sendable, Hashable {
+        case accepted(effects: [CanvasEffect], change: BoardChange)
+        case rejected(CanvasRejection)
+
+        /// The outcome, with `next` the board this step left.
+        package func outcome(next: BoardState) -> BoardOutcome {
+            switch self {
+            case .accepted(let effects, let change): .accepted(next: next, effects: effects, change: change)
+            case .rejected(let rejection): .rejected(rejection)
+            }
+        }
+
+        /// The effects; empty when rejected.
+        package var effects: [CanvasEffect] {
+            if case .accepted(let effects, _) = self { return effects }
+            return []
+        }
+
+        /// The rejection, or nil when accepted.
+        package var rejection: CanvasRejection? {
+            if case .rejected(let rejection) = self { return rejection }
+            return nil
+        }
+
+        /// Whether the event was accepted.
+        package var isAccepted: Bool { rejection == nil }
+    }
+
+    /// The transition function applied in place: `transition(from: self, on: event)` is
+    /// `handle(event).outcome(next: self)` afterwards, with this board exactly as it was when rejected.
     ///
     /// For owners of a board that keep no old state (`CanvasBoard`, benchmarks): nothing is copied as long as this
     /// board's storage is not shared. Constant time for every event but `add` and `remove` (which shift the canvases
     /// after the index) and `stop` (which checks that the take file is no other canvas's take).
-    package mutating func handle(_ event: CanvasEvent) -> BoardOutcome {
+    package mutating func handle(_ event: CanvasEvent) -> Step {
         var change = BoardChange(selection: selection)
         let rule: Rule
         switch event {
@@ -33,7 +63,7 @@ extension BoardState {
         switch rule {
         case .accepted(let effects):
             change.selectionAfter = selection
-            return .accepted(next: self, effects: effects, change: change)
+            return .accepted(effects: effects, change: change)
         case .rejected(let rejection):
             return .rejected(rejection)
         }
@@ -48,10 +78,7 @@ extension BoardState {
 
     /// Sets the take of the canvas at `index`, recording it in `change` when the URL changes.
     private mutating func setTake(_ take: Take?, at index: Int, _ change: inout BoardChange) {
-        if slots[index].videoURL != take?.url {
-            change.takeIndex = index
-            change.takeURL = take?.url
-        }
+        if slots[index].videoURL != take?.url { change.takeIndex = index }
         slots[index].take = take
     }
 

@@ -90,17 +90,14 @@ enum Invariants {
         var problems: [String] = []
         // The in-place form must agree with the pure form and leave a rejected board untouched.
         var inPlace = before
-        let inPlaceOutcome = inPlace.handle(event)
-        if inPlaceOutcome != outcome { problems.append("handle(_:) disagrees with transition") }
-        if inPlaceOutcome.isAccepted, inPlace != inPlaceOutcome.next {
-            problems.append("handle(_:) left another board")
-        }
-        if !inPlaceOutcome.isAccepted, inPlace != before { problems.append("a rejected event changed the board") }
+        let step = inPlace.handle(event)
+        if step.outcome(next: inPlace) != outcome { problems.append("handle(_:) disagrees with transition") }
+        if !step.isAccepted, inPlace != before { problems.append("a rejected event changed the board") }
 
         guard case .accepted(let after, let effects, let change) = outcome else { return problems }
         let afterSnapshot = Snapshot(after)
         problems += check(afterSnapshot)
-        problems += checkWrites(change.writes, before: snapshot, after: afterSnapshot)
+        problems += checkWrites(change.writes(after: after), before: snapshot, after: afterSnapshot)
         switch event {
         case .tap, .delete, .add, .remove:
             if before.isRecording { problems.append("I2: \(event) accepted while recording") }
