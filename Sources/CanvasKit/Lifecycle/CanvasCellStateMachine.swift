@@ -45,7 +45,7 @@ struct CanvasCellStateMachine: Sendable {
         /// No cover asked for (none shown yet, or no provider).
         case none
         /// Asked for `take`; `request` is nil until the provider returned it.
-        case requested(take: URL, number: UInt64, request: (any CoverRequest)?)
+        case requested(take: URL, number: UInt64, request: (any CancellableCoverRequest)?)
         /// Delivered.
         case loaded(take: URL, number: UInt64, CanvasCover)
         /// Failed with a one-line reason.
@@ -107,7 +107,7 @@ struct CanvasCellStateMachine: Sendable {
         var unregisterBoard: CanvasBoard?
         var registerModel: CanvasModel?
         var registerBoard: CanvasBoard?
-        var cancel: (any CoverRequest)?
+        var cancel: (any CancellableCoverRequest)?
         /// Whether to run the publication loop (`nextPublication()` until nil).
         var publish = false
         var requestCover: CoverTicket?
@@ -252,7 +252,9 @@ struct CanvasCellStateMachine: Sendable {
 
     /// The provider returned the request numbered `number`. Returns it when it is to be cancelled at once (unbound,
     /// rebound or the take changed meanwhile); nil when it is kept or already finished.
-    mutating func coverRequestStarted(_ request: any CoverRequest, number: UInt64) -> (any CoverRequest)? {
+    mutating func coverRequestStarted(_ request: any CancellableCoverRequest, number: UInt64) -> (
+        any CancellableCoverRequest
+    )? {
         guard let cover = bound?.cover, cover.number == number else { return request }
         if case .requested(let take, _, nil) = cover {
             bound!.cover = .requested(take: take, number: number, request: request)

@@ -1,7 +1,7 @@
 import Foundation
+import Locking
 import Observing
 import Synchronization
-import ThreadSanitizerSupport
 
 /// The view-model of one canvas cell: bound to one ``CanvasModel`` at a time, it publishes what the cell shows as
 /// the observable ``display`` (a cell view observes the view-model, never the model), and the take's ``cover`` once
@@ -52,7 +52,7 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
     /// The observer holding the model and board observations.
     let observer = KeyValueObserver()
     private let coverProvider: (any CoverProvider)?
-    private let coverSize: CoverSize
+    private let coverSize: PixelSize
     private let log: RegistrationLog?
 
     /// Creates an unbound view-model.
@@ -64,7 +64,7 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
     ///   - log: where registrations and removals are recorded for auditing.
     public init(
         coverProvider: (any CoverProvider)? = nil,
-        coverSize: CoverSize = CoverSize(width: 320, height: 320),
+        coverSize: PixelSize = PixelSize(width: 320, height: 320),
         log: RegistrationLog? = nil
     ) {
         self.coverProvider = coverProvider
@@ -189,7 +189,7 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
     private func requestCover(_ ticket: CanvasCellStateMachine.CoverTicket) {
         guard let coverProvider else { return }
         let number = ticket.number
-        let request = coverProvider.requestCover(for: ticket.take, maxSize: coverSize) { [weak self] result in
+        let request = coverProvider.requestCover(for: ticket.take, maximumSize: coverSize) { [weak self] result in
             guard let self else { return }
             let actions = machine.withAnnotatedLock { $0.coverFinished(result, number: number) }
             perform(actions, in: .willDisplay)

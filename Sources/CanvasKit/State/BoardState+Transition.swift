@@ -1,7 +1,8 @@
 import Foundation
 
 extension BoardState {
-    /// The transition function: the outcome of `event` on `state`, without changing `state`.
+    /// The transition function (the rules table of Docs/CanvasKit.md): the outcome of `event` on `state`, without
+    /// changing `state`.
     ///
     /// Total: every state and every event has an outcome, and invariants I1-I3 hold for the next state. The outcome
     /// carries the next board, the effects for the host and the ``BoardChange`` the models are updated from. Taps,
