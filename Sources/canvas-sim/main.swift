@@ -1,9 +1,11 @@
+import CanvasCovers
 import CanvasKit
+import CanvasSimulation
 import CommandLineSupport
 import Foundation
 import Thumbnails
 
-// canvas-sim: steps a board through events and prints every step (DESIGN section 6, Docs/canvas-sim.md).
+// canvas-sim: steps a board through events and prints every step (Docs/canvas-sim.md).
 // Parsing and printing only: the board, the screen, the cells and their covers are CanvasKit's `BoardSimulation`
 // with Thumbnails' `CoverService` as the cover provider.
 
@@ -31,6 +33,10 @@ do {
 }
 if options.help {
     Terminal.printLine(Options.usage)
+    exit(ExitCode.success)
+}
+if options.version {
+    Terminal.printLine(ToolVersion.line(for: "canvas-sim"))
     exit(ExitCode.success)
 }
 if let table = options.exportTable {

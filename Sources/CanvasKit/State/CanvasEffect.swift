@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the host must do after an accepted event (DESIGN section 2).
+/// What the host must do after an accepted event.
 ///
 /// Effects come in the order the host should perform them. An index in an effect refers to the board as it is when
 /// that effect is performed: `canvasesRemoved` comes last in its list, so the effects before it use the indexes from
@@ -56,7 +56,7 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
     /// A short readable line, e.g. `move preview 0 -> 2` or `take replaced 1 old.mov`.
     public var description: String { description(naming: String.init) }
 
-    func description(naming name: (Int) -> String) -> String {
+    package func description(naming name: (Int) -> String) -> String {
         func names(_ set: IndexSet) -> String { "[" + set.map(name).joined(separator: ", ") + "]" }
         return switch self {
         case .attachPreview(let index): "attach preview to \(name(index))"

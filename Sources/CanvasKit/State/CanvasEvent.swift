@@ -1,6 +1,6 @@
 import Foundation
 
-/// An event sent to a board (DESIGN section 2).
+/// An event sent to a board.
 ///
 /// Indexes are plain integers: an out-of-range or negative index is not a programming error but an event the board
 /// rejects with `CanvasRejection.indexOutOfRange`. The `description` is the event language of `CanvasScript`
@@ -38,7 +38,7 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     public var description: String { description(naming: String.init) }
 
     /// The event with its index written by `name`, e.g. `tap j`; used by the transition-table export.
-    func description(naming name: (Int) -> String) -> String {
+    package func description(naming name: (Int) -> String) -> String {
         switch self {
         case .tap(let index), .delete(let index), .remove(let index): "\(word) \(name(index))"
         case .stop(let url): "stop \(TakeName.scriptWord(for: url))"
