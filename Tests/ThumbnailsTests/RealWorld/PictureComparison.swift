@@ -1,6 +1,5 @@
 import Foundation
-import Synchronization
-import ThreadSanitizerSupport
+import Locking
 
 /// Measures for comparing a cover with a reference picture, both packed RGB24 of the same size.
 enum PictureComparison {
@@ -54,12 +53,12 @@ enum PictureComparison {
 /// A per-process cache of ffprobe results keyed by path; the value is computed outside the lock (two tests may
 /// probe the same file at once, which costs a process, never a wrong answer).
 final class ProbeCache: Sendable {
-    private let values = Mutex<[String: FFmpegReference.Probe]>([:])
+    private let values = LockedValue<[String: FFmpegReference.Probe]>([:])
 
     func value(for key: String, make: () throws -> FFmpegReference.Probe) throws -> FFmpegReference.Probe {
-        if let cached = values.withAnnotatedLock({ $0[key] }) { return cached }
+        if let cached = values.withLock({ $0[key] }) { return cached }
         let made = try make()
-        values.withAnnotatedLock { $0[key] = made }
+        values.withLock { $0[key] = made }
         return made
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import Synchronization
+import Locking
+import TestSupport
 import Testing
-import ThreadSanitizerSupport
 import Thumbnails
 
 #if canImport(Glibc)
@@ -261,7 +261,7 @@ struct RealWorldRow {
     var ffmpeg: String
     var ours = ""
 
-    private static let lock = Mutex(())
+    private static let lock = LockedValue(())
 
     static func record(_ row: RealWorldRow) {
         guard let path = ProcessInfo.processInfo.environment["MULTICANVAS_REALWORLD_TABLE"] else { return }
@@ -272,7 +272,7 @@ struct RealWorldRow {
         let line =
             "\(position)\t| \(row.shape.testDescription.replacingOccurrences(of: "|", with: "/")) | \(row.ours) | "
             + "\(row.ffmpeg) | \(status ?? "same") |\n"
-        lock.withAnnotatedLock { _ in
+        lock.withLock { _ in
             if !FileManager.default.fileExists(atPath: path) {
                 _ = FileManager.default.createFile(atPath: path, contents: nil)
             }
