@@ -60,7 +60,7 @@ final class CoverSession {
             }
         }
         return try FrameConverter.makeImage(
-            from: picked.frame, pixelAspectRatio: input.video.sampleAspectRatio, rotation: input.rotation,
+            from: picked.frame, pixelAspectRatio: input.video.sampleAspectRatio, orientation: input.video.orientation,
             options: options, actualTime: picked.time, warnings: warnings, name: input.path
         )
     }

@@ -41,6 +41,8 @@ struct RealWorldCase: Sendable, CustomTestStringConvertible {
         case time
         /// Its picture: the reference frame's, in the same orientation (PSNR).
         case picture
+        /// A warning says the input could not seek (only asked of such cases).
+        case warning
     }
 
     /// A finding another change is fixing: the aspects it breaks are wrapped in `withKnownIssue`.
@@ -58,6 +60,8 @@ struct RealWorldCase: Sendable, CustomTestStringConvertible {
     var reference: Reference = .frame
     /// The file is opened through a copy whose name is not UTF-8 (the bytes of "caf\xe9" in Latin-1).
     var nonUTF8Name = false
+    /// The input cannot seek and the time is past its first frame: the cover must carry a warning.
+    var expectsWarning = false
     var knownIssue: KnownIssue?
 
     var testDescription: String {
@@ -197,21 +201,26 @@ extension RealWorldCase {
             mode: .exact),
         RealWorldCase(shape: "raw H.264 elementary stream", file: "rw-raw.h264"),
         RealWorldCase(
-            shape: "raw H.264 elementary stream", file: "rw-raw.h264", time: .seconds(1.2)),
+            shape: "raw H.264 elementary stream", file: "rw-raw.h264", time: .seconds(1.2),
+            expectsWarning: true),
         RealWorldCase(shape: "raw HEVC elementary stream", file: "rw-raw.hevc"),
         RealWorldCase(
-            shape: "raw HEVC elementary stream", file: "rw-raw.hevc", time: .seconds(1.2), mode: .exact),
+            shape: "raw HEVC elementary stream", file: "rw-raw.hevc", time: .seconds(1.2), mode: .exact,
+            expectsWarning: true),
         RealWorldCase(shape: "still JPEG", file: "rw-still.jpg", box: box),
         RealWorldCase(
-            shape: "still JPEG", file: "rw-still.jpg", time: .seconds(1)),
+            shape: "still JPEG", file: "rw-still.jpg", time: .seconds(1),
+            expectsWarning: true),
         RealWorldCase(shape: "still PNG", file: "rw-still.png"),
         RealWorldCase(shape: "still PNG", file: "rw-still.png", time: .seconds(1)),
         RealWorldCase(shape: "MP3 with cover art (JPEG)", file: "rw-cover-art.mp3"),
         RealWorldCase(
-            shape: "MP3 with cover art (JPEG)", file: "rw-cover-art.mp3", time: .fraction(0.5)),
+            shape: "MP3 with cover art (JPEG)", file: "rw-cover-art.mp3", time: .fraction(0.5),
+            expectsWarning: true),
         RealWorldCase(shape: "M4A with cover art (PNG)", file: "rw-cover-art.m4a", box: box),
         RealWorldCase(
-            shape: "M4A with cover art (PNG)", file: "rw-cover-art.m4a", time: .seconds(1)),
+            shape: "M4A with cover art (PNG)", file: "rw-cover-art.m4a", time: .seconds(1),
+            expectsWarning: true),
         RealWorldCase(shape: "Matroska written to a pipe (no duration)", file: "rw-pipe.mkv", time: .seconds(1.2)),
         RealWorldCase(
             shape: "Matroska written to a pipe (no duration)", file: "rw-pipe.mkv", time: .fraction(0.5)),

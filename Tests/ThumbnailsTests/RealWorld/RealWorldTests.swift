@@ -62,6 +62,9 @@ struct RealWorldTests {
             return
         }
         shape.expect(.cover, true, "a cover")
+        if shape.expectsWarning {
+            shape.expect(.warning, !cover.warnings.isEmpty, "no warning that the input cannot seek")
+        }
 
         // Which frame ours is: the listed frame nearest to its actual time.
         let oursIndex = probe.frames.indices.min {
@@ -221,18 +224,22 @@ struct RealWorldTests {
         return text + String(repeating: "0", count: max(0, digits - decimals))
     }
 
-    /// A hard link to `original` named with the Latin-1 bytes of "café" (not UTF-8), in `folder`.
+    /// A copy of `original` named with the Latin-1 bytes of "café" (not UTF-8), in `folder`.
     static func nonUTF8Copy(of original: URL, in folder: TemporaryFolder) throws -> URL {
-        let name: [UInt8] = Array("caf".utf8) + [0xE9] + Array(".mp4".utf8)
-        let path = Array(folder.url.path.utf8) + [UInt8(ascii: "/")] + name
-        let source = original.path
-        let status = (path + [0]).withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { link(source, $0.baseAddress!) }
-        }
-        guard status == 0 else { throw FFmpegReference.ToolError(description: "link failed: errno \(errno)") }
-        return (path + [0]).withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) {
-                URL(fileURLWithFileSystemRepresentation: $0.baseAddress!, isDirectory: false, relativeTo: nil)
+        let contents = try Data(contentsOf: original)
+        let path = Array(folder.url.path.utf8) + [UInt8(ascii: "/")] + Array("caf".utf8) + [0xE9] + Array(".mp4".utf8)
+        return try (path + [0]).withUnsafeBufferPointer { buffer in
+            try buffer.withMemoryRebound(to: CChar.self) { name in
+                let descriptor = open(name.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+                guard descriptor >= 0 else {
+                    throw FFmpegReference.ToolError(description: "cannot create the non-UTF-8 copy: errno \(errno)")
+                }
+                defer { close(descriptor) }
+                let written = contents.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                guard written == contents.count else {
+                    throw FFmpegReference.ToolError(description: "cannot write the non-UTF-8 copy: errno \(errno)")
+                }
+                return URL(fileURLWithFileSystemRepresentation: name.baseAddress!, isDirectory: false, relativeTo: nil)
             }
         }
     }
