@@ -16,9 +16,12 @@ import Observing
 /// it waits until every request in flight has finished, so a step's output never depends on timing. Takes marked
 /// simulated (a bare `stop`) have no file and are never asked for.
 ///
+/// Effects: the simulation is the board's `CanvasEffectPerformer`, as an app's camera object is: each accepted event's
+/// effects are handed to ``perform(_:)``, which records them for the step's report and carries out `coverWanted`.
+///
 /// Main-actor isolated, like the screen it drives. Deliberately not `Sendable`.
 @MainActor
-public final class BoardSimulation {
+public final class BoardSimulation: @MainActor CanvasEffectPerformer {
     /// The board.
     public let board: CanvasBoard
     /// The screen showing it.
@@ -34,6 +37,8 @@ public final class BoardSimulation {
     private var stepNumber = 0
     private var counters = SimulationSummary()
     private var syntheticTakes = 0
+    /// The effects performed during the current step.
+    private var stepEffects: [CanvasEffect] = []
 
     /// A board of `canvasCount` empty canvases on a screen showing `visibleCount` of them at once, on screen.
     ///
@@ -95,12 +100,9 @@ public final class BoardSimulation {
         switch command {
         case .event(let event):
             if case .stop(let url) = event, takeIsSynthetic { covers.markSimulated(url) }
-            let reaction = board.send(event)
-            reason = reaction.rejection?.description
-            effects = reaction.effects
-            for effect in effects {
-                if case .coverWanted(_, let url) = effect { prepareCover(of: url) }
-            }
+            stepEffects = []
+            reason = board.send(event, performingEffectsWith: self).rejection?.description
+            effects = stepEffects
         case .scroll(let index):
             let count = screen.host.numberOfItems
             if (0..<count).contains(index) {
@@ -186,7 +188,15 @@ public final class BoardSimulation {
         }
     }
 
-    // MARK: Covers
+    // MARK: Effects and covers
+
+    /// Carries out one effect of an accepted event, as a host does: records it for the step's report, and for
+    /// `coverWanted` asks the provider for the take's cover (waiting for it, so the step's output never depends on
+    /// timing). The other effects need nothing of a simulated camera.
+    public func perform(_ effect: CanvasEffect) {
+        stepEffects.append(effect)
+        if case .coverWanted(_, let url) = effect { prepareCover(of: url) }
+    }
 
     /// Performs a `coverWanted` effect: asks the provider for the take's cover and keeps it for canvases that have no
     /// cell on screen (and for a picture of the board).
