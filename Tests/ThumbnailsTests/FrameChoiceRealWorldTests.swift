@@ -1,6 +1,8 @@
 import Foundation
+import Locking
 import Testing
-import Thumbnails
+
+@testable import Thumbnails
 
 /// What ffprobe says a file's frames are: the oracle for which frame a time means.
 struct ProbedFrames {
@@ -208,5 +210,24 @@ struct FrameChoiceRealWorldTests {
         #expect(abs(exact.actualTime - (probed.frame(shownAt: 1.5)?.time ?? -1)) < 1e-6, "\(exact.actualTime)")
         let end = try cover("frames-pipe.mkv", CoverOptions(time: .fraction(1)))
         #expect(abs(end.actualTime - (probed.frames.last?.time ?? -1)) < 1e-6, "\(end.actualTime)")
+    }
+
+    /// Counts the generator's cancellation checks: one when the job starts, then one per packet read.
+    final class CheckCounter: Sendable {
+        let count = LockedValue(0)
+        func observe() { count.withLock { $0 += 1 } }
+        var value: Int { count.withLock { $0 } }
+    }
+
+    @Test(
+        "the fast path stays fast: an MP4 cover in keyframe mode reads one packet, first frame or after a seek",
+        arguments: [0.0, 1.2])
+    func keyframeModeReadsOnePacketInMP4(_ time: Double) throws {
+        let counter = CheckCounter()
+        let generator = CoverGenerator(checkObserver: counter.observe)
+        let image = try generator.makeCover(
+            for: Corpus.url("baseline-h264.mp4"), options: CoverOptions(time: .seconds(time)))
+        #expect(image.isKeyframe)
+        #expect(counter.value == 2, "\(counter.value) checks: the start and one packet")
     }
 }

@@ -235,7 +235,10 @@ final class VideoReader {
     /// ``duration``. The reader is left at the end: the next cover seeks.
     func estimateDuration() throws(ThumbnailError) -> Double? {
         if let duration { return duration }
-        if cannotSeek || !seek(toTimestamp: Int64.max / 2, forward: false) {
+        if cannotSeek {
+            try rewind()
+        } else if !seek(toTimestamp: Int64.max / 2, forward: false) {
+            hasRead = true  // the failed seek may have dropped buffered packets: reopen
             try rewind()
         }
         var end: Double?
