@@ -82,6 +82,8 @@ extension RealWorldCase {
     static let mirrors = "finding: mirrored display matrices are ignored (only the matrix's angle is read)"
     static let matroskaAspect = "finding: Matroska's container sample aspect ratio loses to the bitstream's"
     static let nonUTF8 = "finding: a file name that is not UTF-8 is reported as no such file"
+    static let vfrExact =
+        "finding: exact mode on variable-frame-rate MP4 with B-frames returns the previous frame (at a frame's start)"
     static let skipDarkTime = "finding: skip-dark reports the wrong actual time on MP4/MOV with B-frames"
     static let aviTime = "finding: AVI with B-frames in keyframe mode reports actual time 0"
     static let earlierKeyframe =
@@ -148,11 +150,17 @@ extension RealWorldCase {
         RealWorldCase(shape: "baseline H.264 MP4", file: "baseline-h264.mp4", time: .seconds(1), box: box),
         RealWorldCase(shape: "baseline H.264 MP4", file: "baseline-h264.mp4", time: .seconds(1.3), mode: .exact),
         RealWorldCase(shape: "baseline H.264 MP4", file: "baseline-h264.mp4", time: .fraction(0.5)),
-        // The variable-frame-rate finding (exact mode returning the previous frame) does not show on these shapes:
-        // 0.15 s lies late in a 0.1 s frame (longer than the 0.052 s average), 1.3 s likewise after a 1.23 s frame.
+        // Exact mode late in a frame longer than the average (0.15 s in a 0.1 s frame, 0.052 s on average).
         RealWorldCase(shape: "VFR MP4 with B-frames", file: "rw-vfr-bframes.mp4", time: .seconds(0.15), mode: .exact),
         RealWorldCase(shape: "VFR MP4 with B-frames", file: "rw-vfr-bframes.mp4", time: .seconds(1.3), mode: .exact),
         RealWorldCase(shape: "VFR MP4 with B-frames", file: "rw-vfr-bframes.mp4", time: .seconds(1.2)),
+        // 0.4 s is where a 30 fps frame starts (timestamps in milliseconds); the one before starts at 0.367 s.
+        RealWorldCase(
+            shape: "VFR Matroska with B-frames, 30 then 10 fps", file: "rw-vfr-rates.mkv", time: .seconds(0.4),
+            mode: .exact),
+        RealWorldCase(
+            shape: "VFR MP4 with B-frames, 30 then 10 fps (copied from Matroska)", file: "rw-vfr-rates.mp4",
+            time: .seconds(0.4), mode: .exact, knownIssue: KnownIssue(finding: vfrExact, aspects: [.time, .picture])),
         RealWorldCase(
             shape: "MP4 with B-frames, black first second", file: "rw-dark-bframes.mp4",
             mode: .skipDark(pictureFrom: 1), knownIssue: KnownIssue(finding: skipDarkTime, aspects: [.time])),
