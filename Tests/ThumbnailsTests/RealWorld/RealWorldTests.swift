@@ -56,7 +56,12 @@ struct RealWorldTests {
         do {
             cover = try CoverGenerator().makeCover(for: input, options: options)
         } catch {
-            row.ours = "error: \(error.reason)"
+            // The table names files without this machine's folders.
+            var reason = error.reason
+            for prefix in [Corpus.folder.path, folder.url.path] {
+                reason = reason.replacingOccurrences(of: prefix.hasSuffix("/") ? prefix : prefix + "/", with: "")
+            }
+            row.ours = "error: \(reason)"
             RealWorldRow.record(row)
             shape.expect(.cover, false, "no cover: \(error.reason)")
             return
