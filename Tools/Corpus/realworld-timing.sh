@@ -5,6 +5,11 @@ bframes=(-bf 3 -g 25 -keyint_min 25 -sc_threshold 0)
 # so no single frame duration is right.
 ff -f lavfi -i "$(corpus_testsrc 320x180 30 2),select='lt(mod(n\,5)\,3)'" -fps_mode vfr "${x264[@]}" -pix_fmt yuv420p \
     "${bframes[@]}" "${bitexact[@]}" "$out/rw-vfr-bframes.mp4"
+# Two rates, 30 fps for a second then 10 fps, with B-frames: in the first second every frame is shorter than the
+# average (0.05 s). Matroska blocks carry no duration; the MP4 stream-copied from it has millisecond timestamps.
+rates='testsrc2=size=320x180:rate=30:duration=1[fast];testsrc2=size=320x180:rate=10:duration=1[slow];[fast][slow]concat'
+ff -f lavfi -i "$rates" -fps_mode vfr "${x264[@]}" -pix_fmt yuv420p "${bframes[@]}" "${bitexact[@]}" "$out/rw-vfr-rates.mkv"
+ff -i "$out/rw-vfr-rates.mkv" -c copy "${bitexact[@]}" "$out/rw-vfr-rates.mp4"
 # Black first second, then the picture: MP4 and MOV with B-frames (skip-dark's keyframe times).
 dark='color=c=black:s=320x180:r=25:d=1[black];testsrc2=size=320x180:rate=25:duration=1[pattern];[black][pattern]concat=n=2:v=1:a=0'
 ff -f lavfi -i "$dark" "${x264[@]}" -pix_fmt yuv420p "${bframes[@]}" "${bitexact[@]}" "$out/rw-dark-bframes.mp4"

@@ -23,8 +23,9 @@ struct RealWorldTests {
     /// PSNR a cover must reach against the ffmpeg CLI's picture of the same frame (both one bilinear swscale pass;
     /// covers that match are bit-identical in practice, a neighbouring frame of testsrc2 is below 25 dB).
     static let minimumPSNR = 35.0
-    /// Against ffmpeg's yadif: a different deinterlacer may be used, so only the same frame is required.
-    static let minimumDeinterlacedPSNR = 28.0
+    /// Against ffmpeg's yadif: a different deinterlacer may be used, so only the same frame is required (neighbouring
+    /// frames of the interlaced clip, both through yadif, are 19.5 to 21.8 dB apart at 160x120).
+    static let minimumDeinterlacedPSNR = 25.0
 
     @Test(arguments: RealWorldCase.all)
     func matchesTheFFmpegCLI(_ shape: RealWorldCase) throws {
@@ -56,7 +57,12 @@ struct RealWorldTests {
         do {
             cover = try CoverGenerator().makeCover(for: input, options: options)
         } catch {
-            row.ours = "error: \(error.reason)"
+            // The table names files without this machine's folders.
+            var reason = error.reason
+            for prefix in [Corpus.folder.path, folder.url.path] {
+                reason = reason.replacingOccurrences(of: prefix.hasSuffix("/") ? prefix : prefix + "/", with: "")
+            }
+            row.ours = "error: \(reason)"
             RealWorldRow.record(row)
             shape.expect(.cover, false, "no cover: \(error.reason)")
             return
@@ -103,27 +109,32 @@ struct RealWorldTests {
             shape.expect(.picture, psnr >= Self.minimumPSNR, "\(message)")
 
         case .toneMapped(let sdrName):
-            // The SDR master, same frame; ffmpeg's chain: linear light, BT.709 primaries, Möbius tone curve, BT.709.
+            // The SDR master, same frame; ffmpeg's chains: linear light, BT.709 primaries, a tone curve, BT.709.
             let sdrURL = try Corpus.url(sdrName)
             let sdrProbe = try FFmpegReference.probe(sdrURL)
             let sdr = try FFmpegReference.picture(of: sdrURL, probe: sdrProbe, frame: index, scaled: sizes.scaled)
-            let chain = try FFmpegReference.picture(
-                of: original, probe: probe, frame: index, scaled: sizes.scaled,
-                filters: [
-                    "zscale=t=linear:npl=100", "format=gbrpf32le", "zscale=p=bt709", "tonemap=tonemap=mobius:desat=0",
-                    "zscale=t=bt709:m=bt709:r=tv", "format=yuv420p",
-                ])
+            var chains: [(curve: String, psnr: Double)] = []
+            for curve in ["hable", "mobius"] {
+                let chain = try FFmpegReference.picture(
+                    of: original, probe: probe, frame: index, scaled: sizes.scaled,
+                    filters: [
+                        "zscale=t=linear:npl=100", "format=gbrpf32le", "zscale=p=bt709",
+                        "tonemap=tonemap=\(curve):desat=0", "zscale=t=bt709:m=bt709:r=tv", "format=yuv420p",
+                    ])
+                chains.append((curve, PictureComparison.psnr(chain.pixels, sdr.pixels)))
+            }
             let oursPSNR = PictureComparison.psnr(rgb, sdr.pixels)
-            let chainPSNR = PictureComparison.psnr(chain.pixels, sdr.pixels)
             let saturation = PictureComparison.saturation(rgb) / PictureComparison.saturation(sdr.pixels)
-            let chainSaturation = PictureComparison.saturation(chain.pixels) / PictureComparison.saturation(sdr.pixels)
+            let floor = chains.map(\.psnr).min()! - 1
             ours += ", \(Self.decibels(oursPSNR)) against the SDR master, saturation x\(Self.fixed(saturation))"
             row.ffmpeg +=
-                ", zscale+tonemap(mobius): \(Self.decibels(chainPSNR)), saturation x\(Self.fixed(chainSaturation))"
+                ", zscale+tonemap against the master: "
+                + chains.map { "\($0.curve) \(Self.decibels($0.psnr))" }.joined(separator: ", ")
             shape.expect(
-                .picture, oursPSNR >= chainPSNR - 2 && saturation >= 0.8,
-                "PSNR against the SDR master \(Self.decibels(oursPSNR)) (ffmpeg's chain \(Self.decibels(chainPSNR))), "
-                    + "saturation x\(Self.fixed(saturation)) of the master's")
+                .picture, oursPSNR >= floor && saturation >= 0.8,
+                "PSNR against the SDR master \(Self.decibels(oursPSNR)) (ffmpeg's chains: "
+                    + chains.map { "\($0.curve) \(Self.decibels($0.psnr))" }.joined(separator: ", ")
+                    + "), saturation x\(Self.fixed(saturation)) of the master's")
 
         case .deinterlaced:
             let reference = try FFmpegReference.picture(
@@ -135,8 +146,11 @@ struct RealWorldTests {
             let wovenCombing = PictureComparison.combing(woven.pixels, width: cover.width, height: cover.height)
             ours += ", \(Self.decibels(psnr)) against yadif, combing \(Self.fixed(combing))"
             row.ffmpeg += " (yadif), combing \(Self.fixed(referenceCombing)) (woven: \(Self.fixed(wovenCombing)))"
+            // Combing is measured at the stored height only: scaling down mixes the fields' lines, and a cover made
+            // from one field keeps more vertical detail than the mixed woven frame without combing.
+            let combs = cover.height == probe.height && combing > (referenceCombing + wovenCombing) / 2
             shape.expect(
-                .picture, psnr >= Self.minimumDeinterlacedPSNR && combing <= (referenceCombing + wovenCombing) / 2,
+                .picture, psnr >= Self.minimumDeinterlacedPSNR && !combs,
                 "PSNR \(Self.decibels(psnr)) against yadif's frame \(index); combing \(Self.fixed(combing)), "
                     + "yadif's \(Self.fixed(referenceCombing)), the woven frame's \(Self.fixed(wovenCombing))")
         }
