@@ -136,7 +136,7 @@ enum Hazards {
     }
 
     /// Waits a little before looking again: yields for the first rounds, then sleeps, up to a millisecond.
-    private static func backOff(_ attempt: Int) {
+    static func backOff(_ attempt: Int) {
         if attempt < 64 {
             sched_yield()
         } else {

@@ -73,6 +73,17 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         /// The storage's `Delivery` of the direct-mode subscriber, weakly: every `invalidate()` call waits
         /// until no other thread calls it (it is freed once none does).
         weak var directDelivery: AnyObject?
+        /// Chain mode: the ticket the next notifying re-evaluation takes (see `turn`).
+        var nextTicket: UInt64 = 0
+        /// The registration's `.initial` call still to be marked made (`finishInitial()`): the direct
+        /// subscriber's storage and delivery, or, in chain mode, ticket 0.
+        var pendingInitial: PendingInitial?
+    }
+
+    /// See `State.pendingInitial`.
+    private enum PendingInitial {
+        case direct(PropertyStorage<Value>, PropertyStorage<Value>.Delivery)
+        case chain
     }
 
     let options: ObservationOptions
@@ -84,6 +95,11 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     let rootIdentifier: ObjectIdentifier
     let owner: OwnerDescription?
     private let state: Locked<State>
+    /// Chain mode, store order (O11): each re-evaluation that notifies takes the next ticket under the state's
+    /// lock (where it computes the old and new values), and sends only once `turn` equals its ticket, then
+    /// moves it on. Ticket 0 is the `.initial` call's when asked for. (Direct mode is ordered by its
+    /// storage's turn, `PropertyStorage.turn`.)
+    private let turn = Atomic<UInt64>(0)
 
     /// `send` must call `handler` (on the chosen queue or actor); `handler` gates and releases it.
     /// `direct` is what a direct-mode subscription calls with each change of the property and the
@@ -114,7 +130,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 
     // MARK: Registration
 
-    /// Subscribes to what the key path reads and returns the current value (for `.initial`).
+    /// Subscribes to what the key path reads and returns the current value (for `.initial`). With `.initial`,
+    /// changes wait for `finishInitial()`, which the caller must call after making the initial call.
     func start() -> Value? {
         // Objects read under the lock are released after it (see `linkDidChange`).
         var keptAlive: [AnyObject] = []
@@ -130,9 +147,14 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
                 let storage = reads[0].storage as? PropertyStorage<Value>, let direct
             {
-                let (id, delivery, current) = storage.subscribe(wantsPrior: options.contains(.prior), direct)
+                let initial = options.contains(.initial)
+                let (id, delivery, current) = storage.subscribe(
+                    wantsPrior: options.contains(.prior), initialPending: initial, direct)
                 state.mode = .direct(storage: storage, subscriptionID: id)
                 state.directDelivery = delivery
+                if initial {
+                    state.pendingInitial = .direct(storage, delivery)
+                }
                 return current
             }
             if reads.isEmpty {
@@ -140,11 +162,32 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                     .unobservableKeyPath(
                         objectType: String(reflecting: rootType), keyPath: Self.describe(state.keyPath, reads: [])))
             }
+            if options.contains(.initial) {
+                state.nextTicket = 1
+                state.pendingInitial = .chain
+            }
             return retrack(&state, root: root, value: value, reads: reads, links: [], keptAlive: &keptAlive)
         }
         withExtendedLifetime(keptAlive) {}
         LiveObservations.insert(self)
         return value
+    }
+
+    /// Marks the `.initial` call as made (whether or not it was sent): changes held back for it may go.
+    func finishInitial() {
+        let pending = state.withLock { state in
+            let pending = state.pendingInitial
+            state.pendingInitial = nil
+            return pending
+        }
+        switch pending {
+        case .direct(let storage, let delivery):
+            storage.finishInitial(delivery)
+        case .chain:
+            turn.store(1, ordering: .releasing)
+        case nil:
+            break
+        }
     }
 
     /// Subscribes to `reads` (dropping links no longer read) until the path is stable; returns the value.
@@ -204,7 +247,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // it: the last release of an object runs its deinit, which may end this very observation
         // (an object that owns the token), and that must not happen while the lock is held.
         var keptAlive: [AnyObject] = []
-        let outcome: (root: Root, old: Value, new: Value)? = state.withLock { state in
+        let outcome: (root: Root, old: Value, new: Value, ticket: UInt64)? = state.withLock { state in
             guard let root = state.root, case .chain(let links, let lastValue) = state.mode else { return nil }
             keptAlive.append(root)
             let keyPath = state.keyPath
@@ -218,15 +261,25 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             if let equality = state.equality ?? nil, equality(lastValue, current) {
                 return nil
             }
-            return (root, lastValue, current)
+            let ticket = state.nextTicket
+            state.nextTicket = ticket &+ 1
+            return (root, lastValue, current, ticket)
         }
         withExtendedLifetime(keptAlive) {}
         guard let outcome else { return }
+        // Another thread may still be sending the previous value (or the initial call): changes go out in
+        // the order their values were computed above.
+        var attempt = 0
+        while turn.load(ordering: .acquiring) != outcome.ticket {
+            Hazards.backOff(attempt)
+            attempt += 1
+        }
         let change = ObservedChange(kind: .setting, oldValue: outcome.old, newValue: outcome.new)
         if options.contains(.prior) {
             send(outcome.root, change.prior.filtered(by: options))
         }
         send(outcome.root, change.filtered(by: options))
+        turn.store(outcome.ticket &+ 1, ordering: .releasing)
     }
 
     /// Calls the handler with the current value (`.initial`).
