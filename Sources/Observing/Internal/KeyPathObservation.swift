@@ -75,6 +75,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         weak var directDelivery: AnyObject?
         /// Chain mode: the ticket the next notifying re-evaluation takes (see `turn`).
         var nextTicket: UInt64 = 0
+        /// The key path that names the observed property for `KeyValueObserver` (see `propertyKeyPath(...)`).
+        var propertyKeyPath: AnyKeyPath?
         /// The registration's `.initial` call still to be marked made (`finishInitial()`): the direct
         /// subscriber's storage and delivery, or, in chain mode, ticket 0.
         var pendingInitial: PendingInitial?
@@ -142,6 +144,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
             keptAlive += reads.map(\.object)
             state.readNames = reads.map(ReadName.init)
+            state.propertyKeyPath = Self.propertyKeyPath(keyPath, of: root, value: value, reads: reads)
             let direct = state.direct
             state.direct = nil
             if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
@@ -171,6 +174,35 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         withExtendedLifetime(keptAlive) {}
         LiveObservations.insert(self)
         return value
+    }
+
+    /// The key path of the observed property, as `KeyValueObserver` keys it (see `propertyKeyPath(_:of:value:reads:)`);
+    /// available once `start()` ran.
+    var propertyKeyPath: AnyKeyPath {
+        state.withLock { $0.propertyKeyPath } ?? state.withLock { $0.keyPath }
+    }
+
+    /// The key path that names the property `keyPath` observes on `root`, for `KeyValueObserver`'s "each
+    /// (object, key path) at most once": a subclass key path to an inherited `@Observed` property (`\Square.radius`)
+    /// names the same property as the superclass's (`\Circle.radius`), so both give the superclass's key path, as
+    /// FBKVOController keys both by the name `radius`. Any other key path is its own key.
+    ///
+    /// Swift cannot compare key paths of different root types, so "the same property" is decided from what the
+    /// evaluation read: exactly one `@Observed` property of `root` itself, declared on a superclass of `Root`, of the
+    /// same value type and writability, holding the same value now. (A writable computed property of a subclass that
+    /// transforms one inherited property without changing it, as `x * 1`, would pass too; the docs say so.)
+    static func propertyKeyPath(_ keyPath: KeyPath<Root, Value>, of root: Root, value: Value, reads: [TrackedRead])
+        -> AnyKeyPath
+    {
+        guard reads.count == 1, reads[0].object === root else { return keyPath }
+        let property = reads[0].keyPath
+        guard property != keyPath, type(of: property).rootType != Root.self, type(of: property).valueType == Value.self,
+            keyPath is ReferenceWritableKeyPath<Root, Value>
+        else { return keyPath }
+        guard let stored = root[keyPath: property] as? Value, let equality = makeEquality(Value.self),
+            equality(stored, value)
+        else { return keyPath }
+        return property
     }
 
     /// Marks the `.initial` call as made (whether or not it was sent): changes held back for it may go.
