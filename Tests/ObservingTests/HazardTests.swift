@@ -56,21 +56,23 @@ import Testing
     @Test func handlerEndingItsOwnObservationKeepsItsDeliveryUntilItReturns() throws {
         let counter = Counter()
         let holder = Protected<ObservationToken?>(nil)
+        let delivery = Protected(WeakReference(nil))
         let aliveAfterInvalidate = Flag()
         let token = counter.observe(\.value) { _, _ in
-            guard let token = holder.withLock({ $0 }), let core = token.core as? KeyPathObservation<Counter, Int>
-            else { return }
+            guard let token = holder.withLock({ $0 }) else { return }
             token.invalidate()
-            if core.directDelivery != nil {
+            if delivery.withLock({ $0.object != nil }) {
                 aliveAfterInvalidate.set()
             }
         }
         holder.withLock { $0 = token }
         let core = try #require(token.core as? KeyPathObservation<Counter, Int>)
-        #expect(core.directDelivery != nil)
+        delivery.withLock { $0.object = core.directDelivery }
+        #expect(delivery.withLock { $0.object != nil })
         counter.value = 1
         #expect(aliveAfterInvalidate.isSet, "the running handler's delivery was freed under it")
-        #expect(core.directDelivery == nil, "the delivery outlived the delivery of the change that ended it")
+        #expect(
+            delivery.withLock { $0.object == nil }, "the delivery outlived the delivery of the change that ended it")
     }
 
     /// One subscriber, ended by user code that runs inside the setter before the handler call (the value's own

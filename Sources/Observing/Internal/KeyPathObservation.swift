@@ -70,9 +70,10 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         /// The direct-mode subscriber, handed to the storage by `start()` and not kept here after it
         /// (it captures the handler, which must go when the observation is invalidated).
         var direct: (@Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void)?
-        /// The storage's `Delivery` of the direct-mode subscriber, weakly: every `invalidate()` call waits
-        /// until no other thread calls it (it is freed once none does).
-        weak var directDelivery: AnyObject?
+        /// The storage's `Delivery` of the direct-mode subscriber: every `invalidate()` call waits until no other
+        /// thread calls it. Dropped by the first `invalidate()` once it has waited (a later call then has nothing
+        /// to wait for). A strong reference: a weak one would give every `Delivery` a side table.
+        var directDelivery: AnyObject?
         /// Chain mode: the ticket the next notifying re-evaluation takes (see `turn`).
         var nextTicket: UInt64 = 0
         /// The key path that names the observed property for `KeyValueObserver` (see `propertyKeyPath(...)`).
@@ -138,13 +139,12 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // Objects read under the lock are released after it (see `linkDidChange`).
         var keptAlive: [AnyObject] = []
         let value: Value? = state.withLock { state in
+            // The caller holds the root (`register` runs on it), so a direct observation, which read only the
+            // root, keeps nothing else alive; a chain's reads are kept below.
             guard let root = state.root else { return nil }
-            keptAlive.append(root)
             let keyPath = state.keyPath
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
-            keptAlive += reads.map(\.object)
             state.readNames = reads.map(ReadName.init)
-            state.propertyKeyPath = Self.propertyKeyPath(keyPath, of: root, value: value, reads: reads)
             let direct = state.direct
             state.direct = nil
             if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
@@ -160,6 +160,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                 }
                 return current
             }
+            keptAlive.append(root)
+            keptAlive += reads.map(\.object)
+            state.propertyKeyPath = Self.propertyKeyPath(keyPath, of: root, value: value, reads: reads)
             if reads.isEmpty {
                 ObservationDiagnostics.report(
                     .unobservableKeyPath(
@@ -356,12 +359,16 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             Hazards.waitUntilNotCalled(delivery)
         }
         guard first else { return }
-        let mode = state.withLock { state in
+        let (mode, dropped) = state.withLock { state in
             let mode = state.mode
             state.mode = .pending
             state.root = nil
-            return mode
+            let dropped = state.directDelivery
+            state.directDelivery = nil
+            return (mode, dropped)
         }
+        // Released after the lock (it holds the handler, whose captures' deinits may do anything).
+        withExtendedLifetime(dropped) {}
         if case .chain(let links, _) = mode {
             for link in links {
                 link.storage?.removeSubscriber(link.subscriptionID, waitingForCalls: false)
@@ -431,9 +438,14 @@ private func equality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) -> (V
 }
 
 /// Every observation not yet invalidated, for `ObservationDiagnostics.liveObservations()`.
+///
+/// The entries do not retain the observations, and are not weak references either (a weak reference gives every
+/// observation a side table, an allocation per registration): an observation is removed by its first
+/// `invalidate()`, which its token's `deinit` calls before it releases the observation, and nothing else owns one.
+/// So every entry names a live object while it is listed, and `all` may retain it under the lock.
 enum LiveObservations {
     private struct Entry {
-        weak var core: (any ObservationCore)?
+        unowned(unsafe) let core: any ObservationCore
     }
 
     private static let entries = Locked<[ObjectIdentifier: Entry]>([:])
@@ -447,6 +459,6 @@ enum LiveObservations {
     }
 
     static var all: [any ObservationCore] {
-        entries.withLock { entries in entries.values.compactMap(\.core) }
+        entries.withLock { entries in entries.values.map(\.core) }
     }
 }
