@@ -14,6 +14,8 @@ protocol ObservationCore: AnyObject, Sendable {
     var record: ObservationRecord? { get }
     /// The identity of the observed object (readable without touching the object).
     var rootIdentifier: ObjectIdentifier { get }
+    /// The key path naming the observed property, as `KeyValueObserver` keys its pairs (once started).
+    var propertyKeyPath: AnyKeyPath { get }
 }
 
 /// Told by a chain-link subscription (`PropertyStorage.addLink`) that a storage on the path of a
@@ -182,7 +184,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     /// The key path of the observed property, as `KeyValueObserver` keys it (see `propertyKeyPath(_:of:value:reads:)`);
     /// available once `start()` ran.
     var propertyKeyPath: AnyKeyPath {
-        state.withLock { $0.propertyKeyPath } ?? state.withLock { $0.keyPath }
+        state.withLock { $0.propertyKeyPath ?? $0.keyPath }
     }
 
     /// The key path that names the property `keyPath` observes on `root`, for `KeyValueObserver`'s "each

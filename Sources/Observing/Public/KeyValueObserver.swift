@@ -136,7 +136,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             beforeInitial: { token in
                 // Keyed by the property observed: a subclass key path to an inherited property is the same pair.
                 var key = key
-                if let core = token.core as? KeyPathObservation<Object, Value> {
+                if let core = token.core {
                     key = Key(object: key.object, keyPath: core.propertyKeyPath)
                 }
                 let replaced: ObservationToken?
