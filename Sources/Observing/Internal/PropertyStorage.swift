@@ -296,52 +296,55 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         var context: Unmanaged<ThreadContext>?
         // `many` is `nil` unless there are several subscribers (or this is a write made inside a handler, or
         // another delivery is in progress), so that the common cases do not retain and release the array.
-        let stored:
-            (old: Value, single: Unmanaged<Delivery>?, singleNotifiesEqual: Bool, many: [Subscriber]?, ticket: UInt64)? =
-                withState { state in
-                    if state.unusualSubscribers != 0 {
-                        return nil
-                    }
-                    var old = newValue
-                    swap(&old, &state.value)
-                    state.version &+= 1
-                    if state.subscribers.isEmpty {
-                        return (old, nil, false, nil, 0)
-                    }
-                    let ticket = state.nextTicket
-                    state.nextTicket = ticket &+ 1
-                    // Read under the lock, so that a write nobody observes does not look it up.
-                    let current = Unmanaged<ThreadContext>.fromOpaque(ThreadContext.currentPointer())
-                    context = current
-                    if state.subscribers.count == 1 && !current._withUnsafeGuaranteedRef({ $0.isDelivering })
-                        && turn.load(ordering: .acquiring) == ticket
-                    {
-                        // Read without retaining: the hazard published below keeps a remover from releasing
-                        // it (a removal takes this lock first, and then finds the slot). The read is a load of
-                        // the reference's bits as an `Unmanaged` (same layout, trivial, no retain).
-                        let (delivery, notifiesEqual) = state.subscribers.withUnsafeBufferPointer { buffer in
-                            let base = UnsafeRawPointer(buffer.baseAddress.unsafelyUnwrapped)
-                            return (
-                                base.load(
-                                    fromByteOffset: MemoryLayout<Subscriber>.offset(of: \Subscriber.delivery)!,
-                                    as: Unmanaged<Delivery>.self),
-                                buffer[0].notifiesEqualWrites
-                            )
-                        }
-                        // Releasing (a plain store on x86): a remover that reads this address must also see
-                        // the end of this thread's previous call (a later relaxed store would not carry the
-                        // release of the earlier clear to it).
-                        current._withUnsafeGuaranteedRef {
-                            $0.hazard.delivery.store(
-                                UInt(bitPattern: delivery.toOpaque()), ordering: .releasing)
-                            $0.isDelivering = true
-                        }
-                        return (old, delivery, notifiesEqual, nil, ticket)
-                    }
-                    return (old, nil, false, state.subscribers, ticket)
+        // The write's ticket is not returned from the lock: the single-subscriber path holds the turn and ends it
+        // by adding one, and the other path finds it in the context (`heldTicket`). Fewer values out of the lock
+        // keep this closure small, which every write pays for, observed or not.
+        let stored: (old: Value, single: Unmanaged<Delivery>?, singleNotifiesEqual: Bool, many: [Subscriber]?)? =
+            withState { state in
+                if state.unusualSubscribers != 0 {
+                    return nil
                 }
+                var old = newValue
+                swap(&old, &state.value)
+                state.version &+= 1
+                if state.subscribers.isEmpty {
+                    return (old, nil, false, nil)
+                }
+                // Read under the lock, so that a write nobody observes does not look it up.
+                let current = Unmanaged<ThreadContext>.fromOpaque(ThreadContext.currentPointer())
+                context = current
+                let ticket = state.nextTicket
+                state.nextTicket = ticket &+ 1
+                if state.subscribers.count == 1 && !current._withUnsafeGuaranteedRef({ $0.isDelivering })
+                    && turn.load(ordering: .acquiring) == ticket
+                {
+                    // Read without retaining: the hazard published below keeps a remover from releasing
+                    // it (a removal takes this lock first, and then finds the slot). The read is a load of
+                    // the reference's bits as an `Unmanaged` (same layout, trivial, no retain).
+                    let (delivery, notifiesEqual) = state.subscribers.withUnsafeBufferPointer { buffer in
+                        let base = UnsafeRawPointer(buffer.baseAddress.unsafelyUnwrapped)
+                        return (
+                            base.load(
+                                fromByteOffset: MemoryLayout<Subscriber>.offset(of: \Subscriber.delivery)!,
+                                as: Unmanaged<Delivery>.self),
+                            buffer[0].notifiesEqualWrites
+                        )
+                    }
+                    // Releasing (a plain store on x86): a remover that reads this address must also see
+                    // the end of this thread's previous call (a later relaxed store would not carry the
+                    // release of the earlier clear to it).
+                    current._withUnsafeGuaranteedRef {
+                        $0.hazard.delivery.store(
+                            UInt(bitPattern: delivery.toOpaque()), ordering: .releasing)
+                        $0.isDelivering = true
+                    }
+                    return (old, delivery, notifiesEqual, nil)
+                }
+                current._withUnsafeGuaranteedRef { $0.heldTicket = ticket }
+                return (old, nil, false, state.subscribers)
+            }
         // `consume`: the array moves out of `stored` instead of being retained a second time.
-        guard let (old, single, singleNotifiesEqual, manyIfAny, ticket) = consume stored else {
+        guard let (old, single, singleNotifiesEqual, manyIfAny) = consume stored else {
             generalSet(newValue, of: object)
             return
         }
@@ -365,15 +368,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                     context._withUnsafeGuaranteedRef { delivery.call(change, object, $0) }
                 }
             }
-            context._withUnsafeGuaranteedRef {
-                $0.hazard.delivery.store(0, ordering: .releasing)
-                Self.endTurn(ticket, of: unretained, on: $0)
-                $0.endDelivery()
-            }
+            context._withUnsafeGuaranteedRef { $0.hazard.delivery.store(0, ordering: .releasing) }
+            Self.endTurnAndDelivery(of: unretained, on: context)
             return
         }
         // Several subscribers, a write made inside a handler, or another delivery in progress.
         let subscribers = (consume manyIfAny).unsafelyUnwrapped
+        let ticket = context._withUnsafeGuaranteedRef { $0.heldTicket }
         let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
         if _slowPath(context._withUnsafeGuaranteedRef { $0.isDelivering }) {
             // A write made by a handler: stored above, delivered after the current handler (O8).
@@ -401,23 +402,38 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                 }
             }
         }
-        context._withUnsafeGuaranteedRef {
-            Self.endTurn(ticket, of: unretained, on: $0)
-            $0.endDelivery()
-        }
+        Self.endTurnAndDelivery(of: unretained, on: context)
     }
 
-    /// Ends the delivery of `ticket` in `storage`, letting the next write's delivery run, unless a handler of this
-    /// delivery freed that storage (then no other thread can be waiting for it: a waiting writer keeps it alive).
+    /// Ends the turn the caller holds in `storage` (only the turn's holder moves `turn`: it adds one), letting the
+    /// next write's delivery run, then ends the delivery on this thread (`ThreadContext.endDelivery()`). In that
+    /// order: what the handlers queued may be later writes of this storage, which wait for this turn to end.
+    /// Nothing queued (the common case) is two stores; otherwise `endQueuedDelivery` runs.
     @inlinable
     @inline(__always)
-    static func endTurn(_ ticket: UInt64, of storage: Unmanaged<PropertyStorage>, on context: ThreadContext) {
-        if _slowPath(context.hasQueued)
-            && context.wasFreedDuringDelivery(UInt(bitPattern: storage.toOpaque()))
-        {
+    static func endTurnAndDelivery(of storage: Unmanaged<PropertyStorage>, on context: Unmanaged<ThreadContext>) {
+        if _fastPath(!context._withUnsafeGuaranteedRef { $0.hasQueued }) {
+            storage._withUnsafeGuaranteedRef {
+                $0.turn.store($0.turn.load(ordering: .relaxed) &+ 1, ordering: .releasing)
+            }
+            context._withUnsafeGuaranteedRef { $0.isDelivering = false }
             return
         }
-        storage._withUnsafeGuaranteedRef { $0.turn.store(ticket &+ 1, ordering: .releasing) }
+        endQueuedDelivery(of: storage, on: context)
+    }
+
+    /// `endTurnAndDelivery` when the handlers queued something: the turn is not ended if a handler freed the storage
+    /// (then no other thread can be waiting for it: a waiting writer keeps it alive).
+    @usableFromInline
+    @inline(never)
+    static func endQueuedDelivery(of storage: Unmanaged<PropertyStorage>, on context: Unmanaged<ThreadContext>) {
+        let context = context.takeUnretainedValue()
+        if !context.wasFreedDuringDelivery(UInt(bitPattern: storage.toOpaque())) {
+            storage._withUnsafeGuaranteedRef {
+                $0.turn.store($0.turn.load(ordering: .relaxed) &+ 1, ordering: .releasing)
+            }
+        }
+        context.endDelivery()
     }
 
     /// Waits until the deliveries of all earlier tickets have ended (another thread is delivering).

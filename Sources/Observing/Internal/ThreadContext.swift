@@ -29,6 +29,10 @@ final class ThreadContext {
     /// Whether `enqueue` was called since `beginDelivery()` (then `endDelivery()` has work to do).
     @usableFromInline
     @exclusivity(unchecked) var hasQueued = false
+    /// The ticket of the write this thread just stored, for the setter's path that delivers after the lock
+    /// without holding the turn yet (see `PropertyStorage.turn`).
+    @usableFromInline
+    @exclusivity(unchecked) var heldTicket: UInt64 = 0
     /// The round of the notification being delivered: 0 for a change made outside any handler,
     /// n + 1 for a change made inside a handler of round n.
     @exclusivity(unchecked) private var currentRound = 0
