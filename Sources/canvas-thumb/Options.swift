@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 
 /// canvas-thumb's command line, parsed. Parsing only: what the options mean is the Thumbnails
@@ -33,6 +34,8 @@ struct Options {
     var jobs: Int?
     var json = false
     var help = false
+    /// `--version`: print the version and exit.
+    var version = false
 
     static let usage = """
         usage: canvas-thumb INPUT... [-o OUT | --output-dir DIR] [--max-size WxH] [--time SECONDS | --percent P]
@@ -48,6 +51,8 @@ struct Options {
           --format F       png or jpeg (default: from -o's extension, else png)
           --jobs N         inputs decoded at once (default: the number of cores; at most 64)
           --json           one JSON object per input on stdout (warnings go to stderr)
+          -h, --help       this text; --version: the version
+        options that take a value accept it as the next argument or after '=' (--max-size=320x320)
         exit codes: 0 all covers written, 1 some inputs failed (the others are written),
                     2 usage (including an output folder that is missing, not a folder or not writable)
         """
@@ -56,8 +61,14 @@ struct Options {
         let message: String
     }
 
-    /// Parses `arguments` (without the program name).
+    /// The options that take a value (the others are flags).
+    static let valued: Set<String> = [
+        "--output", "--output-dir", "--max-size", "--time", "--percent", "--format", "--jobs",
+    ]
+
+    /// Parses `arguments` (without the program name); `--name=value` is read as `--name value`.
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        let arguments = OptionSyntax.expandingEqualsForm(arguments, valued: valued)
         var options = Options()
         var outputFile: String?
         var outputDirectory: String?
@@ -88,6 +99,7 @@ struct Options {
             switch argument {
             case "--": onlyInputs = true
             case "-h", "--help": options.help = true
+            case "--version": options.version = true
             case "-o", "--output": outputFile = try value(for: argument)
             case "--output-dir": outputDirectory = try value(for: argument)
             case "--max-size":
@@ -129,7 +141,7 @@ struct Options {
             }
             index += 1
         }
-        if options.help { return options }
+        if options.help || options.version { return options }
         if sawTime && sawPercent { throw UsageError(message: "--time and --percent cannot be used together") }
         if outputFile != nil && outputDirectory != nil {
             throw UsageError(message: "-o and --output-dir cannot be used together")

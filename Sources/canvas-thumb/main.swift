@@ -2,8 +2,8 @@
 // CoverBatch, print. Exit codes: 0 all written, 1 some failed (the others are written), 2 usage.
 import CommandLineSupport
 import Foundation
+import Locking
 import Synchronization
-import ThreadSanitizerSupport
 import Thumbnails
 
 let options: Options
@@ -16,6 +16,10 @@ do {
 }
 if options.help {
     Terminal.printLine(Options.usage)
+    exit(0)
+}
+if options.version {
+    Terminal.printLine(ToolVersion.line(for: "canvas-thumb"))
     exit(0)
 }
 
