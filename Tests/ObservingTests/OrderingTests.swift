@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Observing
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,18 +1,20 @@
 import Locking
-import Synchronization
 
-/// State of any type behind a `Mutex`.
+/// State of any type behind the package's lock (`LockedValue`, which announces its sections to ThreadSanitizer).
 ///
 /// Why `@unchecked Sendable` is safe: `state` is only read or written inside `withLock`, which holds
-/// `mutex` for the whole access, so no two threads ever touch it at once (the ThreadSanitizer run in
-/// `Tools/tsan.sh` checks this). The lock is a `Mutex<Void>` rather than a `Mutex<State>` because the
-/// state holds values the compiler cannot prove disconnected (weak references to model objects, key
-/// paths, values of any type): `Mutex<State>` would only accept `sending` values. What crosses threads
-/// through this state is model objects and their values, and those can only be reached from two
-/// threads if the model is itself `Sendable`. Under ThreadSanitizer the lock is announced through
-/// `ThreadSanitizer.acquire`/`release`, which it cannot see in `Mutex` on Linux.
+/// `lock` for the whole access, so no two threads ever touch it at once (the ThreadSanitizer run of
+/// `Tools/sanitize.sh --thread` checks this). The lock guards `Void` rather than the state itself because
+/// the state holds values the compiler cannot prove disconnected (weak references to model objects, key
+/// paths, values of any type): `LockedValue<State>` would only accept and hand out `sending` values. What
+/// crosses threads through this state is model objects and their values, and those can only be reached
+/// from two threads if the model is itself `Sendable`.
+///
+/// (`PropertyStorage`, on every read and write of an `@Observed` property, keeps its own `Mutex` instead: it
+/// checks a flag it copied once for ThreadSanitizer, where `LockedValue` reads the sanitizer's globals on
+/// each section, a few instructions that the hot path does not pay.)
 final class Locked<State>: @unchecked Sendable {
-    private let mutex = Mutex<Void>(())
+    private let lock = LockedValue(())
     private var state: State
 
     init(_ state: State) {
@@ -22,10 +24,8 @@ final class Locked<State>: @unchecked Sendable {
     /// Runs `body` with the state, holding the lock. `body` must not call back into this lock.
     func withLock<Result>(_ body: (inout State) -> Result) -> Result {
         var result: Result?
-        mutex.withLock { _ in
-            ThreadSanitizer.acquire(self)
+        lock.withLock { _ in
             result = body(&state)
-            ThreadSanitizer.release(self)
         }
         // The closure above always ran exactly once.
         return result.unsafelyUnwrapped

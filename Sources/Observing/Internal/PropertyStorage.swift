@@ -88,11 +88,16 @@ let nextSubscriptionID = Atomic<UInt64>(1)
 /// subscribers, unlocks, then delivers through the thread's `ThreadContext`.
 ///
 /// Why `@unchecked Sendable` is safe: `state` is only read or written inside `withState`, which holds
-/// `mutex`, so no two threads ever touch it at once (the ThreadSanitizer run in `Tools/tsan.sh` checks
-/// this). The lock is a `Mutex<Void>` rather than a `Mutex<State>` because the values stored here have
+/// `mutex`, so no two threads ever touch it at once (the ThreadSanitizer run of `Tools/sanitize.sh --thread`
+/// checks this). The lock is a `Mutex<Void>` rather than a `Mutex<State>` because the values stored here have
 /// any type: a `Mutex<State>` only accepts values it can prove disconnected (`sending`), which a
 /// setter's `newValue` is not. Values reach another thread through this storage only if the model
 /// object itself is shared, which Swift allows only for a model declared `Sendable`.
+///
+/// Not the package's `LockedValue` (which the rest of Observing uses, through `Locked`): this lock is taken on
+/// every read and write of every `@Observed` property, and it announces its sections to ThreadSanitizer only
+/// when a flag copied at creation (`sanitized`) says the sanitizer is there; `LockedValue` reads the
+/// sanitizer's globals on every section, which would cost each read and write a few instructions.
 @usableFromInline
 final class PropertyStorage<Value>: @unchecked Sendable {
     /// One observation of this storage. `deliver` is called with each change and the object; it is
