@@ -212,6 +212,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 
     /// Marks the `.initial` call as made (whether or not it was sent): changes held back for it may go.
     func finishInitial() {
+        // Without `.initial` nothing is pending, and the lock (with its generic state) is not worth taking.
+        guard options.contains(.initial) else { return }
         let pending = state.withLock { state in
             let pending = state.pendingInitial
             state.pendingInitial = nil
