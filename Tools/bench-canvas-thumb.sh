@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks canvas-thumb as whole processes, side by side in one run (DESIGN section 7, issue 8):
+# Benchmarks canvas-thumb as whole processes, side by side in one run:
 #   1. one 1080p first-frame cover at 320x320: canvas-thumb vs the C floor (Tools/Floor/cover_floor.c,
 #      compiled here), ffmpegthumbnailer -s 320 -t 0, and ffmpeg -frames:v 1 with a scale filter;
 #   2. the same on a 4K video, and at a 50% seek of the 1080p video;

@@ -1,4 +1,4 @@
-// canvas-thumb: writes one cover per input video (DESIGN section 6). Thin: parse, call Thumbnails'
+// canvas-thumb: writes one cover per input video (Docs/canvas-thumb.md). Thin: parse, call Thumbnails'
 // CoverBatch, print. Exit codes: 0 all written, 1 some failed (the others are written), 2 usage.
 import CommandLineSupport
 import Foundation

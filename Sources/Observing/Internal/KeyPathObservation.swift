@@ -14,8 +14,13 @@ protocol ObservationCore: AnyObject, Sendable {
     var record: ObservationRecord? { get }
     /// The identity of the observed object (readable without touching the object).
     var rootIdentifier: ObjectIdentifier { get }
-    /// The key path naming the observed property, as `KeyValueObserver` keys its pairs (once started).
-    var propertyKeyPath: AnyKeyPath { get }
+    /// The key path naming the observed property, as `KeyValueObserver` keys its pairs (once started); `nil`
+    /// for observations that no `KeyValueObserver` makes.
+    var propertyKeyPath: AnyKeyPath? { get }
+}
+
+extension ObservationCore {
+    var propertyKeyPath: AnyKeyPath? { nil }
 }
 
 /// Told by a chain-link subscription (`PropertyStorage.addLink`) that a storage on the path of a
@@ -183,7 +188,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 
     /// The key path of the observed property, as `KeyValueObserver` keys it (see `propertyKeyPath(_:of:value:reads:)`);
     /// available once `start()` ran.
-    var propertyKeyPath: AnyKeyPath {
+    var propertyKeyPath: AnyKeyPath? {
         state.withLock { $0.propertyKeyPath ?? $0.keyPath }
     }
 

@@ -212,6 +212,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     @usableFromInline let isEqual: ((Value, Value) -> Bool)?
     /// Whether the process runs under ThreadSanitizer (copied here so the lock path reads no global).
     @usableFromInline let sanitized = ThreadSanitizer.isActive
+    /// The Swift Observation registrar of this property, created by its first read (see `ObservationBridge`).
+    @usableFromInline let observation = AtomicLazyReference<ObservationBridge>()
 
     @usableFromInline
     init(_ value: Value, isEqual: ((Value, Value) -> Bool)?) {
@@ -621,7 +623,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// waits for) and the value at the time of registration. With `initialPending`, changes delivered by
     /// other threads wait for `finishInitial(_:)` before calling it (O11: the initial call comes first).
     func subscribe(
-        wantsPrior: Bool, initialPending: Bool,
+        wantsPrior: Bool, initialPending: Bool = false,
         _ deliver: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> (id: UInt64, delivery: Delivery, value: Value) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue

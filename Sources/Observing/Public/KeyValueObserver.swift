@@ -136,8 +136,8 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             beforeInitial: { token in
                 // Keyed by the property observed: a subclass key path to an inherited property is the same pair.
                 var key = key
-                if let core = token.core {
-                    key = Key(object: key.object, keyPath: core.propertyKeyPath)
+                if let property = token.core?.propertyKeyPath {
+                    key = Key(object: key.object, keyPath: property)
                 }
                 let replaced: ObservationToken?
                 (inserted, replaced) = entries.withLock { entries in
