@@ -170,7 +170,8 @@ targets += [
         swiftSettings: swiftSettings),
     // Runs the built executables against Fixtures/ (depending on them makes `swift test` build them first).
     .testTarget(
-        name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim", "CommandLineSupport", "Locking"],
+        name: "CLITests",
+        dependencies: ["canvas-thumb", "canvas-sim", "recording-screen-example", "CommandLineSupport", "Locking"],
         swiftSettings: swiftSettings),
 ]
 
@@ -221,6 +222,16 @@ if Context.environment["MULTICANVAS_FUZZ"] != nil {
     ]
 }
 
+// MARK: Examples
+// A recording screen wired exactly as an app wires it (board, screen wiring, cells with their view-models, covers
+// through CanvasCovers, an effects performer), on the headless host; Docs/Apps.md shows the UIKit version beside it.
+targets += [
+    .executableTarget(
+        name: "recording-screen-example",
+        dependencies: ["CanvasKit", "CanvasHost", "CanvasCovers", "Thumbnails", "Observing"],
+        path: "Examples/RecordingScreen", swiftSettings: swiftSettings)
+]
+
 let package = Package(
     name: "MultiCanvas",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -231,7 +242,7 @@ let package = Package(
 
 // MARK: Documentation snippets
 // Tools/check-docs.sh extracts every Swift block of README.md and Docs/ into .doc-snippets/NAME/main.swift and builds
-// them with MULTICANVAS_DOC_SNIPPETS=1: one executable per block, depending on every library of the package.
+// them with MULTICANVAS_DOC_SNIPPETS set: one executable per block, depending on every library of the package.
 if Context.environment["MULTICANVAS_DOC_SNIPPETS"] != nil {
     // Every library product is named after its one target.
     let libraries = products.filter { $0 is Product.Library }.map(\.name)
