@@ -57,21 +57,23 @@ import Testing
     @Test func handlerEndingItsOwnObservationKeepsItsDeliveryUntilItReturns() throws {
         let counter = Counter()
         let holder = Protected<ObservationToken?>(nil)
+        let delivery = Protected(WeakReference(nil))
         let aliveAfterInvalidate = Flag()
         let token = counter.observe(\.value) { _, _ in
-            guard let token = holder.withLock({ $0 }), let core = token.core as? KeyPathObservation<Counter, Int>
-            else { return }
+            guard let token = holder.withLock({ $0 }) else { return }
             token.invalidate()
-            if core.directDelivery != nil {
+            if delivery.withLock({ $0.object != nil }) {
                 aliveAfterInvalidate.set()
             }
         }
         holder.withLock { $0 = token }
         let core = try #require(token.core as? KeyPathObservation<Counter, Int>)
-        #expect(core.directDelivery != nil)
+        delivery.withLock { $0.object = core.directDelivery }
+        #expect(delivery.withLock { $0.object != nil })
         counter.value = 1
         #expect(aliveAfterInvalidate.isSet, "the running handler's delivery was freed under it")
-        #expect(core.directDelivery == nil, "the delivery outlived the delivery of the change that ended it")
+        #expect(
+            delivery.withLock { $0.object == nil }, "the delivery outlived the delivery of the change that ended it")
     }
 
     /// One subscriber, ended by user code that runs inside the setter before the handler call (the value's own
@@ -107,6 +109,7 @@ import Testing
 
     /// A chain re-targeted while another thread is in a call of the link being dropped: the link is not
     /// released under that call (it is deferred), and is released by a later removal once the call is over.
+    /// (The re-targeting thread's own change then waits for the call in progress: store order, O11.)
     @Test func linkDroppedWhileAnotherThreadCallsItIsReleasedLater() async {
         let folder = LinkedFolder()
         let first = LinkedDocument()
@@ -126,12 +129,16 @@ import Testing
         // The writer's thread calls the title link (one subscriber: the unretained path) and blocks in the handler.
         let writer = StartedThread { first.title = "block" }
         await wait(for: entered)
-        // Re-targeting drops the link to `first.title` while the writer is still inside its call.
-        folder.document = LinkedDocument()
-        #expect(first.titleDeliveries.isEmpty)
+        // Re-targeting (on another thread, whose notification waits for the blocked call) drops the link to
+        // `first.title` while the writer is still inside its call.
+        let retargeter = StartedThread { folder.document = LinkedDocument() }
+        while !first.titleDeliveries.isEmpty {
+            await Task.yield()
+        }
         #expect(link.map(Hazards.isDeferred) == true, "a link being called was released, or not kept")
         release.signal()
         await writer.finished()
+        await retargeter.finished()
         // The next removal releases what no thread calls any more.
         token.invalidate()
         #expect(link == nil, "the dropped link was never released")
@@ -194,55 +201,38 @@ import Testing
         #expect(storage.withLock { $0.object == nil }, "the replaced storage was never freed")
     }
 
-    /// A chain link dropped by its own call (re-targeting) while another thread also calls it is deferred; the
-    /// thread that dropped it is still inside its call, through an unretained reference, so a later removal on
-    /// that thread (which reclaims the deferred links no other thread calls) must not free it before that call
-    /// returns.
-    @Test func linkDroppedByItsOwnCallOutlivesThatCall() async {
+    /// Two threads write the property a chain link follows: the second writer's call of the link starts only once
+    /// the first writer's call has returned (store order, O11). So a link is never called by two threads at once,
+    /// and a link dropped by its own call (re-targeting) is never also inside another thread's call; the dropping
+    /// thread's context keeps it until its own call returns (`Hazards.release`).
+    @Test func secondWritersCallOfALinkStartsAfterTheFirstReturns() async {
         let model = SwitchingTitle()
-        let other = Counter()
-        let otherToken = other.observe(\.value) { _, _ in }
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let firstDone = DispatchSemaphore(value: 0)
-        let link = Protected(WeakReference(nil))
-        let checked = Flag()
-        let freedUnderCall = Flag()
+        let events = Recorder<String>()
         let token = model.observe(\.shown) { _, change in
-            switch change.newValue {
-            case "first":
-                // The first writer's call of the title link: blocks until the second is inside its own call.
+            events.append("enter \(change.newValue ?? "-")")
+            if change.newValue == "first" {
                 entered.signal()
                 release.wait()
-            case "":
-                // The second writer's call of the same link, which dropped it (the path now reads `name`).
-                release.signal()
-                firstDone.wait()
-                // A removal on this thread, once no other thread calls the dropped link.
-                otherToken.invalidate()
-                if link.withLock({ $0.object == nil }) {
-                    freedUnderCall.set()
-                }
-                checked.set()
-            default:
-                break
             }
+            events.append("exit \(change.newValue ?? "-")")
         }
-        link.withLock { $0.object = model.titleDeliveries.first }
-        #expect(model.titleDeliveries.count == 1)
-        let first = StartedThread {
-            model.title = "first"
-            firstDone.signal()
-        }
+        let link = Protected(WeakReference(model.titleDeliveries.first))
+        let first = StartedThread { model.title = "first" }
         await wait(for: entered)
         model.useName.store(true, ordering: .relaxed)
         let second = StartedThread { model.title = "second" }
+        // The second write is stored at once; its delivery waits for the first call to return.
+        while model.title != "second" {
+            await Task.yield()
+        }
+        release.signal()
         await second.finished()
         await first.finished()
-        #expect(checked.isSet)
-        #expect(!freedUnderCall.isSet, "a link was freed while this thread was still calling it")
-        #expect(link.withLock { $0.object == nil }, "the dropped link was never released")
+        #expect(events.values == ["enter first", "exit first", "enter ", "exit "])
         token.invalidate()
+        #expect(link.withLock { $0.object == nil }, "the dropped link was never released")
     }
 }
 

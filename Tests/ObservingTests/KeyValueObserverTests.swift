@@ -296,3 +296,55 @@ import Testing
         #expect(records.first?.description.contains("owned by") == true)
     }
 }
+
+/// A subclass of FBKVOController's test circle: `\Disc.radius` and `\Circle2.radius` name one property.
+class Circle2: KeyValueObservable {
+    @Observed var radius: Double = 0
+}
+
+final class Disc: Circle2 {
+    @Observed var thickness: Double = 0
+    /// One read of an inherited property, transformed: a different key, not the same property.
+    var diameter: Double { radius * 2 }
+}
+
+/// The subclass/superclass decision: `KeyValueObserver` keys by property, as FBKVOController keys by name.
+@Suite struct KeyValueObserverPropertyKeyTests {
+    @Test func subclassAndSuperclassKeyPathsOfOnePropertyAreOnePair() {
+        let disc = Disc()
+        let observer = KeyValueObserver()
+        let calls = CallCounter()
+        #expect(observer.observe(disc, \Disc.radius) { _, _ in calls.increment() })
+        #expect(!observer.observe(disc as Circle2, \Circle2.radius) { _, _ in calls.increment() })
+        #expect(observer.observationCount == 1)
+        disc.radius = 1
+        #expect(calls.count == 1, "the handler ran once per pair observed, not once per change")
+        #expect(observer.isObserving(disc as Circle2, \Circle2.radius))
+        observer.unobserve(disc as Circle2, \Circle2.radius)
+        #expect(!observer.isObserving(disc, \Disc.radius), "unobserving one key path left the other alive")
+        disc.radius = 2
+        #expect(calls.count == 1)
+        #expect(ObservationDiagnostics.liveObservations(of: disc).isEmpty)
+    }
+
+    @Test func superclassKeyPathFirstThenSubclassKeyPath() {
+        let disc = Disc()
+        let observer = KeyValueObserver()
+        #expect(observer.observe(disc as Circle2, \Circle2.radius) { _, _ in })
+        #expect(!observer.observe(disc, \Disc.radius) { _, _ in })
+        observer.unobserve(disc, \Disc.radius)
+        #expect(observer.observationCount == 0)
+    }
+
+    @Test func otherPropertiesAndComputedKeyPathsStayDistinct() {
+        let disc = Disc()
+        let observer = KeyValueObserver()
+        #expect(observer.observe(disc, \Disc.radius) { _, _ in })
+        #expect(observer.observe(disc, \Disc.thickness) { _, _ in })
+        #expect(observer.observe(disc, \Disc.diameter) { _, _ in })
+        #expect(observer.observationCount == 3)
+        observer.unobserve(disc, \Disc.diameter)
+        #expect(observer.isObserving(disc, \Disc.radius))
+        #expect(observer.observationCount == 2)
+    }
+}

@@ -233,7 +233,16 @@ func describe(_ counts: [Int: Int]) -> String {
     counts.isEmpty ? "none" : counts.keys.sorted().map { "\($0) (\(counts[$0]!))" }.joined(separator: ", ")
 }
 
+/// The CPU model, as `/proc/cpuinfo` names it (Linux), or "?": ratios measured elsewhere do not carry over.
+func cpuModel() -> String {
+    let text = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    let line = text.split(separator: "\n").first { $0.hasPrefix("model name") }
+    return line.flatMap { $0.split(separator: ":", maxSplits: 1).last }.map { $0.trimmingCharacters(in: .whitespaces) }
+        ?? "?"
+}
+
 print("LifecycleBenchmark: \(canvasCount) canvases, \(visibleCount) visible, \(keysPerCell) observed keys per cell")
+print("CPU: \(cpuModel()), \(ProcessInfo.processInfo.activeProcessorCount) cores")
 print("")
 print(
     "| scrolling end to end and back (\(2 * scrollSteps) steps) | time per step (us) | vs bare host | peak live observations | bound (displayed x keys) | cells made | violations | reloads |"

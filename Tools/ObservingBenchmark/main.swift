@@ -103,6 +103,14 @@ func loadAverage() -> String {
     return String(text.split(separator: " ").first ?? "?")
 }
 
+/// The CPU model, as `/proc/cpuinfo` names it (Linux), or "?": ratios measured elsewhere do not carry over.
+func cpuModel() -> String {
+    let text = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    let line = text.split(separator: "\n").first { $0.hasPrefix("model name") }
+    return line.flatMap { $0.split(separator: ":", maxSplits: 1).last }.map { $0.trimmingCharacters(in: .whitespaces) }
+        ?? "?"
+}
+
 let startLoad = loadAverage()
 
 // `--profile-delivery`: only loop over one observed property, for a profiler.
@@ -184,6 +192,18 @@ if CommandLine.arguments.contains("--profile-observe") {
     let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000
     for _ in 0..<count {
         model.observe(\.value) { _, change in blackHole(change) }.invalidate()
+    }
+    exit(0)
+}
+
+// `--profile-observer`: only `KeyValueObserver` observe + unobserve of one pair.
+if CommandLine.arguments.contains("--profile-observer") {
+    let observer = KeyValueObserver()
+    let model = Model()
+    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000
+    for _ in 0..<count {
+        observer.observe(model, \.value) { _, change in blackHole(change) }
+        observer.unobserve(model, \.value)
     }
     exit(0)
 }
@@ -349,6 +369,7 @@ rows.append(
 
 // MARK: Report
 
+print("CPU: \(cpuModel()), \(ProcessInfo.processInfo.activeProcessorCount) cores")
 print("load average before: \(startLoad), after: \(loadAverage())")
 print()
 print("| measurement | ns | note |")

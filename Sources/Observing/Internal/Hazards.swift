@@ -47,24 +47,27 @@ final class HazardSlot: Sendable {
 /// names it, and a removed subscriber is in no later snapshot, so once a slot stops naming it, it never
 /// names it again.
 enum Hazards {
-    /// Every live thread's slot (registered when its `ThreadContext` is made, removed when the thread ends).
-    private static let slots = Locked<[ObjectIdentifier: HazardSlot]>([:])
+    /// Every live thread's slot (registered when its `ThreadContext` is made, removed when the thread ends). An
+    /// array: scanning it is what every removal does, and there are only as many as threads that observed.
+    private static let slots = Locked<[HazardSlot]>([])
     /// Removed deliveries that another thread was calling when they were removed without waiting
     /// (re-targeted chain links); released by a later `release` once no slot names them.
     private static let deferred = Locked<[AnyObject]>([])
+    /// How many deliveries `deferred` holds (so that a removal skips its lock when there are none).
+    private static let deferredCount = Atomic<Int>(0)
 
     static func register(_ slot: HazardSlot) {
-        slots.withLock { $0[ObjectIdentifier(slot)] = slot }
+        slots.withLock { $0.append(slot) }
     }
 
     static func unregister(_ slot: HazardSlot) {
-        _ = slots.withLock { $0.removeValue(forKey: ObjectIdentifier(slot)) }
+        slots.withLock { slots in slots.removeAll { $0 === slot } }
     }
 
     /// Whether a thread other than the owner of `excluded` is calling the delivery at `address`.
     static func isCalled(_ address: UInt, excluding excluded: HazardSlot) -> Bool {
         slots.withLock { slots in
-            slots.values.contains {
+            slots.contains {
                 $0 !== excluded && $0.delivery.load(ordering: .sequentiallyConsistent) == address
             }
         }
@@ -95,10 +98,15 @@ enum Hazards {
             context.retire(delivery)
         }
         if !waitingForCalls && isCalled(address, excluding: context.hazard) {
-            deferred.withLock { $0.append(delivery) }
+            deferred.withLock { list in
+                list.append(delivery)
+                deferredCount.store(list.count, ordering: .relaxed)
+            }
             return
         }
-        reclaimDeferred(excluding: context.hazard)
+        if deferredCount.load(ordering: .relaxed) != 0 {
+            reclaimDeferred(excluding: context.hazard)
+        }
     }
 
     /// Returns once no thread but the calling one is calling `delivery` (already closed by its removal):
@@ -130,13 +138,14 @@ enum Hazards {
                 }
             }
             list = kept
+            deferredCount.store(kept.count, ordering: .relaxed)
             return free
         }
         withExtendedLifetime(free) {}
     }
 
     /// Waits a little before looking again: yields for the first rounds, then sleeps, up to a millisecond.
-    private static func backOff(_ attempt: Int) {
+    static func backOff(_ attempt: Int) {
         if attempt < 64 {
             sched_yield()
         } else {

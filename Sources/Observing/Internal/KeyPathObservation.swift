@@ -14,6 +14,13 @@ protocol ObservationCore: AnyObject, Sendable {
     var record: ObservationRecord? { get }
     /// The identity of the observed object (readable without touching the object).
     var rootIdentifier: ObjectIdentifier { get }
+    /// The key path naming the observed property, as `KeyValueObserver` keys its pairs (once started); `nil`
+    /// for observations that no `KeyValueObserver` makes.
+    var propertyKeyPath: AnyKeyPath? { get }
+}
+
+extension ObservationCore {
+    var propertyKeyPath: AnyKeyPath? { nil }
 }
 
 /// Told by a chain-link subscription (`PropertyStorage.addLink`) that a storage on the path of a
@@ -70,9 +77,23 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         /// The direct-mode subscriber, handed to the storage by `start()` and not kept here after it
         /// (it captures the handler, which must go when the observation is invalidated).
         var direct: (@Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void)?
-        /// The storage's `Delivery` of the direct-mode subscriber, weakly: every `invalidate()` call waits
-        /// until no other thread calls it (it is freed once none does).
-        weak var directDelivery: AnyObject?
+        /// The storage's `Delivery` of the direct-mode subscriber: every `invalidate()` call waits until no other
+        /// thread calls it. Dropped by the first `invalidate()` once it has waited (a later call then has nothing
+        /// to wait for). A strong reference: a weak one would give every `Delivery` a side table.
+        var directDelivery: AnyObject?
+        /// Chain mode: the ticket the next notifying re-evaluation takes (see `turn`).
+        var nextTicket: UInt64 = 0
+        /// The key path that names the observed property for `KeyValueObserver` (see `propertyKeyPath(...)`).
+        var propertyKeyPath: AnyKeyPath?
+        /// The registration's `.initial` call still to be marked made (`finishInitial()`): the direct
+        /// subscriber's storage and delivery, or, in chain mode, ticket 0.
+        var pendingInitial: PendingInitial?
+    }
+
+    /// See `State.pendingInitial`.
+    private enum PendingInitial {
+        case direct(PropertyStorage<Value>, PropertyStorage<Value>.Delivery)
+        case chain
     }
 
     let options: ObservationOptions
@@ -84,6 +105,11 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     let rootIdentifier: ObjectIdentifier
     let owner: OwnerDescription?
     private let state: Locked<State>
+    /// Chain mode, store order (O11): each re-evaluation that notifies takes the next ticket under the state's
+    /// lock (where it computes the old and new values), and sends only once `turn` equals its ticket, then
+    /// moves it on. Ticket 0 is the `.initial` call's when asked for. (Direct mode is ordered by its
+    /// storage's turn, `PropertyStorage.turn`.)
+    private let turn = Atomic<UInt64>(0)
 
     /// `send` must call `handler` (on the chosen queue or actor); `handler` gates and releases it.
     /// `direct` is what a direct-mode subscription calls with each change of the property and the
@@ -114,37 +140,98 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 
     // MARK: Registration
 
-    /// Subscribes to what the key path reads and returns the current value (for `.initial`).
+    /// Subscribes to what the key path reads and returns the current value (for `.initial`). With `.initial`,
+    /// changes wait for `finishInitial()`, which the caller must call after making the initial call.
     func start() -> Value? {
         // Objects read under the lock are released after it (see `linkDidChange`).
         var keptAlive: [AnyObject] = []
         let value: Value? = state.withLock { state in
+            // The caller holds the root (`register` runs on it), so a direct observation, which read only the
+            // root, keeps nothing else alive; a chain's reads are kept below.
             guard let root = state.root else { return nil }
-            keptAlive.append(root)
             let keyPath = state.keyPath
             let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
-            keptAlive += reads.map(\.object)
             state.readNames = reads.map(ReadName.init)
             let direct = state.direct
             state.direct = nil
             if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
                 let storage = reads[0].storage as? PropertyStorage<Value>, let direct
             {
-                let (id, delivery, current) = storage.subscribe(wantsPrior: options.contains(.prior), direct)
+                let initial = options.contains(.initial)
+                let (id, delivery, current) = storage.subscribe(
+                    wantsPrior: options.contains(.prior), initialPending: initial, direct)
                 state.mode = .direct(storage: storage, subscriptionID: id)
                 state.directDelivery = delivery
+                if initial {
+                    state.pendingInitial = .direct(storage, delivery)
+                }
                 return current
             }
+            keptAlive.append(root)
+            keptAlive += reads.map(\.object)
+            state.propertyKeyPath = Self.propertyKeyPath(keyPath, of: root, value: value, reads: reads)
             if reads.isEmpty {
                 ObservationDiagnostics.report(
                     .unobservableKeyPath(
                         objectType: String(reflecting: rootType), keyPath: Self.describe(state.keyPath, reads: [])))
+            }
+            if options.contains(.initial) {
+                state.nextTicket = 1
+                state.pendingInitial = .chain
             }
             return retrack(&state, root: root, value: value, reads: reads, links: [], keptAlive: &keptAlive)
         }
         withExtendedLifetime(keptAlive) {}
         LiveObservations.insert(self)
         return value
+    }
+
+    /// The key path of the observed property, as `KeyValueObserver` keys it (see `propertyKeyPath(_:of:value:reads:)`);
+    /// available once `start()` ran.
+    var propertyKeyPath: AnyKeyPath? {
+        state.withLock { $0.propertyKeyPath ?? $0.keyPath }
+    }
+
+    /// The key path that names the property `keyPath` observes on `root`, for `KeyValueObserver`'s "each
+    /// (object, key path) at most once": a subclass key path to an inherited `@Observed` property (`\Square.radius`)
+    /// names the same property as the superclass's (`\Circle.radius`), so both give the superclass's key path, as
+    /// FBKVOController keys both by the name `radius`. Any other key path is its own key.
+    ///
+    /// Swift cannot compare key paths of different root types, so "the same property" is decided from what the
+    /// evaluation read: exactly one `@Observed` property of `root` itself, declared on a superclass of `Root`, of the
+    /// same value type and writability, holding the same value now. (A writable computed property of a subclass that
+    /// transforms one inherited property without changing it, as `x * 1`, would pass too; the docs say so.)
+    static func propertyKeyPath(_ keyPath: KeyPath<Root, Value>, of root: Root, value: Value, reads: [TrackedRead])
+        -> AnyKeyPath
+    {
+        guard reads.count == 1, reads[0].object === root else { return keyPath }
+        let property = reads[0].keyPath
+        guard property != keyPath, type(of: property).rootType != Root.self, type(of: property).valueType == Value.self,
+            keyPath is ReferenceWritableKeyPath<Root, Value>
+        else { return keyPath }
+        guard let stored = root[keyPath: property] as? Value, let equality = makeEquality(Value.self),
+            equality(stored, value)
+        else { return keyPath }
+        return property
+    }
+
+    /// Marks the `.initial` call as made (whether or not it was sent): changes held back for it may go.
+    func finishInitial() {
+        // Without `.initial` nothing is pending, and the lock (with its generic state) is not worth taking.
+        guard options.contains(.initial) else { return }
+        let pending = state.withLock { state in
+            let pending = state.pendingInitial
+            state.pendingInitial = nil
+            return pending
+        }
+        switch pending {
+        case .direct(let storage, let delivery):
+            storage.finishInitial(delivery)
+        case .chain:
+            turn.store(1, ordering: .releasing)
+        case nil:
+            break
+        }
     }
 
     /// Subscribes to `reads` (dropping links no longer read) until the path is stable; returns the value.
@@ -204,7 +291,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // it: the last release of an object runs its deinit, which may end this very observation
         // (an object that owns the token), and that must not happen while the lock is held.
         var keptAlive: [AnyObject] = []
-        let outcome: (root: Root, old: Value, new: Value)? = state.withLock { state in
+        let outcome: (root: Root, old: Value, new: Value, ticket: UInt64)? = state.withLock { state in
             guard let root = state.root, case .chain(let links, let lastValue) = state.mode else { return nil }
             keptAlive.append(root)
             let keyPath = state.keyPath
@@ -218,15 +305,25 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             if let equality = state.equality ?? nil, equality(lastValue, current) {
                 return nil
             }
-            return (root, lastValue, current)
+            let ticket = state.nextTicket
+            state.nextTicket = ticket &+ 1
+            return (root, lastValue, current, ticket)
         }
         withExtendedLifetime(keptAlive) {}
         guard let outcome else { return }
+        // Another thread may still be sending the previous value (or the initial call): changes go out in
+        // the order their values were computed above.
+        var attempt = 0
+        while turn.load(ordering: .acquiring) != outcome.ticket {
+            Hazards.backOff(attempt)
+            attempt += 1
+        }
         let change = ObservedChange(kind: .setting, oldValue: outcome.old, newValue: outcome.new)
         if options.contains(.prior) {
             send(outcome.root, change.prior.filtered(by: options))
         }
         send(outcome.root, change.filtered(by: options))
+        turn.store(outcome.ticket &+ 1, ordering: .releasing)
     }
 
     /// Calls the handler with the current value (`.initial`).
@@ -271,12 +368,16 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             Hazards.waitUntilNotCalled(delivery)
         }
         guard first else { return }
-        let mode = state.withLock { state in
+        let (mode, dropped) = state.withLock { state in
             let mode = state.mode
             state.mode = .pending
             state.root = nil
-            return mode
+            let dropped = state.directDelivery
+            state.directDelivery = nil
+            return (mode, dropped)
         }
+        // Released after the lock (it holds the handler, whose captures' deinits may do anything).
+        withExtendedLifetime(dropped) {}
         if case .chain(let links, _) = mode {
             for link in links {
                 link.storage?.removeSubscriber(link.subscriptionID, waitingForCalls: false)
@@ -346,9 +447,14 @@ private func equality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) -> (V
 }
 
 /// Every observation not yet invalidated, for `ObservationDiagnostics.liveObservations()`.
+///
+/// The entries do not retain the observations, and are not weak references either (a weak reference gives every
+/// observation a side table, an allocation per registration): an observation is removed by its first
+/// `invalidate()`, which its token's `deinit` calls before it releases the observation, and nothing else owns one.
+/// So every entry names a live object while it is listed, and `all` may retain it under the lock.
 enum LiveObservations {
     private struct Entry {
-        weak var core: (any ObservationCore)?
+        unowned(unsafe) let core: any ObservationCore
     }
 
     private static let entries = Locked<[ObjectIdentifier: Entry]>([:])
@@ -362,6 +468,6 @@ enum LiveObservations {
     }
 
     static var all: [any ObservationCore] {
-        entries.withLock { entries in entries.values.compactMap(\.core) }
+        entries.withLock { entries in entries.values.map(\.core) }
     }
 }

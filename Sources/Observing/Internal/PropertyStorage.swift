@@ -58,11 +58,13 @@ protocol StorageHolding {
 }
 
 /// What `PropertyStorage.update` does once the lock is released.
-enum UpdatePlan<Value, Subscriber> {
+enum UpdatePlan<Value, Turn> {
     /// Nobody to notify; the changes are carried out so that removed elements die after the lock.
     case done([ObservedChange<Value>])
-    case notify([ObservedChange<Value>], Bool, [Subscriber])
-    case announce([ObservedChange<Value>], Bool, [Subscriber])
+    /// Notify the changes (already stored) in the turn.
+    case notify([ObservedChange<Value>], Bool, Turn)
+    /// Announce the changes (not stored yet) in the turn, if any, then store and notify.
+    case announce([ObservedChange<Value>], Bool, Turn?)
 }
 
 /// Whether a tracking scope may be open on some thread (see `activeTrackers`).
@@ -86,11 +88,16 @@ let nextSubscriptionID = Atomic<UInt64>(1)
 /// subscribers, unlocks, then delivers through the thread's `ThreadContext`.
 ///
 /// Why `@unchecked Sendable` is safe: `state` is only read or written inside `withState`, which holds
-/// `mutex`, so no two threads ever touch it at once (the ThreadSanitizer run in `Tools/tsan.sh` checks
-/// this). The lock is a `Mutex<Void>` rather than a `Mutex<State>` because the values stored here have
+/// `mutex`, so no two threads ever touch it at once (the ThreadSanitizer run of `Tools/sanitize.sh --thread`
+/// checks this). The lock is a `Mutex<Void>` rather than a `Mutex<State>` because the values stored here have
 /// any type: a `Mutex<State>` only accepts values it can prove disconnected (`sending`), which a
 /// setter's `newValue` is not. Values reach another thread through this storage only if the model
 /// object itself is shared, which Swift allows only for a model declared `Sendable`.
+///
+/// Not the package's `LockedValue` (nor `Locked`, see there): this lock is taken on every read and write of every
+/// `@Observed` property, and it announces its sections to ThreadSanitizer only when a flag copied at creation
+/// (`sanitized`) says the sanitizer is there; `LockedValue` reads the sanitizer's globals on every section, which
+/// would cost each read and write a few instructions.
 @usableFromInline
 final class PropertyStorage<Value>: @unchecked Sendable {
     /// One observation of this storage. `deliver` is called with each change and the object; it is
@@ -124,6 +131,10 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         @usableFromInline let call: (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
         /// Set when the subscriber is removed from the storage; a call that has not started yet is skipped.
         @usableFromInline let closed = Atomic<Bool>(false)
+        /// While the observation's `.initial` call has not been made: the address of the hazard slot of the
+        /// registering thread (which makes it); 0 otherwise. A change delivered by another thread waits for it
+        /// to become 0 before calling this subscriber, so the initial call comes first (O11).
+        let initialOwner = Atomic<UInt>(0)
 
         init(_ call: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void) {
             self.call = call
@@ -148,6 +159,21 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             }
             slot.delivery.store(previous, ordering: .releasing)
         }
+
+        /// Returns once this subscriber's `.initial` call has been made (or it was removed), unless the calling
+        /// thread is the one making it (its own changes are queued behind it; see `KeyValueObservable.register`).
+        func awaitInitial(on context: ThreadContext) {
+            let own = UInt(bitPattern: Unmanaged.passUnretained(context.hazard).toOpaque())
+            var attempt = 0
+            while true {
+                let owner = initialOwner.load(ordering: .acquiring)
+                if owner == 0 || owner == own || closed.load(ordering: .acquiring) {
+                    return
+                }
+                Hazards.backOff(attempt)
+                attempt += 1
+            }
+        }
     }
 
     @usableFromInline
@@ -156,6 +182,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         @usableFromInline var version: UInt64 = 0
         @usableFromInline var subscribers: [Subscriber] = []
         @usableFromInline var priorSubscribers = 0
+        /// Subscribers whose `.initial` call has not been made yet (`Delivery.initialOwner`).
+        @usableFromInline var pendingInitials = 0
+        /// `priorSubscribers + pendingInitials`: when not zero, a write takes the general path (one test in
+        /// the setter's fast path).
+        @usableFromInline var unusualSubscribers = 0
+        /// The ticket the next notified write takes (see `turn`).
+        @usableFromInline var nextTicket: UInt64 = 0
 
         init(value: Value) {
             self.value = value
@@ -163,6 +196,15 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     }
 
     @usableFromInline let mutex = Mutex<Void>(())
+    /// Store order for deliveries (O11): each write that has subscribers takes the next ticket under the lock
+    /// (`State.nextTicket`), in store order; its delivery runs only once `turn` equals its ticket, and ends by
+    /// setting `turn` to the next one (a releasing store: the next delivery sees everything this one did). The
+    /// setter reads `turn` under the lock: when it already equals the new ticket (no delivery of this property
+    /// in progress, the common case) it delivers at once; otherwise it waits for its turn after the lock.
+    /// Two rules keep this free of deadlocks: a thread never waits for a turn while it holds one (a delivery
+    /// ends its turn before it delivers what its handlers queued), and a change made inside a handler is queued
+    /// (O8), so a thread never waits for a ticket that it holds itself.
+    @usableFromInline let turn = Atomic<UInt64>(0)
     /// Exclusive access is guaranteed by `mutex`, so the run-time exclusivity check is skipped.
     @usableFromInline @exclusivity(unchecked) var state: State
     /// `==` for `Equatable` values (a write of an equal value does not notify direct observations),
@@ -188,6 +230,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         // reading the wrapper while this thread assigns it, a data race in the model itself.)
         if !state.subscribers.isEmpty, let context = ThreadContext.existing, context.isDelivering {
             context.retire(state.subscribers as AnyObject)
+            // The setter up the stack must not end its turn in this storage (`endTurn(_:on:)`).
+            context.noteFreedStorage(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
         }
     }
 
@@ -237,29 +281,34 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     /// Stores `newValue` and notifies; `isEqual` tells an equal write (not notified to direct observations).
     ///
-    /// The common case (no prior observer, not inside a handler) is inlined into the model's setter, where
-    /// `Value` is concrete: one lock to store the value and read the subscribers, then the handlers are
-    /// called after the lock with no allocation. With one subscriber, not even a reference count is
-    /// touched: its `Delivery` is read unretained and published in this thread's hazard slot under the lock
-    /// (see `Hazards`), which keeps whoever removes it from releasing it while it is called. With several,
-    /// the list (a copy-on-write array) is retained once and each call is published in the slot first (see
-    /// `Delivery.guardedCall`). The rare cases (prior observers, a write made inside a handler) go through
-    /// out-of-line paths.
+    /// The common case (no prior observer, no `.initial` call pending, not inside a handler, no other delivery
+    /// of this property in progress) is inlined into the model's setter, where `Value` is concrete: one lock to
+    /// store the value, take the write's ticket (see `turn`) and read the subscribers, then the handlers are
+    /// called after the lock with no allocation. With one subscriber, not even a reference count is touched:
+    /// its `Delivery` is read unretained and published in this thread's hazard slot under the lock (see
+    /// `Hazards`), which keeps whoever removes it from releasing it while it is called. With several, or when
+    /// another delivery of this property is in progress (this one then waits for its turn), the list (a
+    /// copy-on-write array) is retained once and each call is published in the slot first (see
+    /// `Delivery.guardedCall`). The rare cases (prior observers, pending initial calls, a write made inside a
+    /// handler) go through out-of-line paths.
     ///
-    /// `self` is not used once the first handler has been called: a handler could, in principle, free this
-    /// storage (by assigning the property wrapper itself), and `deinit` then hands the subscriber list to
-    /// this thread's context (see `deinit`).
+    /// `self` is not used once the first handler has been called, except to end the turn, which checks first
+    /// that no handler freed this storage: a handler could, in principle, free it (by assigning the property
+    /// wrapper itself), and `deinit` then hands the subscriber list to this thread's context (see `deinit`).
     @inlinable
     func setValue(_ newValue: Value, of object: AnyObject) {
         // The calling thread's context, not retained: the thread-local slot holds it until this thread
         // exits, which cannot happen during this call. Each use below is a small closure that the
         // compiler inlines (one large closure would not be, and would retain what it captures).
         var context: Unmanaged<ThreadContext>?
-        // `many` is `nil` unless there are several subscribers (or this is a write made inside a handler),
-        // so that the common cases do not retain and release the array.
+        // `many` is `nil` unless there are several subscribers (or this is a write made inside a handler, or
+        // another delivery is in progress), so that the common cases do not retain and release the array.
+        // The write's ticket is not returned from the lock: the single-subscriber path holds the turn and ends it
+        // by adding one, and the other path finds it in the context (`heldTicket`). Fewer values out of the lock
+        // keep this closure small, which every write pays for, observed or not.
         let stored: (old: Value, single: Unmanaged<Delivery>?, singleNotifiesEqual: Bool, many: [Subscriber]?)? =
             withState { state in
-                if state.priorSubscribers != 0 {
+                if state.unusualSubscribers != 0 {
                     return nil
                 }
                 var old = newValue
@@ -271,7 +320,11 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                 // Read under the lock, so that a write nobody observes does not look it up.
                 let current = Unmanaged<ThreadContext>.fromOpaque(ThreadContext.currentPointer())
                 context = current
-                if state.subscribers.count == 1 && !current._withUnsafeGuaranteedRef({ $0.isDelivering }) {
+                let ticket = state.nextTicket
+                state.nextTicket = ticket &+ 1
+                if state.subscribers.count == 1 && !current._withUnsafeGuaranteedRef({ $0.isDelivering })
+                    && turn.load(ordering: .acquiring) == ticket
+                {
                     // Read without retaining: the hazard published below keeps a remover from releasing
                     // it (a removal takes this lock first, and then finds the slot). The read is a load of
                     // the reference's bits as an `Unmanaged` (same layout, trivial, no retain).
@@ -294,11 +347,12 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                     }
                     return (old, delivery, notifiesEqual, nil)
                 }
+                current._withUnsafeGuaranteedRef { $0.heldTicket = ticket }
                 return (old, nil, false, state.subscribers)
             }
         // `consume`: the array moves out of `stored` instead of being retained a second time.
         guard let (old, single, singleNotifiesEqual, manyIfAny) = consume stored else {
-            announceAndSet(newValue, of: object)
+            generalSet(newValue, of: object)
             return
         }
         guard let context else {
@@ -306,6 +360,9 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             return
         }
         let isEqualWrite = isEqual?(old, newValue) ?? false
+        // Ends the turn after the handlers (`endTurn`): through an unretained reference, since a handler may have
+        // freed this storage, and a debug build retains `self` for every use.
+        let unretained = Unmanaged.passUnretained(self)
         if let single {
             // `closed` is checked for a subscriber removed by this thread since the lock, which only user
             // code run in between can do (a custom `==` ending the observation); other threads' removals
@@ -318,23 +375,25 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                     context._withUnsafeGuaranteedRef { delivery.call(change, object, $0) }
                 }
             }
-            context._withUnsafeGuaranteedRef {
-                $0.hazard.delivery.store(0, ordering: .releasing)
-                $0.endDelivery()
-            }
+            context._withUnsafeGuaranteedRef { $0.hazard.delivery.store(0, ordering: .releasing) }
+            Self.endTurnAndDelivery(of: unretained, on: context)
             return
         }
-        // Several subscribers, or a write made inside a handler.
+        // Several subscribers, a write made inside a handler, or another delivery in progress.
         let subscribers = (consume manyIfAny).unsafelyUnwrapped
+        let ticket = context._withUnsafeGuaranteedRef { $0.heldTicket }
         let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
         if _slowPath(context._withUnsafeGuaranteedRef { $0.isDelivering }) {
             // A write made by a handler: stored above, delivered after the current handler (O8).
             context._withUnsafeGuaranteedRef {
-                enqueueSend(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: $0)
+                enqueueSend(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, ticket: ticket, on: $0)
             }
             return
         }
         context._withUnsafeGuaranteedRef { $0.isDelivering = true }
+        if _slowPath(turn.load(ordering: .acquiring) != ticket) {
+            waitForTurn(ticket)
+        }
         // Each `Delivery` is called through an unretained reference read from the array's buffer. Why that
         // is safe: `subscribers` holds a reference to that buffer until this function returns, and the
         // buffer is never mutated meanwhile (the storage's own array shares it, so any change there copies
@@ -350,13 +409,55 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                 }
             }
         }
-        context._withUnsafeGuaranteedRef { $0.endDelivery() }
+        Self.endTurnAndDelivery(of: unretained, on: context)
     }
 
-    /// `setValue` with prior observers: their prior notification comes before the store.
+    /// Ends the turn the caller holds in `storage` (only the turn's holder moves `turn`: it adds one), letting the
+    /// next write's delivery run, then ends the delivery on this thread (`ThreadContext.endDelivery()`). In that
+    /// order: what the handlers queued may be later writes of this storage, which wait for this turn to end.
+    /// Nothing queued (the common case) is two stores; otherwise `endQueuedDelivery` runs.
+    @inlinable
+    @inline(__always)
+    static func endTurnAndDelivery(of storage: Unmanaged<PropertyStorage>, on context: Unmanaged<ThreadContext>) {
+        if _fastPath(!context._withUnsafeGuaranteedRef { $0.hasQueued }) {
+            storage._withUnsafeGuaranteedRef {
+                $0.turn.store($0.turn.load(ordering: .relaxed) &+ 1, ordering: .releasing)
+            }
+            context._withUnsafeGuaranteedRef { $0.isDelivering = false }
+            return
+        }
+        endQueuedDelivery(of: storage, on: context)
+    }
+
+    /// `endTurnAndDelivery` when the handlers queued something: the turn is not ended if a handler freed the storage
+    /// (then no other thread can be waiting for it: a waiting writer keeps it alive).
     @usableFromInline
     @inline(never)
-    func announceAndSet(_ newValue: Value, of object: AnyObject) {
+    static func endQueuedDelivery(of storage: Unmanaged<PropertyStorage>, on context: Unmanaged<ThreadContext>) {
+        let context = context.takeUnretainedValue()
+        if !context.wasFreedDuringDelivery(UInt(bitPattern: storage.toOpaque())) {
+            storage._withUnsafeGuaranteedRef {
+                $0.turn.store($0.turn.load(ordering: .relaxed) &+ 1, ordering: .releasing)
+            }
+        }
+        context.endDelivery()
+    }
+
+    /// Waits until the deliveries of all earlier tickets have ended (another thread is delivering).
+    @usableFromInline
+    @inline(never)
+    func waitForTurn(_ ticket: UInt64) {
+        var attempt = 0
+        while turn.load(ordering: .acquiring) != ticket {
+            Hazards.backOff(attempt)
+            attempt += 1
+        }
+    }
+
+    /// `setValue` when a subscriber wants prior notifications or still waits for its `.initial` call.
+    @usableFromInline
+    @inline(never)
+    func generalSet(_ newValue: Value, of object: AnyObject) {
         // The setter reached this storage unretained, and `update` stores after the prior notifications, whose
         // handlers may drop every other reference to it (one that replaces the wrapper and ends its observation).
         let retained = Unmanaged.passRetained(self)
@@ -370,16 +471,25 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         }
     }
 
-    /// Queues the delivery of a change made inside a handler (O8).
+    /// Queues the delivery of a change made inside a handler (O8). Its turn comes when it is delivered; a
+    /// delivery dropped as part of an unsettled cycle still waits for its turn and ends it.
     @usableFromInline
     @inline(never)
     func enqueueSend(
         _ change: ObservedChange<Value>, isEqualWrite: Bool, to subscribers: [Subscriber], object: AnyObject,
-        on context: ThreadContext
+        ticket: UInt64, on context: ThreadContext
     ) {
-        context.enqueue(object: object, storage: self) { context in
-            Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
-        }
+        context.enqueue(
+            object: object, storage: self,
+            { context in
+                self.waitForTurn(ticket)
+                Self.send(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, on: context)
+                self.turn.store(ticket &+ 1, ordering: .releasing)
+            },
+            dropped: { _ in
+                self.waitForTurn(ticket)
+                self.turn.store(ticket &+ 1, ordering: .releasing)
+            })
     }
 
     @inlinable
@@ -396,62 +506,87 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// Applies `mutation` under the lock and notifies the changes it returns, in order.
     ///
     /// With prior observers outside any handler, `mutation` first runs on a copy to learn the changes,
-    /// their prior notifications are delivered, then it runs again on the stored value.
+    /// their prior notifications are delivered (in their own turn), then it runs again on the stored value.
     @usableFromInline
     func update(
         of object: AnyObject,
         _ mutation: (inout Value) -> (changes: [ObservedChange<Value>], isEqualWrite: Bool)
     ) {
-        typealias Plan = UpdatePlan<Value, Subscriber>
+        typealias Plan = UpdatePlan<Value, Turn>
         let context = ThreadContext.current
         let plan: Plan = withState { state in
             if state.priorSubscribers > 0 && !context.isDelivering {
                 var copy = state.value
                 let (changes, equal) = mutation(&copy)
-                return .announce(changes, equal, state.subscribers)
+                if changes.isEmpty || state.subscribers.isEmpty {
+                    return .announce(changes, equal, nil)
+                }
+                return .announce(changes, equal, takeTurn(&state))
             }
             let (changes, equal) = mutation(&state.value)
             state.version &+= 1
             if state.subscribers.isEmpty || changes.isEmpty {
                 return .done(changes)
             }
-            return .notify(changes, equal, state.subscribers)
+            return .notify(changes, equal, takeTurn(&state))
         }
         switch plan {
         case .done:
             // The changes (holding removed elements) are released here, after the lock.
             return
-        case .notify(let changes, let equal, let subscribers):
-            deliver(changes, isEqualWrite: equal, to: subscribers, object: object, priors: true)
-        case .announce(let announced, let equal, let subscribers):
-            if !announced.isEmpty {
+        case .notify(let changes, let equal, let turn):
+            deliver(changes, isEqualWrite: equal, turn: turn, object: object, priors: true)
+        case .announce(let announced, let equal, let priorTurn):
+            if let priorTurn {
                 deliver(
-                    announced.map { $0.prior }, isEqualWrite: equal, to: subscribers, object: object,
-                    priors: false)
+                    announced.map { $0.prior }, isEqualWrite: equal, turn: priorTurn, object: object, priors: false)
             }
-            let (changes, isEqualWrite, current): ([ObservedChange<Value>], Bool, [Subscriber]) =
+            let (changes, isEqualWrite, turn): ([ObservedChange<Value>], Bool, Turn?) =
                 withState { state in
                     let (changes, equal) = mutation(&state.value)
                     state.version &+= 1
-                    return (changes, equal, state.subscribers)
+                    if state.subscribers.isEmpty || changes.isEmpty {
+                        return (changes, equal, nil)
+                    }
+                    return (changes, equal, takeTurn(&state))
                 }
-            if !current.isEmpty && !changes.isEmpty {
-                deliver(
-                    changes, isEqualWrite: isEqualWrite, to: current, object: object, priors: false)
+            if let turn {
+                deliver(changes, isEqualWrite: isEqualWrite, turn: turn, object: object, priors: false)
             }
         }
     }
 
-    /// Delivers `changes` to `subscribers`; with `priors`, each change is preceded by its prior
-    /// notification for the subscribers that want one (the re-entrant case: the store already happened).
+    /// A delivery's ticket with what it delivers to (taken under the lock, see `turn`).
+    struct Turn {
+        let ticket: UInt64
+        let subscribers: [Subscriber]
+        /// Whether a subscriber's `.initial` call was pending when the ticket was taken.
+        let awaitsInitials: Bool
+    }
+
+    private func takeTurn(_ state: inout State) -> Turn {
+        let ticket = state.nextTicket
+        state.nextTicket = ticket &+ 1
+        return Turn(ticket: ticket, subscribers: state.subscribers, awaitsInitials: state.pendingInitials != 0)
+    }
+
+    /// Delivers `changes` in `turn`; with `priors`, each change is preceded by its prior notification for the
+    /// subscribers that want one (the re-entrant case: the store already happened).
     private func deliver(
         _ changes: [ObservedChange<Value>],
         isEqualWrite: Bool,
-        to subscribers: [Subscriber],
+        turn: Turn,
         object: AnyObject,
         priors: Bool
     ) {
+        let subscribers = turn.subscribers
         let work = { (context: ThreadContext) in
+            self.waitForTurn(turn.ticket)
+            if turn.awaitsInitials {
+                for subscriber in subscribers {
+                    subscriber.delivery.awaitInitial(on: context)
+                }
+            }
             for change in changes {
                 if priors {
                     let prior = change.prior
@@ -465,10 +600,16 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                     subscriber.delivery.guardedCall(change, object, on: context)
                 }
             }
+            self.turn.store(turn.ticket &+ 1, ordering: .releasing)
         }
         let context = ThreadContext.current
         if context.isDelivering {
-            context.enqueue(object: object, storage: self, work)
+            context.enqueue(
+                object: object, storage: self, work,
+                dropped: { _ in
+                    self.waitForTurn(turn.ticket)
+                    self.turn.store(turn.ticket &+ 1, ordering: .releasing)
+                })
             return
         }
         context.beginDelivery()
@@ -479,19 +620,44 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     // MARK: Subscribing
 
     /// Registers a direct observation; returns its id, its `Delivery` (what `Hazards.waitUntilNotCalled`
-    /// waits for) and the value at the time of registration.
+    /// waits for) and the value at the time of registration. With `initialPending`, changes delivered by
+    /// other threads wait for `finishInitial(_:)` before calling it (O11: the initial call comes first).
     func subscribe(
-        wantsPrior: Bool, _ deliver: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
+        wantsPrior: Bool, initialPending: Bool = false,
+        _ deliver: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> (id: UInt64, delivery: Delivery, value: Value) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
         let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: false, deliver: deliver)
+        if initialPending {
+            let own = UInt(bitPattern: Unmanaged.passUnretained(ThreadContext.current.hazard).toOpaque())
+            subscriber.delivery.initialOwner.store(own, ordering: .relaxed)
+        }
         return withState { state in
             state.subscribers.append(subscriber)
             if wantsPrior {
                 state.priorSubscribers += 1
+                state.unusualSubscribers += 1
+            }
+            if initialPending {
+                state.pendingInitials += 1
+                state.unusualSubscribers += 1
             }
             return (id, subscriber.delivery, state.value)
         }
+    }
+
+    /// Marks `delivery`'s `.initial` call as made: changes waiting for it may call it now.
+    func finishInitial(_ delivery: Delivery) {
+        withState { state in
+            Self.clearInitial(of: delivery, in: &state)
+        }
+    }
+
+    private static func clearInitial(of delivery: Delivery, in state: inout State) {
+        guard delivery.initialOwner.load(ordering: .relaxed) != 0 else { return }
+        delivery.initialOwner.store(0, ordering: .releasing)
+        state.pendingInitials -= 1
+        state.unusualSubscribers -= 1
     }
 
     /// Removes a subscription; unknown ids are ignored. The removed subscriber is closed (a call of it
@@ -503,8 +669,10 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             guard let index = state.subscribers.firstIndex(where: { $0.id == id }) else { return nil }
             if state.subscribers[index].wantsPrior {
                 state.priorSubscribers -= 1
+                state.unusualSubscribers -= 1
             }
             let delivery = state.subscribers.remove(at: index).delivery
+            Self.clearInitial(of: delivery, in: &state)
             delivery.closed.store(true, ordering: .sequentiallyConsistent)
             return delivery
         }
@@ -537,6 +705,7 @@ extension PropertyStorage: TrackableStorage {
             state.subscribers.append(subscriber)
             if wantsPrior {
                 state.priorSubscribers += 1
+                state.unusualSubscribers += 1
             }
             return (id, state.version != version)
         }

@@ -29,6 +29,10 @@ final class ThreadContext {
     /// Whether `enqueue` was called since `beginDelivery()` (then `endDelivery()` has work to do).
     @usableFromInline
     @exclusivity(unchecked) var hasQueued = false
+    /// The ticket of the write this thread just stored, for the setter's path that delivers after the lock
+    /// without holding the turn yet (see `PropertyStorage.turn`).
+    @usableFromInline
+    @exclusivity(unchecked) var heldTicket: UInt64 = 0
     /// The round of the notification being delivered: 0 for a change made outside any handler,
     /// n + 1 for a change made inside a handler of round n.
     @exclusivity(unchecked) private var currentRound = 0
@@ -52,6 +56,8 @@ final class ThreadContext {
     /// Removed subscribers (and subscriber lists of freed storages) that a caller up this thread's stack
     /// may still hold unretained: released when the outermost delivery ends.
     private var retired: [AnyObject] = []
+    /// Storages freed by a handler during the current delivery (see `PropertyStorage.endTurn`).
+    private var freedStorages: [UInt] = []
 
     @usableFromInline
     init() {
@@ -173,6 +179,19 @@ final class ThreadContext {
         hasQueued = true
     }
 
+    /// Records that the storage at address `storage` was freed during the current delivery (call only while
+    /// `isDelivering`).
+    func noteFreedStorage(_ storage: UInt) {
+        freedStorages.append(storage)
+        hasQueued = true
+    }
+
+    /// Whether the storage at address `storage` was freed during the current delivery.
+    @usableFromInline
+    func wasFreedDuringDelivery(_ storage: UInt) -> Bool {
+        freedStorages.contains(storage)
+    }
+
     /// Delivers what was queued, then reports a cycle that was stopped.
     @usableFromInline
     func finishQueued() {
@@ -188,6 +207,7 @@ final class ThreadContext {
             released.removeAll()
         }
         hasQueued = false
+        freedStorages.removeAll()
         if let stopped = stoppedCycle {
             stoppedCycle = nil
             ObservationDiagnostics.report(.unsettledCycle(source: stopped.source, rounds: stopped.rounds))
@@ -208,15 +228,22 @@ final class ThreadContext {
 
     /// Queues `work` after what is already queued, one round deeper than the notification being
     /// delivered; beyond `ObservationDiagnostics.maximumRounds` it is dropped and the cycle reported.
-    /// `object` and `storage` name the changed property in that report.
+    /// `object` and `storage` name the changed property in that report. A dropped notification's `dropped`
+    /// runs in its place, in the same order (it ends the delivery's turn, see `PropertyStorage.turn`).
     @usableFromInline
-    func enqueue(object: AnyObject, storage: any PropertyNaming, _ work: @escaping (ThreadContext) -> Void) {
+    func enqueue(
+        object: AnyObject, storage: any PropertyNaming, _ work: @escaping (ThreadContext) -> Void,
+        dropped: ((ThreadContext) -> Void)? = nil
+    ) {
         hasQueued = true
         let round = currentRound + 1
         let limit = ObservationDiagnostics.maximumRounds
         if round > limit {
             if stoppedCycle == nil {
                 stoppedCycle = (CycleSource(object: object, propertyName: storage.propertyName(in: object)), limit)
+            }
+            if let dropped {
+                pending.append(Pending(round: round, work: dropped))
             }
             return
         }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 public import Observation
+import Synchronization
 
 /// A class whose `@Observed` and `@ObservedArray` properties can be observed by key path.
 ///
@@ -119,12 +120,21 @@ extension KeyValueObservable {
             root: self, keyPath: keyPath, options: options, delivery: delivery, handler: handler, owner: owner,
             send: send, direct: direct)
         let token = ObservationToken(core: core)
-        let value = core.start()
-        beforeInitial(token)
-        if options.contains(.initial), let value {
-            ThreadContext.current.deliverNow { core.sendInitial(value) }
+        // Registration runs as a delivery on this thread (O11): a change this thread makes meanwhile (a
+        // deinit run by a release during the key path's evaluation, the initial handler writing) is queued
+        // behind the initial call, and a change another thread makes after the subscription waits for the
+        // initial call (`finishInitial`), so the initial call comes first and no change is lost.
+        var started = false
+        ThreadContext.current.deliverNow {
+            let value = core.start()
+            started = value != nil
+            beforeInitial(token)
+            if options.contains(.initial), let value {
+                core.sendInitial(value)
+            }
+            core.finishInitial()
         }
-        return (token, value != nil)
+        return (token, started)
     }
 }
 
@@ -143,14 +153,31 @@ func makeSend<Root: Sendable, Value: Sendable>(
             queue.async { handler.call(object, change) }
         }
     case .mainActor:
+        // A call made at once on the main actor must not overtake calls already handed to the main queue (O11):
+        // it is made at once only while none of this observation's calls is waiting there. The sends of one
+        // observation never run at the same time (they run in store order, see `PropertyStorage.turn`), so
+        // the count read here is the one the previous send left.
+        let queued = QueuedCalls()
         return { object, change in
-            if isOnMainActor {
+            if isOnMainActor && queued.count.load(ordering: .acquiring) == 0 {
                 handler.call(object, change)
             } else {
-                DispatchQueue.main.async { handler.call(object, change) }
+                queued.count.add(1, ordering: .relaxed)
+                DispatchQueue.main.async {
+                    handler.call(object, change)
+                    queued.count.subtract(1, ordering: .releasing)
+                }
             }
         }
     }
+}
+
+/// How many calls of one main-actor observation wait on the main queue.
+@usableFromInline
+final class QueuedCalls: Sendable {
+    let count = Atomic<Int>(0)
+
+    init() {}
 }
 
 /// Whether the caller runs on the main actor: on the main thread, or on the main queue (which the

@@ -16,7 +16,9 @@
 /// ```
 ///
 /// - Each (object, key path) is observed at most once: a second `observe` of the same pair is ignored
-///   while the first is active.
+///   while the first is active. Pairs are keyed by the property, as FBKVOController keys them by name: a
+///   subclass key path to an inherited property (`\Square.radius`) and the superclass's (`\Circle.radius`) are
+///   the same pair, observed once, ended by `unobserve` with either.
 /// - `unobserve` and `unobserveAll()` are idempotent; unobserving something never observed does nothing.
 /// - Everything ends when the observer is released, and handlers stop being called once the owner is
 ///   gone, each on its own: the observer keeps only a weak reference to its owner.
@@ -132,6 +134,11 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         _ = object.register(
             keyPath, options: options, delivery: delivery, handler: handler, owner: ownerDescription,
             beforeInitial: { token in
+                // Keyed by the property observed: a subclass key path to an inherited property is the same pair.
+                var key = key
+                if let property = token.core?.propertyKeyPath {
+                    key = Key(object: key.object, keyPath: property)
+                }
                 let replaced: ObservationToken?
                 (inserted, replaced) = entries.withLock { entries in
                     if let existing = entries[key], existing.core?.isActive == true {
@@ -150,11 +157,27 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         return inserted
     }
 
-    /// Ends the observation of `keyPath` of `object`; does nothing if there is none.
+    /// Ends the observation of `keyPath` of `object`; does nothing if there is none. A subclass key path to an
+    /// inherited property and the superclass's key path name the same observation (see ``observe(_:_:options:_:)``).
     public func unobserve<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
         let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
-        let token = entries.withLock { $0.removeValue(forKey: key) }
+        var token = entries.withLock { $0.removeValue(forKey: key) }
+        if token == nil, let property = Self.propertyKey(object, keyPath) {
+            token = entries.withLock { $0.removeValue(forKey: property) }
+        }
         token?.invalidate()
+    }
+
+    /// The key of the property `keyPath` observes when it differs from `keyPath` itself (a subclass key path to an
+    /// inherited property), found by evaluating it as `observe` does; `nil` otherwise.
+    private static func propertyKey<Object: KeyValueObservable, Value>(
+        _ object: Object, _ keyPath: KeyPath<Object, Value>
+    ) -> Key? {
+        let (value, reads) = ThreadContext.current.track { object[keyPath: keyPath] }
+        let property = KeyPathObservation<Object, Value>.propertyKeyPath(
+            keyPath, of: object, value: value, reads: reads)
+        guard property != keyPath else { return nil }
+        return Key(object: ObjectIdentifier(object), keyPath: property)
     }
 
     /// Ends every observation of `object`; does nothing if there is none.
@@ -186,7 +209,11 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         -> Bool
     {
         let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
-        return entries.withLock { $0[key] }?.core?.isActive == true
+        var token = entries.withLock { $0[key] }
+        if token == nil, let property = Self.propertyKey(object, keyPath) {
+            token = entries.withLock { $0[property] }
+        }
+        return token?.core?.isActive == true
     }
 
     /// The number of active observations.
