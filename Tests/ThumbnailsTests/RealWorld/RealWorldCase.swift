@@ -78,11 +78,7 @@ extension RealWorldCase {
     static let box = PixelSize(width: 160, height: 160)
 
     // The findings other changes fix, in words (each names the wrong behaviour it stands for).
-    static let hdr = "finding: HDR (PQ, HLG) covers are washed out, not tone-mapped to SDR"
-    static let mirrors = "finding: mirrored display matrices are ignored (only the matrix's angle is read)"
-    static let matroskaAspect = "finding: Matroska's container sample aspect ratio loses to the bitstream's"
     static let nonUTF8 = "finding: a file name that is not UTF-8 is reported as no such file"
-    static let combing = "finding: interlaced covers show combing"
 
     static let all: [RealWorldCase] =
         orientation + colour + timing + containers + formats
@@ -94,33 +90,26 @@ extension RealWorldCase {
         RealWorldCase(shape: "display matrix: rotate 180", file: "rw-matrix-rot180.mp4", box: box),
         RealWorldCase(shape: "display matrix: rotate 270", file: "rw-matrix-rot270.mp4", box: box),
         RealWorldCase(
-            shape: "display matrix: horizontal mirror", file: "rw-matrix-hflip.mp4",
-            knownIssue: KnownIssue(finding: mirrors, aspects: [.picture])),
+            shape: "display matrix: horizontal mirror", file: "rw-matrix-hflip.mp4"),
         RealWorldCase(
-            shape: "display matrix: vertical mirror", file: "rw-matrix-vflip.mp4",
-            knownIssue: KnownIssue(finding: mirrors, aspects: [.picture])),
+            shape: "display matrix: vertical mirror", file: "rw-matrix-vflip.mp4"),
         RealWorldCase(
-            shape: "display matrix: transpose (mirror + 90)", file: "rw-matrix-transpose.mp4",
-            knownIssue: KnownIssue(finding: mirrors, aspects: [.picture])),
+            shape: "display matrix: transpose (mirror + 90)", file: "rw-matrix-transpose.mp4"),
         RealWorldCase(
-            shape: "display matrix: transverse (mirror + 270)", file: "rw-matrix-transverse.mp4", box: box,
-            knownIssue: KnownIssue(finding: mirrors, aspects: [.picture])),
+            shape: "display matrix: transverse (mirror + 270)", file: "rw-matrix-transverse.mp4", box: box),
         RealWorldCase(
             shape: "Matroska 2:1 container SAR over square-pixel H.264", file: "rw-sar-2to1.mkv",
-            box: PixelSize(width: 320, height: 320),
-            knownIssue: KnownIssue(finding: matroskaAspect, aspects: [.size, .picture])),
+            box: PixelSize(width: 320, height: 320)),
     ]
 
     static let colour: [RealWorldCase] = [
         RealWorldCase(shape: "SDR BT.709 HEVC (the HDR clips' source)", file: "rw-hdr-source-sdr.mp4"),
         RealWorldCase(
             shape: "HDR10 PQ BT.2020 10-bit HEVC", file: "rw-hdr-pq.mp4",
-            reference: .toneMapped(sdr: "rw-hdr-source-sdr.mp4"),
-            knownIssue: KnownIssue(finding: hdr, aspects: [.picture])),
+            reference: .toneMapped(sdr: "rw-hdr-source-sdr.mp4")),
         RealWorldCase(
             shape: "HLG BT.2020 10-bit HEVC", file: "rw-hdr-hlg.mp4",
-            reference: .toneMapped(sdr: "rw-hdr-source-sdr.mp4"),
-            knownIssue: KnownIssue(finding: hdr, aspects: [.picture])),
+            reference: .toneMapped(sdr: "rw-hdr-source-sdr.mp4")),
         RealWorldCase(shape: "H.264 10-bit 4:2:0", file: "rw-h264-10bit.mp4", box: box),
         RealWorldCase(shape: "H.264 10-bit 4:2:2", file: "rw-h264-422-10bit.mp4"),
         RealWorldCase(shape: "H.264 4:4:4", file: "rw-h264-444.mp4", box: box),
@@ -176,13 +165,13 @@ extension RealWorldCase {
         RealWorldCase(
             shape: "WMV (wmv2 in ASF), keyframe every 0.4 s", file: "rw-wmv2.wmv", time: .seconds(1.1), mode: .exact),
         RealWorldCase(
-            shape: "interlaced H.264 in MPEG-TS", file: "rw-interlaced-h264.ts", reference: .deinterlaced,
-            knownIssue: KnownIssue(finding: combing, aspects: [.picture])),
+            shape: "interlaced H.264 in MPEG-TS", file: "rw-interlaced-h264.ts", reference: .deinterlaced),
         RealWorldCase(
             shape: "interlaced H.264 in MPEG-TS", file: "rw-interlaced-h264.ts", time: .seconds(0.2), mode: .exact,
-            box: box),
+            box: box, reference: .deinterlaced),
         RealWorldCase(
-            shape: "interlaced H.264 in MPEG-TS", file: "rw-interlaced-h264.ts", time: .seconds(1.9), box: box),
+            shape: "interlaced H.264 in MPEG-TS", file: "rw-interlaced-h264.ts", time: .seconds(1.9), box: box,
+            reference: .deinterlaced),
     ]
 
     static let containers: [RealWorldCase] = [
