@@ -123,18 +123,19 @@ struct PictureTests {
         }
     }
 
-    @Test("the tone curve is BT.2390's EETF: identity below the knee, the source peak onto reference white")
+    @Test("the tone curve is BT.2390's EETF: identity below the knee, the source peak onto the SDR display's peak")
     func toneCurve() {
-        let curve = EETF(sourcePeak: 1000, targetPeak: 203)
-        #expect(abs(curve.map(50) - 50) < 1e-9)
-        #expect(abs(curve.map(1000) - 203) < 0.5)
-        #expect(curve.map(500) < 203 && curve.map(500) > curve.map(203))
-        #expect(curve.kneeLight > 80 && curve.kneeLight < 120)
+        let curve = EETF(sourcePeak: 1000, targetPeak: 100)
+        #expect(abs(curve.map(20) - 20) < 1e-9)
+        #expect(abs(curve.map(1000) - 100) < 0.5)
+        #expect(curve.map(500) < 100 && curve.map(500) > curve.map(203))
+        #expect(curve.map(203) > 85 && curve.map(203) < 95)
+        #expect(curve.kneeLight > 25 && curve.kneeLight < 45)
         for nits in [0.5, 10.0, 100.0, 203.0, 1000.0, 4000.0] {
             #expect(abs(PQ.light(signal: PQ.signal(light: nits)) - nits) < nits * 1e-6)
         }
-        let flat = EETF(sourcePeak: 150, targetPeak: 203)
-        #expect(flat.map(120) == 120)
+        let flat = EETF(sourcePeak: 90, targetPeak: 100)
+        #expect(flat.map(80) == 80)
     }
 
     @Test(

@@ -5,15 +5,16 @@ import Foundation
 /// scaling (so the cost is per cover pixel, not per video pixel).
 ///
 /// Per pixel, from 16-bit R'G'B' (swscale's conversion of the YUV with the frame's matrix):
-/// 1. display light per component by a lookup table, in units of HDR reference white (203 cd/m2,
-///    BT.2408's diffuse white, which standard range shows as its white): PQ by its EOTF; HLG by
-///    its inverse OETF and a system gamma of 1.2 on each component for a 1,000 cd/m2 display
-///    (a scene-light conversion; the luminance-weighted BT.2100 OOTF differs from it only in
-///    saturated highlights);
+/// 1. display light per component by a lookup table, in units of the SDR reference display's peak
+///    (100 cd/m2, BT.2035), which standard range shows as its white: PQ by its EOTF; HLG by its
+///    inverse OETF and a system gamma of 1.2 on each component for a 1,000 cd/m2 display (a
+///    scene-light conversion, as zimg does; the luminance-weighted BT.2100 OOTF differs from it
+///    in saturated colours);
 /// 2. BT.2390's EETF, the tone curve: a Hermite knee in the PQ domain that maps the source peak
-///    (the frame's MaxCLL, else its mastering display's peak, else 1,000 cd/m2) onto reference
-///    white and leaves everything below the knee (about 100 cd/m2 for a 1,000 cd/m2 source)
-///    untouched. It is applied to the largest component as a gain on all three, so hue and
+///    (the frame's MaxCLL, else its mastering display's peak, else 1,000 cd/m2) onto the SDR
+///    display's peak and leaves everything below the knee (about 33 cd/m2 for a 1,000 cd/m2
+///    source) untouched; HDR reference white (203 cd/m2, BT.2408) lands at about 0.9 of SDR white.
+///    It is applied to the largest component as a gain on all three, so hue and
 ///    saturation are kept (a per-component curve would bleach bright colours);
 /// 3. the primaries' matrix to BT.709, in linear light;
 /// 4. a gamut clip: a colour BT.709 cannot show is desaturated toward its own luminance until it
@@ -21,8 +22,9 @@ import Foundation
 /// 5. the BT.1886 inverse EOTF (gamma 1/2.4) to 8-bit, by a table indexed by the square root of
 ///    the light, so dark tones keep their precision.
 struct ToneMapper {
-    /// Reference white, in cd/m2: what standard range shows as white (BT.2408).
-    static let referenceWhite = 203.0
+    /// The SDR reference display's peak, in cd/m2 (BT.2035): what standard range shows as white,
+    /// and where the tone curve puts the source's peak.
+    static let referenceWhite = 100.0
     /// The peak assumed when the frame states none (HLG's nominal display, common HDR10 masters).
     static let defaultPeak = 1000.0
 
@@ -35,7 +37,7 @@ struct ToneMapper {
 
     private let toLight: [Float]
     private let gain: [Float]
-    /// Light (in reference whites) at which the tone curve starts bending; below it the gain is 1.
+    /// Light (in SDR whites) at which the tone curve starts bending; below it the gain is 1.
     private let knee: Float
     /// Maps light to an index of `gain`.
     private let gainScale: Float
@@ -156,12 +158,12 @@ struct ToneMapper {
 
     // MARK: Tables
 
-    /// PQ code (top 12 bits) to display light in reference whites: the ST 2084 EOTF.
+    /// PQ code (top 12 bits) to display light in SDR whites: the ST 2084 EOTF.
     private static let pqLight: [Float] = (0..<(1 << inputBits)).map { code in
         Float(PQ.light(signal: Double(code) / Double((1 << inputBits) - 1)) / referenceWhite)
     }
 
-    /// HLG code (top 12 bits) to display light in reference whites: the inverse OETF, then a
+    /// HLG code (top 12 bits) to display light in SDR whites: the inverse OETF, then a
     /// system gamma of 1.2 on a 1,000 cd/m2 display.
     private static let hlgLight: [Float] = (0..<(1 << inputBits)).map { code in
         let signal = Double(code) / Double((1 << inputBits) - 1)
@@ -172,7 +174,7 @@ struct ToneMapper {
         return Float(defaultPeak * pow(scene, 1.2) / referenceWhite)
     }
 
-    /// The square root of light (0...1, in reference whites) to 8-bit BT.1886 code: light^(1/2.4).
+    /// The square root of light (0...1, in SDR whites) to 8-bit BT.1886 code: light^(1/2.4).
     private static let output: [UInt8] = (0..<tableSize).map { index in
         let root = Double(index) / Double(tableSize - 1)
         return UInt8((pow(root * root, 1 / 2.4) * 255).rounded())
