@@ -41,10 +41,11 @@ targets += [
     ),
     // Thumbnails implements CanvasKit's `CoverProvider` (CanvasKit itself never imports FFmpeg).
     .target(
-        name: "Thumbnails", dependencies: ["CFFmpeg", "CanvasKit", "ThreadSanitizerSupport"],
+        name: "Thumbnails", dependencies: ["CFFmpeg", "CanvasKit", "ThreadSanitizerSupport", "CommandLineSupport"],
         swiftSettings: swiftSettings),
     .testTarget(
-        name: "ThumbnailsTests", dependencies: ["Thumbnails", "CanvasKit", "ThreadSanitizerSupport", "SeededRandom"],
+        name: "ThumbnailsTests",
+        dependencies: ["Thumbnails", "CanvasKit", "ThreadSanitizerSupport", "SeededRandom", "CommandLineSupport"],
         swiftSettings: swiftSettings),
     // `media-info FILE...`: a development tool that prints what Thumbnails reads from media files.
     .executableTarget(

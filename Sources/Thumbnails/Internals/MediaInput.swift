@@ -46,11 +46,23 @@ final class MediaInput {
         guard url.isFileURL else {
             throw ThumbnailError(.invalidArgument, reason: "\(url.absoluteString): not a file URL")
         }
-        let path = url.path
-        try Self.checkFile(at: path)
+        try self.init(fileAt: FileSystemPath(url), probe: probe, interruption: interruption)
+    }
+
+    /// Opens the file at `path`, its bytes handed to the system unchanged (a name that is not
+    /// UTF-8 opens); error reasons name it by its ``FileSystemPath/escaped`` form.
+    ///
+    /// - Throws: as ``init(contentsOf:probe:interruption:)``.
+    convenience init(
+        fileAt file: FileSystemPath,
+        probe: ProbePolicy = .always,
+        interruption: Interruption? = nil
+    ) throws(ThumbnailError) {
+        let path = file.escaped
+        try Self.checkFile(at: file, name: path)
         let format: FormatContext
         do {
-            format = try FormatContext(path: path, interruption: interruption)
+            format = try FormatContext(path: file, interruption: interruption)
         } catch {
             throw Self.openFailure(error, path: path)
         }
@@ -129,8 +141,8 @@ final class MediaInput {
     }
 
     /// Classifies the path before FFmpeg sees it, so each case gets its own error.
-    private static func checkFile(at path: String) throws(ThumbnailError) {
-        switch FileStatus(path: path) {
+    private static func checkFile(at file: FileSystemPath, name path: String) throws(ThumbnailError) {
+        switch FileStatus(path: file) {
         case .missing:
             throw ThumbnailError(.fileNotFound, reason: "\(path): no such file")
         case .directory:
