@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Benchmarks canvas-thumb as whole processes, side by side in one run (DESIGN section 7, issue 8):
+# Benchmarks canvas-thumb as whole processes, side by side in one run:
 #   1. one 1080p first-frame cover at 320x320: canvas-thumb vs the C floor (Tools/Floor/cover_floor.c,
 #      compiled here), ffmpegthumbnailer -s 320 -t 0, and ffmpeg -frames:v 1 with a scale filter;
 #   2. the same on a 4K video, and at a 50% seek of the 1080p video;
 #   3. 200 covers from 20 different files: one canvas-thumb call vs ffmpegthumbnailer once per file
-#      through xargs -P with the same parallelism;
+#      through xargs -P with the same parallelism; and what the crash isolation costs: the same call
+#      with its inputs in worker processes (the default) and on threads of one process
+#      (CANVAS_THUMB_ISOLATION=threads, run through env(1), which adds about a millisecond to it);
 #   4. peak memory (GNU time's maximum resident set size) of each.
 # Inputs are generated on demand into .bench/ (git-ignored). Prints medians (hyperfine) and ratios.
 #   Tools/bench-canvas-thumb.sh [--runs N]
@@ -52,7 +54,8 @@ compare() { # compare TITLE then 4 commands: ours floor ffmpegthumbnailer ffmpeg
         "$(echo "$ours / $floor" | bc -l)" "$(echo "$ftn / $ours" | bc -l)" "$(echo "$ff / $ours" | bc -l)"
 }
 
-echo "canvas-thumb benchmark, $(nproc) cores, FFmpeg $(pkg-config --modversion libavformat) (libavformat), $runs runs each"
+cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+echo "canvas-thumb benchmark, $cpu, $(nproc) cores, FFmpeg $(pkg-config --modversion libavformat) (libavformat), $runs runs each"
 echo
 echo "| cover (320x320) | canvas-thumb ms | C floor ms | ffmpegthumbnailer ms | ffmpeg ms | ours / floor | ffmpegthumbnailer / ours | ffmpeg / ours |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -85,6 +88,16 @@ read -r ours ftn <<< "$(median "$bench/h.json")"
 printf '| median s | %.2f | %.2f | %.2fx |\n' "$(echo "$ours / 1000" | bc -l)" "$(echo "$ftn / 1000" | bc -l)" \
     "$(echo "$ftn / $ours" | bc -l)"
 printf '| covers per second | %.0f | %.0f | |\n' "$(echo "200000 / $ours" | bc -l)" "$(echo "200000 / $ftn" | bc -l)"
+
+echo
+echo "| 200 covers, $jobs jobs, crash isolation | worker processes (default) | threads of one process | processes / threads |"
+echo "| --- | --- | --- | --- |"
+batch_args="--output-dir $o/batch-ours --max-size 320x320 --jobs $jobs $(tr '\n' ' ' < "$bench/inputs.txt")"
+hyperfine -N -w 1 -r "$runs" --export-json "$bench/h.json" \
+    "$thumb $batch_args" "env CANVAS_THUMB_ISOLATION=threads $thumb $batch_args" >/dev/null 2>&1 || true
+read -r processes threads <<< "$(median "$bench/h.json")"
+printf '| median s | %.3f | %.3f | %.3fx |\n' "$(echo "$processes / 1000" | bc -l)" \
+    "$(echo "$threads / 1000" | bc -l)" "$(echo "$processes / $threads" | bc -l)"
 
 echo
 echo "| peak memory (max RSS, MB) | canvas-thumb | C floor | ffmpegthumbnailer | ffmpeg |"
