@@ -1,6 +1,7 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // MultiCanvas: the view-model layer of a multi-canvas recording screen.
-// Layout and contract: DESIGN.md section 1 (kept in the steering repo's shared/ folder).
+// The module graph and what each module may import: Docs/Architecture.md.
+import Foundation
 import PackageDescription
 
 /// Settings every Swift target shares: Swift 6 mode (the package default below) and
@@ -12,23 +13,36 @@ let swiftSettings: [SwiftSetting] = [
 var products: [Product] = []
 var targets: [Target] = []
 
-// MARK: ThreadSanitizerSupport
-// Announces the package's `Mutex` sections to ThreadSanitizer, which cannot see `Synchronization.Mutex` on Linux
-// (Tools/sanitize.sh). Internal: `package` API only, shared by every module that locks.
+// MARK: Locking
+// `LockedValue`, the package's one lock type: a `Mutex` whose sections are announced to ThreadSanitizer, which cannot
+// see `Synchronization.Mutex` on Linux (Tools/sanitize.sh). Internal: `package` API only, shared by every module that
+// locks.
 targets += [
-    .target(name: "ThreadSanitizerSupport", swiftSettings: swiftSettings),
-    .testTarget(
-        name: "ThreadSanitizerSupportTests", dependencies: ["ThreadSanitizerSupport"], swiftSettings: swiftSettings),
+    .target(name: "Locking", swiftSettings: swiftSettings),
+    .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: swiftSettings),
 ]
 
 // MARK: SeededRandom
 // SplitMix64, the one seeded generator every seeded thing in the package uses (`package` API, not a product).
 targets += [.target(name: "SeededRandom", swiftSettings: swiftSettings)]
 
+// MARK: Test support
+// What several test suites share (never linked by a product): `TestSupport` (a lifetime tracker, the stress scale,
+// temporary folders, the committed fixtures) and `CanvasTestSupport` (board builders and seeded event sequences).
+targets += [
+    .target(
+        name: "TestSupport", dependencies: ["Locking", "SeededRandom"], path: "Tests/TestSupport",
+        swiftSettings: swiftSettings),
+    .target(
+        name: "CanvasTestSupport", dependencies: ["CanvasKit", "SeededRandom"], path: "Tests/CanvasTestSupport",
+        swiftSettings: swiftSettings),
+]
+
 // MARK: Thumbnails
-// The FFmpeg-backed cover service (DESIGN section 5). CFFmpeg is the system library it alone imports:
+// The FFmpeg-backed cover service (Docs/Thumbnails.md). CFFmpeg is the system library it alone imports:
 // `pkgConfig` finds the headers and library folder through libavformat.pc, and CFFmpeg's module map
 // links all four libraries. The test suite reads the committed Fixtures/ (made by Tools/make-fixtures.sh).
+// Thumbnails depends on nothing above it: CanvasKit's cover protocol is implemented by CanvasCovers.
 products.append(.library(name: "Thumbnails", targets: ["Thumbnails"]))
 targets += [
     .systemLibrary(
@@ -39,13 +53,9 @@ targets += [
             .brew(["ffmpeg", "pkg-config"]),
         ]
     ),
-    // Thumbnails implements CanvasKit's `CoverProvider` (CanvasKit itself never imports FFmpeg).
-    .target(
-        name: "Thumbnails", dependencies: ["CFFmpeg", "CanvasKit", "ThreadSanitizerSupport", "CommandLineSupport"],
-        swiftSettings: swiftSettings),
+    .target(name: "Thumbnails", dependencies: ["CFFmpeg", "Locking"], swiftSettings: swiftSettings),
     .testTarget(
-        name: "ThumbnailsTests",
-        dependencies: ["Thumbnails", "CanvasKit", "ThreadSanitizerSupport", "SeededRandom", "CommandLineSupport"],
+        name: "ThumbnailsTests", dependencies: ["Thumbnails", "Locking", "SeededRandom", "TestSupport"],
         swiftSettings: swiftSettings),
     // `media-info FILE...`: a development tool that prints what Thumbnails reads from media files.
     .executableTarget(
@@ -70,9 +80,11 @@ targets += [
     // The thread-local slot of Observing's per-thread context (C: Swift has no thread-local variables).
     .target(name: "ObservingThreadLocal"),
     .target(
-        name: "Observing", dependencies: ["ThreadSanitizerSupport", "ObservingThreadLocal"],
+        name: "Observing", dependencies: ["Locking", "ObservingThreadLocal"],
         swiftSettings: swiftSettings),
-    .testTarget(name: "ObservingTests", dependencies: ["Observing", "SeededRandom"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "ObservingTests", dependencies: ["Observing", "SeededRandom", "TestSupport"], swiftSettings: swiftSettings
+    ),
     .executableTarget(
         name: "ObservingBenchmark",
         dependencies: ["Observing"],
@@ -82,53 +94,93 @@ targets += [
 ]
 
 // MARK: CanvasKit
-// The canvas state machine, its observable models and the event language (DESIGN section 2).
+// What an app links for its recording screen (Docs/CanvasKit.md, Docs/Lifecycle.md): the board state machine,
+// `CanvasModel` / `CanvasBoard`, display derivation, cell view-models, the display-lifecycle binder, the screen wiring
+// over a collection-view protocol, the cover-provider protocol. No FFmpeg, no host, no simulation.
 products.append(.library(name: "CanvasKit", targets: ["CanvasKit"]))
 targets += [
-    .target(
-        name: "CanvasKit", dependencies: ["Observing", "ThreadSanitizerSupport", "SeededRandom"],
-        swiftSettings: swiftSettings),
+    .target(name: "CanvasKit", dependencies: ["Observing", "Locking"], swiftSettings: swiftSettings),
     .testTarget(
-        name: "CanvasKitTests", dependencies: ["CanvasKit", "Observing", "ThreadSanitizerSupport", "SeededRandom"],
+        name: "CanvasKitTests",
+        dependencies: ["CanvasKit", "Observing", "Locking", "SeededRandom", "TestSupport", "CanvasTestSupport"],
         swiftSettings: swiftSettings),
     .executableTarget(
         name: "CanvasBenchmark",
-        dependencies: ["CanvasKit", "Observing"],
+        dependencies: ["CanvasKit", "Observing", "Locking"],
         path: "Tools/CanvasBenchmark",
         swiftSettings: swiftSettings
     ),
 ]
 
-// MARK: Lifecycle
+// MARK: CanvasHost
+// The headless collection view (UIKit's cell lifecycle, batch updates and their errors) and the headless canvas
+// screen and cell over it: for the package's tests, the simulation, and apps' own tests of their cells.
+products.append(.library(name: "CanvasHost", targets: ["CanvasHost"]))
 targets += [
+    .target(
+        name: "CanvasHost", dependencies: ["CanvasKit", "Observing", "Locking", "SeededRandom"],
+        swiftSettings: swiftSettings),
+    .testTarget(
+        name: "CanvasHostTests",
+        dependencies: ["CanvasHost", "CanvasKit", "Observing", "Locking", "SeededRandom", "TestSupport"],
+        swiftSettings: swiftSettings),
     .executableTarget(
         name: "LifecycleBenchmark",
-        dependencies: ["CanvasKit", "Observing"],
+        dependencies: ["CanvasHost", "CanvasKit", "Observing", "Locking"],
         path: "Tools/LifecycleBenchmark",
         swiftSettings: swiftSettings
-    )
+    ),
+]
+
+// MARK: CanvasSimulation
+// `canvas-sim`'s engine (Docs/canvas-sim.md): the event language, a board stepped on the headless screen, board
+// pictures, the transition-table export.
+products.append(.library(name: "CanvasSimulation", targets: ["CanvasSimulation"]))
+targets += [
+    .target(
+        name: "CanvasSimulation", dependencies: ["CanvasKit", "CanvasHost", "Observing", "Locking"],
+        swiftSettings: swiftSettings),
+    .testTarget(
+        name: "CanvasSimulationTests",
+        dependencies: ["CanvasSimulation", "CanvasHost", "CanvasKit", "Locking", "SeededRandom", "CanvasTestSupport"],
+        swiftSettings: swiftSettings),
+]
+
+// MARK: CanvasCovers
+// The one place CanvasKit and Thumbnails meet: `CoverService` as CanvasKit's `CoverProvider`.
+products.append(.library(name: "CanvasCovers", targets: ["CanvasCovers"]))
+targets += [
+    .target(name: "CanvasCovers", dependencies: ["CanvasKit", "Thumbnails"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "CanvasCoversTests", dependencies: ["CanvasCovers", "CanvasKit", "Thumbnails", "Locking", "TestSupport"],
+        swiftSettings: swiftSettings),
 ]
 
 // MARK: canvas-thumb
-// `canvas-thumb INPUT... [-o OUT | --output-dir DIR] ...`: covers from the command line (DESIGN section 6).
+// `canvas-thumb INPUT... [-o OUT | --output-dir DIR] ...`: covers from the command line (Docs/canvas-thumb.md).
 products.append(.executable(name: "canvas-thumb", targets: ["canvas-thumb"]))
 targets += [
     .executableTarget(
-        name: "canvas-thumb", dependencies: ["Thumbnails", "CommandLineSupport", "ThreadSanitizerSupport"],
+        name: "canvas-thumb", dependencies: ["Thumbnails", "CommandLineSupport", "Locking"],
         swiftSettings: swiftSettings),
     // Runs the built executables against Fixtures/ (depending on them makes `swift test` build them first).
     .testTarget(
-        name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim", "ThreadSanitizerSupport"],
+        name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim", "CommandLineSupport", "Locking"],
         swiftSettings: swiftSettings),
 ]
 
 // MARK: canvas-sim
 // `canvas-sim [--cells N] (--script FILE | --events "..." | --interactive) ...`: steps a board through events and
-// prints every step (DESIGN section 6). The logic is CanvasKit's `BoardSimulation`; covers come from Thumbnails.
+// prints every step (Docs/canvas-sim.md). The logic is CanvasSimulation's `BoardSimulation`; covers come from
+// Thumbnails through CanvasCovers.
 products.append(.executable(name: "canvas-sim", targets: ["canvas-sim"]))
 targets += [
     .executableTarget(
-        name: "canvas-sim", dependencies: ["CanvasKit", "Thumbnails", "CommandLineSupport", "ThreadSanitizerSupport"],
+        name: "canvas-sim",
+        dependencies: [
+            "CanvasSimulation", "CanvasHost", "CanvasKit", "CanvasCovers", "Thumbnails", "CommandLineSupport",
+            "Locking",
+        ],
         swiftSettings: swiftSettings)
 ]
 
@@ -139,7 +191,11 @@ targets += [
     .executableTarget(
         name: "fuzz-inputs", dependencies: ["SeededRandom"], path: "Tools/FuzzInputs", swiftSettings: swiftSettings),
     .executableTarget(
-        name: "Soak", dependencies: ["CanvasKit", "Thumbnails", "Observing", "SeededRandom"], path: "Tools/Soak",
+        name: "Soak",
+        dependencies: [
+            "CanvasSimulation", "CanvasHost", "CanvasKit", "CanvasCovers", "Thumbnails", "Observing", "SeededRandom",
+        ],
+        path: "Tools/Soak",
         swiftSettings: swiftSettings),
 ]
 
@@ -154,7 +210,8 @@ if Context.environment["MULTICANVAS_FUZZ"] != nil {
             name: "cover-fuzzer", dependencies: ["Thumbnails"], path: "Tools/Fuzz/CoverFuzzer",
             swiftSettings: fuzzerSettings),
         .executableTarget(
-            name: "script-fuzzer", dependencies: ["CanvasKit", "Observing"], path: "Tools/Fuzz/ScriptFuzzer",
+            name: "script-fuzzer", dependencies: ["CanvasSimulation", "CanvasHost", "CanvasKit", "Observing"],
+            path: "Tools/Fuzz/ScriptFuzzer",
             swiftSettings: fuzzerSettings),
     ]
 }
@@ -166,3 +223,20 @@ let package = Package(
     targets: targets,
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Documentation snippets
+// Tools/check-docs.sh extracts every Swift block of README.md and Docs/ into .doc-snippets/NAME/main.swift and builds
+// them with MULTICANVAS_DOC_SNIPPETS=1: one executable per block, depending on every library of the package.
+if Context.environment["MULTICANVAS_DOC_SNIPPETS"] != nil {
+    // Every library product is named after its one target.
+    let libraries = products.filter { $0 is Product.Library }.map(\.name)
+    let folder = Context.packageDirectory + "/.doc-snippets"
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    for name in names.sorted() where name.hasPrefix("doc-") {
+        package.targets.append(
+            .executableTarget(
+                name: name, dependencies: libraries.map { Target.Dependency.target(name: $0) },
+                path: ".doc-snippets/\(name)",
+                swiftSettings: swiftSettings))
+    }
+}

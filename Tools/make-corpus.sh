@@ -20,7 +20,7 @@ command -v ffmpeg >/dev/null || { echo "make-corpus: the ffmpeg command is missi
 exec 9>"$out/.lock"
 flock 9
 
-stamp="$(cat "$0" "$here"/Tools/Corpus/*.sh | sha256sum | cut -d' ' -f1) $(ffmpeg -version | head -n 1)"
+stamp="$(cat "$0" "$here"/Tools/Corpus/* | sha256sum | cut -d' ' -f1) $(ffmpeg -version | head -n 1)"
 if [ -f "$out/.stamp" ] && [ "$(cat "$out/.stamp")" = "$stamp" ]; then
     exit 0
 fi

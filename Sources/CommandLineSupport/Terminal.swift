@@ -61,40 +61,68 @@ public enum Terminal {
     }
 }
 
-/// A one-line progress bar on standard error, redrawn in place; inert when standard error is not a
-/// terminal, so logs and pipes never see it.
+/// A one-line progress bar on standard error, redrawn in place, with the count, the rate and the time left; inert
+/// when standard error is not a terminal, so logs and pipes never see it.
 public struct ProgressLine: Sendable {
     /// How many steps make the whole.
     public let total: Int
     /// Whether anything is drawn.
     public let isVisible: Bool
     private let width = 30
+    private let start: ContinuousClock.Instant
 
     /// A progress line for `total` steps, drawn only when `visible` (by default: standard error is a
-    /// terminal and there is more than one step).
+    /// terminal and there is more than one step). The rate is measured from this call.
     public init(total: Int, visible: Bool? = nil) {
         self.total = total
         self.isVisible = visible ?? (Terminal.standardErrorIsTerminal && total > 1)
+        self.start = .now
     }
 
-    /// The text drawn after `done` steps, `failed` of them failed (without the leading carriage return).
-    public func text(done: Int, failed: Int) -> String {
-        let fraction = total > 0 ? Double(done) / Double(total) : 1
+    /// The text drawn after `done` steps, `failed` of them failed, `elapsed` after the start (without the leading
+    /// carriage return): the bar, `done/total`, the percentage, then, once a step is done, the rate in steps per
+    /// second and the time left at that rate (`m:ss left`, or `h:mm:ss left` past an hour).
+    public func text(done: Int, failed: Int, elapsed: Duration) -> String {
+        let fraction = total > 0 ? Double(min(done, total)) / Double(total) : 1
         let filled = Int((fraction * Double(width)).rounded(.down))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         let percent = Int((fraction * 100).rounded(.down))
-        return "[\(bar)] \(done)/\(total) \(percent)%" + (failed > 0 ? " (\(failed) failed)" : "")
+        var text = "[\(bar)] \(done)/\(total) \(percent)%"
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if done > 0, seconds > 0 {
+            let rate = Double(done) / seconds
+            text += " " + Self.rate(rate)
+            if done < total {
+                text += " " + Self.clock(Double(total - done) / rate) + " left"
+            }
+        }
+        return text + (failed > 0 ? " (\(failed) failed)" : "")
     }
 
     /// Redraws the line after `done` steps.
     public func update(done: Int, failed: Int) {
         guard isVisible else { return }
-        Terminal.writeError("\r" + text(done: done, failed: failed))
+        Terminal.writeError("\r\u{1B}[2K" + text(done: done, failed: failed, elapsed: .now - start))
     }
 
     /// Clears the line, leaving the cursor at the start of an empty line.
     public func finish() {
         guard isVisible else { return }
         Terminal.writeError("\r\u{1B}[2K")
+    }
+
+    /// `12.3/s` below 100 steps a second, `1234/s` from there.
+    private static func rate(_ perSecond: Double) -> String {
+        if perSecond >= 100 { return "\(Int(perSecond.rounded()))/s" }
+        let tenths = Int((perSecond * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)/s"
+    }
+
+    /// `m:ss`, or `h:mm:ss` from an hour on; rounded up to the next whole second.
+    private static func clock(_ seconds: Double) -> String {
+        let whole = seconds.isFinite ? Int(min(seconds, 359_999).rounded(.up)) : 359_999
+        let (hours, minutes, rest) = (whole / 3600, whole / 60 % 60, whole % 60)
+        let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
+        return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))" : "\(minutes):\(twoDigits(rest))"
     }
 }

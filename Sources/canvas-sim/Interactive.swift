@@ -1,8 +1,9 @@
+import CanvasHost
 import CanvasKit
+import CanvasSimulation
 import CommandLineSupport
 import Foundation
-import Synchronization
-import ThreadSanitizerSupport
+import Locking
 
 #if canImport(Glibc)
     import Glibc
@@ -11,7 +12,7 @@ import ThreadSanitizerSupport
 #endif
 
 /// The terminal settings to put back on exit, also read by the signal handler.
-private let savedTerminal = Mutex<termios?>(nil)
+private let savedTerminal = LockedValue<termios?>(nil)
 
 /// Shows the cursor and leaves the alternate screen (bytes ready before any signal can arrive).
 private let leaveScreen: [UInt8] = Array("\u{1B}[?25h\u{1B}[?1049l".utf8)
@@ -62,7 +63,7 @@ struct Interactive {
     mutating func run() {
         var settings = termios()
         guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
-        savedTerminal.withAnnotatedLock { $0 = settings }
+        savedTerminal.withLock { $0 = settings }
         var raw = settings
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
         withUnsafeMutableBytes(of: &raw.c_cc) { bytes in

@@ -1,3 +1,7 @@
+import CanvasKit
+import CanvasSimulation
+import CommandLineSupport
+
 /// canvas-sim's command line, parsed. Parsing only: the simulation is CanvasKit's `BoardSimulation`.
 struct Options {
     enum Source: Equatable {
@@ -26,6 +30,8 @@ struct Options {
     var exportTable: Table?
     var render: String?
     var help = false
+    /// `--version`: print the version and exit.
+    var version = false
 
     static let usage = """
         usage: canvas-sim [--cells N] [--visible V] (--script FILE | --events "..." | --interactive)
@@ -41,6 +47,8 @@ struct Options {
           --format text|json   a table per step and a summary (default), or one JSON object per step
           --render FILE.png    draw the final board (real covers for takes that are real files) as a PNG
           --export-table F     print the transition table, computed from the code, as Markdown or DOT
+          -h, --help           this text; --version: the version
+        options that take a value accept it as the next argument or after '=' (--cells=9)
         events: tap N, record, stop [FILE], cancel, delete N, add, remove N, scroll N, disappear, appear
         exit codes: 0 the script ran (rejected events are normal), 1 the picture could not be written,
                     2 usage, a malformed script (with its line and column) or an unreadable script file
@@ -54,8 +62,14 @@ struct Options {
         let message: String
     }
 
-    /// Parses `arguments` (without the program name).
+    /// The options that take a value (the others are flags).
+    static let valued: Set<String> = [
+        "--cells", "--visible", "--script", "--events", "--format", "--export-table", "--render",
+    ]
+
+    /// Parses `arguments` (without the program name); `--name=value` is read as `--name value`.
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        let arguments = OptionSyntax.expandingEqualsForm(arguments, valued: valued)
         var options = Options()
         var index = 0
 
@@ -81,12 +95,16 @@ struct Options {
         while index < arguments.count {
             let argument = arguments[index]
             // An option given twice is a conflict (which value was meant?), not a silent "last one wins".
-            if argument.hasPrefix("-"), argument != "-h", argument != "--help", !given.insert(argument).inserted {
+            if argument.hasPrefix("-"), !["-h", "--help", "--version"].contains(argument),
+                !given.insert(argument).inserted
+            {
                 throw UsageError(message: "\(argument) is given more than once")
             }
             switch argument {
             case "-h", "--help":
                 options.help = true
+            case "--version":
+                options.version = true
             case "--cells":
                 options.cells = try count(try value(for: argument), for: argument)
             case "--visible":
@@ -121,7 +139,7 @@ struct Options {
             }
             index += 1
         }
-        guard !options.help else { return options }
+        guard !options.help, !options.version else { return options }
         if options.exportTable != nil {
             let others = given.subtracting(["--export-table"]).sorted()
             guard others.isEmpty else {

@@ -1,4 +1,5 @@
 import CanvasKit
+import CanvasSimulation
 import CommandLineSupport
 import Foundation
 

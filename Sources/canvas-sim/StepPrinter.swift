@@ -1,4 +1,6 @@
+import CanvasHost
 import CanvasKit
+import CanvasSimulation
 import CommandLineSupport
 
 /// Prints a run in the chosen format: in text, the initial board, a table per step and a summary; in JSON, one object

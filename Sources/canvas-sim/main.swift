@@ -1,4 +1,6 @@
+import CanvasCovers
 import CanvasKit
+import CanvasSimulation
 import CommandLineSupport
 import Foundation
 import Thumbnails
@@ -31,6 +33,10 @@ do {
 }
 if options.help {
     Terminal.printLine(Options.usage)
+    exit(ExitCode.success)
+}
+if options.version {
+    Terminal.printLine(ToolVersion.line(for: "canvas-sim"))
     exit(ExitCode.success)
 }
 if let table = options.exportTable {

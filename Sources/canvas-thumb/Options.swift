@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import Thumbnails
 
@@ -35,6 +36,8 @@ struct Options {
     var jobs: Int?
     var json = false
     var help = false
+    /// `--version`: print the version and exit.
+    var version = false
 
     static let usage = """
         usage: canvas-thumb INPUT... [-o OUT | --output-dir DIR] [--max-size WxH] [--time SECONDS | --percent P]
@@ -50,6 +53,8 @@ struct Options {
           --format F       png or jpeg (default: from -o's extension, else png)
           --jobs N         inputs decoded at once (default: the number of cores; at most 64)
           --json           one JSON object per input on stdout (warnings go to stderr)
+          -h, --help       this text; --version: the version
+        options that take a value accept it as the next argument or after '=' (--max-size=320x320)
         exit codes: 0 all covers written, 1 some inputs failed (the others are written),
                     2 usage (including an output folder that is missing, not a folder or not writable)
         """
@@ -58,19 +63,46 @@ struct Options {
         let message: String
     }
 
+    /// The options that take a value (the others are flags).
+    static let valued: Set<String> = [
+        "--output", "--output-dir", "--max-size", "--time", "--percent", "--format", "--jobs",
+    ]
+
     /// An argument's bytes as a path (an argument never holds a NUL byte: it is a C string).
     private static func path(_ bytes: [UInt8]) -> FileSystemPath {
         FileSystemPath(bytes: bytes) ?? FileSystemPath(String(decoding: bytes, as: UTF8.self))
     }
 
-    /// Parses `arguments` (without the program name).
+    /// Parses `arguments` (without the program name); `--name=value` is read as `--name value`.
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
         try parse(bytes: arguments.map { Array($0.utf8) })
     }
 
+    /// ``OptionSyntax/expandingEqualsForm(_:valued:)`` on the arguments' bytes, so that the value
+    /// of `--output-dir=DIR` keeps the exact bytes of `DIR`.
+    private static func expandingEqualsForm(_ raw: [[UInt8]]) -> [[UInt8]] {
+        var expanded: [[UInt8]] = []
+        var optionsEnded = false
+        for argument in raw {
+            let isLong = argument.starts(with: Array("--".utf8))
+            if !optionsEnded, argument == Array("--".utf8) { optionsEnded = true }
+            if !optionsEnded, isLong, let equals = argument.firstIndex(of: UInt8(ascii: "=")),
+                valued.contains(String(decoding: argument[..<equals], as: UTF8.self))
+            {
+                expanded.append(Array(argument[..<equals]))
+                expanded.append(Array(argument[(equals + 1)...]))
+            } else {
+                expanded.append(argument)
+            }
+        }
+        return expanded
+    }
+
     /// Parses the raw bytes of the arguments (without the program name): option names and values
-    /// are read as UTF-8, paths (inputs, `-o`, `--output-dir`) are kept as their exact bytes.
-    static func parse(bytes raw: [[UInt8]]) throws(UsageError) -> Options {
+    /// are read as UTF-8, paths (inputs, `-o`, `--output-dir`) are kept as their exact bytes;
+    /// `--name=value` is read as `--name value`.
+    static func parse(bytes: [[UInt8]]) throws(UsageError) -> Options {
+        let raw = expandingEqualsForm(bytes)
         let arguments = raw.map { String(decoding: $0, as: UTF8.self) }
         var options = Options()
         var outputFile: FileSystemPath?
@@ -106,6 +138,7 @@ struct Options {
             switch argument {
             case "--": onlyInputs = true
             case "-h", "--help": options.help = true
+            case "--version": options.version = true
             case "-o", "--output": outputFile = try path(for: argument)
             case "--output-dir": outputDirectory = try path(for: argument)
             case "--max-size":
@@ -147,7 +180,7 @@ struct Options {
             }
             index += 1
         }
-        if options.help { return options }
+        if options.help || options.version { return options }
         if sawTime && sawPercent { throw UsageError(message: "--time and --percent cannot be used together") }
         if outputFile != nil && outputDirectory != nil {
             throw UsageError(message: "-o and --output-dir cannot be used together")

@@ -32,6 +32,14 @@ if options.help {
     Terminal.printLine(Options.usage)
     exit(0)
 }
+if options.version {
+    Terminal.printLine(ToolVersion.line(for: "canvas-thumb"))
+    exit(0)
+}
+if options.version {
+    Terminal.printLine(ToolVersion.line(for: "canvas-thumb"))
+    exit(0)
+}
 
 let format: CoverImageFormat = options.format == .jpeg ? .jpeg : .png
 var coverOptions = CoverOptions(maximumSize: PixelSize(width: options.maximumWidth, height: options.maximumHeight))

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
-import ThreadSanitizerSupport
+import Locking
 
 /// Runs a binary built by this package (canvas-thumb, canvas-sim) the way a user would, and
 /// captures what it prints and how it exits.
@@ -68,13 +67,13 @@ struct BuiltBinary {
 
 /// Reads a pipe to its end on a thread of its own.
 final class PipeReader: Sendable {
-    private let data = Mutex<Data?>(nil)
+    private let data = LockedValue<Data?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
     init(_ handle: FileHandle) {
         DispatchQueue.global().async { [self] in
             let bytes = handle.readDataToEndOfFile()
-            data.withAnnotatedLock { $0 = bytes }
+            data.withLock { $0 = bytes }
             done.signal()
         }
     }
@@ -82,7 +81,7 @@ final class PipeReader: Sendable {
     /// Everything the pipe delivered, once it is closed.
     func wait() -> Data {
         done.wait()
-        return data.withAnnotatedLock { $0 ?? Data() }
+        return data.withLock { $0 ?? Data() }
     }
 }
 

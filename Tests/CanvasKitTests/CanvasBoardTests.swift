@@ -1,8 +1,9 @@
+import CanvasTestSupport
 import Foundation
+import Locking
 import Observing
-import Synchronization
+import TestSupport
 import Testing
-import ThreadSanitizerSupport
 
 @testable import CanvasKit
 
@@ -156,36 +157,36 @@ struct CanvasBoardTests {
         let board = CanvasBoard(canvasCount: 5)
         let recorder = BoardRecorder()
         let models = board.canvases
-        let violations = Mutex(0)
+        let violations = LockedValue(0)
         recorder.setProbe {
             let previewing = models.filter { $0.status != .noPreview }
             if previewing.count > 1 || previewing.contains(where: { !$0.isSelected }) {
-                violations.withAnnotatedLock { $0 += 1 }
+                violations.withLock { $0 += 1 }
             }
         }
         recorder.watch(board)
         for index in [0, 3, 1, 1, 4, 2, 0, 0] { board.send(.tap(index)) }
         #expect(recorder.entries.count > 10)
-        #expect(violations.withAnnotatedLock { $0 } == 0)
+        #expect(violations.withLock { $0 } == 0)
     }
 
     @Test("Events sent from a handler apply to the state at once and to the models in order")
     func reentrantEvents() throws {
         let board = CanvasBoard(canvasCount: 3)
         let first = board.model(at: 0)
-        let reactions = Mutex<[CanvasReaction]>([])
+        let reactions = LockedValue<[CanvasReaction]>([])
         // When canvas 0 gets the preview, a handler immediately moves it to canvas 2 and starts recording.
         let token = first.observe(\.status) { _, change in
             guard change.newValue == .inPreview, change.oldValue == .noPreview else { return }
-            reactions.withAnnotatedLock { $0.append(board.send(.tap(2))) }
-            reactions.withAnnotatedLock { $0.append(board.send(.record)) }
+            reactions.withLock { $0.append(board.send(.tap(2))) }
+            reactions.withLock { $0.append(board.send(.record)) }
         }
         defer { token.invalidate() }
         let recorder = BoardRecorder()
         recorder.watch(board)
         #expect(board.send(.tap(0)) == .accepted([.attachPreview(to: 0)]))
         #expect(
-            reactions.withAnnotatedLock { $0 } == [
+            reactions.withLock { $0 } == [
                 .accepted([.movePreview(from: 0, to: 2)]), .accepted([.startRecording(into: 2)]),
             ])
         #expect(board.state.selection == .init(index: 2, phase: .recording))

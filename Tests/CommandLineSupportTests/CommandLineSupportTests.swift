@@ -24,9 +24,45 @@ struct CommandLineSupportTests {
     func progressLine() {
         let progress = ProgressLine(total: 4, visible: false)
         #expect(!progress.isVisible)
-        #expect(progress.text(done: 0, failed: 0) == "[" + String(repeating: "-", count: 30) + "] 0/4 0%")
-        #expect(progress.text(done: 2, failed: 1).hasPrefix("[" + String(repeating: "#", count: 15) + "-"))
-        #expect(progress.text(done: 2, failed: 1).hasSuffix("2/4 50% (1 failed)"))
-        #expect(progress.text(done: 4, failed: 0).contains(String(repeating: "#", count: 30)))
+        #expect(
+            progress.text(done: 0, failed: 0, elapsed: .seconds(1)) == "[" + String(repeating: "-", count: 30)
+                + "] 0/4 0%")
+        #expect(
+            progress.text(done: 2, failed: 1, elapsed: .seconds(1)).hasPrefix(
+                "[" + String(repeating: "#", count: 15) + "-"))
+        #expect(progress.text(done: 2, failed: 1, elapsed: .seconds(1)).hasSuffix("2/4 50% 2.0/s 0:01 left (1 failed)"))
+        #expect(progress.text(done: 4, failed: 0, elapsed: .seconds(1)).contains(String(repeating: "#", count: 30)))
+    }
+
+    @Test("the progress line shows the rate and the time left at that rate, none before the first step or at the end")
+    func progressRateAndTimeLeft() {
+        let progress = ProgressLine(total: 1000, visible: false)
+        #expect(progress.text(done: 0, failed: 0, elapsed: .seconds(5)).hasSuffix("0/1000 0%"))
+        #expect(progress.text(done: 10, failed: 0, elapsed: .seconds(4)).hasSuffix("10/1000 1% 2.5/s 6:36 left"))
+        #expect(progress.text(done: 1, failed: 0, elapsed: .seconds(10)).hasSuffix("1/1000 0% 0.1/s 2:46:30 left"))
+        #expect(
+            progress.text(done: 500, failed: 0, elapsed: .milliseconds(1000)).hasSuffix("500/1000 50% 500/s 0:01 left"))
+        #expect(progress.text(done: 1000, failed: 3, elapsed: .seconds(8)).hasSuffix("1000/1000 100% 125/s (3 failed)"))
+        #expect(progress.text(done: 3, failed: 0, elapsed: .zero).hasSuffix("3/1000 0%"))
+    }
+
+    @Test("--name=value becomes --name value for options that take a value, and only for them")
+    func equalsForm() {
+        let valued: Set<String> = ["--max-size", "--render"]
+        #expect(
+            OptionSyntax.expandingEqualsForm(["--max-size=10x10", "a.mp4"], valued: valued)
+                == ["--max-size", "10x10", "a.mp4"])
+        #expect(OptionSyntax.expandingEqualsForm(["--render="], valued: valued) == ["--render", ""])
+        #expect(OptionSyntax.expandingEqualsForm(["--render=a=b.png"], valued: valued) == ["--render", "a=b.png"])
+        #expect(OptionSyntax.expandingEqualsForm(["--json=1"], valued: valued) == ["--json=1"])
+        #expect(OptionSyntax.expandingEqualsForm(["-o=x", "x=y"], valued: valued) == ["-o=x", "x=y"])
+        #expect(
+            OptionSyntax.expandingEqualsForm(["--", "--max-size=1x1"], valued: valued) == ["--", "--max-size=1x1"])
+    }
+
+    @Test("--version prints the tool's name and the release")
+    func versionLine() {
+        #expect(ToolVersion.line(for: "canvas-thumb") == "canvas-thumb \(ToolVersion.current)")
+        #expect(ToolVersion.current.split(separator: ".").count == 3)
     }
 }

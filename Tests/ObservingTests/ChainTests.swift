@@ -1,4 +1,5 @@
 import Observing
+import TestSupport
 import Testing
 
 /// O4: typed key paths, including chains; replacing a middle object re-targets the observation.

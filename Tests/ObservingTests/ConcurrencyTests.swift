@@ -2,6 +2,7 @@ import Foundation
 import Observing
 import SeededRandom
 import Synchronization
+import TestSupport
 import Testing
 
 /// O7: thread-safe registration, removal and delivery; after `invalidate()` returns, no new handler call

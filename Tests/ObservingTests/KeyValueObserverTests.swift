@@ -1,4 +1,5 @@
 import Observing
+import TestSupport
 import Testing
 
 /// O2: the owner-scoped observer. Also the counterparts of FBKVOController's own test suite

@@ -1,4 +1,5 @@
 import Observing
+import TestSupport
 import Testing
 
 /// O3: observed objects and observers are not retained by the registry or by tokens; an observed

@@ -1,4 +1,5 @@
 import Observing
+import TestSupport
 import Testing
 
 /// O1: every observation is a token with its own identity; `invalidate()` is idempotent; a token's

@@ -1,76 +1,10 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
+import TestSupport
 import Testing
-import ThreadSanitizerSupport
 
 @testable import Thumbnails
-
-/// Counts the generator's cancellation checks (one per packet) and, at a chosen check, blocks
-/// the decoding thread until the test has cancelled: so "cancelled in flight" is exact, not timed.
-final class CheckGate: Sendable {
-    private let count = Mutex(0)
-    private let pauseAt: Int
-    private let reached = DispatchSemaphore(value: 0)
-    private let resume = DispatchSemaphore(value: 0)
-
-    init(pauseAt: Int) {
-        self.pauseAt = pauseAt
-    }
-
-    /// The observer to give the generator.
-    func observe() {
-        let now = count.withAnnotatedLock { count in
-            count += 1
-            return count
-        }
-        if now == pauseAt {
-            reached.signal()
-            resume.wait()
-        }
-    }
-
-    /// Waits (without blocking the cooperative pool) until decoding reached the chosen check.
-    func waitUntilReached() async {
-        await waitOnThread(reached)
-    }
-
-    /// Lets the paused decode go on.
-    func release() {
-        resume.signal()
-    }
-
-    var checks: Int { count.withAnnotatedLock { $0 } }
-}
-
-/// Waits for `semaphore` on a thread of its own: neither the cooperative pool nor the dispatch
-/// queues the code under test runs on are blocked.
-func waitOnThread(_ semaphore: DispatchSemaphore) async {
-    await withCheckedContinuation { continuation in
-        Thread {
-            semaphore.wait()
-            continuation.resume()
-        }.start()
-    }
-}
-
-/// A value set once from a completion handler.
-final class Box<Value: Sendable>: Sendable {
-    private let storage = Mutex<Value?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-
-    func set(_ value: Value) {
-        storage.withAnnotatedLock { $0 = value }
-        done.signal()
-    }
-
-    var value: Value? { storage.withAnnotatedLock { $0 } }
-
-    func wait() async -> Value? {
-        await waitOnThread(done)
-        return value
-    }
-}
 
 /// Long enough to be in flight: the exact last frame decodes every packet of the file.
 let slowOptions = CoverOptions(maximumSize: PixelSize(width: 64, height: 64), time: .seconds(1.96)).exact()
@@ -138,17 +72,17 @@ struct ConcurrencyTests {
     @Test("the completion handler gets the cover at the requested size, exactly once")
     func completionHandler() async throws {
         let box = Box<Result<CoverImage, ThumbnailError>>()
-        let calls = Mutex(0)
+        let calls = LockedValue(0)
         CoverGenerator().generateCover(
             for: Fixtures.url("rotation-minus90.mp4"), size: PixelSize(width: 100, height: 100)
         ) {
-            calls.withAnnotatedLock { $0 += 1 }
+            calls.withLock { $0 += 1 }
             box.set($0)
         }
         let result = try #require(await box.wait())
         let image = try result.get()
         #expect(image.size == PixelSize(width: 56, height: 100))
-        #expect(calls.withAnnotatedLock { $0 } == 1)
+        #expect(calls.withLock { $0 } == 1)
 
         let failure = Box<Result<CoverImage, ThumbnailError>>()
         CoverGenerator().generateCover(for: Fixtures.url("empty.mp4"), size: .zero) { failure.set($0) }
@@ -248,12 +182,12 @@ struct CoverServiceTests {
         // The service skips the black opening by default.
         #expect(first.actualTime >= 1)
 
-        let delivered = Mutex<CoverImage?>(nil)
+        let delivered = LockedValue<CoverImage?>(nil)
         covers.requestCover(for: url, maximumSize: size) { result in
-            delivered.withAnnotatedLock { $0 = try? result.get() }
+            delivered.withLock { $0 = try? result.get() }
         }
         // Delivered before requestCover returned.
-        #expect(delivered.withAnnotatedLock { $0 } == first)
+        #expect(delivered.withLock { $0 } == first)
         #expect(covers.cachedCover(for: url, maximumSize: size) == first)
         #expect(covers.decodeCount == 1)
         #expect(try await covers.cover(for: url, maximumSize: size) == first)
@@ -290,14 +224,14 @@ struct CoverServiceTests {
         let covers = service(CoverGenerator(checkObserver: gate.observe))
         let url = Fixtures.url("h264.mp4")
         let results = [Box<Result<CoverImage, ThumbnailError>>(), Box<Result<CoverImage, ThumbnailError>>()]
-        let calledFirst = Mutex<Int?>(nil)
+        let calledFirst = LockedValue<Int?>(nil)
         let delivering = DispatchSemaphore(value: 0)
         let cancelled = DispatchSemaphore(value: 0)
         var requests: [CoverRequest] = []
         for index in results.indices {
             requests.append(
                 covers.requestCover(for: url, maximumSize: size) { result in
-                    let isFirst = calledFirst.withAnnotatedLock { first in
+                    let isFirst = calledFirst.withLock { first in
                         if first != nil { return false }
                         first = index
                         return true
@@ -312,7 +246,7 @@ struct CoverServiceTests {
         await gate.waitUntilReached()
         gate.release()
         await waitOnThread(delivering)
-        let first = try #require(calledFirst.withAnnotatedLock { $0 })
+        let first = try #require(calledFirst.withLock { $0 })
         let other = 1 - first
         #expect(results[other].value == nil)
         requests[other].cancel()
@@ -352,16 +286,16 @@ struct CoverServiceTests {
     func newestFirst() async throws {
         let gate = CheckGate(pauseAt: 3)
         let covers = service(CoverGenerator(checkObserver: gate.observe), concurrency: 1)
-        let order = Mutex<[String]>([])
+        let order = LockedValue<[String]>([])
         let done = Box<Void>()
         let names = ["h264.mp4", "hevc.mp4", "vp9.webm", "mpeg4.avi"]
         covers.requestCover(for: Fixtures.url(names[0]), maximumSize: size) { _ in
-            order.withAnnotatedLock { $0.append(names[0]) }
+            order.withLock { $0.append(names[0]) }
         }
         await gate.waitUntilReached()
         for name in names.dropFirst() {
             covers.requestCover(for: Fixtures.url(name), maximumSize: size) { _ in
-                let count = order.withAnnotatedLock { order in
+                let count = order.withLock { order in
                     order.append(name)
                     return order.count
                 }
@@ -370,7 +304,7 @@ struct CoverServiceTests {
         }
         gate.release()
         _ = await done.wait()
-        #expect(order.withAnnotatedLock { $0 } == ["h264.mp4", "mpeg4.avi", "vp9.webm", "hevc.mp4"])
+        #expect(order.withLock { $0 } == ["h264.mp4", "mpeg4.avi", "vp9.webm", "hevc.mp4"])
         #expect(covers.decodeCount == 4)
     }
 
@@ -407,12 +341,12 @@ struct InterruptionTests {
 
     @Test("an interruption requested after opening stops reading packets with .cancelled, not a cover")
     func duringReading() throws {
-        let requested = Mutex(false)
+        let requested = LockedValue(false)
         let input = try MediaInput(
             contentsOf: Fixtures.url("h264.mp4"), probe: .whenIncomplete,
-            interruption: Interruption { requested.withAnnotatedLock { $0 } })
+            interruption: Interruption { requested.withLock { $0 } })
         let session = try CoverSession(input: input, options: CoverOptions().exact(), checkCancellation: {})
-        requested.withAnnotatedLock { $0 = true }
+        requested.withLock { $0 = true }
         let error = try #require(throws: ThumbnailError.self) { try session.cover(at: .seconds(1.5)) }
         #expect(error.kind == .cancelled)
     }

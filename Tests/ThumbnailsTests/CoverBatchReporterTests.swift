@@ -1,19 +1,18 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
-import ThreadSanitizerSupport
 import Thumbnails
 
 @Suite("CoverBatchReporter: results printed in input order, in text or JSON")
 struct CoverBatchReporterTests {
     /// Every event a reporter emits, in order.
     final class Recorder: Sendable {
-        private let events = Mutex<[CoverBatchReporter.Event]>([])
-        func record(_ event: CoverBatchReporter.Event) { events.withAnnotatedLock { $0.append(event) } }
+        private let events = LockedValue<[CoverBatchReporter.Event]>([])
+        func record(_ event: CoverBatchReporter.Event) { events.withLock { $0.append(event) } }
         var lines: [CoverBatchReporter.Event] {
-            events.withAnnotatedLock { $0.filter { if case .progress = $0 { false } else { true } } }
+            events.withLock { $0.filter { if case .progress = $0 { false } else { true } } }
         }
-        var all: [CoverBatchReporter.Event] { events.withAnnotatedLock { $0 } }
+        var all: [CoverBatchReporter.Event] { events.withLock { $0 } }
     }
 
     func result(_ index: Int, _ name: String, failing: Bool = false, warnings: [String] = []) -> CoverJobResult {

@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
+import TestSupport
 import Testing
-import ThreadSanitizerSupport
 
 @testable import Thumbnails
 
@@ -14,7 +14,7 @@ final class ThreadBarrier: Sendable {
         var arrived: Set<ObjectIdentifier> = []
         var released = false
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let expected: Int
     private let allArrived = DispatchSemaphore(value: 0)
 
@@ -25,7 +25,7 @@ final class ThreadBarrier: Sendable {
     /// The generator's check observer.
     func observe() {
         let thread = ObjectIdentifier(Thread.current)
-        let (isFirstVisit, isLast) = state.withAnnotatedLock { state -> (Bool, Bool) in
+        let (isFirstVisit, isLast) = state.withLock { state -> (Bool, Bool) in
             guard !state.released, state.arrived.insert(thread).inserted else { return (false, false) }
             if state.arrived.count == expected { state.released = true }
             return (true, state.released)
@@ -34,12 +34,12 @@ final class ThreadBarrier: Sendable {
         if isLast {
             for _ in 1..<expected { allArrived.signal() }
         } else if allArrived.wait(timeout: .now() + 5) == .timedOut {
-            state.withAnnotatedLock { $0.released = true }
+            state.withLock { $0.released = true }
         }
     }
 
     /// Whether `expected` threads were held at once.
-    var reachedTogether: Bool { state.withAnnotatedLock { $0.arrived.count >= expected } }
+    var reachedTogether: Bool { state.withLock { $0.arrived.count >= expected } }
 }
 
 @Suite("CoverBatch: many covers written in one process")
@@ -53,15 +53,15 @@ struct CoverBatchTests {
         let jobs = (0..<workers).map { index in
             CoverJob(input: Fixtures.url("h264.mp4"), output: folder.url.appending(path: "\(index).png"))
         }
-        let results = Mutex<[CoverJobResult]>([])
+        let results = LockedValue<[CoverJobResult]>([])
         CoverBatch.run(
             jobs, options: CoverOptions(maximumSize: PixelSize(width: 16, height: 16)), format: .png,
             concurrency: workers, generator: CoverGenerator(checkObserver: barrier.observe)
         ) { result in
-            results.withAnnotatedLock { $0.append(result) }
+            results.withLock { $0.append(result) }
         }
         #expect(barrier.reachedTogether, "\(workers) jobs should run at the same time")
-        let finished = results.withAnnotatedLock { $0 }
+        let finished = results.withLock { $0 }
         #expect(finished.map(\.index).sorted() == Array(0..<workers))
         #expect(finished.allSatisfy { (try? $0.result.get()) != nil })
     }

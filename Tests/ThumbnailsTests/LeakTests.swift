@@ -1,6 +1,7 @@
 import Foundation
+import Locking
+import TestSupport
 import Testing
-import ThreadSanitizerSupport
 
 @testable import Thumbnails
 
@@ -41,9 +42,9 @@ struct LeakTests {
             }
         }
         for index in 0..<100 { try round(index) }
-        let tracker = LifetimeTracker()
+        let tracker = Thumbnails.LifetimeTracker()
         let before = try #require(Self.residentBytes())
-        try LifetimeTracker.$current.withValue(tracker) {
+        try Thumbnails.LifetimeTracker.$current.withValue(tracker) {
             for index in 0..<1000 { try round(index) }
         }
         let after = try #require(Self.residentBytes())

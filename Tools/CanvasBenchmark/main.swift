@@ -1,5 +1,6 @@
 import CanvasKit
 import Foundation
+import Locking
 import Observing
 import Synchronization
 
@@ -212,7 +213,7 @@ measure("stop + delete, every canvas has a take, in place") { size in
 /// Observes status, isSelected and videoURL of the models in `range` (the "visible cells") and counts notifications.
 final class NotificationCounter: Sendable {
     let count = Atomic<Int>(0)
-    private let tokens = Mutex<[ObservationToken]>([])
+    private let tokens = LockedValue<[ObservationToken]>([])
 
     func observe(_ models: some Sequence<CanvasModel>) {
         var new: [ObservationToken] = []

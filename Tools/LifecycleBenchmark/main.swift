@@ -1,7 +1,8 @@
+import CanvasHost
 import CanvasKit
 import Foundation
+import Locking
 import Observing
-import Synchronization
 
 // LifecycleBenchmark: the canvas screen on a board of 1,000 canvases with 12 visible, scrolled end to end and tapped.
 // Checks that live observations never exceed visible cells x observed keys and that a tap makes only the affected
@@ -37,7 +38,7 @@ func bestTime(rounds: Int = 5, operations: Int, _ body: () -> Void) -> Double {
 /// A cover provider that answers at once from a tiny fixed image (covers are the Thumbnails module's cost).
 final class InstantCovers: CoverProvider {
     final class Request: CoverRequest { func cancel() {} }
-    let requests = Mutex(0)
+    let requests = LockedValue(0)
     func requestCover(
         for videoURL: URL, maxSize: CoverSize, completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
     ) -> any CoverRequest {

@@ -1,4 +1,7 @@
+import CanvasCovers
+import CanvasHost
 import CanvasKit
+import CanvasSimulation
 import Foundation
 import Observing
 import SeededRandom

@@ -1,7 +1,7 @@
 import Foundation
+import Locking
 import Observing
 import Synchronization
-import ThreadSanitizerSupport
 
 /// The view-model of one canvas cell: bound to one ``CanvasModel`` at a time, it publishes what the cell shows as
 /// the observable ``display`` (a cell view observes the view-model, never the model), and the take's ``cover`` once

@@ -1,5 +1,4 @@
-import Synchronization
-import ThreadSanitizerSupport
+import Locking
 
 /// The hook during which a registration changed, for readable audits.
 public enum LifecycleHook: String, Sendable, Hashable, CaseIterable {
@@ -118,17 +117,17 @@ public final class RegistrationLog: Sendable {
         var keepsEntries: Bool
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// An empty log. With `keepsEntries` false only the live set, the peak and the violations are kept (for long
     /// benchmarks).
     public init(keepsEntries: Bool = true) {
-        state = Mutex(State(keepsEntries: keepsEntries))
+        state = LockedValue(State(keepsEntries: keepsEntries))
     }
 
     /// Records one registration or removal and audits it against the live set.
     public func record(_ action: RegistrationEntry.Action, _ key: RegistrationKey, in hook: LifecycleHook) {
-        state.withAnnotatedLock { state in
+        state.withLock { state in
             if state.keepsEntries { state.entries.append(RegistrationEntry(action: action, key: key, hook: hook)) }
             switch action {
             case .registered:
@@ -150,17 +149,17 @@ public final class RegistrationLog: Sendable {
     }
 
     /// Every entry, oldest first (empty when the log keeps no entries).
-    public var entries: [RegistrationEntry] { state.withAnnotatedLock { $0.entries } }
+    public var entries: [RegistrationEntry] { state.withLock { $0.entries } }
 
     /// The registrations live now (registered and not removed).
-    public var liveRegistrations: Set<RegistrationKey> { state.withAnnotatedLock { Set($0.live.keys) } }
+    public var liveRegistrations: Set<RegistrationKey> { state.withLock { Set($0.live.keys) } }
 
     /// The number of live registrations, counting a duplicate twice.
-    public var liveCount: Int { state.withAnnotatedLock { $0.liveCount } }
+    public var liveCount: Int { state.withLock { $0.liveCount } }
 
     /// The largest ``liveCount`` seen so far.
-    public var peakLiveCount: Int { state.withAnnotatedLock { $0.peakLiveCount } }
+    public var peakLiveCount: Int { state.withLock { $0.peakLiveCount } }
 
     /// Everything the audit found wrong, in order.
-    public var violations: [RegistrationViolation] { state.withAnnotatedLock { $0.violations } }
+    public var violations: [RegistrationViolation] { state.withLock { $0.violations } }
 }

@@ -1,7 +1,7 @@
 import Foundation
+import Locking
 import Observing
 import Synchronization
-import ThreadSanitizerSupport
 
 // Why `@unchecked Sendable` is safe: the board's own state (`BoardState`, the models by identity, the queue of model
 // writes and the flag naming the thread that drains it) lives in a `Mutex`. The other stored properties are the

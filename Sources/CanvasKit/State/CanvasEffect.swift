@@ -56,7 +56,7 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
     /// A short readable line, e.g. `move preview 0 -> 2` or `take replaced 1 old.mov`.
     public var description: String { description(naming: String.init) }
 
-    func description(naming name: (Int) -> String) -> String {
+    package func description(naming name: (Int) -> String) -> String {
         func names(_ set: IndexSet) -> String { "[" + set.map(name).joined(separator: ", ") + "]" }
         return switch self {
         case .attachPreview(let index): "attach preview to \(name(index))"

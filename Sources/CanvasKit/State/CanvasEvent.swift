@@ -38,7 +38,7 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     public var description: String { description(naming: String.init) }
 
     /// The event with its index written by `name`, e.g. `tap j`; used by the transition-table export.
-    func description(naming name: (Int) -> String) -> String {
+    package func description(naming name: (Int) -> String) -> String {
         switch self {
         case .tap(let index), .delete(let index), .remove(let index): "\(word) \(name(index))"
         case .stop(let url): "stop \(TakeName.scriptWord(for: url))"

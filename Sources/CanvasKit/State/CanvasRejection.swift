@@ -46,7 +46,7 @@ public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
     /// A one-line human-readable reason, e.g. `locked: canvas 2 is recording`.
     public var description: String { description(naming: { "canvas \($0)" }) }
 
-    func description(naming name: (Int) -> String) -> String {
+    package func description(naming name: (Int) -> String) -> String {
         switch self {
         case .indexOutOfRange(let index, let count):
             "index out of range: \(name(index)) does not exist (the board has \(count) canvas\(count == 1 ? "" : "es"))"

@@ -1,5 +1,5 @@
+import Locking
 import Synchronization
-import ThreadSanitizerSupport
 
 /// State of any type behind a `Mutex`.
 ///

@@ -1,6 +1,6 @@
 import Foundation
+import Locking
 import Synchronization
-import ThreadSanitizerSupport
 
 /// A storage seen without its value type, for chained key paths.
 protocol TrackableStorage: AnyObject, Sendable {

@@ -1,7 +1,5 @@
-import CommandLineSupport
 import Foundation
-import Synchronization
-import ThreadSanitizerSupport
+import Locking
 
 /// Turns a batch's results into the lines a command-line tool prints, in input order whatever
 /// the parallelism: a result is held until every earlier input has been reported, then printed
@@ -35,7 +33,7 @@ public final class CoverBatchReporter: Sendable {
         var done = 0
         var failed = 0
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let json: Bool
     /// The name failure and warning lines start with.
     public let programName: String
@@ -49,12 +47,12 @@ public final class CoverBatchReporter: Sendable {
     }
 
     /// How many inputs (and unreadable folders or entries) failed so far.
-    public var failures: Int { state.withAnnotatedLock { $0.failed } }
+    public var failures: Int { state.withLock { $0.failed } }
 
     /// Takes the result of one job, printing it and any later ones already in, as soon as every
     /// earlier job has been printed; then reports progress.
     public func report(_ result: CoverJobResult) {
-        state.withAnnotatedLock { state in
+        state.withLock { state in
             state.done += 1
             if case .failure = result.result { state.failed += 1 }
             state.pending[result.index] = result
@@ -69,7 +67,7 @@ public final class CoverBatchReporter: Sendable {
     /// Reports a folder that could not be searched, or an entry that could not be read, like a
     /// failed input (call it before any result).
     public func report(unreadable entry: CoverInputs.UnreadableEntry) {
-        state.withAnnotatedLock { state in
+        state.withLock { state in
             state.failed += 1
             emit(
                 json
@@ -86,14 +84,12 @@ public final class CoverBatchReporter: Sendable {
         case .success(let cover):
             var events: [Event]
             if json {
-                var line = JSONLine()
-                line.add("input", .string(input))
-                line.add("output", .string(item.job.output.escaped))
-                line.add("width", .int(cover.width))
-                line.add("height", .int(cover.height))
-                line.add("actualTime", .double(cover.actualTime))
-                line.add("error", .null)
-                events = [.output(line.description)]
+                let line = JSONObject()
+                    .string("input", input).string("output", item.job.output.escaped)
+                    .number("width", String(cover.width)).number("height", String(cover.height))
+                    .number("actualTime", cover.actualTime.isFinite ? String(cover.actualTime) : "null")
+                    .number("error", "null")
+                events = [.output(line.text)]
             } else {
                 let time = String(format: "%.3f", cover.actualTime)
                 events = [
@@ -113,10 +109,52 @@ public final class CoverBatchReporter: Sendable {
 
     /// The JSON object of an input that has no cover: the six fields, all but two null.
     private static func failureLine(input: FileSystemPath, reason: String) -> String {
-        var line = JSONLine()
-        line.add("input", .string(input.escaped))
-        for field in ["output", "width", "height", "actualTime"] { line.add(field, .null) }
-        line.add("error", .string(reason))
-        return line.description
+        var line = JSONObject().string("input", input.escaped)
+        for field in ["output", "width", "height", "actualTime"] { line = line.number(field, "null") }
+        return line.string("error", reason).text
+    }
+}
+
+/// A one-line JSON object with its keys in the order they are added (what the JSON lines need;
+/// Foundation's `JSONEncoder` does not keep key order).
+private struct JSONObject {
+    private var fields: [String] = []
+
+    /// The object, compact, on one line.
+    var text: String { "{" + fields.joined(separator: ",") + "}" }
+
+    /// Adds `key` with a string value.
+    func string(_ key: String, _ value: String) -> JSONObject {
+        adding(key, Self.quoted(value))
+    }
+
+    /// Adds `key` with a value already written as JSON (a number, `null`).
+    func number(_ key: String, _ literal: String) -> JSONObject {
+        adding(key, literal)
+    }
+
+    private func adding(_ key: String, _ value: String) -> JSONObject {
+        var copy = self
+        copy.fields.append(Self.quoted(key) + ":" + value)
+        return copy
+    }
+
+    /// `string` as a JSON string: quotes, backslashes and control characters escaped.
+    private static func quoted(_ string: String) -> String {
+        var text = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
     }
 }

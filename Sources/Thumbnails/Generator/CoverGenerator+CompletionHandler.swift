@@ -12,6 +12,9 @@ extension CoverGenerator {
     /// the next packet.
     ///
     /// - Parameters:
+    ///   - url: the video file.
+    ///   - size: the largest cover wanted, aspect kept (zero: the natural size).
+    ///   - completion: called once with the cover or the error.
     ///   - options: everything but the size (its ``CoverOptions/maximumSize`` is replaced by
     ///     `size`).
     /// - Returns: the request, to cancel it (a reused cell cancels its old request).

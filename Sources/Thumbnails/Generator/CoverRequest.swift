@@ -1,11 +1,10 @@
-import Synchronization
-import ThreadSanitizerSupport
+import Locking
 
 /// A cover being made for a completion handler; ``cancel()`` stops it.
 public final class CoverRequest: Sendable {
     let token = CancellationToken()
     /// Run once by the first ``cancel()``: the owner's clean-up (a service drops the waiter).
-    private let cancelHandler = Mutex<(@Sendable () -> Void)?>(nil)
+    private let cancelHandler = LockedValue<(@Sendable () -> Void)?>(nil)
 
     init() {}
 
@@ -14,7 +13,7 @@ public final class CoverRequest: Sendable {
     /// being called on another thread). Safe to call any number of times, from any thread.
     public func cancel() {
         token.cancel()
-        let handler = cancelHandler.withAnnotatedLock { handler in
+        let handler = cancelHandler.withLock { handler in
             defer { handler = nil }
             return handler
         }
@@ -27,7 +26,7 @@ public final class CoverRequest: Sendable {
     /// Installs the handler ``cancel()`` runs; returns false (and installs nothing) when the
     /// request is already cancelled.
     func setCancelHandler(_ handler: @escaping @Sendable () -> Void) -> Bool {
-        cancelHandler.withAnnotatedLock { stored in
+        cancelHandler.withLock { stored in
             guard !token.isCancelled else { return false }
             stored = handler
             return true

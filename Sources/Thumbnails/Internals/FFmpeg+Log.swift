@@ -1,7 +1,7 @@
 internal import CFFmpeg
 import Foundation
+import Locking
 import Synchronization
-import ThreadSanitizerSupport
 
 /// FFmpeg's log, routed into errors instead of standard error.
 ///

@@ -1,5 +1,5 @@
+import Locking
 import Synchronization
-import ThreadSanitizerSupport
 
 /// Counts the FFmpeg resource owners (``FormatContext``, ``MemoryIO``, ``Decoder``, ``Packet``,
 /// ``Frame``, ``Scaler``) created and freed while it is the task-local ``current`` one: a test

@@ -1,6 +1,5 @@
 import Foundation
-import Synchronization
-import ThreadSanitizerSupport
+import Locking
 
 /// Covers kept in memory, keyed by the file's identity and the request, bounded in bytes and
 /// evicting the least recently used. Safe to use from any thread.
@@ -80,7 +79,7 @@ public final class CoverCache: Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// The most bytes of pixels held (``CoverImage/byteCount`` summed).
     public let capacity: Int
@@ -88,7 +87,7 @@ public final class CoverCache: Sendable {
     /// A cache holding at most `capacity` bytes of pixels (a 320x180 RGB cover is 169 KB).
     public init(capacity: Int) {
         self.capacity = max(0, capacity)
-        state = Mutex(State(entries: LeastRecentlyUsed(capacity: capacity)))
+        state = LockedValue(State(entries: LeastRecentlyUsed(capacity: capacity)))
     }
 
     /// The key for the file at `url` as it is now and `options`; nil when there is no file
@@ -105,7 +104,7 @@ public final class CoverCache: Sendable {
     /// covers are dropped.
     public func cover(for url: URL, options: CoverOptions) -> CoverImage? {
         guard let key = key(for: url, options: options) else {
-            state.withAnnotatedLock { $0.statistics.misses += 1 }
+            state.withLock { $0.statistics.misses += 1 }
             return nil
         }
         return cover(for: key)
@@ -113,7 +112,7 @@ public final class CoverCache: Sendable {
 
     /// The cover stored under `key`, if held.
     public func cover(for key: Key) -> CoverImage? {
-        state.withAnnotatedLock { state in
+        state.withLock { state in
             if let image = state.entries.value(for: key) {
                 state.statistics.hits += 1
                 return image
@@ -129,7 +128,7 @@ public final class CoverCache: Sendable {
     /// the same file with the same options), evicting the least recently used covers beyond the
     /// capacity. A cover larger than the whole capacity is not stored.
     public func insert(_ image: CoverImage, for key: Key) {
-        state.withAnnotatedLock { state in
+        state.withLock { state in
             state.dropOtherVersions(of: key)
             let evicted = state.entries.insert(image, cost: image.byteCount, for: key)
             state.forget(evicted)
@@ -143,7 +142,7 @@ public final class CoverCache: Sendable {
 
     /// Drops every cover of the file at `url` (any version, any options).
     public func removeCovers(for url: URL) {
-        state.withAnnotatedLock { state in
+        state.withLock { state in
             guard let keys = state.keysByPath.removeValue(forKey: url.path) else { return }
             for key in keys { state.entries.removeValue(for: key) }
             state.refreshCounts()
@@ -152,7 +151,7 @@ public final class CoverCache: Sendable {
 
     /// Drops every cover and resets the statistics.
     public func removeAll() {
-        state.withAnnotatedLock { state in
+        state.withLock { state in
             state.entries.removeAll()
             state.keysByPath.removeAll()
             state.statistics = Statistics()
@@ -160,5 +159,5 @@ public final class CoverCache: Sendable {
     }
 
     /// The counters now.
-    public var statistics: Statistics { state.withAnnotatedLock { $0.statistics } }
+    public var statistics: Statistics { state.withLock { $0.statistics } }
 }

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
-import ThreadSanitizerSupport
+import Locking
 
 /// The cover provider for a grid of cells: a cache in front of a generator, requests that share
 /// one decode per file and size, a limit on decodes running at once, and cancellation per
@@ -41,7 +40,7 @@ public final class CoverService: Sendable {
     /// The most decodes running at once.
     public let maximumConcurrency: Int
     private let generator: CoverGenerator
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     private typealias Completion = @Sendable (Result<CoverImage, ThumbnailError>) -> Void
 
@@ -114,7 +113,7 @@ public final class CoverService: Sendable {
     }
 
     /// Decodes started so far (tests check that requests share them).
-    var decodeCount: Int { state.withAnnotatedLock { $0.decodes } }
+    var decodeCount: Int { state.withLock { $0.decodes } }
 
     /// The options of a request for `maximumSize`.
     private func options(for maximumSize: PixelSize) -> CoverOptions {
@@ -169,7 +168,7 @@ public final class CoverService: Sendable {
     /// Cancels every request made so far: their completions get `.cancelled` now, and running
     /// decodes stop at their next packet. Later requests run normally.
     public func cancelAll() {
-        let waiters = state.withAnnotatedLock { state -> [(Completion, URL)] in
+        let waiters = state.withLock { state -> [(Completion, URL)] in
             var waiters: [(Completion, URL)] = []
             for job in state.jobs.values {
                 waiters.append(contentsOf: job.waiters.values.map { ($0.completion, job.url) })
@@ -198,7 +197,7 @@ public final class CoverService: Sendable {
         if let image = cache.cover(for: key) {
             return completion(.success(image))
         }
-        let (waiterID, start) = state.withAnnotatedLock { state -> (Int, Job?) in
+        let (waiterID, start) = state.withLock { state -> (Int, Job?) in
             let waiterID = state.makeID()
             if state.jobs[key] == nil {
                 state.jobs[key] = Job(id: state.makeID(), url: url, key: key)
@@ -241,7 +240,7 @@ public final class CoverService: Sendable {
         if case .success(let image) = result {
             cache.insert(image, for: job.key)
         }
-        let (waiters, next) = state.withAnnotatedLock { state -> ([Waiter], Job?) in
+        let (waiters, next) = state.withLock { state -> ([Waiter], Job?) in
             state.running -= 1
             var waiters: [Waiter] = []
             if state.jobs[job.key]?.id == job.id {
@@ -257,7 +256,7 @@ public final class CoverService: Sendable {
     /// Drops one waiting request: its completion gets `.cancelled`; a job left without waiters
     /// is dropped (pending) or stopped (running).
     private func cancelWaiter(_ waiterID: Int, of key: CoverCache.Key, url: URL) {
-        let completion = state.withAnnotatedLock { state -> Completion? in
+        let completion = state.withLock { state -> Completion? in
             guard var job = state.jobs[key], let waiter = job.waiters.removeValue(forKey: waiterID) else {
                 return nil
             }

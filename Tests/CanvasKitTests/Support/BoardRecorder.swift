@@ -1,7 +1,6 @@
 import Foundation
+import Locking
 import Observing
-import Synchronization
-import ThreadSanitizerSupport
 
 @testable import CanvasKit
 
@@ -35,20 +34,20 @@ final class BoardRecorder: Sendable {
         }
     }
 
-    private let log = Mutex<[Entry]>([])
-    private let tokens = Mutex<[ObservationToken]>([])
+    private let log = LockedValue<[Entry]>([])
+    private let tokens = LockedValue<[ObservationToken]>([])
     /// Called at every notification, after it is recorded (for checks that read the models mid-event).
-    private let probe: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+    private let probe: LockedValue<(@Sendable () -> Void)?> = LockedValue(nil)
 
-    var entries: [Entry] { log.withAnnotatedLock { $0 } }
+    var entries: [Entry] { log.withLock { $0 } }
 
-    func reset() { log.withAnnotatedLock { $0.removeAll() } }
+    func reset() { log.withLock { $0.removeAll() } }
 
-    func setProbe(_ body: @escaping @Sendable () -> Void) { probe.withAnnotatedLock { $0 = body } }
+    func setProbe(_ body: @escaping @Sendable () -> Void) { probe.withLock { $0 = body } }
 
     private func record(_ entry: Entry) {
-        log.withAnnotatedLock { $0.append(entry) }
-        probe.withAnnotatedLock { $0 }?()
+        log.withLock { $0.append(entry) }
+        probe.withLock { $0 }?()
     }
 
     /// Starts observing `board` and each of its current models (models added later are observed with `watch`).
@@ -62,12 +61,12 @@ final class BoardRecorder: Sendable {
             },
         ]
         for model in board.canvases { new += tokens(for: model) }
-        tokens.withAnnotatedLock { $0 += new }
+        tokens.withLock { $0 += new }
     }
 
     func watch(_ model: CanvasModel) {
         let new = tokens(for: model)
-        tokens.withAnnotatedLock { $0 += new }
+        tokens.withLock { $0 += new }
     }
 
     private func tokens(for model: CanvasModel) -> [ObservationToken] {

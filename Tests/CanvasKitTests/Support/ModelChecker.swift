@@ -1,3 +1,4 @@
+import CanvasTestSupport
 import Foundation
 
 @testable import CanvasKit

@@ -1,4 +1,6 @@
+import CanvasHost
 import CanvasKit
+import CanvasSimulation
 import Foundation
 import Observing
 

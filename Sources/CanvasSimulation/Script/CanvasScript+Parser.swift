@@ -1,0 +1,248 @@
+import CanvasKit
+import Foundation
+
+/// The words of the script language and the argument each takes.
+enum Keyword: String, CaseIterable {
+    case tap, record, stop, cancel, delete, add, remove, scroll, disappear, appear
+
+    enum Arity { case none, index, optionalFile }
+
+    var arity: Arity {
+        switch self {
+        case .tap, .delete, .remove, .scroll: .index
+        case .stop: .optionalFile
+        case .record, .cancel, .add, .disappear, .appear: .none
+        }
+    }
+
+    /// How the argument is named in messages, without an article.
+    var argumentNoun: String {
+        switch self {
+        case .scroll: "item index"
+        case .stop: "file"
+        default: "canvas index"
+        }
+    }
+
+    /// How the argument is named in messages, with an article.
+    var argumentName: String {
+        switch self {
+        case .scroll: "an item index"
+        default: "a \(argumentNoun)"
+        }
+    }
+
+    var example: String {
+        switch arity {
+        case .none: rawValue
+        case .index: "\(rawValue) 0"
+        case .optionalFile: "\(rawValue) take.mov"
+        }
+    }
+
+    /// The known word closest to `word` (case-insensitive match, prefix, or at most two edits), if any.
+    static func suggestion(for word: String) -> String? {
+        let lowered = word.lowercased()
+        if let exact = Keyword(rawValue: lowered) { return exact.rawValue }
+        if lowered.count >= 2, let prefixed = allCases.first(where: { $0.rawValue.hasPrefix(lowered) }) {
+            return prefixed.rawValue
+        }
+        let scored = allCases.map { ($0, editDistance(Array(lowered), Array($0.rawValue))) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= 2, best.1 < best.0.rawValue.count else {
+            return nil
+        }
+        return best.0.rawValue
+    }
+
+    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var current = [i + 1]
+            for (j, cb) in b.enumerated() {
+                current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
+
+extension CanvasScript {
+    /// A word of the source and where it starts.
+    struct Token {
+        var text: String
+        var line: Int
+        var column: Int
+        var quoted: Bool
+        /// The column just after the token.
+        var endColumn: Int
+    }
+
+    /// A one-pass parser; bare `stop`s are numbered in `finish()`, once every explicit file name is known.
+    struct Parser {
+        let baseDirectory: URL?
+        private var steps: [Step] = []
+        /// Indexes in `steps` of bare `stop`s, waiting for their synthetic file.
+        private var bareStops: [Int] = []
+        private var explicitFiles: Set<String> = []
+
+        init(baseDirectory: URL?) {
+            self.baseDirectory = baseDirectory
+        }
+
+        mutating func parse(_ source: String) throws(ParseError) {
+            let lines = source.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            for (offset, line) in lines.enumerated() {
+                try parseLine(line, number: offset + 1)
+            }
+        }
+
+        mutating func finish() -> [Step] {
+            var number = 0
+            for index in bareStops {
+                repeat { number += 1 } while explicitFiles.contains("take-\(number).mov")
+                let url = CanvasScript.syntheticTake(number: number, baseDirectory: baseDirectory)
+                steps[index].command = .event(.stop(url))
+                steps[index].takeIsSynthetic = true
+            }
+            bareStops = []
+            return steps
+        }
+
+        private mutating func parseLine(_ line: Substring, number: Int) throws(ParseError) {
+            var statement: [Token] = []
+            var characters = Array(line)[...]
+            var column = 1
+            while let character = characters.first {
+                if character == "#" { break }
+                if character == ";" {
+                    try finishStatement(statement)
+                    statement = []
+                    characters.removeFirst()
+                    column += 1
+                } else if character.isWhitespace {
+                    characters.removeFirst()
+                    column += 1
+                } else if character == "\"" {
+                    let token = try quotedToken(&characters, line: number, column: &column)
+                    statement.append(token)
+                } else {
+                    let start = column
+                    var text = ""
+                    while let next = characters.first, !next.isWhitespace, next != ";", next != "#" {
+                        text.append(next)
+                        characters.removeFirst()
+                        column += 1
+                    }
+                    statement.append(Token(text: text, line: number, column: start, quoted: false, endColumn: column))
+                }
+            }
+            try finishStatement(statement)
+        }
+
+        private func quotedToken(
+            _ characters: inout ArraySlice<Character>, line: Int, column: inout Int
+        ) throws(ParseError) -> Token {
+            let start = column
+            characters.removeFirst()
+            column += 1
+            var text = ""
+            while true {
+                guard let character = characters.first else {
+                    throw ParseError(line: line, column: start, reason: .unterminatedQuote)
+                }
+                characters.removeFirst()
+                column += 1
+                if character == "\"" { break }
+                if character == "\\", let escaped = characters.first, escaped == "\"" || escaped == "\\" {
+                    text.append(escaped)
+                    characters.removeFirst()
+                    column += 1
+                } else {
+                    text.append(character)
+                }
+            }
+            if let next = characters.first, !next.isWhitespace, next != ";", next != "#" {
+                let rest = String(characters.prefix { !$0.isWhitespace && $0 != ";" && $0 != "#" })
+                throw ParseError(line: line, column: column, reason: .textAfterQuote(rest))
+            }
+            return Token(text: text, line: line, column: start, quoted: true, endColumn: column)
+        }
+
+        private mutating func finishStatement(_ tokens: [Token]) throws(ParseError) {
+            guard let head = tokens.first else { return }
+            guard !head.quoted, let keyword = Keyword(rawValue: head.text) else {
+                throw ParseError(
+                    line: head.line, column: head.column,
+                    reason: .unknownWord(head.text, suggestion: head.quoted ? nil : Keyword.suggestion(for: head.text)))
+            }
+            let arguments = tokens.dropFirst()
+            let command: Command
+            switch keyword.arity {
+            case .none:
+                if let extra = arguments.first {
+                    throw ParseError(
+                        line: extra.line, column: extra.column,
+                        reason: .extraArgument(word: keyword.rawValue, argument: extra.text))
+                }
+                command =
+                    switch keyword {
+                    case .record: .event(.record)
+                    case .cancel: .event(.cancel)
+                    case .add: .event(.add)
+                    case .disappear: .disappear
+                    default: .appear
+                    }
+            case .index:
+                guard let argument = arguments.first else {
+                    throw ParseError(
+                        line: head.line, column: head.endColumn, reason: .missingArgument(word: keyword.rawValue))
+                }
+                guard !argument.quoted, let index = Int(argument.text) else {
+                    let text = argument.text
+                    let digits = text.first == "-" || text.first == "+" ? text.dropFirst() : text[...]
+                    let isInteger =
+                        !argument.quoted && !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
+                    throw ParseError(
+                        line: argument.line, column: argument.column,
+                        reason: isInteger
+                            ? .numberOutOfRange(word: keyword.rawValue, argument: argument.text)
+                            : .notANumber(word: keyword.rawValue, argument: argument.text))
+                }
+                if let extra = arguments.dropFirst().first {
+                    throw ParseError(
+                        line: extra.line, column: extra.column,
+                        reason: .extraArgument(word: keyword.rawValue, argument: extra.text))
+                }
+                command =
+                    switch keyword {
+                    case .tap: .event(.tap(index))
+                    case .delete: .event(.delete(index))
+                    case .remove: .event(.remove(index))
+                    default: .scroll(index)
+                    }
+            case .optionalFile:
+                if let extra = arguments.dropFirst().first {
+                    throw ParseError(
+                        line: extra.line, column: extra.column,
+                        reason: .extraArgument(word: keyword.rawValue, argument: extra.text))
+                }
+                if let file = arguments.first {
+                    guard !file.text.isEmpty else {
+                        throw ParseError(line: file.line, column: file.column, reason: .emptyFileName)
+                    }
+                    guard !file.text.unicodeScalars.contains("\0") else {
+                        throw ParseError(line: file.line, column: file.column, reason: .nulInFileName)
+                    }
+                    explicitFiles.insert(file.text)
+                    command = .event(.stop(CanvasScript.takeURL(file.text, baseDirectory: baseDirectory)))
+                } else {
+                    bareStops.append(steps.count)
+                    // A placeholder: `finish()` gives it its synthetic file.
+                    command = .event(.cancel)
+                }
+            }
+            steps.append(Step(command: command, line: head.line, column: head.column))
+        }
+    }
+}

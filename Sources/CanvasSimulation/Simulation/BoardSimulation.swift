@@ -1,0 +1,221 @@
+import CanvasHost
+import CanvasKit
+import Foundation
+import Locking
+import Observing
+
+/// A board on a headless canvas screen, stepped through commands of the event language (`canvas-sim`'s engine).
+///
+/// The board runs on a ``CanvasScreen``: a ``CollectionHost`` whose cells own real ``CanvasCellViewModel``s, bound
+/// through the ``DisplayLifecycleBinder``'s hooks. Board events go to the ``CanvasBoard``; `scroll N`, `disappear`
+/// and `appear` act on the host. Each step reports every canvas as its cell shows it (see ``SimulationCanvas``), the
+/// effects, and the covers that failed.
+///
+/// Covers: with a ``CoverProvider``, the simulation performs the `coverWanted` effect of a finished take by asking the
+/// provider for it (as a host preparing a cover would), and the cells ask for the covers they show. After every step
+/// it waits until every request in flight has finished, so a step's output never depends on timing. Takes marked
+/// simulated (a bare `stop`) have no file and are never asked for.
+///
+/// Main-actor isolated, like the screen it drives. Deliberately not `Sendable`.
+@MainActor
+public final class BoardSimulation {
+    /// The board.
+    public let board: CanvasBoard
+    /// The screen showing it.
+    public let screen: CanvasScreen
+    /// The largest cover a cell asks for.
+    public let coverSize: CoverSize
+
+    private let covers: SettlingCoverProvider
+    /// Covers prepared on `coverWanted`, by take (key: ``SettlingCoverProvider/key(_:)``).
+    private var prepared: [URL: CanvasCover] = [:]
+    /// Takes whose cover failed, with the reason (key as above).
+    private var failed: [URL: String] = [:]
+    private var stepNumber = 0
+    private var counters = SimulationSummary()
+    private var syntheticTakes = 0
+
+    /// A board of `canvasCount` empty canvases on a screen showing `visibleCount` of them at once, on screen.
+    ///
+    /// - Parameters:
+    ///   - canvasCount: the number of canvases (at least 1).
+    ///   - visibleCount: the viewport's size in items (at least 1).
+    ///   - coverProvider: where covers come from; nil means no covers (displays still say `cover`).
+    ///   - coverSize: the largest cover asked for.
+    /// - Precondition: `canvasCount >= 1`.
+    public init(
+        canvasCount: Int,
+        visibleCount: Int = 9,
+        coverProvider: (any CoverProvider)? = nil,
+        coverSize: CoverSize = CoverSize(width: 160, height: 120)
+    ) {
+        precondition(canvasCount >= 1, "a board has at least one canvas")
+        let covers = SettlingCoverProvider(base: coverProvider)
+        self.covers = covers
+        self.coverSize = coverSize
+        board = CanvasBoard(canvasCount: canvasCount)
+        screen = CanvasScreen(
+            board: board, configuration: CollectionHostConfiguration(viewportSize: visibleCount),
+            coverProvider: covers, coverSize: coverSize, log: RegistrationLog(keepsEntries: false))
+        screen.screenDidAppear()
+        covers.waitUntilSettled()
+    }
+
+    /// The next simulated take for a host that makes takes up as it goes (an interactive `s`): `take-n.mov` relative
+    /// to `baseDirectory`, n counting from 1 and skipping names already a take on the board.
+    public func nextSimulatedTake(baseDirectory: URL? = nil) -> URL {
+        let used = Set(board.state.indices.compactMap { board.state[$0].videoURL.map(SettlingCoverProvider.key) })
+        var url: URL
+        repeat {
+            syntheticTakes += 1
+            url = CanvasScript.syntheticTake(number: syntheticTakes, baseDirectory: baseDirectory)
+        } while used.contains(SettlingCoverProvider.key(url))
+        return url
+    }
+
+    /// Runs every step of `script` in order, calling `report` after each.
+    public func run(_ script: CanvasScript, report: (SimulationStep) -> Void) {
+        for step in script.steps {
+            report(perform(step.command, takeIsSynthetic: step.takeIsSynthetic))
+        }
+    }
+
+    /// Performs one command and reports the board after it.
+    ///
+    /// A rejected command (an out-of-range index, a tap while recording, a `scroll` past the end, a second
+    /// `disappear`) changes nothing and is reported with its reason; it is never an error.
+    ///
+    /// - Parameters:
+    ///   - command: the command to perform.
+    ///   - takeIsSynthetic: for `stop`, whether its take is simulated (no file: no cover is asked for).
+    public func perform(_ command: CanvasScript.Command, takeIsSynthetic: Bool = false) -> SimulationStep {
+        stepNumber += 1
+        var effects: [CanvasEffect] = []
+        var reason: String?
+        switch command {
+        case .event(let event):
+            if case .stop(let url) = event, takeIsSynthetic { covers.markSimulated(url) }
+            let reaction = board.send(event)
+            reason = reaction.rejection?.description
+            effects = reaction.effects
+            for effect in effects {
+                if case .coverWanted(_, let url) = effect { prepareCover(of: url) }
+            }
+        case .scroll(let index):
+            let count = screen.host.numberOfItems
+            if (0..<count).contains(index) {
+                screen.scrollToItem(at: index)
+            } else {
+                reason = "index out of range: item \(index) does not exist (the collection has \(count) items)"
+            }
+        case .disappear:
+            if screen.host.isOnScreen {
+                screen.screenWillDisappear()
+            } else {
+                reason = "not on screen: the screen has already disappeared"
+            }
+        case .appear:
+            if screen.host.isOnScreen {
+                reason = "already on screen: the screen has not disappeared"
+            } else {
+                screen.screenDidAppear()
+            }
+        }
+        covers.waitUntilSettled()
+        if reason == nil { counters.accepted += 1 } else { counters.rejected += 1 }
+        let failures = collectFailures()
+        let canvases = self.canvases
+        counters.staleCells +=
+            canvases.filter { canvas in
+                canvas.isVisible
+                    && canvas.shows
+                        != CanvasDisplay(
+                            status: canvas.status, videoURL: canvas.videoURL, boardIsRecording: board.isRecording)
+            }.count
+        let statistics = screen.host.statistics
+        return SimulationStep(
+            number: stepNumber, command: command, isAccepted: reason == nil, reason: reason, canvases: canvases,
+            effects: effects,
+            coverFailures: failures.compactMap { failure in
+                guard
+                    let index = canvases.firstIndex(where: { $0.videoURL.map(SettlingCoverProvider.key) == failure.key }
+                    )
+                else { return nil }
+                return SimulationCoverFailure(index: index, videoURL: failure.url, reason: failure.reason)
+            },
+            isOnScreen: screen.host.isOnScreen, visibleRange: screen.host.visibleRange,
+            cellsMade: statistics.cellsMade, cellsReused: statistics.cellsReused,
+            liveObservations: ObservationDiagnostics.liveObservationCount)
+    }
+
+    /// The counters so far; live observations and reloads as of now.
+    public var summary: SimulationSummary {
+        var summary = counters
+        let statistics = screen.host.statistics
+        summary.liveObservations = ObservationDiagnostics.liveObservationCount
+        summary.cellRegistrations = screen.binder.log.liveCount
+        summary.reloads = statistics.reloads
+        summary.registrationViolations = screen.binder.log.violations.count
+        summary.cellsMade = statistics.cellsMade
+        summary.cellsReused = statistics.cellsReused
+        return summary
+    }
+
+    /// Every canvas of the board now, in board order (see ``SimulationCanvas``).
+    public var canvases: [SimulationCanvas] {
+        let host = screen.host
+        let isRecording = board.isRecording
+        return board.canvases.enumerated().map { index, model in
+            let key = model.videoURL.map(SettlingCoverProvider.key)
+            let simulated = model.videoURL.map(covers.isSimulated) ?? false
+            if host.isOnScreen, host.visibleRange.contains(index), let cell = host.displayedCell(at: index),
+                let shown = cell.shownDisplay, let bound = cell.viewModel.model
+            {
+                return SimulationCanvas(
+                    index: index, status: bound.status, isSelected: bound.isSelected, videoURL: bound.videoURL,
+                    shows: shown, isVisible: true, takeIsSimulated: simulated,
+                    cover: cell.shownCover ?? key.flatMap { prepared[$0] },
+                    coverError: cell.viewModel.coverError.map { relativize($0, bound.videoURL) }
+                        ?? key.flatMap { failed[$0] })
+            }
+            return SimulationCanvas(
+                index: index, status: model.status, isSelected: model.isSelected, videoURL: model.videoURL,
+                shows: CanvasDisplay(status: model.status, videoURL: model.videoURL, boardIsRecording: isRecording),
+                isVisible: false, takeIsSimulated: simulated, cover: key.flatMap { prepared[$0] },
+                coverError: key.flatMap { failed[$0] })
+        }
+    }
+
+    // MARK: Covers
+
+    /// Performs a `coverWanted` effect: asks the provider for the take's cover and keeps it for canvases that have no
+    /// cell on screen (and for a picture of the board).
+    private func prepareCover(of url: URL) {
+        let box = LockedValue<CanvasCover?>(nil)
+        _ = covers.requestCover(for: url, maxSize: coverSize) { result in
+            if case .success(let cover) = result { box.withLock { $0 = cover } }
+        }
+        covers.waitUntilSettled()
+        if let cover = box.withLock({ $0 }) { prepared[SettlingCoverProvider.key(url)] = cover }
+    }
+
+    /// The failures since the last step, each take reported once per run.
+    private func collectFailures() -> [(key: URL, url: URL, reason: String)] {
+        var result: [(key: URL, url: URL, reason: String)] = []
+        for failure in covers.takeFailures() {
+            let key = SettlingCoverProvider.key(failure.url)
+            guard failed[key] == nil else { continue }
+            let reason = relativize(failure.reason, failure.url)
+            failed[key] = reason
+            result.append((key, failure.url, reason))
+        }
+        return result
+    }
+
+    /// `reason` with the take's absolute path written as the script wrote it, so transcripts do not depend on where
+    /// they run.
+    private func relativize(_ reason: String, _ url: URL?) -> String {
+        guard let url, url.isFileURL else { return reason }
+        return reason.replacingOccurrences(of: url.path, with: TakeName.describe(url))
+    }
+}

@@ -1,0 +1,86 @@
+import CommandLineSupport
+import Foundation
+import Testing
+
+/// The command-line conventions both tools share: `--name=value` as well as `--name value`, `--version`, `-h` and
+/// `--help`, and nothing but the requested output on stdout.
+@Suite("Command-line conventions")
+struct ConventionTests {
+    @Test(
+        "canvas-thumb reads --name=value exactly as --name value",
+        arguments: [
+            (["--max-size=64x64"], ["--max-size", "64x64"]),
+            (["--format=jpeg", "--time=1"], ["--format", "jpeg", "--time", "1"]),
+            (["--percent=50", "--jobs=1"], ["--percent", "50", "--jobs", "1"]),
+        ])
+    func canvasThumbEqualsForm(equals: [String], spaced: [String]) throws {
+        let binary = try BuiltBinary("canvas-thumb")
+        var outputs: [String] = []
+        for form in [equals, spaced] {
+            let folder = FileManager.default.temporaryDirectory.appending(path: "conventions-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let run = try binary.run(["Fixtures/h264.mp4", "--json", "--output-dir=\(folder.path)"] + form)
+            #expect(run.status == 0, "\(form): \(run.standardError)")
+            outputs.append(run.standardOutput.replacingOccurrences(of: folder.path, with: "OUT"))
+        }
+        #expect(outputs[0] == outputs[1])
+        #expect(outputs[0].contains("\"error\":null"))
+    }
+
+    @Test("canvas-sim reads --name=value exactly as --name value")
+    func canvasSimEqualsForm() throws {
+        let binary = try BuiltBinary("canvas-sim")
+        let equals = try binary.run(["--cells=3", "--format=json", "--events=tap 0; tap 2"])
+        let spaced = try binary.run(["--cells", "3", "--format", "json", "--events", "tap 0; tap 2"])
+        #expect(equals.status == 0, "\(equals.standardError)")
+        #expect(equals.standardOutput == spaced.standardOutput)
+        #expect(equals.outputLines.count == 2)
+    }
+
+    @Test("a flag given a value is named as unknown, and an option given twice is refused in either form")
+    func equalsFormErrors() throws {
+        let thumb = try BuiltBinary("canvas-thumb").run(["--json=1", "Fixtures/h264.mp4"])
+        #expect(thumb.status == 2)
+        #expect(thumb.errorLines.first == "canvas-thumb: unknown option '--json=1'")
+        let sim = try BuiltBinary("canvas-sim").run(["--cells=3", "--cells", "4", "--events", "tap 0"])
+        #expect(sim.status == 2)
+        #expect(sim.errorLines.first == "canvas-sim: --cells is given more than once")
+        let empty = try BuiltBinary("canvas-thumb").run(["--max-size=", "Fixtures/h264.mp4"])
+        #expect(empty.status == 2)
+        #expect(empty.errorLines.first?.contains("--max-size takes WxH") == true)
+    }
+
+    @Test(
+        "--version prints the name and release on stdout and exits 0, whatever else is given",
+        arguments: [
+            "canvas-thumb", "canvas-sim",
+        ])
+    func version(tool: String) throws {
+        let binary = try BuiltBinary(tool)
+        let other = tool == "canvas-sim" ? ["--cells", "2"] : ["--json"]
+        for arguments in [["--version"], ["--version"] + other, other + ["--version"]] {
+            let run = try binary.run(arguments)
+            #expect(run.status == 0, "\(arguments): \(run.standardError)")
+            #expect(run.standardOutput == "\(tool) \(ToolVersion.current)\n")
+            #expect(run.standardError.isEmpty)
+        }
+    }
+
+    @Test(
+        "-h and --help print the same usage on stdout, naming --version and the = form",
+        arguments: [
+            "canvas-thumb", "canvas-sim",
+        ])
+    func help(tool: String) throws {
+        let binary = try BuiltBinary(tool)
+        let short = try binary.run(["-h"])
+        let long = try binary.run(["--help"])
+        #expect(short.status == 0 && long.status == 0)
+        #expect(short.standardOutput == long.standardOutput)
+        #expect(long.standardOutput.hasPrefix("usage: \(tool)"))
+        #expect(long.standardOutput.contains("--version"))
+        #expect(long.standardOutput.contains("after '='"))
+        #expect(long.standardError.isEmpty)
+    }
+}

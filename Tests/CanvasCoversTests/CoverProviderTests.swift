@@ -1,0 +1,109 @@
+import CanvasCovers
+import CanvasKit
+import Foundation
+import Locking
+import TestSupport
+import Testing
+
+@testable import Thumbnails
+
+/// CoverService as CanvasKit's CoverProvider: what cell view-models see.
+@Suite("CoverService as a CoverProvider")
+struct CoverProviderTests {
+    /// Requests the cover through the protocol and waits for the completion.
+    private func cover(from provider: any CoverProvider, _ url: URL, maxSize: CoverSize) async
+        -> Result<CanvasCover, any Error>
+    {
+        await withCheckedContinuation { continuation in
+            _ = provider.requestCover(for: url, maxSize: maxSize) { continuation.resume(returning: $0) }
+        }
+    }
+
+    @Test("a real fixture's cover arrives as RGBA through the protocol, equal to the service's own")
+    func realCover() async throws {
+        let service = CoverService(maximumConcurrency: 1)
+        let url = Fixtures.url("h264.mp4")
+        let cover = try await cover(from: service, url, maxSize: CoverSize(width: 160, height: 160)).get()
+        #expect(cover.videoURL == url)
+        #expect((cover.width, cover.height) == (160, 90))
+        #expect(cover.pixels.count == 160 * 90 * 4)
+        let image = try #require(service.cachedCover(for: url, maximumSize: PixelSize(width: 160, height: 160)))
+        for (x, y) in [(0, 0), (80, 45), (159, 89)] {
+            let offset = (y * 160 + x) * 4
+            let color = image.color(x: x, y: y)
+            #expect(
+                [cover.pixels[offset], cover.pixels[offset + 1], cover.pixels[offset + 2]]
+                    == [color.red, color.green, color.blue])
+            #expect(cover.pixels[offset + 3] == 255)
+        }
+        // A cached cover is delivered before requestCover returns.
+        let delivered = LockedValue(false)
+        _ = service.requestCover(for: url, maxSize: CoverSize(width: 160, height: 160)) { _ in
+            delivered.withLock { $0 = true }
+        }
+        #expect(delivered.withLock { $0 })
+    }
+
+    @Test("a cancelled request never calls its completion (the service's .cancelled is not passed on)")
+    func cancel() async throws {
+        // The first request takes the only decode slot, and its decode pauses at its first cancellation check (before
+        // it opens the file) until the gate is released: the second request is certainly still pending when it is
+        // cancelled. Without the gate the first decode, then the second, can both finish (a few milliseconds each in
+        // release) while the test thread is descheduled between the request and its cancel().
+        let gate = CheckGate(pauseAt: 1)
+        let service = CoverService(
+            generator: CoverGenerator(checkObserver: gate.observe), cache: CoverCache(capacity: 1 << 20),
+            options: CoverOptions(skipsDarkFrames: true), maximumConcurrency: 1)
+        let size = CoverSize(width: 64, height: 64)
+        let first = Box<Result<CanvasCover, any Error>>()
+        _ = service.requestCover(for: Fixtures.url("vp9.webm"), maxSize: size) { first.set($0) }
+        await gate.waitUntilReached()
+        let called = LockedValue(0)
+        let request = service.requestCover(for: Fixtures.url("hevc.mp4"), maxSize: size) { _ in
+            called.withLock { $0 += 1 }
+        }
+        request.cancel()
+        request.cancel()
+        #expect(called.withLock { $0 } == 0)
+        gate.release()
+        _ = try #require(await first.wait()).get()
+        // The service still works for the same file, and the cancelled completion stayed silent.
+        let again = try await cover(from: service, Fixtures.url("hevc.mp4"), maxSize: size).get()
+        #expect(again.width == 64)
+        #expect(called.withLock { $0 } == 0)
+        // The cancelled request's decode never ran: one decode for the first file, one for the request after.
+        #expect(service.decodeCount == 2)
+    }
+
+    @Test("a broken or missing file gives the service's typed error with its one-line reason")
+    func brokenFile() async throws {
+        let service = CoverService()
+        for (name, kind) in [
+            ("not-a-video.mp4", ThumbnailError.Kind.notAMediaFile), ("no-such-file.mp4", .fileNotFound),
+            ("audio-only.m4a", .noVideoStream),
+        ] {
+            let result = await cover(from: service, Fixtures.url(name), maxSize: CoverSize(width: 64, height: 64))
+            guard case .failure(let error) = result else {
+                Issue.record("\(name) gave a cover")
+                continue
+            }
+            let thumbnailError = try #require(error as? ThumbnailError)
+            #expect(thumbnailError.kind == kind)
+            #expect(String(describing: error) == thumbnailError.reason)
+            #expect(thumbnailError.reason.contains(name))
+            #expect(!thumbnailError.reason.contains("\n"))
+        }
+    }
+
+    @Test("RGB with padded rows and RGBA both convert to packed RGBA")
+    func conversion() throws {
+        let url = URL(fileURLWithPath: "/x.mov")
+        let rgb = try CoverImage(
+            width: 2, height: 2, bytesPerRow: 8, pixelFormat: .rgb,
+            pixels: [1, 2, 3, 4, 5, 6, 0, 0, 7, 8, 9, 10, 11, 12, 0, 0])
+        #expect(
+            [UInt8](rgb.canvasCover(of: url).pixels) == [1, 2, 3, 255, 4, 5, 6, 255, 7, 8, 9, 255, 10, 11, 12, 255])
+        let rgba = try CoverImage(width: 1, height: 1, bytesPerRow: 4, pixelFormat: .rgba, pixels: [9, 8, 7, 6])
+        #expect([UInt8](rgba.canvasCover(of: url).pixels) == [9, 8, 7, 6])
+    }
+}

@@ -1,0 +1,291 @@
+import CanvasHost
+import CanvasKit
+import Foundation
+import Observing
+import Testing
+
+/// A board whose canvas 0 has a finished take and is not selected, so it shows its cover.
+private func boardWithTake(_ url: URL = URL(fileURLWithPath: "/takes/a.mov"), canvases: Int = 3) -> CanvasBoard {
+    let board = CanvasBoard(canvasCount: canvases)
+    for event: CanvasEvent in [.tap(0), .record, .stop(url), .tap(0)] { _ = board.send(event) }
+    return board
+}
+
+@Suite("Cell view-model: binding, observing, covers")
+@MainActor
+struct CanvasCellViewModelTests {
+    @Test("binding derives the display and registers nothing; observing registers the three model keys and isRecording")
+    func bindThenObserve() {
+        let board = CanvasBoard(canvasCount: 2)
+        let log = RegistrationLog()
+        let viewModel = CanvasCellViewModel(log: log)
+        #expect(viewModel.display == nil)
+        viewModel.bind(to: board.canvases[1], on: board)
+        #expect(viewModel.display == .addButton)
+        #expect(log.entries.isEmpty)
+        #expect(!viewModel.isObserving)
+
+        viewModel.startObserving()
+        #expect(
+            log.entries.map(\.description) == [
+                "registered #1.status in willDisplay", "registered #1.isSelected in willDisplay",
+                "registered #1.videoURL in willDisplay", "registered board.isRecording in willDisplay",
+            ])
+        _ = board.send(.tap(1))
+        #expect(viewModel.display == .livePreview)
+
+        viewModel.startObserving(in: .willDisplay)
+        #expect(log.entries.count == 4, "a repeated start registers nothing")
+        viewModel.stopObserving()
+        viewModel.stopObserving()
+        #expect(log.entries.count == 8, "a repeated stop removes nothing")
+        #expect(log.violations.isEmpty)
+        #expect(log.liveCount == 0)
+        #expect(ObservationDiagnostics.liveObservations(of: board.canvases[1]).isEmpty)
+    }
+
+    @Test("an observer of display or cover may call back into the view-model (no lock is held while it runs)")
+    func observersMayCallBack() throws {
+        let board = boardWithTake()
+        let viewModel = CanvasCellViewModel(coverProvider: FakeCoverProvider(completesImmediately: true))
+        let displayToken = viewModel.observe(\.display, options: [.new]) { viewModel, _ in
+            viewModel.startObserving()
+        }
+        let coverToken = viewModel.observe(\.cover, options: [.new]) { viewModel, _ in
+            viewModel.startObserving()
+        }
+        defer {
+            displayToken.invalidate()
+            coverToken.invalidate()
+        }
+        viewModel.bind(to: board.canvases[0], on: board)
+        #expect(viewModel.display == .cover(URL(fileURLWithPath: "/takes/a.mov")))
+        #expect(viewModel.cover != nil)
+        _ = board.send(.tap(0))
+        #expect(viewModel.display == .livePreview)
+        viewModel.unbind()
+        #expect(viewModel.display == nil)
+        #expect(viewModel.cover == nil)
+    }
+
+    @Test("while not observing the display is not updated; starting again re-derives it")
+    func staleWhileNotObservingThenRederived() {
+        let board = CanvasBoard(canvasCount: 2)
+        let viewModel = CanvasCellViewModel()
+        viewModel.bind(to: board.canvases[0], on: board)
+        _ = board.send(.tap(0))
+        #expect(viewModel.display == .addButton)
+        viewModel.startObserving()
+        #expect(viewModel.display == .livePreview)
+        let before = viewModel.recomputations
+        _ = board.send(.tap(1))
+        #expect(viewModel.display == .addButton)
+        #expect(viewModel.recomputations > before)
+    }
+
+    @Test("binding to another model while observing moves the observations, removing them from the old model")
+    func rebindWhileObserving() {
+        let board = CanvasBoard(canvasCount: 3)
+        let log = RegistrationLog()
+        let viewModel = CanvasCellViewModel(log: log)
+        viewModel.bind(to: board.canvases[0], on: board)
+        viewModel.startObserving()
+        viewModel.bind(to: board.canvases[2], on: board)
+        let rebinds = log.entries.filter { $0.hook == .rebind }.map(\.description)
+        #expect(
+            rebinds == [
+                "removed #0.status in rebind", "removed #0.isSelected in rebind", "removed #0.videoURL in rebind",
+                "registered #2.status in rebind", "registered #2.isSelected in rebind",
+                "registered #2.videoURL in rebind",
+            ])
+        #expect(ObservationDiagnostics.liveObservations(of: board.canvases[0]).isEmpty)
+        #expect(ObservationDiagnostics.liveObservations(of: board.canvases[2]).count == 3)
+        #expect(log.violations.isEmpty)
+        viewModel.unbind()
+        #expect(log.liveCount == 0)
+        #expect(viewModel.display == nil)
+    }
+
+    @Test("a canvas with a take shows its cover, or its take playing while another canvas records")
+    func coverAndPlayback() {
+        let url = URL(fileURLWithPath: "/takes/a.mov")
+        let board = boardWithTake(url)
+        let viewModel = CanvasCellViewModel()
+        viewModel.bind(to: board.canvases[0], on: board)
+        viewModel.startObserving()
+        #expect(viewModel.display == .cover(url))
+        _ = board.send(.tap(1))
+        _ = board.send(.record)
+        #expect(viewModel.display == .playback(url))
+        _ = board.send(.cancel)
+        #expect(viewModel.display == .cover(url))
+    }
+
+    @Test("one cover request per take, with the cell's maximum size; the cover reaches the cell")
+    func coverRequested() throws {
+        let url = URL(fileURLWithPath: "/takes/a.mov")
+        let board = boardWithTake(url)
+        let covers = FakeCoverProvider()
+        let viewModel = CanvasCellViewModel(coverProvider: covers, coverSize: CoverSize(width: 160, height: 90))
+        let cell = CanvasCell(viewModel: viewModel, binder: nil)
+        viewModel.bind(to: board.canvases[0], on: board)
+        viewModel.startObserving()
+        _ = board.send(.tap(1))
+        _ = board.send(.tap(1))
+        #expect(covers.all.map(\.url) == [url], "re-deriving the same take asks once")
+        #expect(cell.shownCover == nil)
+        covers.completeAll()
+        #expect(viewModel.cover == FakeCoverProvider.image(for: url))
+        #expect(cell.shownCover == FakeCoverProvider.image(for: url))
+        #expect(cell.shownDisplay == .cover(url))
+    }
+
+    @Test("the cover request is cancelled when the take changes or the view-model is unbound, not when display ends")
+    func coverCancelled() throws {
+        let first = URL(fileURLWithPath: "/takes/a.mov")
+        let second = URL(fileURLWithPath: "/takes/b.mov")
+        let board = boardWithTake(first)
+        let covers = FakeCoverProvider()
+        let viewModel = CanvasCellViewModel(coverProvider: covers)
+        viewModel.bind(to: board.canvases[0], on: board)
+        viewModel.startObserving()
+        let firstRequest = try #require(covers.all.first)
+        viewModel.stopObserving()
+        #expect(!firstRequest.isCancelled, "a cell that merely ends display keeps its cover coming")
+        viewModel.startObserving()
+
+        // A new take replaces the old one: the old request is cancelled, the new cover requested once shown.
+        for event: CanvasEvent in [.tap(0), .record, .stop(second)] { _ = board.send(event) }
+        #expect(firstRequest.isCancelled)
+        _ = board.send(.tap(0))
+        let secondRequest = try #require(covers.all.last)
+        #expect(secondRequest.url == second)
+        firstRequest.completion(.success(FakeCoverProvider.image(for: first)))
+        #expect(viewModel.cover == nil, "a late completion of the cancelled request is ignored")
+        covers.completeAll()
+        #expect(viewModel.cover?.videoURL == second)
+
+        // Deleting the take drops the cover.
+        _ = board.send(.delete(0))
+        #expect(viewModel.display == .addButton)
+        #expect(viewModel.cover == nil)
+
+        // Unbinding cancels a request in flight.
+        let third = URL(fileURLWithPath: "/takes/c.mov")
+        for event: CanvasEvent in [.tap(0), .record, .stop(third), .tap(0)] { _ = board.send(event) }
+        let thirdRequest = try #require(covers.all.last)
+        #expect(thirdRequest.url == third)
+        viewModel.unbind()
+        #expect(thirdRequest.isCancelled)
+    }
+
+    @Test("a cover delivered synchronously (a cache hit) is shown, and a failure is reported, not thrown")
+    func coverEdgeCases() {
+        let url = URL(fileURLWithPath: "/takes/a.mov")
+        let board = boardWithTake(url)
+        let cached = CanvasCellViewModel(coverProvider: FakeCoverProvider(completesImmediately: true))
+        cached.bind(to: board.canvases[0], on: board)
+        #expect(cached.cover?.videoURL == url)
+
+        struct Unreadable: Error, CustomStringConvertible {
+            var description: String { "not a video" }
+        }
+        final class FailingProvider: CoverProvider {
+            final class Request: CoverRequest { func cancel() {} }
+            func requestCover(
+                for videoURL: URL, maxSize: CoverSize,
+                completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
+            ) -> any CoverRequest {
+                completion(.failure(Unreadable()))
+                return Request()
+            }
+        }
+        let failing = CanvasCellViewModel(coverProvider: FailingProvider())
+        failing.bind(to: board.canvases[0], on: board)
+        #expect(failing.cover == nil)
+        #expect(failing.coverError == "not a video")
+        #expect(failing.display == .cover(url))
+    }
+}
+
+@Suite("Display-lifecycle binder: hooks in any order are harmless")
+@MainActor
+struct DisplayLifecycleBinderTests {
+    private func makeCell(_ binder: DisplayLifecycleBinder) -> CanvasCell {
+        CanvasCell(viewModel: CanvasCellViewModel(log: binder.log), binder: binder)
+    }
+
+    @Test("repeated willDisplay, end without start, end after disappear, display while away")
+    func oddOrders() {
+        let board = CanvasBoard(canvasCount: 3)
+        let binder = DisplayLifecycleBinder(log: RegistrationLog())
+        let cell = makeCell(binder)
+        cell.viewModel.bind(to: board.canvases[0], on: board)
+
+        binder.didEndDisplaying(cell, at: 0)
+        #expect(binder.log.entries.isEmpty, "an end without a start removes nothing")
+        binder.willDisplay(cell, at: 0)
+        binder.willDisplay(cell, at: 0)
+        #expect(binder.log.liveCount == 4)
+        binder.screenWillDisappear()
+        #expect(binder.log.liveCount == 0)
+        binder.didEndDisplaying(cell, at: 0)
+        #expect(binder.log.liveCount == 0)
+
+        binder.willDisplay(cell, at: 1)
+        #expect(binder.log.liveCount == 0, "nothing registers while the screen is away")
+        _ = board.send(.tap(0))
+        binder.screenDidAppear()
+        #expect(binder.log.liveCount == 4)
+        #expect(cell.shownDisplay == .livePreview, "re-derived on appear")
+        #expect(binder.log.violations.isEmpty)
+    }
+
+    @Test("a reuse for another model unbinds first, so removals hit the model that was observed")
+    func reuseForAnotherModel() {
+        let board = CanvasBoard(canvasCount: 3)
+        let binder = DisplayLifecycleBinder()
+        let cell = makeCell(binder)
+        cell.viewModel.bind(to: board.canvases[0], on: board)
+        binder.willDisplay(cell, at: 0)
+        // UIKit would end display first; a host that does not is covered too.
+        cell.prepareForReuse()
+        #expect(binder.log.liveCount == 0)
+        #expect(cell.shownDisplay == nil)
+        cell.viewModel.bind(to: board.canvases[2], on: board)
+        binder.willDisplay(cell, at: 2)
+        #expect(
+            binder.log.liveRegistrations.map(\.description).sorted() == [
+                "#2.isSelected", "#2.status", "#2.videoURL", "board.isRecording",
+            ])
+        #expect(ObservationDiagnostics.liveObservations(of: board.canvases[0]).isEmpty)
+        #expect(binder.log.violations.isEmpty)
+        #expect(!binder.isDisplaying(makeCell(binder)))
+        #expect(binder.isDisplaying(cell))
+    }
+
+    @Test("the registration log audits duplicates and removals without registration")
+    func logAudit() {
+        let board = CanvasBoard(canvasCount: 1)
+        let log = RegistrationLog()
+        let key = RegistrationKey(object: board.canvases[0], objectName: "#0", keyPath: "status")
+        log.record(.removed, key, in: .didEndDisplaying)
+        log.record(.registered, key, in: .cellForItem)
+        log.record(.registered, key, in: .willDisplay)
+        #expect(
+            log.violations.map(\.description) == [
+                "#0.status removed in didEndDisplaying without being registered",
+                "#0.status registered twice (second time in willDisplay)",
+            ])
+        #expect(log.liveCount == 2)
+        #expect(log.peakLiveCount == 2)
+        log.record(.removed, key, in: .didEndDisplaying)
+        log.record(.removed, key, in: .didEndDisplaying)
+        #expect(log.liveCount == 0)
+        #expect(log.violations.count == 2)
+        let quiet = RegistrationLog(keepsEntries: false)
+        quiet.record(.registered, key, in: .willDisplay)
+        #expect(quiet.entries.isEmpty)
+        #expect(quiet.liveCount == 1)
+    }
+}

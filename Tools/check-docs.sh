@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Compiles every Swift block of README.md and Docs/*.md against the package, so no example names an API that does not
+# exist. A block whose first line is `// Apple platforms only` (UIKit, SwiftUI, AVFoundation) is skipped: it cannot be
+# built here.
+#
+#   Tools/check-docs.sh          extract and build every block; exit 1 naming the page and line of a block that fails
+#
+# Each block becomes the main.swift of an executable target in the git-ignored .doc-snippets/ folder; the manifest
+# declares those targets only when MULTICANVAS_DOC_SNIPPETS=1, each depending on every library of the package, and
+# builds them in the package's own .build (the libraries are not rebuilt). A block is a whole program: its imports, its
+# types and its top-level code. A block whose first line is `// swift-tools-version: ...` is a manifest: it is parsed
+# by `swift package dump-package` in a folder of its own (its dependencies are not fetched).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash Tools/setup.sh
+
+rm -rf .doc-snippets
+python3 - <<'PY'
+import pathlib, re
+root = pathlib.Path(".")
+pages = [root / "README.md"] + sorted((root / "Docs").glob("**/*.md")) + sorted(root.glob("Examples/**/*.md"))
+count = skipped = 0
+for page in pages:
+    lines = page.read_text(encoding="utf-8").split("\n")
+    index = 0
+    while index < len(lines):
+        if lines[index].strip() == "```swift":
+            start = index + 1
+            end = start
+            while end < len(lines) and lines[end].strip() != "```":
+                end += 1
+            block = lines[start:end]
+            first = next((line for line in block if line.strip()), "")
+            if first.strip().startswith("// Apple platforms only"):
+                skipped += 1
+            elif first.strip().startswith("// swift-tools-version"):
+                folder = root / ".doc-snippets" / "manifests" / f"line-{start}-{page.stem}"
+                folder.mkdir(parents=True)
+                (folder / "Package.swift").write_text("\n".join(block) + "\n", encoding="utf-8")
+                (folder / "origin").write_text(f"{page}:{start + 1}\n", encoding="utf-8")
+                count += 1
+            else:
+                slug = re.sub(r"[^A-Za-z0-9_-]+", "_", str(page.with_suffix("")).replace("/", "__"))
+                folder = root / ".doc-snippets" / f"doc-{slug}-line-{start}"
+                folder.mkdir(parents=True)
+                body = "\n".join(block) + "\n"
+                (folder / "main.swift").write_text(body, encoding="utf-8")
+                count += 1
+            index = end
+        index += 1
+print(f"check-docs: {count} Swift blocks to build, {skipped} marked Apple platforms only")
+PY
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+for manifest in .doc-snippets/manifests/*/; do
+    [ -d "$manifest" ] || continue
+    if ! (cd "$manifest" && swift package dump-package >/dev/null 2>"$log"); then
+        grep -E "error:" "$log" | head -5 >&2
+        echo "check-docs: the manifest at $(cat "$manifest/origin") does not parse" >&2
+        exit 1
+    fi
+done
+if ! MULTICANVAS_DOC_SNIPPETS=1 swift build -Xswiftc -warnings-as-errors >"$log" 2>&1; then
+    # main.swift line N of the block whose fence is on line F of its page is line F+N of the page.
+    grep -E "^/.*\.doc-snippets/.*(error|warning):" "$log" |
+        sed -E 's#^.*/\.doc-snippets/doc-(.*)-line-([0-9]+)/main\.swift:([0-9]+):([0-9]+):#\1 \2 \3 \4#' |
+        awk '{ page = $1; gsub("__", "/", page); line = $2 + $3; $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print page ".md:" line ": " $0 }' |
+        sort -u | head -40 >&2
+    echo "check-docs: a documented Swift block does not build (see above)" >&2
+    exit 1
+fi
+echo "check-docs: every Swift block builds"
