@@ -6,7 +6,7 @@
 #   3. 200 covers from 20 different files: one canvas-thumb call vs ffmpegthumbnailer once per file
 #      through xargs -P with the same parallelism; and what the crash isolation costs: the same call
 #      with its inputs in worker processes (the default) and on threads of one process
-#      (CANVAS_THUMB_ISOLATION=threads, run through env(1), which adds about a millisecond to it);
+#      (CANVAS_THUMB_ISOLATION=threads), in interleaved rounds;
 #   4. peak memory (GNU time's maximum resident set size) of each.
 # Inputs are generated on demand into .bench/ (git-ignored). Prints medians (hyperfine) and ratios.
 #   Tools/bench-canvas-thumb.sh [--runs N]
@@ -92,12 +92,31 @@ printf '| covers per second | %.0f | %.0f | |\n' "$(echo "200000 / $ours" | bc -
 echo
 echo "| 200 covers, $jobs jobs, crash isolation | worker processes (default) | threads of one process | processes / threads |"
 echo "| --- | --- | --- | --- |"
-batch_args="--output-dir $o/batch-ours --max-size 320x320 --jobs $jobs $(tr '\n' ' ' < "$bench/inputs.txt")"
-hyperfine -N -w 1 -r "$runs" --export-json "$bench/h.json" \
-    "$thumb $batch_args" "env CANVAS_THUMB_ISOLATION=threads $thumb $batch_args" >/dev/null 2>&1 || true
-read -r processes threads <<< "$(median "$bench/h.json")"
-printf '| median s | %.3f | %.3f | %.3fx |\n' "$(echo "$processes / 1000" | bc -l)" \
-    "$(echo "$threads / 1000" | bc -l)" "$(echo "$processes / $threads" | bc -l)"
+# Interleaved rounds, alternating which goes first, so that a change in the machine's load during the run falls on
+# both (hyperfine would run all rounds of one, then all of the other).
+batch_args=(--output-dir "$o/batch-ours" --max-size 320x320 --jobs "$jobs")
+mapfile -t batch_inputs < "$bench/inputs.txt"
+one_batch() { # one_batch processes|threads: prints the wall time in microseconds
+    local start end
+    start=$(date +%s%N)
+    CANVAS_THUMB_ISOLATION="$1" "$thumb" "${batch_args[@]}" "${batch_inputs[@]}" >/dev/null 2>&1
+    end=$(date +%s%N)
+    echo $(((end - start) / 1000))
+}
+one_batch processes >/dev/null; one_batch threads >/dev/null   # warm-up
+for round in $(seq 1 "$runs"); do
+    if [ $((round % 2)) -eq 1 ]; then p=$(one_batch processes); t=$(one_batch threads)
+    else t=$(one_batch threads); p=$(one_batch processes); fi
+    echo "$p $t"
+done > "$bench/isolation.txt"
+python3 - "$bench/isolation.txt" <<'PY'
+import statistics, sys
+rows = [tuple(map(int, line.split())) for line in open(sys.argv[1])]
+p = statistics.median(r[0] for r in rows) / 1e6
+t = statistics.median(r[1] for r in rows) / 1e6
+ratios = sorted(r[0] / r[1] for r in rows)
+print("| median s | %.3f | %.3f | %.3fx (per-round ratios %.3f-%.3f) |" % (p, t, p / t, ratios[0], ratios[-1]))
+PY
 
 echo
 echo "| peak memory (max RSS, MB) | canvas-thumb | C floor | ffmpegthumbnailer | ffmpeg |"

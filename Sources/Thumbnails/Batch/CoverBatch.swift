@@ -119,7 +119,10 @@ public enum CoverBatch {
     ///
     /// Each worker is `workers` started anew (see ``CoverWorkerCommand``): a program that calls
     /// ``CoverWorker/serve(options:format:)`` with the options and format the batch is meant to
-    /// use. Workers take one job at a time over a socket and answer with its result.
+    /// use. The batch sends each worker its jobs over a socket, two at a time (the next one
+    /// waits in the socket while the worker makes the current cover, so the worker never waits
+    /// for this process), and the worker answers each with its result. A job queued behind one
+    /// a worker crashed on never started, and goes to the fresh worker.
     ///
     /// - Parameters:
     ///   - jobs: the inputs and outputs.
@@ -136,30 +139,43 @@ public enum CoverBatch {
         removeAbandonedTemporaryFiles(of: jobs)
         runLanes(count: concurrency, jobs: jobs) { next in
             var worker: WorkerProcess?
-            while let index = next() {
-                let job = jobs[index]
-                let result: Result<WrittenCover, ThumbnailError>
-                do throws(ThumbnailError) {
-                    let running: WorkerProcess
-                    if let worker {
-                        running = worker
-                    } else {
-                        running = try WorkerProcess(command: workers)
-                        worker = running
+            // Sent to the worker and not answered yet, oldest first; and taken back from a worker
+            // that died (the jobs queued behind the one it crashed on), to be sent again first.
+            var inFlight: [Int] = []
+            var retry: [Int] = []
+            while true {
+                // Two jobs in flight: the worker finds its next job waiting when it answers, and
+                // never waits for this thread to be scheduled (on a loaded machine that
+                // ping-pong costs milliseconds per input).
+                while inFlight.count < 2, let index = retry.isEmpty ? next() : retry.removeFirst() {
+                    if worker == nil {
+                        do throws(ThumbnailError) {
+                            worker = try WorkerProcess(command: workers)
+                        } catch {
+                            report(CoverJobResult(index: index, job: jobs[index], result: .failure(error)))
+                            continue
+                        }
                     }
-                    switch running.perform(job) {
-                    case .finished(let outcome):
-                        result = outcome
-                    case .died(let death):
-                        worker = nil
-                        // Its temporary file, if it was writing, is provably abandoned now.
-                        AtomicFile.removeAbandoned(in: job.output.directory)
-                        result = .failure(ThumbnailError(.decodeFailed, reason: "\(job.input.escaped): \(death)"))
-                    }
-                } catch {
-                    result = .failure(error)
+                    inFlight.append(index)
+                    // A failed send shows as a death at the next receive.
+                    if worker?.send(jobs[index]) != true { break }
                 }
-                report(CoverJobResult(index: index, job: job, result: result))
+                guard let oldest = inFlight.first, let running = worker else { break }
+                let job = jobs[oldest]
+                if let result = running.receive() {
+                    inFlight.removeFirst()
+                    report(CoverJobResult(index: oldest, job: job, result: result))
+                    continue
+                }
+                // The worker died on its oldest job; the ones queued behind it never started.
+                let death = running.death()
+                worker = nil
+                // Its temporary file, if it was writing, is provably abandoned now.
+                AtomicFile.removeAbandoned(in: job.output.directory)
+                let crash = ThumbnailError(.decodeFailed, reason: "\(job.input.escaped): \(death)")
+                report(CoverJobResult(index: oldest, job: job, result: .failure(crash)))
+                retry = Array(inFlight.dropFirst()) + retry
+                inFlight = []
             }
             worker?.finish()
         }

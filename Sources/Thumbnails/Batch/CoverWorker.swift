@@ -80,15 +80,6 @@ public enum CoverWorker {
 ///
 /// Deliberately not `Sendable`: the one lane that started it talks to it and reaps it.
 final class WorkerProcess {
-    /// What became of a job sent to the worker.
-    enum Outcome {
-        /// The worker answered.
-        case finished(Result<WrittenCover, ThumbnailError>)
-        /// The worker died before answering; how, in words ("crashed while making its cover
-        /// (signal 11: Segmentation fault)").
-        case died(String)
-    }
-
     private let process: pid_t
     private var connection: WorkerConnection?
     private var reaped = false
@@ -137,17 +128,25 @@ final class WorkerProcess {
         finish()
     }
 
-    /// Sends `job` and waits for its result, or for the worker's death.
-    func perform(_ job: CoverJob) -> Outcome {
-        if let connection, connection.sendMessage(WorkerWire.encode(job)),
-            let answer = connection.receiveMessage(), let result = WorkerWire.decodeResult(answer)
-        {
-            return .finished(result)
-        }
-        // The socket is broken: the worker is dead, or dying, or mad. Make sure, and say how.
+    /// Sends `job` (queued behind the ones the worker has not answered yet); false when the
+    /// worker is gone.
+    func send(_ job: CoverJob) -> Bool {
+        connection?.sendMessage(WorkerWire.encode(job)) ?? false
+    }
+
+    /// Waits for the result of the oldest job not answered yet; nil when the worker died first
+    /// (then ``death()`` says how).
+    func receive() -> Result<WrittenCover, ThumbnailError>? {
+        connection?.receiveMessage().flatMap(WorkerWire.decodeResult)
+    }
+
+    /// Makes sure a worker that stopped answering is gone, and says how it ended ("crashed while
+    /// making its cover (signal 11: Segmentation fault)"). A worker still alive (it sent
+    /// something malformed) is killed first.
+    func death() -> String {
         connection = nil
         kill(process, SIGKILL)
-        return .died(Self.describe(reap()))
+        return Self.describe(reap())
     }
 
     /// Closes the socket, which tells the worker to exit, and waits for it.
