@@ -26,6 +26,11 @@ targets += [
 // SplitMix64, the one seeded generator every seeded thing in the package uses (`package` API, not a product).
 targets += [.target(name: "SeededRandom", swiftSettings: swiftSettings)]
 
+// MARK: Pixels
+// The pixel value types both sides of a cover request use (`PixelSize`, `RGBColor`): below CanvasKit and Thumbnails,
+// which re-export it, so each concept has one type. Depends on nothing.
+targets += [.target(name: "Pixels", swiftSettings: swiftSettings)]
+
 // MARK: Test support
 // What several test suites share (never linked by a product): `TestSupport` (a lifetime tracker, the stress scale,
 // temporary folders, the committed fixtures) and `CanvasTestSupport` (board builders and seeded event sequences).
@@ -53,7 +58,7 @@ targets += [
             .brew(["ffmpeg", "pkg-config"]),
         ]
     ),
-    .target(name: "Thumbnails", dependencies: ["CFFmpeg", "Locking"], swiftSettings: swiftSettings),
+    .target(name: "Thumbnails", dependencies: ["CFFmpeg", "Pixels", "Locking"], swiftSettings: swiftSettings),
     .testTarget(
         name: "ThumbnailsTests", dependencies: ["Thumbnails", "Locking", "SeededRandom", "TestSupport"],
         swiftSettings: swiftSettings),
@@ -99,7 +104,7 @@ targets += [
 // over a collection-view protocol, the cover-provider protocol. No FFmpeg, no host, no simulation.
 products.append(.library(name: "CanvasKit", targets: ["CanvasKit"]))
 targets += [
-    .target(name: "CanvasKit", dependencies: ["Observing", "Locking"], swiftSettings: swiftSettings),
+    .target(name: "CanvasKit", dependencies: ["Observing", "Pixels", "Locking"], swiftSettings: swiftSettings),
     .testTarget(
         name: "CanvasKitTests",
         dependencies: ["CanvasKit", "Observing", "Locking", "SeededRandom", "TestSupport", "CanvasTestSupport"],

@@ -37,6 +37,35 @@ if [ ! -s .bench/4k-10s.mp4 ]; then
         .bench/4k-10s.mp4
 fi
 
+# The picture shapes, 1920x1080, 1 s (only the first frame is taken), each beside a plain twin whose decoding costs
+# the same, so the ratio is what the shape adds: HDR 10-bit HEVC (PQ, HLG; BT.2020, made from testsrc2 as
+# Tools/Corpus/picture.sh does) and the same bitstream retagged as SDR BT.709 (hevc_metadata; HLG's
+# alternative-transfer SEI removed too); interlaced H.264 (top field first, woven from 50 pictures a second) and
+# the same woven pictures coded progressive; H.264 with the transposing mirror matrix (the costliest copy) and
+# the same file upright.
+hevc10=(-c:v libx265 -preset veryfast -crf 20 -g 25 -x265-params log-level=error -tag:v hvc1)
+as_sdr=(-color_primaries bt709 -color_trc bt709 -colorspace bt709)
+if [ ! -s .bench/1080p-h264-woven.mp4 ]; then
+    echo "bench-thumbnails: generating the 1080p picture shapes" >&2
+    for transfer in smpte2084 arib-std-b67; do
+        name=pq; [ "$transfer" = arib-std-b67 ] && name=hlg
+        ff -f lavfi -i testsrc2=size=1920x1080:rate=25:duration=1 \
+            -vf "format=gbrp,setparams=range=pc:color_primaries=bt709:color_trc=bt709:colorspace=gbr,zscale=t=linear:npl=203,format=gbrpf32le,zscale=p=bt2020:t=$transfer:m=bt2020nc:r=tv:npl=203,format=yuv420p10le" \
+            "${hevc10[@]}" -color_primaries bt2020 -color_trc "$transfer" -colorspace bt2020nc .bench/1080p-hdr-$name.mp4
+        ff -i .bench/1080p-hdr-$name.mp4 -c copy "${as_sdr[@]}" \
+            -bsf:v "filter_units=remove_types=39,hevc_metadata=colour_primaries=1:transfer_characteristics=1:matrix_coefficients=1" \
+            .bench/1080p-hdr-$name-as-sdr.mp4
+    done
+    ff -f lavfi -i testsrc2=size=1920x1080:rate=25:duration=1 -c:v libx264 -preset veryfast -pix_fmt yuv420p \
+        .bench/1080p-h264-1s.mp4
+    cp .bench/1080p-h264-1s.mp4 .bench/1080p-h264-mirror.mp4
+    python3 Tools/Corpus/mp4-matrix.py .bench/1080p-h264-mirror.mp4 0 -1 -1 0
+    ff -f lavfi -i testsrc2=size=1920x1080:rate=50:duration=1 -vf "scroll=h=0.002,tinterlace=interleave_top,setfield=tff" \
+        -c:v libx264 -preset veryfast -x264-params tff=1 -flags +ildct+ilme -pix_fmt yuv420p .bench/1080i-h264.mp4
+    ff -f lavfi -i testsrc2=size=1920x1080:rate=50:duration=1 -vf "scroll=h=0.002,tinterlace=interleave_top" \
+        -c:v libx264 -preset veryfast -pix_fmt yuv420p .bench/1080p-h264-woven.mp4
+fi
+
 # shellcheck disable=SC2046
 cc -O2 Tools/Floor/cover_floor.c $(pkg-config --cflags --libs libavformat libavcodec libswscale libavutil) \
     -o .bench/cover_floor
@@ -114,6 +143,28 @@ echo
 echo "| lookup | µs |"
 echo "| --- | ---: |"
 echo "| hit | $("$swift_bench" --cache-hits .bench/1080p-30s.mp4) |"
+
+# HDR, deinterlacing and orientation against a plain cover of the same size and bitstream (first frame, 320x320
+# box, PNG written), the plain one and the shaped one taking turns, best of 5 medians of CPU time per cover (they
+# differ by a millisecond or two, less than other work on a shared machine moves the wall clock).
+echo
+echo "Picture shapes against a plain cover of the same size (1080p first frame, 320x320 box, PNG written, Thumbnails,"
+echo "CPU time per cover; $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) cores):"
+echo
+echo "| shape | plain (ms) | shaped (ms) | ratio |"
+echo "| --- | ---: | ---: | ---: |"
+shape() { # LABEL PLAIN SHAPED
+    local plain="" shaped="" round
+    for round in $(seq 5); do
+        plain=$(smaller "$("$swift_bench" "$2" .bench/swift.png 320 -1 "$loops_1080" --cpu)" "$plain")
+        shaped=$(smaller "$("$swift_bench" "$3" .bench/swift.png 320 -1 "$loops_1080" --cpu)" "$shaped")
+    done
+    echo "| $1 | $plain | $shaped | $(ratio "$shaped" "$plain") |"
+}
+shape "HDR PQ, tone-mapped (HEVC 10-bit)" .bench/1080p-hdr-pq-as-sdr.mp4 .bench/1080p-hdr-pq.mp4
+shape "HDR HLG, tone-mapped (HEVC 10-bit)" .bench/1080p-hdr-hlg-as-sdr.mp4 .bench/1080p-hdr-hlg.mp4
+shape "interlaced H.264, first field scaled" .bench/1080p-h264-woven.mp4 .bench/1080i-h264.mp4
+shape "mirrored transpose (display matrix)" .bench/1080p-h264-1s.mp4 .bench/1080p-h264-mirror.mp4
 
 peak() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }'; }
 echo

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs thousands of mutated copies of the fixture videos through the release canvas-thumb (DESIGN section 7, issue 9).
+# Runs thousands of mutated copies of the fixture videos through the release canvas-thumb.
 #
 #   Tools/mutate-canvas-thumb.sh [--count N] [--seed S] [--batch B] [--singles K] [--seconds T]
 #

@@ -5,7 +5,7 @@
 #
 # Without --address or --thread, both run. Each sanitizer builds in its own scratch path (.build/asan, .build/tsan) so
 # the normal debug build stays as it is. --stress sets MULTICANVAS_STRESS_SECONDS and MULTICANVAS_STRESS_THREADS for
-# the stress tests (Observing's ConcurrencyTests.stress, CanvasKit's concurrent senders and lifecycle test; CI's size
+# the stress tests (Observing's ConcurrencyTests.stress, CanvasKit's concurrent senders, CanvasHost's lifecycle test; CI's size
 # is 1 s / 4 threads), e.g. `--stress 10 8`. Each run is bounded (SANITIZE_TIMEOUT seconds, default 1800, for its
 # build and its tests together). Prints, per sanitizer, the build and test times, the tests run, and every report.
 set -euo pipefail
@@ -35,6 +35,9 @@ export SWIFT_BACKTRACE=enable=no
 
 failed=0
 for sanitizer in "${sanitizers[@]}"; do
+    # Tests that exercise decoding rather than concurrency and run many processes skip themselves under "thread"
+    # (ThumbnailsTests' RealWorldTests).
+    export MULTICANVAS_SANITIZER="$sanitizer"
     short=${sanitizer:0:1}san
     scratch=".build/$short"
     log="$scratch/test.log"

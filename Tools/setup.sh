@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what MultiCanvas needs from Debian, only when it is missing.
-#   Tools/setup.sh          build + test needs: FFmpeg dev libraries, pkg-config, the ffmpeg command
-#   Tools/setup.sh --bench  also the benchmark tools: hyperfine, ffmpegthumbnailer, GNU time, gcc, bc, python3
+#   Tools/setup.sh          build + test needs: FFmpeg dev libraries, pkg-config, the ffmpeg command, python3
+#   Tools/setup.sh --bench  also the benchmark tools: hyperfine, ffmpegthumbnailer, GNU time, gcc, bc
 # Quiet and idempotent when everything is present. As root it runs apt-get; otherwise it prints
 # the exact command to run and exits 1.
 set -euo pipefail
@@ -24,13 +24,14 @@ for lib in libavformat libavcodec libswscale libavutil; do
     fi
 done
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
+# The real-world corpus (Tools/make-corpus.sh) patches display matrices with a python3 script.
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if [ "$want_bench" -eq 1 ]; then
     command -v hyperfine >/dev/null 2>&1 || missing+=(hyperfine)
     command -v ffmpegthumbnailer >/dev/null 2>&1 || missing+=(ffmpegthumbnailer)
     [ -x /usr/bin/time ] || missing+=(time)
     command -v cc >/dev/null 2>&1 || missing+=(gcc)
     command -v bc >/dev/null 2>&1 || missing+=(bc)
-    command -v python3 >/dev/null 2>&1 || missing+=(python3)
 fi
 
 [ "${#missing[@]}" -eq 0 ] && exit 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A long bounded run of a board driven by random events, with real covers from the fixture videos, checking the
-# invariants after every step and that resident memory stays flat (issue 9).
+# invariants after every step and that resident memory stays flat.
 #
 #   Tools/soak.sh [--seconds N] [--seed S] [--bound-mb M]
 #

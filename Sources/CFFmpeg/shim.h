@@ -1,7 +1,7 @@
 // Shims for the parts of FFmpeg's headers that Swift cannot import: function-like and
 // compound-literal macros (AVERROR, AVERROR_EOF, AV_NOPTS_VALUE, AV_TIME_BASE_Q, av_err2str),
 // fixed-size arrays that arrive as tuples (AVFrame.data, AVFrame.linesize), and the display
-// matrix read, whose API moved between FFmpeg 5.1 and 6.1.
+// matrix, field order and HDR metadata reads, whose APIs moved between FFmpeg 5.1 and 6.1.
 //
 // Only Sources/Thumbnails/Internals calls these; everything is `static inline` so the module
 // needs no compiled C sources.
@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -19,6 +20,7 @@
 #include <libavutil/error.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/log.h>
+#include <libavutil/mastering_display_metadata.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 
@@ -61,36 +63,37 @@ static inline AVRational cffmpeg_time_base_q(void) { return AV_TIME_BASE_Q; }
 
 // MARK: - Streams
 
-/// Reads the stream's display matrix and stores its rotation in `degrees`, as
-/// av_display_rotation_get reports it: counterclockwise, in [-180, 180]. Returns 1 when the
-/// stream has a usable display matrix, 0 when it has none (or a degenerate one).
+/// Copies the stream's display matrix (nine 32-bit values, row-major, 16.16 fixed point except the
+/// last column's 2.30) into `matrix`. Returns 1 when the stream has one, 0 when it has none.
 ///
 /// FFmpeg 5.1 keeps the matrix in the stream's side data (av_stream_get_side_data); 6.1
 /// (libavformat 60.15.100) moved it to codecpar->coded_side_data and deprecated the old call,
 /// which 7.0 removed.
-static inline int cffmpeg_stream_display_rotation(const AVStream *stream, double *degrees) {
-    const uint8_t *matrix = NULL;
+static inline int cffmpeg_stream_display_matrix(const AVStream *stream, int32_t *matrix) {
+    const uint8_t *data = NULL;
     size_t size = 0;
 #if LIBAVFORMAT_VERSION_INT >= AV_VERSION_INT(60, 15, 100)
     const AVPacketSideData *side_data = av_packet_side_data_get(
         stream->codecpar->coded_side_data, stream->codecpar->nb_coded_side_data,
         AV_PKT_DATA_DISPLAYMATRIX);
     if (side_data != NULL) {
-        matrix = side_data->data;
+        data = side_data->data;
         size = side_data->size;
     }
 #else
-    matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
 #endif
-    if (matrix == NULL || size < 9 * sizeof(int32_t)) {
+    if (data == NULL || size < 9 * sizeof(int32_t)) {
         return 0;
     }
-    double rotation = av_display_rotation_get((const int32_t *)matrix);
-    if (rotation != rotation) { // NaN: a matrix that scales an axis to zero.
-        return 0;
-    }
-    *degrees = rotation;
+    memcpy(matrix, data, 9 * sizeof(int32_t));
     return 1;
+}
+
+/// av_display_rotation_get for a matrix held by the caller: the counterclockwise angle in
+/// [-180, 180], NaN for a matrix that scales an axis to zero.
+static inline double cffmpeg_display_rotation(const int32_t *matrix) {
+    return av_display_rotation_get(matrix);
 }
 
 // MARK: - Frames
@@ -126,6 +129,42 @@ static inline int cffmpeg_frame_is_keyframe(const AVFrame *frame) {
 #else
     return frame->key_frame;
 #endif
+}
+
+/// How the frame's lines were captured: 0 progressive, 1 interlaced with the top field first,
+/// 2 interlaced with the bottom field first. FFmpeg 6.1 moved interlaced_frame and
+/// top_field_first into flags.
+static inline int cffmpeg_frame_field_order(const AVFrame *frame) {
+#if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(58, 29, 100)
+    if ((frame->flags & AV_FRAME_FLAG_INTERLACED) == 0) {
+        return 0;
+    }
+    return (frame->flags & AV_FRAME_FLAG_TOP_FIELD_FIRST) != 0 ? 1 : 2;
+#else
+    if (!frame->interlaced_frame) {
+        return 0;
+    }
+    return frame->top_field_first ? 1 : 2;
+#endif
+}
+/// The brightest light the frame's HDR metadata promises, in cd/m2: the content light level's
+/// MaxCLL when present, else the mastering display's peak; 0 when the frame carries neither.
+static inline double cffmpeg_frame_peak_luminance(const AVFrame *frame) {
+    const AVFrameSideData *light = av_frame_get_side_data(frame, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL);
+    if (light != NULL && light->size >= sizeof(AVContentLightMetadata)) {
+        const AVContentLightMetadata *metadata = (const AVContentLightMetadata *)light->data;
+        if (metadata->MaxCLL > 0) {
+            return metadata->MaxCLL;
+        }
+    }
+    const AVFrameSideData *mastering = av_frame_get_side_data(frame, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA);
+    if (mastering != NULL && mastering->size >= sizeof(AVMasteringDisplayMetadata)) {
+        const AVMasteringDisplayMetadata *metadata = (const AVMasteringDisplayMetadata *)mastering->data;
+        if (metadata->has_luminance && metadata->max_luminance.den > 0 && metadata->max_luminance.num > 0) {
+            return av_q2d(metadata->max_luminance);
+        }
+    }
+    return 0;
 }
 
 // MARK: - Input and output

@@ -3,7 +3,7 @@ import Foundation
 import Thumbnails
 
 /// A Thumbnails request is a CanvasKit request: `cancel()` is idempotent and callable from any thread.
-extension Thumbnails.CoverRequest: CanvasKit.CoverRequest {}
+extension Thumbnails.CoverRequest: CanvasKit.CancellableCoverRequest {}
 
 /// The cover service as CanvasKit's ``CanvasKit/CoverProvider``: cell view-models ask it for the covers of their takes.
 ///
@@ -21,13 +21,13 @@ extension Thumbnails.CoverRequest: CanvasKit.CoverRequest {}
 ///
 /// Cached covers are still delivered synchronously, before `requestCover` returns.
 extension CoverService: CoverProvider {
-    /// Starts loading the cover of `videoURL`, fitted in `maxSize`, and returns at once (see the extension's notes).
+    /// Starts loading the cover of `videoURL`, fitted in `maximumSize`, and returns at once (see the extension's notes).
     public func requestCover(
         for videoURL: URL,
-        maxSize: CoverSize,
+        maximumSize: PixelSize,
         completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
-    ) -> any CanvasKit.CoverRequest {
-        requestCover(for: videoURL, maximumSize: PixelSize(width: maxSize.width, height: maxSize.height)) { result in
+    ) -> any CanvasKit.CancellableCoverRequest {
+        requestCover(for: videoURL, maximumSize: maximumSize) { result in
             switch result {
             case .success(let image):
                 completion(.success(image.canvasCover(of: videoURL)))

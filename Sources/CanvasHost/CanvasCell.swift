@@ -18,7 +18,7 @@ public final class CanvasCell: CollectionHostCell, CanvasCellViewModelHolder {
 
     private let rendered = RenderedCanvas()
     /// The cell's observations of its view-model (for lifetime tests).
-    package let tokens: [ObservationToken]
+    let tokens: [ObservationToken]
 
     /// Creates a cell around `viewModel` and starts observing it.
     public init(viewModel: CanvasCellViewModel, binder: DisplayLifecycleBinder?) {

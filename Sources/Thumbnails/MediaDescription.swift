@@ -41,8 +41,18 @@ public struct MediaDescription: Sendable, Hashable {
     /// counterclockwise in [-180, 180] (what `ffprobe` prints as `rotation`); this is the same
     /// turn expressed clockwise and rounded to the nearest quarter turn: FFmpeg's -90 is 90
     /// here, its 90 is 270, its 180 or -180 is 180. A phone recording held upright is
-    /// typically 90. A mirroring matrix is reported by its rotation only.
+    /// typically 90. With ``isMirrored`` the picture is mirrored first, then turned.
+    ///
+    /// The whole matrix is read, as the `ffmpeg` command's autorotate reads it, so all eight
+    /// orientations come out as that command shows them: QuickTime's Flip Horizontal (FFmpeg's
+    /// angle -180 with a mirror) is `rotation` 0 and mirrored, a vertical flip is 180 and mirrored.
     public var rotation: Int
+    /// Whether the display matrix mirrors the picture left to right before ``rotation`` turns it
+    /// (QuickTime's Flip Horizontal and Flip Vertical write mirroring matrices).
+    public var isMirrored: Bool
+    /// How the video's light levels are coded: standard dynamic range, or HDR (PQ, HLG). Covers
+    /// of HDR video are tone-mapped to standard-range BT.709.
+    public var dynamicRange: DynamicRange
     /// Frames per second (the stream's average rate, else FFmpeg's guess of its base rate), or
     /// nil when unknown (a single attached picture, some streams without timing).
     public var frameRate: Rational?
@@ -103,7 +113,9 @@ public struct MediaDescription: Sendable, Hashable {
         bitsPerComponent = video.bitsPerComponent
         frameSize = PixelSize(width: video.width, height: video.height)
         pixelAspectRatio = video.sampleAspectRatio ?? Rational(numerator: 1, denominator: 1)
-        rotation = Self.clockwiseQuarterTurns(fromCounterclockwise: video.displayRotation ?? 0)
+        rotation = video.orientation.rotation
+        isMirrored = video.orientation.isMirrored
+        dynamicRange = video.dynamicRange
         frameRate = video.frameRate
         isAttachedPicture = video.isAttachedPicture
     }
@@ -114,4 +126,14 @@ public struct MediaDescription: Sendable, Hashable {
         let quarterTurns = Int((-degrees / 90).rounded())
         return ((quarterTurns % 4) + 4) % 4 * 90
     }
+}
+
+/// How a video codes light levels (its transfer characteristic).
+public enum DynamicRange: String, Sendable, Hashable {
+    /// Standard dynamic range (BT.709, BT.601, sRGB and similar gamma curves), or not stated.
+    case standard
+    /// HDR10 and other PQ video (SMPTE ST 2084): absolute light levels up to 10,000 cd/m2.
+    case pq
+    /// Hybrid Log-Gamma (ARIB STD-B67, BT.2100): what phones and broadcasters record by default.
+    case hlg
 }

@@ -7,7 +7,7 @@ import Foundation
 enum Output {
     // MARK: JSON
 
-    /// One step as exactly the JSON line of DESIGN section 6: `step`, `event`, `accepted`, `reason`, `canvases` (each
+    /// One step as exactly the JSON line of Docs/canvas-sim.md: `step`, `event`, `accepted`, `reason`, `canvases` (each
     /// `index`, `status`, `selected`, `video`, `shows`) and `effects`, nothing else, so readers that compare whole
     /// objects with the contract keep working. A cover that failed during the step is reported as one more effect
     /// string, `cover failed N FILE: REASON`, after the event's own effects.

@@ -5,7 +5,7 @@ import CommandLineSupport
 import Foundation
 import Thumbnails
 
-// canvas-sim: steps a board through events and prints every step (DESIGN section 6, Docs/canvas-sim.md).
+// canvas-sim: steps a board through events and prints every step (Docs/canvas-sim.md).
 // Parsing and printing only: the board, the screen, the cells and their covers are CanvasKit's `BoardSimulation`
 // with Thumbnails' `CoverService` as the cover provider.
 

@@ -1,6 +1,6 @@
-// canvas-thumb: writes one cover per input video. Thin: parse, call Thumbnails (CoverInputs,
-// CoverBatchPlan, CoverBatch, CoverBatchReporter), print. Exit codes: 0 all written, 1 some failed
-// (the others are written), 2 usage.
+// canvas-thumb: writes one cover per input video (Docs/canvas-thumb.md). Thin: parse, call Thumbnails
+// (CoverInputs, CoverBatchPlan, CoverBatch, CoverBatchReporter), print. Exit codes: 0 all written, 1 some
+// failed (the others are written), 2 usage.
 import CommandLineSupport
 import Foundation
 import Thumbnails

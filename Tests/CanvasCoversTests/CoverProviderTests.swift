@@ -11,11 +11,11 @@ import Testing
 @Suite("CoverService as a CoverProvider")
 struct CoverProviderTests {
     /// Requests the cover through the protocol and waits for the completion.
-    private func cover(from provider: any CoverProvider, _ url: URL, maxSize: CoverSize) async
+    private func cover(from provider: any CoverProvider, _ url: URL, maximumSize: PixelSize) async
         -> Result<CanvasCover, any Error>
     {
         await withCheckedContinuation { continuation in
-            _ = provider.requestCover(for: url, maxSize: maxSize) { continuation.resume(returning: $0) }
+            _ = provider.requestCover(for: url, maximumSize: maximumSize) { continuation.resume(returning: $0) }
         }
     }
 
@@ -23,7 +23,7 @@ struct CoverProviderTests {
     func realCover() async throws {
         let service = CoverService(maximumConcurrency: 1)
         let url = Fixtures.url("h264.mp4")
-        let cover = try await cover(from: service, url, maxSize: CoverSize(width: 160, height: 160)).get()
+        let cover = try await cover(from: service, url, maximumSize: PixelSize(width: 160, height: 160)).get()
         #expect(cover.videoURL == url)
         #expect((cover.width, cover.height) == (160, 90))
         #expect(cover.pixels.count == 160 * 90 * 4)
@@ -38,7 +38,8 @@ struct CoverProviderTests {
         }
         // A cached cover is delivered before requestCover returns.
         let delivered = LockedValue(false)
-        _ = service.requestCover(for: url, maxSize: CoverSize(width: 160, height: 160)) { _ in
+        let provider: any CoverProvider = service
+        _ = provider.requestCover(for: url, maximumSize: PixelSize(width: 160, height: 160)) { _ in
             delivered.withLock { $0 = true }
         }
         #expect(delivered.withLock { $0 })
@@ -54,12 +55,13 @@ struct CoverProviderTests {
         let service = CoverService(
             generator: CoverGenerator(checkObserver: gate.observe), cache: CoverCache(capacity: 1 << 20),
             options: CoverOptions(skipsDarkFrames: true), maximumConcurrency: 1)
-        let size = CoverSize(width: 64, height: 64)
+        let size = PixelSize(width: 64, height: 64)
         let first = Box<Result<CanvasCover, any Error>>()
-        _ = service.requestCover(for: Fixtures.url("vp9.webm"), maxSize: size) { first.set($0) }
+        _ = service.requestCover(for: Fixtures.url("vp9.webm"), maximumSize: size) { first.set($0) }
         await gate.waitUntilReached()
         let called = LockedValue(0)
-        let request = service.requestCover(for: Fixtures.url("hevc.mp4"), maxSize: size) { _ in
+        let request = (service as any CoverProvider).requestCover(for: Fixtures.url("hevc.mp4"), maximumSize: size) {
+            _ in
             called.withLock { $0 += 1 }
         }
         request.cancel()
@@ -68,7 +70,7 @@ struct CoverProviderTests {
         gate.release()
         _ = try #require(await first.wait()).get()
         // The service still works for the same file, and the cancelled completion stayed silent.
-        let again = try await cover(from: service, Fixtures.url("hevc.mp4"), maxSize: size).get()
+        let again = try await cover(from: service, Fixtures.url("hevc.mp4"), maximumSize: size).get()
         #expect(again.width == 64)
         #expect(called.withLock { $0 } == 0)
         // The cancelled request's decode never ran: one decode for the first file, one for the request after.
@@ -82,7 +84,7 @@ struct CoverProviderTests {
             ("not-a-video.mp4", ThumbnailError.Kind.notAMediaFile), ("no-such-file.mp4", .fileNotFound),
             ("audio-only.m4a", .noVideoStream),
         ] {
-            let result = await cover(from: service, Fixtures.url(name), maxSize: CoverSize(width: 64, height: 64))
+            let result = await cover(from: service, Fixtures.url(name), maximumSize: PixelSize(width: 64, height: 64))
             guard case .failure(let error) = result else {
                 Issue.record("\(name) gave a cover")
                 continue

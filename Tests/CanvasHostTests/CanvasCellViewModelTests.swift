@@ -126,7 +126,7 @@ struct CanvasCellViewModelTests {
         let url = URL(fileURLWithPath: "/takes/a.mov")
         let board = boardWithTake(url)
         let covers = FakeCoverProvider()
-        let viewModel = CanvasCellViewModel(coverProvider: covers, coverSize: CoverSize(width: 160, height: 90))
+        let viewModel = CanvasCellViewModel(coverProvider: covers, coverSize: PixelSize(width: 160, height: 90))
         let cell = CanvasCell(viewModel: viewModel, binder: nil)
         viewModel.bind(to: board.canvases[0], on: board)
         viewModel.startObserving()
@@ -191,11 +191,11 @@ struct CanvasCellViewModelTests {
             var description: String { "not a video" }
         }
         final class FailingProvider: CoverProvider {
-            final class Request: CoverRequest { func cancel() {} }
+            final class Request: CancellableCoverRequest { func cancel() {} }
             func requestCover(
-                for videoURL: URL, maxSize: CoverSize,
+                for videoURL: URL, maximumSize: PixelSize,
                 completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
-            ) -> any CoverRequest {
+            ) -> any CancellableCoverRequest {
                 completion(.failure(Unreadable()))
                 return Request()
             }

@@ -1,10 +1,11 @@
-import CanvasHost
-import CanvasKit
 import Dispatch
 import Foundation
 import Locking
 import Observing
 import Testing
+
+@testable import CanvasHost
+@testable import CanvasKit
 
 @Suite("Canvas screen: list changes become batch updates")
 @MainActor
@@ -31,11 +32,11 @@ struct CanvasScreenWiringTests {
         let screen = CanvasScreen(board: board, configuration: .init(viewportSize: 5))
         screen.screenDidAppear()
         let replacement = other.canvases[4]
-        screen.boardCanvasesDidChange(
+        screen.wiring.apply(
             ObservedChange(kind: .replacement, oldValue: nil, newValue: [replacement], indexes: [1]))
         #expect(screen.source.items[1] === replacement)
         #expect(screen.host.displayedCell(at: 1)?.viewModel.model === replacement)
-        screen.boardCanvasesDidChange(
+        screen.wiring.apply(
             ObservedChange(kind: .setting, oldValue: nil, newValue: other.canvases, indexes: nil))
         #expect(screen.source.items.map(\.id) == other.canvases.map(\.id))
         #expect(screen.visibleCells.map { $0.cell.viewModel.model?.id } == other.canvases.map(\.id))

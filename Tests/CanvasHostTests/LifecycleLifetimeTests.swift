@@ -1,9 +1,10 @@
-import CanvasHost
-import CanvasKit
 import Foundation
 import Observing
 import TestSupport
 import Testing
+
+@testable import CanvasHost
+@testable import CanvasKit
 
 @Suite("Display lifecycle: lifetimes")
 @MainActor
@@ -20,7 +21,7 @@ struct LifecycleLifetimeTests {
         tracker.watch(screen.host, "host")
         tracker.watch(screen.binder, "binder")
         tracker.watch(screen.source, "source")
-        if let token = screen.canvasesToken { tracker.watch(token, "canvases token") }
+        if let token = screen.wiring.follower.canvasesToken { tracker.watch(token, "canvases token") }
         var seen = Set<ObjectIdentifier>()
         func trackAll() {
             for model in board.canvases where seen.insert(ObjectIdentifier(model)).inserted {

@@ -7,7 +7,7 @@ import SeededRandom
 
 /// A cover provider that records requests and cancellations and completes only when told to.
 final class FakeCoverProvider: CoverProvider {
-    final class Request: CoverRequest {
+    final class Request: CancellableCoverRequest {
         let url: URL
         private let cancelled = LockedValue(false)
         let completion: @Sendable (Result<CanvasCover, any Error>) -> Void
@@ -34,9 +34,9 @@ final class FakeCoverProvider: CoverProvider {
 
     func requestCover(
         for videoURL: URL,
-        maxSize: CoverSize,
+        maximumSize: PixelSize,
         completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
-    ) -> any CoverRequest {
+    ) -> any CancellableCoverRequest {
         let request = Request(url: videoURL, completion: completion)
         requests.withLock { $0.append(request) }
         if completesImmediately { completion(.success(Self.image(for: videoURL))) }

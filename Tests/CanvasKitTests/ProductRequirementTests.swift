@@ -4,7 +4,7 @@ import Testing
 
 @testable import CanvasKit
 
-/// The four product requirements of issue 4, each checked on every state of boards of 1 to 4 canvases.
+/// The four product requirements, each checked on every state of boards of 1 to 4 canvases.
 @Suite("Product requirements")
 struct ProductRequirementTests {
     static let allStates = (1...4).flatMap(Boards.allStates(count:))
@@ -86,7 +86,7 @@ struct ProductRequirementTests {
 
 @Suite("What a canvas shows")
 struct CanvasDisplayTests {
-    @Test("Display follows the DESIGN table for every status, take and board recording flag")
+    @Test("Display follows the rules table for every status, take and board recording flag")
     func derivation() {
         let take = Boards.take("a.mov")
         for boardIsRecording in [false, true] {

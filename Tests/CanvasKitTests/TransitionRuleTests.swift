@@ -4,7 +4,7 @@ import Testing
 
 @testable import CanvasKit
 
-/// One test per row of the DESIGN section 2 table, with the exact next state and effects.
+/// One test per row of the rules table (Docs/CanvasKit.md), with the exact next state and effects.
 @Suite("Transition rules")
 struct TransitionRuleTests {
     private func accepted(_ state: BoardState, _ event: CanvasEvent) throws -> (BoardState, [CanvasEffect]) {

@@ -13,7 +13,7 @@ private final class BackgroundCoverProvider: CoverProvider {
         var description: String { "\(path): not a media file" }
     }
 
-    private final class Request: CoverRequest {
+    private final class Request: CancellableCoverRequest {
         func cancel() {}
     }
 
@@ -21,9 +21,9 @@ private final class BackgroundCoverProvider: CoverProvider {
 
     func requestCover(
         for videoURL: URL,
-        maxSize: CoverSize,
+        maximumSize: PixelSize,
         completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
-    ) -> any CoverRequest {
+    ) -> any CancellableCoverRequest {
         requested.withLock { $0.append(videoURL) }
         DispatchQueue.global().async {
             if videoURL.lastPathComponent.hasPrefix("broken") {
@@ -142,8 +142,9 @@ struct BoardPictureTests {
         #expect(picture.height == BoardPicture.gap + 2 * (BoardPicture.tileHeight + BoardPicture.gap))
         #expect(picture.pixels.count == picture.width * picture.height * 3)
         let g = BoardPicture.gap
-        #expect(picture.color(x: g + 80, y: g + 60) == BoardPicture.RGB(255, 0, 0), "the cover, scaled up")
-        #expect(picture.color(x: g + 80, y: g + 2) == BoardPicture.RGB(0, 0, 0), "letterboxed: 4x2 fills 160x80")
+        #expect(picture.color(x: g + 80, y: g + 60) == RGBColor(red: 255, green: 0, blue: 0), "the cover, scaled up")
+        #expect(
+            picture.color(x: g + 80, y: g + 2) == RGBColor(red: 0, green: 0, blue: 0), "letterboxed: 4x2 fills 160x80")
         #expect(picture.color(x: g + step - 2, y: g + 60) == BoardPicture.highlight, "the selected tile's border")
         #expect(picture.color(x: g - 2, y: g + 60) == BoardPicture.background, "no border on the cover")
         #expect(picture.color(x: g + 4, y: g + step - g + g + 4) == BoardPicture.addTile)

@@ -61,7 +61,7 @@ struct TransitionTableTests {
         #expect(mutant.dot != table.dot)
     }
 
-    @Test("Every DESIGN rule and every rejection appears in the table")
+    @Test("Every rule and every rejection appears in the table")
     func coverage() {
         let table = TransitionTable()
         var effectKinds: Set<CanvasEffect.Kind> = []

@@ -165,7 +165,13 @@ struct FrameChoiceTests {
         #expect(first.warnings.isEmpty)
         #expect(Bars.isRed(first.meanColor(x: 5, y: 100, width: 40, height: 60)))
 
-        for options in [CoverOptions(time: .seconds(2.5)), CoverOptions(time: .seconds(2.5)).exact()] {
+        // Keyframe mode: the last keyframe there is (keyframe mode never returns another frame).
+        let keyframe = try cover("truncated-index-at-front.mp4", CoverOptions(time: .seconds(2.5)))
+        #expect(keyframe.actualTime == 1 && keyframe.isKeyframe, "\(keyframe.actualTime)")
+        #expect(
+            keyframe.warnings.contains { $0.contains("ends at 1.52 s") && $0.contains("3.00 s") },
+            "\(keyframe.warnings)")
+        for options in [CoverOptions(time: .seconds(2.5)).exact()] {
             let late = try cover("truncated-index-at-front.mp4", options)
             #expect(late.actualTime > 1 && late.actualTime < 2, "\(late.actualTime)")
             #expect(late.warnings.contains { $0.contains("ends at") && $0.contains("3.00 s") }, "\(late.warnings)")

@@ -61,7 +61,7 @@ let claims: [FixtureClaim] = [
         file: "anamorphic.mp4", container: mp4, codec: "h264", frameSize: PixelSize(width: 240, height: 180),
         displaySize: small, pixelAspectRatio: Rational(numerator: 4, denominator: 3), duration: 2),
     // Cut in half after a +faststart remux: the index at the front survives and still describes
-    // all three seconds; only decoding (issue 6) finds the missing second half.
+    // all three seconds; only decoding finds the missing second half.
     FixtureClaim(
         file: "truncated-index-at-front.mp4", container: mp4, codec: "h264", frameSize: small,
         displaySize: small, duration: 3),

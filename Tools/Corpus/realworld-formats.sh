@@ -2,8 +2,8 @@
 fsrc="$(corpus_testsrc 320x180 25 1)"
 # Intra-only codecs (ProRes, MJPEG) are big per frame: 0.4 s of them.
 isrc="$(corpus_testsrc 320x180 25 0.4)"
-ff -f lavfi -i "$fsrc,scale=321:241" "${x264[@]}" -pix_fmt yuv444p -g 25 "${bitexact[@]}" "$out/rw-odd-444.mp4"
-ff -f lavfi -i "$fsrc,scale=322:241" "${x264[@]}" -pix_fmt yuv422p -g 25 "${bitexact[@]}" "$out/rw-odd-422.mkv"
+ff -f lavfi -i "$fsrc,scale=321:241,setsar=1" "${x264[@]}" -pix_fmt yuv444p -g 25 "${bitexact[@]}" "$out/rw-odd-444.mp4"
+ff -f lavfi -i "$fsrc,scale=322:241,setsar=1" "${x264[@]}" -pix_fmt yuv422p -g 25 "${bitexact[@]}" "$out/rw-odd-422.mkv"
 ff -f lavfi -i "$fsrc" "${x264[@]}" -pix_fmt yuv422p10le -g 25 "${bitexact[@]}" "$out/rw-h264-422-10bit.mp4"
 ff -f lavfi -i "$fsrc" "${x264[@]}" -pix_fmt yuv444p -g 25 "${bitexact[@]}" "$out/rw-h264-444.mp4"
 ff -f lavfi -i "$fsrc" "${x264[@]}" -pix_fmt yuv420p10le -g 25 "${bitexact[@]}" "$out/rw-h264-10bit.mp4"

@@ -37,11 +37,12 @@ func bestTime(rounds: Int = 5, operations: Int, _ body: () -> Void) -> Double {
 
 /// A cover provider that answers at once from a tiny fixed image (covers are the Thumbnails module's cost).
 final class InstantCovers: CoverProvider {
-    final class Request: CoverRequest { func cancel() {} }
+    final class Request: CancellableCoverRequest { func cancel() {} }
     let requests = LockedValue(0)
     func requestCover(
-        for videoURL: URL, maxSize: CoverSize, completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
-    ) -> any CoverRequest {
+        for videoURL: URL, maximumSize: PixelSize,
+        completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
+    ) -> any CancellableCoverRequest {
         requests.withLock { $0 += 1 }
         completion(.success(CanvasCover(videoURL: videoURL, width: 1, height: 1, pixels: Data(count: 4))))
         return Request()

@@ -279,6 +279,52 @@ let observerCost = measure(operations: iterations / 4) { count in
 }
 rows.append(Row(name: "KeyValueObserver: observe + unobserve", nanoseconds: observerCost, note: ""))
 
+// MARK: Swift Observation (O12)
+// A property read through its getter has a Swift Observation registrar from then on (see
+// Docs/Observing.md, "Swift Observation and SwiftUI"); these rows show what its writes cost.
+
+let armed = Model()
+blackHole(armed.value)
+let setArmed = measure { count in
+    for index in 0..<count { armed.value = index }
+}
+rows.append(
+    Row(
+        name: "Observing: set, no observer, read before (registrar, no tracking)", nanoseconds: setArmed,
+        note: String(format: "%.2fx the unread figure", setArmed / setWithoutObservers)))
+
+let armedObserved = Model()
+blackHole(armedObserved.value)
+let armedToken = observeValue(of: armedObserved)
+let setArmedObserved = measure { count in
+    for index in 0..<count { armedObserved.value = index }
+}
+armedToken.invalidate()
+rows.append(
+    Row(
+        name: "Observing: set, 1 observer, read before (registrar, no tracking)", nanoseconds: setArmedObserved,
+        note: String(format: "%.2fx the unread figure", setArmedObserved / perDelivery[1]!)))
+
+/// The `withObservationTracking` baseline's loop, on an `Observing` model.
+func measureObservingTracking() -> Double {
+    let model = Model()
+    return measure { count in
+        for index in 0..<count {
+            withObservationTracking {
+                blackHole(model.value)
+            } onChange: {
+                blackHole(1)
+            }
+            model.value = index
+        }
+    }
+}
+let observingTracking = measureObservingTracking()
+rows.append(
+    Row(
+        name: "Observing: withObservationTracking, re-armed per change", nanoseconds: observingTracking,
+        note: String(format: "%.2fx the @Observable figure", observingTracking / observationTracking)))
+
 // MARK: Report
 
 print("load average before: \(startLoad), after: \(loadAverage())")

@@ -106,7 +106,7 @@ func runSession() {
     let visible = Int.random(in: 1...12, using: &random)
     let simulation = BoardSimulation(
         canvasCount: canvasCount, visibleCount: visible, coverProvider: covers,
-        coverSize: CoverSize(width: 160, height: 120))
+        coverSize: PixelSize(width: 160, height: 120))
     // A session lasts a few thousand steps, then the board goes away (every observation with it).
     for _ in 0..<Int.random(in: 500...4000, using: &random) {
         guard ContinuousClock.now < end else { break }

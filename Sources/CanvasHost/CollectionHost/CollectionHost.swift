@@ -40,6 +40,11 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
     public private(set) var isOnScreen = false
     /// Counters since creation; ``CollectionHostStatistics/reloads`` must stay zero for a screen that updates in place.
     public private(set) var statistics = CollectionHostStatistics()
+    /// The last update ``performBatchUpdates(_:completion:)`` refused, if any (where UIKit raises
+    /// `NSInternalInconsistencyException`, the host records the error and falls back to a counted reload).
+    public internal(set) var lastBatchUpdateError: CollectionHostError?
+    /// The changes recorded by the index-path calls inside the running ``performBatchUpdates(_:completion:)``.
+    var recordingBatch: CollectionBatchUpdate?
     /// When true, every lifecycle step is appended to ``events``.
     public var recordsEvents = false
     /// The recorded lifecycle steps, oldest first (see ``recordsEvents``).

@@ -1,21 +1,5 @@
 import Foundation
-
-/// The largest size a cover may have; the provider fits the frame inside it, keeping its aspect ratio.
-public struct CoverSize: Sendable, Hashable, CustomStringConvertible {
-    /// Maximum width in pixels (at least 1).
-    public var width: Int
-    /// Maximum height in pixels (at least 1).
-    public var height: Int
-
-    /// A maximum size; dimensions below 1 are raised to 1.
-    public init(width: Int, height: Int) {
-        self.width = max(1, width)
-        self.height = max(1, height)
-    }
-
-    /// For example `320x180`.
-    public var description: String { "\(width)x\(height)" }
-}
+@_exported import Pixels
 
 /// A decoded cover: 8-bit RGBA pixels, row by row, `width * 4` bytes per row.
 public struct CanvasCover: Sendable, Hashable {
@@ -37,8 +21,9 @@ public struct CanvasCover: Sendable, Hashable {
     }
 }
 
-/// A cover request in flight; the view-model that started it cancels it when its cell no longer needs the cover.
-public protocol CoverRequest: AnyObject, Sendable {
+/// A cover request in flight, as the view-model that started it sees it: something it cancels when its cell no longer
+/// needs the cover. (Thumbnails' `CoverRequest` class is one, through the CanvasCovers module.)
+public protocol CancellableCoverRequest: AnyObject, Sendable {
     /// Stops the request: its completion is not called afterwards (or, if it is already running, its result is
     /// ignored by the requester). Idempotent; callable from any thread.
     func cancel()
@@ -47,13 +32,14 @@ public protocol CoverRequest: AnyObject, Sendable {
 /// Where cell view-models get covers from. The thumbnail service (the `Thumbnails` module) implements it; tests use a
 /// fake that records requests and cancellations.
 public protocol CoverProvider: AnyObject, Sendable {
-    /// Starts loading the cover of the take at `videoURL`, fitted in `maxSize`, and returns at once.
+    /// Starts loading the cover of the take at `videoURL`, fitted in `maximumSize` (keeping its aspect ratio; 0 in a
+    /// dimension means no limit on it, as for Thumbnails), and returns at once.
     ///
     /// `completion` is called at most once, on any thread, with the cover or the error that prevented it (for
     /// example a missing or unreadable file); it is not called after the returned request is cancelled.
     func requestCover(
         for videoURL: URL,
-        maxSize: CoverSize,
+        maximumSize: PixelSize,
         completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
-    ) -> any CoverRequest
+    ) -> any CancellableCoverRequest
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What one canvas shows (DESIGN section 2, "what a canvas shows"). Derived from the state, never stored.
+/// What one canvas shows (Docs/CanvasKit.md, "What a canvas shows"). Derived from the state, never stored.
 ///
 /// The highlighted border is part of the case: `livePreview` and `recording` are highlighted, the others are not, so a
 /// highlighted cover or an unhighlighted live preview cannot be expressed.

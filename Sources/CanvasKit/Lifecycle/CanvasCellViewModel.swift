@@ -43,7 +43,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     private struct CoverState {
         /// The take whose cover was requested (nil: none requested).
         var take: URL?
-        var request: (any CoverRequest)?
+        var request: (any CancellableCoverRequest)?
         var generation: UInt64 = 0
         var finished = false
         var lastError: String?
@@ -75,7 +75,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     /// The observer holding the model and board observations (for lifetime tests).
     package let observer = KeyValueObserver()
     private let coverProvider: (any CoverProvider)?
-    private let coverSize: CoverSize
+    private let coverSize: PixelSize
     private let log: RegistrationLog?
 
     /// Creates an unbound view-model.
@@ -87,7 +87,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     ///   - log: where registrations and removals are recorded for auditing.
     public init(
         coverProvider: (any CoverProvider)? = nil,
-        coverSize: CoverSize = CoverSize(width: 320, height: 320),
+        coverSize: PixelSize = PixelSize(width: 320, height: 320),
         log: RegistrationLog? = nil
     ) {
         self.coverProvider = coverProvider
@@ -141,7 +141,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     /// Removes the observations, cancels the cover request and forgets the model (from `prepareForReuse`).
     /// Idempotent.
     public func unbind(in hook: LifecycleHook = .prepareForReuse) {
-        let request = state.withAnnotatedLock { state -> (any CoverRequest)? in
+        let request = state.withAnnotatedLock { state -> (any CancellableCoverRequest)? in
             state.model = nil
             state.board = nil
             state.wantsObservation = false
@@ -306,11 +306,11 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     /// the cover of a take it shows as a cover.
     private func updateCover() {
         let (cancelled, start, cleared, wanted) = state.withAnnotatedLock {
-            state -> ((any CoverRequest)?, UInt64?, Bool, URL?) in
+            state -> ((any CancellableCoverRequest)?, UInt64?, Bool, URL?) in
             let take = state.derivedTake
             var wanted: URL?
             if case .cover(let url) = state.derived, coverProvider != nil { wanted = url }
-            var cancelled: (any CoverRequest)?
+            var cancelled: (any CancellableCoverRequest)?
             var cleared = false
             if let requested = state.cover.take, requested != take {
                 cancelled = state.cover.request
@@ -325,7 +325,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
         cancelled?.cancel()
         if cleared { cover = nil }
         guard let generation = start, let wanted, let coverProvider else { return }
-        let request = coverProvider.requestCover(for: wanted, maxSize: coverSize) { [weak self] result in
+        let request = coverProvider.requestCover(for: wanted, maximumSize: coverSize) { [weak self] result in
             self?.coverDidFinish(result, generation: generation)
         }
         let kept = state.withAnnotatedLock { state -> Bool in

@@ -6,7 +6,7 @@ import Observing
 // immutable equality closure that captures nothing. No other state exists, so no data race is possible; Swift
 // cannot see it only because `Observed` does not declare a conditional `Sendable` conformance.
 
-/// The observable model of one canvas: what a cell's view-model observes (DESIGN section 2).
+/// The observable model of one canvas: what a cell's view-model observes.
 ///
 /// Only the `CanvasBoard` that owns a model writes it, and it writes a property only when the value changes, so each
 /// notification is a real change. Observe with `model.observe(\.status) { model, change in ... }` (import

@@ -1,6 +1,6 @@
 /// The result of the pure transition function: the next board and its effects, or a rejection.
 ///
-/// A rejection carries no state: the board stays as it was (DESIGN: "rejected with a reason, nothing changes").
+/// A rejection carries no state: the board stays as it was (a rejected event changes nothing).
 public enum BoardOutcome: Sendable, Hashable {
     /// The event was accepted; `next` is the new board and `effects` what the host must do, in order.
     case accepted(next: BoardState, effects: [CanvasEffect])

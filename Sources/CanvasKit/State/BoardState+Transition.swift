@@ -1,7 +1,7 @@
 import Foundation
 
 extension BoardState {
-    /// The transition function of DESIGN section 2: the outcome of `event` on `state`, without changing `state`.
+    /// The transition function (the rules table of Docs/CanvasKit.md): the outcome of `event` on `state`, without changing `state`.
     ///
     /// Total: every state and every event has an outcome, and invariants I1-I3 hold for the next state. Taps,
     /// `record` and `cancel` share the canvas storage with `state` (constant time on any board); `stop`, `delete`,

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The whole board as a value: N >= 1 canvases, each with an optional finished take, and at most one selected canvas
-/// that holds the camera preview (DESIGN section 2).
+/// that holds the camera preview.
 ///
 /// The representation makes invariants I1 and I2 hold by construction: there is one optional `selection` (an index and
 /// a phase), and each canvas's `status` and `isSelected` are derived from it, never stored. A board therefore cannot

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What the host must do after an accepted event (DESIGN section 2).
+/// What the host must do after an accepted event.
 ///
 /// Effects come in the order the host should perform them. An index in an effect refers to the board as it is when
 /// that effect is performed: `canvasesRemoved` comes last in its list, so the effects before it use the indexes from

@@ -1,6 +1,6 @@
 import Foundation
 
-/// An event sent to a board (DESIGN section 2).
+/// An event sent to a board.
 ///
 /// Indexes are plain integers: an out-of-range or negative index is not a programming error but an event the board
 /// rejects with `CanvasRejection.indexOutOfRange`. The `description` is the event language of `CanvasScript`

@@ -1,4 +1,4 @@
-/// What one canvas is doing with the camera (DESIGN section 2).
+/// What one canvas is doing with the camera.
 ///
 /// The raw values are the JSON vocabulary of `canvas-sim` (`"noPreview"`, `"inPreview"`, `"recording"`) and never
 /// change.

@@ -1,7 +1,7 @@
 import CanvasKit
 import Foundation
 
-/// A parsed script in the event language of DESIGN section 6, used by `canvas-sim`.
+/// A parsed script in the event language (Docs/CanvasKit.md), used by `canvas-sim`.
 ///
 /// Syntax: events one per line or separated by `;`; `#` starts a comment that runs to the end of the line; words are
 /// separated by spaces or tabs. The words are `tap N`, `record`, `stop [FILE]`, `cancel`, `delete N`, `add`,

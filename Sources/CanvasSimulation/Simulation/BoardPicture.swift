@@ -59,38 +59,21 @@ public struct BoardPicture: Sendable, Hashable {
     }
 
     /// The colour of the pixel at column `x`, row `y`.
-    public func color(x: Int, y: Int) -> RGB {
+    public func color(x: Int, y: Int) -> RGBColor {
         let offset = (y * width + x) * 3
-        return RGB(pixels[offset], pixels[offset + 1], pixels[offset + 2])
-    }
-
-    /// An 8-bit colour.
-    public struct RGB: Sendable, Hashable {
-        /// Red.
-        public var red: UInt8
-        /// Green.
-        public var green: UInt8
-        /// Blue.
-        public var blue: UInt8
-
-        /// A colour from its channels.
-        public init(_ red: UInt8, _ green: UInt8, _ blue: UInt8) {
-            self.red = red
-            self.green = green
-            self.blue = blue
-        }
+        return rgb(pixels[offset], pixels[offset + 1], pixels[offset + 2])
     }
 
     /// The page behind the tiles.
-    public static let background = RGB(28, 28, 32)
+    public static let background = rgb(28, 28, 32)
     /// The border of the selected canvas.
-    public static let highlight = RGB(255, 204, 0)
+    public static let highlight = rgb(255, 204, 0)
     /// The live preview's tile.
-    public static let preview = RGB(40, 90, 160)
+    public static let preview = rgb(40, 90, 160)
     /// The recording dot.
-    public static let recordingDot = RGB(230, 30, 30)
+    public static let recordingDot = rgb(230, 30, 30)
     /// The add button's tile.
-    public static let addTile = RGB(60, 60, 66)
+    public static let addTile = rgb(60, 60, 66)
 
     // MARK: Tiles
 
@@ -105,7 +88,7 @@ public struct BoardPicture: Sendable, Hashable {
                 disc(centerX: x + 18, centerY: y + 18, radius: 9, Self.recordingDot)
             }
         case .cover, .playback:
-            fill(x: x, y: y, width: w, height: h, RGB(0, 0, 0))
+            fill(x: x, y: y, width: w, height: h, rgb(0, 0, 0))
             if let cover = canvas.cover {
                 drawCover(cover, x: x, y: y, dimmed: canvas.shows.kind == .playback)
             } else {
@@ -114,7 +97,7 @@ public struct BoardPicture: Sendable, Hashable {
             if canvas.shows.kind == .playback { drawPlayTriangle(centerX: x + w / 2, centerY: y + h / 2) }
         case .addButton:
             fill(x: x, y: y, width: w, height: h, Self.addTile)
-            let plus = RGB(220, 220, 225)
+            let plus = rgb(220, 220, 225)
             fill(x: x + w / 2 - 4, y: y + h / 2 - 24, width: 8, height: 48, plus)
             fill(x: x + w / 2 - 24, y: y + h / 2 - 4, width: 48, height: 8, plus)
         }
@@ -141,15 +124,15 @@ public struct BoardPicture: Sendable, Hashable {
             for column in 0..<w {
                 let sourceColumn = min(cover.width - 1, column * cover.width / w)
                 let offset = (sourceRow * cover.width + sourceColumn) * 4
-                var color = RGB(source[offset], source[offset + 1], source[offset + 2])
-                if dimmed { color = RGB(color.red / 2, color.green / 2, color.blue / 2) }
+                var color = rgb(source[offset], source[offset + 1], source[offset + 2])
+                if dimmed { color = rgb(color.red / 2, color.green / 2, color.blue / 2) }
                 set(x: left + column, y: top + row, color)
             }
         }
     }
 
     private mutating func drawCamera(centerX: Int, centerY: Int) {
-        let body = RGB(235, 235, 240)
+        let body = rgb(235, 235, 240)
         fill(x: centerX - 30, y: centerY - 18, width: 48, height: 36, body)
         // The lens side: a trapezoid drawn as columns growing to the right.
         for column in 0..<16 {
@@ -161,7 +144,7 @@ public struct BoardPicture: Sendable, Hashable {
     }
 
     private mutating func drawPlayTriangle(centerX: Int, centerY: Int) {
-        let white = RGB(250, 250, 250)
+        let white = rgb(250, 250, 250)
         for column in 0..<36 {
             let half = 22 - column * 22 / 36
             fill(x: centerX - 14 + column, y: centerY - half, width: 1, height: 2 * half, white)
@@ -169,8 +152,8 @@ public struct BoardPicture: Sendable, Hashable {
     }
 
     private mutating func drawFilmFrame(x: Int, y: Int, failed: Bool) {
-        let grey = RGB(110, 110, 115)
-        let hole = RGB(20, 20, 20)
+        let grey = rgb(110, 110, 115)
+        let hole = rgb(20, 20, 20)
         fill(x: x + 20, y: y + 20, width: Self.tileWidth - 40, height: Self.tileHeight - 40, grey)
         var holeX = x + 26
         while holeX + 8 <= x + Self.tileWidth - 26 {
@@ -190,7 +173,7 @@ public struct BoardPicture: Sendable, Hashable {
 
     // MARK: Primitives
 
-    private mutating func set(x: Int, y: Int, _ color: RGB) {
+    private mutating func set(x: Int, y: Int, _ color: RGBColor) {
         guard x >= 0, x < width, y >= 0, y < height else { return }
         let offset = (y * width + x) * 3
         pixels[offset] = color.red
@@ -198,7 +181,7 @@ public struct BoardPicture: Sendable, Hashable {
         pixels[offset + 2] = color.blue
     }
 
-    private mutating func fill(x: Int, y: Int, width w: Int, height h: Int, _ color: RGB) {
+    private mutating func fill(x: Int, y: Int, width w: Int, height h: Int, _ color: RGBColor) {
         for row in max(0, y)..<max(max(0, y), min(height, y + h)) {
             for column in max(0, x)..<max(max(0, x), min(width, x + w)) {
                 let offset = (row * width + column) * 3
@@ -209,11 +192,16 @@ public struct BoardPicture: Sendable, Hashable {
         }
     }
 
-    private mutating func disc(centerX: Int, centerY: Int, radius: Int, _ color: RGB) {
+    private mutating func disc(centerX: Int, centerY: Int, radius: Int, _ color: RGBColor) {
         for dy in -radius...radius {
             for dx in -radius...radius where dx * dx + dy * dy <= radius * radius {
                 set(x: centerX + dx, y: centerY + dy, color)
             }
         }
     }
+}
+
+/// A colour from its channels (the drawing code's short spelling of `RGBColor(red:green:blue:)`).
+private func rgb(_ red: UInt8, _ green: UInt8, _ blue: UInt8) -> RGBColor {
+    RGBColor(red: red, green: green, blue: blue)
 }

@@ -24,7 +24,7 @@ public final class BoardSimulation {
     /// The screen showing it.
     public let screen: CanvasScreen
     /// The largest cover a cell asks for.
-    public let coverSize: CoverSize
+    public let coverSize: PixelSize
 
     private let covers: SettlingCoverProvider
     /// Covers prepared on `coverWanted`, by take (key: ``SettlingCoverProvider/key(_:)``).
@@ -47,7 +47,7 @@ public final class BoardSimulation {
         canvasCount: Int,
         visibleCount: Int = 9,
         coverProvider: (any CoverProvider)? = nil,
-        coverSize: CoverSize = CoverSize(width: 160, height: 120)
+        coverSize: PixelSize = PixelSize(width: 160, height: 120)
     ) {
         precondition(canvasCount >= 1, "a board has at least one canvas")
         let covers = SettlingCoverProvider(base: coverProvider)
@@ -192,7 +192,7 @@ public final class BoardSimulation {
     /// cell on screen (and for a picture of the board).
     private func prepareCover(of url: URL) {
         let box = LockedValue<CanvasCover?>(nil)
-        _ = covers.requestCover(for: url, maxSize: coverSize) { result in
+        _ = covers.requestCover(for: url, maximumSize: coverSize) { result in
             if case .success(let cover) = result { box.withLock { $0 = cover } }
         }
         covers.waitUntilSettled()

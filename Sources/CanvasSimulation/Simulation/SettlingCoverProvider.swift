@@ -36,12 +36,12 @@ final class SettlingCoverProvider: CoverProvider {
 
     func requestCover(
         for videoURL: URL,
-        maxSize: CoverSize,
+        maximumSize: PixelSize,
         completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
-    ) -> any CoverRequest {
+    ) -> any CancellableCoverRequest {
         guard let base, !isSimulated(videoURL) else { return InertCoverRequest() }
         let request = SettlingRequest(group: group)
-        let inner = base.requestCover(for: videoURL, maxSize: maxSize) { [weak self] result in
+        let inner = base.requestCover(for: videoURL, maximumSize: maximumSize) { [weak self] result in
             if case .failure(let error) = result {
                 self?.state.withLock { $0.failures.append((videoURL, String(describing: error))) }
             }
@@ -67,15 +67,15 @@ final class SettlingCoverProvider: CoverProvider {
 }
 
 /// A request for a take that has no file: nothing to cancel.
-private final class InertCoverRequest: CoverRequest {
+private final class InertCoverRequest: CancellableCoverRequest {
     func cancel() {}
 }
 
 /// A request in flight, counted in a dispatch group until it completes or is cancelled (whichever comes first).
-private final class SettlingRequest: CoverRequest {
+private final class SettlingRequest: CancellableCoverRequest {
     private struct State {
         var settled = false
-        var inner: (any CoverRequest)?
+        var inner: (any CancellableCoverRequest)?
     }
 
     private let group: DispatchGroup
@@ -87,7 +87,7 @@ private final class SettlingRequest: CoverRequest {
     }
 
     /// Keeps the provider's request for ``cancel()``, unless the request already completed (synchronously).
-    func attach(_ inner: any CoverRequest) {
+    func attach(_ inner: any CancellableCoverRequest) {
         state.withLock { state in
             if !state.settled { state.inner = inner }
         }

@@ -170,6 +170,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     @usableFromInline let isEqual: ((Value, Value) -> Bool)?
     /// Whether the process runs under ThreadSanitizer (copied here so the lock path reads no global).
     @usableFromInline let sanitized = ThreadSanitizer.isActive
+    /// The Swift Observation registrar of this property, created by its first read (see `ObservationBridge`).
+    @usableFromInline let observation = AtomicLazyReference<ObservationBridge>()
 
     @usableFromInline
     init(_ value: Value, isEqual: ((Value, Value) -> Bool)?) {

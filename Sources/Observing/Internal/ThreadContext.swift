@@ -250,6 +250,11 @@ final class ThreadContext {
         guard !trackingStack.isEmpty else { return }
         trackingStack[trackingStack.count - 1].append(read)
     }
+
+    /// Whether a tracking scope is open on this thread (used by the Swift Observation bridge).
+    var isRecordingReads: Bool {
+        !trackingStack.isEmpty
+    }
 }
 
 /// How many tracking scopes are open on all threads: getters look at the thread-local context only

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+public import Observation
 
 /// A class whose `@Observed` and `@ObservedArray` properties can be observed by key path.
 ///
@@ -20,7 +21,11 @@ import Foundation
 ///
 /// Key paths may chain through observable objects and optionals (`\.document?.isFavorite`); any key
 /// path whose value is computed from `@Observed` properties can be observed.
-public protocol KeyValueObservable: AnyObject, SendableMetatype {}
+///
+/// It refines Swift Observation's `Observable`: reading a property inside `withObservationTracking`
+/// (what SwiftUI does in a view's body) tracks it, and `@Bindable` and `.environment(_:)` accept the
+/// object (O12; see `Docs/Observing.md`).
+public protocol KeyValueObservable: AnyObject, Observation.Observable, SendableMetatype {}
 
 extension KeyValueObservable {
     /// Observes `keyPath` of this object; `handler` runs on the mutating thread.

@@ -51,7 +51,7 @@ public struct Observed<Value> {
     /// still, the compiler builds it on every read. Using `storageKeyPath` there too would cost every
     /// read a second key path and a dynamic exclusivity check (about 170 instructions).
     @inlinable
-    public static subscript<Instance: AnyObject>(
+    public static subscript<Instance: KeyValueObservable>(
         _enclosingInstance instance: Instance,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Instance, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
@@ -59,6 +59,8 @@ public struct Observed<Value> {
         @inline(__always)
         get {
             let storage = Unmanaged.passUnretained(instance[keyPath: storageKeyPath].storage)
+            // Swift Observation (O12): a read inside `withObservationTracking` is tracked.
+            storage._withUnsafeGuaranteedRef { $0.observationAccess(instance, wrappedKeyPath) }
             if _slowPath(isTracking) {
                 return storage._withUnsafeGuaranteedRef { $0.trackedValue(of: instance, keyPath: wrappedKeyPath) }
             }
@@ -67,7 +69,12 @@ public struct Observed<Value> {
         @inline(__always)
         set {
             Unmanaged.passUnretained(instance[keyPath: storageKeyPath].storage)._withUnsafeGuaranteedRef {
-                $0.setValue(newValue, of: instance)
+                // Swift Observation (O12): a property read through its getter also tells its registrar.
+                if _slowPath($0.isObservationArmed) {
+                    $0.setValueNotifyingObservation(newValue, of: instance)
+                } else {
+                    $0.setValue(newValue, of: instance)
+                }
             }
         }
     }

@@ -73,17 +73,22 @@ public struct ObservedArray<Element> {
 
     /// The array, read and assigned through the enclosing object.
     @inlinable
-    public static subscript<Instance: AnyObject>(
+    public static subscript<Instance: KeyValueObservable>(
         _enclosingInstance instance: Instance,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Instance, [Element]>,
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> [Element] {
         get {
-            instance[keyPath: storageKeyPath].storage.value(of: instance, keyPath: wrappedKeyPath)
+            let storage = instance[keyPath: storageKeyPath].storage
+            storage.observationAccess(instance, wrappedKeyPath)  // Swift Observation (O12)
+            return storage.value(of: instance, keyPath: wrappedKeyPath)
         }
         set {
             let wrapper = instance[keyPath: storageKeyPath]
-            wrapper.storage.assign(newValue, differ: wrapper.differ, of: instance)
+            // Swift Observation (O12): tells the registrar too once the property was read.
+            wrapper.storage.notifyingObservation(of: instance) {
+                wrapper.storage.assign(newValue, differ: wrapper.differ, of: instance)
+            }
         }
     }
 
@@ -219,9 +224,12 @@ public struct ObservedArrayEditor<Element> {
     }
 
     private func edit(_ body: (inout [Element]) -> ObservedChange<[Element]>?) {
-        storage.update(of: object) { array in
-            guard let change = body(&array) else { return ([], false) }
-            return ([change], false)
+        // Swift Observation (O12): tells the registrar too once the property was read.
+        storage.notifyingObservation(of: object) {
+            storage.update(of: object) { array in
+                guard let change = body(&array) else { return ([], false) }
+                return ([change], false)
+            }
         }
     }
 }

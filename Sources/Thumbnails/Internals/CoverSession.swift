@@ -18,7 +18,7 @@ final class CoverSession {
         options: CoverOptions,
         checkCancellation: @escaping () throws(ThumbnailError) -> Void
     ) throws(ThumbnailError) {
-        try options.validate()
+        // The options were validated once, by the caller, before the input was opened.
         self.input = input
         self.options = options
         // One thread decodes a lone keyframe fastest; decoding forward to an exact frame can
@@ -32,46 +32,58 @@ final class CoverSession {
 
     /// The cover for `time`.
     func cover(at time: CoverTime) throws(ThumbnailError) -> CoverImage {
-        let target = try seconds(for: time)
         reader.forgetProblems()
+        var warnings: [String] = []
+        let target = try seconds(for: time, warnings: &warnings)
         var picked = try pick(at: target)
         if options.skipsDarkFrames {
             picked = try skippingDarkFrames(from: picked)
         }
-        var warnings = reader.warnings
-        if picked.isLast, let duration = reader.duration {
-            let end = picked.time + (reader.frameDuration ?? 0)
+        warnings = reader.warnings + warnings
+        if picked.isLast, !input.video.isAttachedPicture, !reader.readFromStart, let duration = reader.duration {
+            let end = max(picked.time, reader.lastPacketTime ?? 0) + (reader.frameDuration ?? 0)
             let expected = min(target, duration)
             if end < expected - max(reader.frameDuration ?? 0, 0.01) {
+                let what = options.isKeyframeMode ? "keyframe" : "frame"
                 warnings.append(
                     "the file ends at \(Self.format(end)) s although its index says \(Self.format(duration)) s; "
-                        + "this is its last decodable frame")
+                        + "this is its last decodable \(what)")
+            }
+        }
+        if target > 0 {
+            if input.video.isAttachedPicture {
+                warnings.append("the only picture is the file's cover art; it stands for every time")
+            } else if reader.readFromStart {
+                warnings.append(
+                    "this input cannot seek (\(reader.isUntimed ? "it has no timestamps" : "the seek failed")); "
+                        + "it was read from its start and its nearest frame, at \(Self.format(picked.time)) s, is used")
             }
         }
         return try FrameConverter.makeImage(
-            from: picked.frame, pixelAspectRatio: input.video.sampleAspectRatio, rotation: input.rotation,
+            from: picked.frame, pixelAspectRatio: input.video.sampleAspectRatio, orientation: input.video.orientation,
             options: options, actualTime: picked.time, warnings: warnings, name: input.path
         )
     }
 
-    /// Seconds from the start for a requested time.
-    private func seconds(for time: CoverTime) throws(ThumbnailError) -> Double {
+    /// Seconds from the start for a requested time (the options were validated when the session
+    /// was made). A fraction of a video whose container states no duration is placed in the
+    /// duration estimated from its last timestamps, with a warning saying so.
+    private func seconds(for time: CoverTime, warnings: inout [String]) throws(ThumbnailError) -> Double {
         switch time {
         case .seconds(let seconds):
-            guard seconds.isFinite, seconds >= 0 else {
-                throw ThumbnailError(.invalidArgument, reason: "\(input.path): time \(seconds) s is not in the video")
-            }
             return seconds
         case .fraction(let fraction):
-            guard fraction.isFinite, (0...1).contains(fraction) else {
-                throw ThumbnailError(.invalidArgument, reason: "\(input.path): fraction \(fraction) is outside 0...1")
-            }
-            guard let duration = reader.duration else {
+            if let duration = reader.duration { return fraction * duration }
+            // The estimate reads the packets at the end: the cover seeks back afterwards.
+            used = true
+            guard let estimate = try reader.estimateDuration() else {
                 throw ThumbnailError(
                     .invalidArgument,
                     reason: "\(input.path): the duration is unknown, so a fraction of it cannot be placed")
             }
-            return fraction * duration
+            warnings.append(
+                "the container states no duration; \(Self.format(estimate)) s was estimated from its last timestamps")
+            return fraction * estimate
         }
     }
 
@@ -86,11 +98,14 @@ final class CoverSession {
 
     /// The frame for `target` seconds.
     ///
-    /// Seeking lands on the keyframe at or before the seek point in indexed containers; MPEG-TS
-    /// and other unindexed ones seek by bisecting timestamps and may land after it. When the
-    /// first frame decoded starts after `target`, the seek is retried from further back (1, 2,
-    /// 4, ... seconds, finally the start), so keyframe mode keeps its "at or before" promise and
-    /// exact mode finds the frame shown at `target`.
+    /// Seeking lands on the keyframe at or before the seek point in MP4/MOV (by its sample table);
+    /// other demuxers may land on an earlier keyframe (then keyframe mode reads on to the last one
+    /// at or before `target`) or after it (MPEG-TS bisects timestamps): when the frame found
+    /// starts after `target`, or nothing is found from the seek point on (past the last keyframe,
+    /// or a file whose data ends before its index does), the seek is retried from further back
+    /// (1, 2, 4, ... seconds, finally the start), so keyframe mode keeps its "last keyframe at or
+    /// before" promise and exact mode finds the frame shown at `target`. An input that cannot
+    /// seek is read from its start.
     private func pick(at target: Double) throws(ThumbnailError) -> Picked {
         let pastEnd = reader.duration.map { target >= $0 } ?? false
         let keyframeMode = options.isKeyframeMode && !pastEnd
@@ -100,28 +115,41 @@ final class CoverSession {
         }
         var seekPoint = pastEnd ? (reader.duration ?? target) : target
         var backoff = 1.0
-        var seeked = false
         var overshot: Picked?
+        var readsOn = !input.format.seeksBySampleTable
         while true {
+            var landed = false
             if used || seekPoint > 0 {
-                seeked = reader.seek(to: seekPoint)
+                landed = try reader.seek(to: seekPoint) == .landed
             }
             used = true
             let found =
-                keyframeMode ? try nextKeyframe() : try decodeForward(to: target, toleranceBefore: toleranceBefore)
-            guard let found else { break }
-            let landedAfter = found.time > target + Self.epsilon && !found.isLast
-            guard landedAfter, seeked, seekPoint > 0 else { return found }
-            overshot = overshot ?? found
+                keyframeMode
+                ? try lastKeyframe(atOrBefore: target, readsOn: readsOn)
+                : try decodeForward(to: target, toleranceBefore: toleranceBefore)
+            if let found {
+                let landedAfter = found.time > target + Self.epsilon && !found.isLast
+                guard landedAfter, landed, seekPoint > 0 else { return found }
+                overshot = overshot ?? found
+            } else if !landed || seekPoint <= 0 {
+                break
+            } else {
+                // Nothing from the seek point on: read on from further back, to the end if need be
+                // (which also tells where a file cut short ends).
+                readsOn = true
+            }
             seekPoint = max(0, min(seekPoint, target) - backoff)
             backoff *= 2
         }
         if let overshot { return overshot }
-        // Nothing decodes from the seek point on: the file ends before it (an index listing
-        // data that is missing). Decode from the start to the last frame there is.
-        if seeked, reader.seek(to: 0), let last = try decodeForward(to: target, toleranceBefore: 0) {
-            return last
-        }
+        // Seeks that reported success and left nothing to read (a still picture's demuxer): read
+        // the input once more from its start.
+        try reader.restart()
+        let found =
+            keyframeMode
+            ? try lastKeyframe(atOrBefore: target, readsOn: true)
+            : try decodeForward(to: target, toleranceBefore: toleranceBefore)
+        if let found { return found }
         throw reader.decodeFailure()
     }
 
@@ -131,45 +159,69 @@ final class CoverSession {
     /// keyframe decodes, and spares decoding forward from the keyframe before.
     private func keyframeWithinTolerance(of target: Double) throws(ThumbnailError) -> Picked? {
         used = true
-        if reader.seek(to: target), let before = try nextKeyframe(),
+        _ = try reader.seek(to: target)
+        if let before = try lastKeyframe(atOrBefore: target, readsOn: !input.format.seeksBySampleTable),
             before.time <= target + Self.epsilon, before.time >= target - options.toleranceBefore - Self.epsilon
         {
             return before
         }
-        if reader.seek(to: target, forward: true), let after = try nextKeyframe(),
-            after.time >= target - Self.epsilon, after.time <= target + options.toleranceAfter + Self.epsilon
+        _ = try reader.seek(to: target, forward: true)
+        if let after = try nextKeyframe(), after.time >= target - Self.epsilon,
+            after.time <= target + options.toleranceAfter + Self.epsilon
         {
             return after
         }
         return nil
     }
 
+    /// The last keyframe at or before `target` from where the reader is, decoded alone.
+    private func lastKeyframe(atOrBefore target: Double, readsOn: Bool) throws(ThumbnailError) -> Picked? {
+        if reader.isUntimed { return try lastKeyframeInOrder(atOrBefore: target) }
+        let frame = try Self.makeFrame()
+        guard try reader.lastKeyframe(atOrBefore: target, readsOn: readsOn, into: frame) else { return nil }
+        return Picked(frame: frame, time: reader.lastFrameTime ?? 0, isLast: reader.reachedEnd)
+    }
+
+    /// The last keyframe at or before `target`, decoding every frame in order from where the
+    /// reader is: for an untimed stream (raw HEVC), whose frames are placed by counting in
+    /// display order; packets in decode order cannot place an open-GOP keyframe.
+    private func lastKeyframeInOrder(atOrBefore target: Double) throws(ThumbnailError) -> Picked? {
+        var current = try Self.makeFrame()
+        var kept: Picked?
+        while try reader.nextFrame(into: current) {
+            let time = reader.lastFrameTime ?? 0
+            if time > target + Self.epsilon, kept != nil { return kept }
+            guard current.isKeyframe else { continue }
+            let spare = kept?.frame
+            kept = Picked(frame: current, time: time, isLast: false)
+            if time > target + Self.epsilon { return kept }
+            if let spare { current = spare } else { current = try Self.makeFrame() }
+        }
+        kept?.isLast = true
+        return kept
+    }
+
     /// The next keyframe, decoded alone.
     private func nextKeyframe() throws(ThumbnailError) -> Picked? {
         let frame = try Self.makeFrame()
         guard try reader.nextKeyframe(into: frame) else { return nil }
-        return Picked(frame: frame, time: reader.seconds(of: frame) ?? 0, isLast: false)
+        return Picked(frame: frame, time: reader.lastFrameTime ?? 0, isLast: false)
     }
 
-    /// Decodes forward to the frame shown at `target` (the last one starting at or before it),
-    /// or an earlier one within `toleranceBefore`, whichever comes first. The first frame is
-    /// taken when it already starts after `target`; at the end of the input, the last frame.
+    /// Decodes forward to the frame shown at `target`: the last one starting at or before it,
+    /// which the next frame's start proves (frame durations are not trusted: MP4 with B-frames
+    /// may state none, variable frame rates make the average wrong); or an earlier one within
+    /// `toleranceBefore`, whichever comes first. The first frame is taken when it already starts
+    /// after `target`; at the end of the input, the last frame.
     private func decodeForward(to target: Double, toleranceBefore: Double) throws(ThumbnailError) -> Picked? {
         var current = try Self.makeFrame()
         var previous = try Self.makeFrame()
         var previousTime: Double?
         let frameDuration = reader.frameDuration
         while try reader.nextFrame(into: current) {
-            let time =
-                reader.seconds(of: current) ?? previousTime.map { $0 + (frameDuration ?? 0) } ?? target
+            let time = reader.lastFrameTime ?? previousTime.map { $0 + (frameDuration ?? 0) } ?? target
             if time <= target + Self.epsilon {
-                // The frame's own duration where the container gives one (variable frame rates),
-                // else the stream's average.
-                let duration =
-                    current.duration.map { VideoReader.seconds(ofUnits: Double($0), timeBase: reader.timeBase) }
-                    ?? frameDuration
-                let shownAtTarget = duration.map { time + $0 > target + Self.epsilon } ?? false
-                if shownAtTarget || time >= target - toleranceBefore - Self.epsilon {
+                if time >= target - toleranceBefore - Self.epsilon {
                     return Picked(frame: current, time: time, isLast: false)
                 }
                 swap(&current, &previous)
@@ -193,7 +245,7 @@ final class CoverSession {
         var candidate = try Self.makeFrame()
         for _ in 0..<options.darkFrameLimit {
             guard try reader.nextKeyframe(into: candidate) else { break }
-            let time = reader.seconds(of: candidate) ?? best.time
+            let time = reader.lastFrameTime ?? best.time
             guard let measured = LumaStatistics(candidate) else { continue }
             if !measured.isDarkOrFlat {
                 return Picked(frame: candidate, time: time, isLast: false)

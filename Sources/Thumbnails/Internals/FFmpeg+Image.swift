@@ -11,12 +11,15 @@ extension FFmpeg {
         case rgb24
         case rgba
         case yuvj420p
+        /// 16 bits per component, little-endian: the precision HDR tone mapping starts from.
+        case rgb48le
 
         var format: AVPixelFormat {
             switch self {
             case .rgb24: AV_PIX_FMT_RGB24
             case .rgba: AV_PIX_FMT_RGBA
             case .yuvj420p: AV_PIX_FMT_YUVJ420P
+            case .rgb48le: AV_PIX_FMT_RGB48LE
             }
         }
 
@@ -67,6 +70,68 @@ extension FFmpeg {
             isRGB: flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0,
             isBigEndian: flags & UInt64(AV_PIX_FMT_FLAG_BE) != 0
         )
+    }
+
+    // MARK: Orientation and colour
+
+    /// The stream's display matrix (nine values, row-major) and its rotation as FFmpeg reports it
+    /// (`av_display_rotation_get`: counterclockwise degrees in [-180, 180], NaN for a degenerate
+    /// matrix), or nil when the stream has no display matrix.
+    static func displayMatrix(of stream: StreamPointer) -> (matrix: [Int32], rotation: Double)? {
+        var matrix = [Int32](repeating: 0, count: 9)
+        guard cffmpeg_stream_display_matrix(stream, &matrix) != 0 else { return nil }
+        return (matrix, cffmpeg_display_rotation(matrix))
+    }
+
+    /// How a frame's lines were captured.
+    enum FieldOrder {
+        case progressive
+        case topFieldFirst
+        case bottomFieldFirst
+    }
+
+    static func fieldOrder(of frame: FramePointer) -> FieldOrder {
+        switch cffmpeg_frame_field_order(frame) {
+        case 1: .topFieldFirst
+        case 2: .bottomFieldFirst
+        default: .progressive
+        }
+    }
+
+    /// The peak light level (cd/m2) the frame's HDR metadata states (MaxCLL, else the mastering
+    /// display's peak), nil when it states none.
+    static func peakLuminance(of frame: FramePointer) -> Double? {
+        let nits = cffmpeg_frame_peak_luminance(frame)
+        return nits > 0 ? nits : nil
+    }
+
+    /// The dynamic range an `AVColorTransferCharacteristic` means.
+    static func dynamicRange(transfer: Int32) -> DynamicRange {
+        switch transfer {
+        case Int32(AVCOL_TRC_SMPTE2084.rawValue): .pq
+        case Int32(AVCOL_TRC_ARIB_STD_B67.rawValue): .hlg
+        default: .standard
+        }
+    }
+
+    /// The colour primaries of an HDR picture, as far as tone mapping distinguishes them.
+    enum Primaries {
+        case bt709
+        case bt2020
+        case displayP3
+    }
+
+    /// What the frame says about its colour: transfer, primaries (BT.2020 when unstated for PQ
+    /// and HLG, which are defined with them).
+    static func colorDescription(of frame: FramePointer) -> (range: DynamicRange, primaries: Primaries) {
+        let range = dynamicRange(transfer: Int32(frame.pointee.color_trc.rawValue))
+        let primaries: Primaries =
+            switch frame.pointee.color_primaries {
+            case AVCOL_PRI_BT709: .bt709
+            case AVCOL_PRI_SMPTE432: .displayP3
+            default: .bt2020
+            }
+        return (range, primaries)
     }
 
     // MARK: Scaling

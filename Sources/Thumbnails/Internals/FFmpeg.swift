@@ -107,13 +107,6 @@ enum FFmpeg {
 
     // MARK: Streams and codecs
 
-    /// The stream's display-matrix rotation as FFmpeg reports it (counterclockwise degrees in
-    /// [-180, 180]), or nil when the stream has no display matrix.
-    static func displayRotation(of stream: StreamPointer) -> Double? {
-        var degrees = 0.0
-        return cffmpeg_stream_display_rotation(stream, &degrees) != 0 ? degrees : nil
-    }
-
     /// FFmpeg's short name for a codec ("h264", "hevc", "vp9", "mpeg4").
     static func codecName(_ codec: AVCodecID) -> String {
         String(cString: avcodec_get_name(codec))

@@ -48,6 +48,19 @@ final class FormatContext {
         return String(cString: name)
     }
 
+    /// Whether the demuxer keeps a table of every sample with its keyframe flag and seeks by it
+    /// (MP4/MOV): a seek then lands exactly on the last keyframe whose decode time is at or
+    /// before the target. The same table is why such a demuxer must not be asked to skip
+    /// non-keyframes: FFmpeg's MP4 demuxer then steps over samples without advancing its
+    /// composition-offset table, and the keyframes after them get wrong presentation times.
+    var seeksBySampleTable: Bool { formatName.hasPrefix("mov,") }
+
+    /// Whether the demuxer says its packets carry no timestamps (raw elementary streams).
+    var hasNoTimestamps: Bool {
+        guard let format = pointer.pointee.iformat else { return false }
+        return format.pointee.flags & AVFMT_NOTIMESTAMPS != 0
+    }
+
     /// The container's duration in seconds, or nil when it does not know.
     var duration: Double? {
         let value = pointer.pointee.duration

@@ -1,6 +1,7 @@
 /// Turns a decoded frame into a ``CoverImage``: one swscale pass that scales to fit, converts
-/// YUV of any depth and range to 8-bit RGB(A) with the frame's own matrix, then an exact pixel
-/// copy that turns the picture upright (a transpose and flip, no filter).
+/// YUV of any depth and range to 8-bit RGB(A) with the frame's own matrix (of one field, for an
+/// interlaced frame; to 16-bit RGB and then tone-mapped, for HDR), then an exact pixel copy that
+/// turns the picture upright (any of the eight orientations: a transpose and flips, no filter).
 enum FrameConverter {
     /// The longest side a cover may have (FFmpeg's own limit for images is 16384 in most decoders).
     static let maximumSide = 16_384
@@ -38,20 +39,25 @@ enum FrameConverter {
         return (output, scaled)
     }
 
-    /// Converts `frame` to a cover.
+    /// Converts `frame` to a cover, upright by `orientation` (when the options apply it).
+    ///
+    /// The plain case (standard range, progressive) is one swscale pass straight to the cover's
+    /// layout. An interlaced frame scales only its first field, so the two moments it holds never
+    /// mix into combs. An HDR frame (PQ, HLG) scales to 16-bit RGB, and ``ToneMapper`` brings the
+    /// small picture to BT.709.
     static func makeImage(
         from frame: Frame,
         pixelAspectRatio: Rational?,
-        rotation: Int,
+        orientation: Orientation,
         options: CoverOptions,
         actualTime: Double,
         warnings: [String],
         name: String
     ) throws(ThumbnailError) -> CoverImage {
-        let rotation = options.appliesRotation ? rotation : 0
+        let orientation = options.appliesRotation ? orientation : .upright
         let (output, scaled) = sizes(
             frameWidth: frame.width, frameHeight: frame.height,
-            pixelAspectRatio: pixelAspectRatio ?? frame.sampleAspectRatio, rotation: rotation,
+            pixelAspectRatio: pixelAspectRatio ?? frame.sampleAspectRatio, rotation: orientation.rotation,
             maximum: options.maximumSize
         )
         let layout: FFmpeg.PixelLayout = options.pixelFormat == .rgba ? .rgba : .rgb24
@@ -64,18 +70,43 @@ enum FrameConverter {
                 .decodeFailed,
                 reason: "\(name): a \(output) cover is larger than a cover can be (\(maximumSide) pixels a side)")
         }
-        let converted: Frame
+        let color = FFmpeg.colorDescription(of: frame.pointer)
+        let toneMapper =
+            color.range == .standard
+            ? nil
+            : ToneMapper(range: color.range, primaries: color.primaries, peak: FFmpeg.peakLuminance(of: frame.pointer))
+        let field = firstField(of: frame)
+        var converted: Frame
         do {
             converted = try Frame()
-            try FFmpeg.allocatePicture(converted.pointer, width: scaled.width, height: scaled.height, layout: layout)
+            let scaledLayout: FFmpeg.PixelLayout = toneMapper == nil ? layout : .rgb48le
+            try FFmpeg.allocatePicture(
+                converted.pointer, width: scaled.width, height: scaled.height, layout: scaledLayout)
             let scaler = try Scaler(
                 from: FFmpeg.ScaleSide(
-                    width: frame.width, height: frame.height, format: frame.pixelFormat,
-                    isFullRange: frame.isFullRange, colorSpace: frame.colorSpace),
+                    width: frame.width, height: field?.height(ofFrameHeight: frame.height) ?? frame.height,
+                    format: frame.pixelFormat, isFullRange: frame.isFullRange, colorSpace: frame.colorSpace),
                 to: FFmpeg.ScaleSide(
-                    width: scaled.width, height: scaled.height, format: layout.formatNumber, isFullRange: true)
+                    width: scaled.width, height: scaled.height, format: scaledLayout.formatNumber, isFullRange: true)
             )
-            try scaler.scale(frame, into: converted)
+            if let field {
+                try scaler.scale(field: field, of: frame, into: converted)
+            } else {
+                try scaler.scale(frame, into: converted)
+            }
+            if let toneMapper {
+                let mapped = try Frame()
+                try FFmpeg.allocatePicture(mapped.pointer, width: scaled.width, height: scaled.height, layout: layout)
+                let (sourcePlanes, sourceStrides) = FFmpeg.planes(of: converted.pointer)
+                let (targetPlanes, targetStrides) = FFmpeg.planes(of: mapped.pointer)
+                if let source = sourcePlanes[0], let target = targetPlanes[0] {
+                    toneMapper.map(
+                        source: source, sourceStride: Int(sourceStrides[0]),
+                        destination: target, destinationStride: Int(targetStrides[0]),
+                        width: scaled.width, height: scaled.height, bytesPerPixel: options.pixelFormat.bytesPerPixel)
+                }
+                converted = mapped
+            }
         } catch {
             throw ThumbnailError(
                 .decodeFailed,
@@ -85,7 +116,8 @@ enum FrameConverter {
         }
         let bytesPerPixel = options.pixelFormat.bytesPerPixel
         let pixels = copyUpright(
-            converted, width: scaled.width, height: scaled.height, bytesPerPixel: bytesPerPixel, rotation: rotation)
+            converted, width: scaled.width, height: scaled.height, bytesPerPixel: bytesPerPixel,
+            orientation: orientation)
         return CoverImage(
             unchecked: output.width, height: output.height, bytesPerRow: output.width * bytesPerPixel,
             pixelFormat: options.pixelFormat, pixels: pixels, actualTime: actualTime, isKeyframe: frame.isKeyframe,
@@ -93,37 +125,61 @@ enum FrameConverter {
         )
     }
 
+    /// The field an interlaced frame's cover is made from (the one shown first), nil for a
+    /// progressive frame or one too small to split.
+    static func firstField(of frame: Frame) -> Scaler.Field? {
+        guard frame.height >= 4 else { return nil }
+        switch FFmpeg.fieldOrder(of: frame.pointer) {
+        case .progressive: return nil
+        case .topFieldFirst: return .top
+        case .bottomFieldFirst: return .bottom
+        }
+    }
+
     /// Copies the packed RGB(A) picture of `frame` (`width` x `height`, padded rows) into tightly
-    /// packed rows, turned clockwise by `rotation` degrees (0, 90, 180 or 270).
-    static func copyUpright(_ frame: Frame, width: Int, height: Int, bytesPerPixel: Int, rotation: Int) -> [UInt8] {
+    /// packed rows, turned upright by `orientation`.
+    static func copyUpright(
+        _ frame: Frame, width: Int, height: Int, bytesPerPixel: Int, orientation: Orientation
+    ) -> [UInt8] {
         let (planes, strides) = FFmpeg.planes(of: frame.pointer)
         guard let source = planes[0] else { return [] }
         let stride = Int(strides[0])
         let count = width * height * bytesPerPixel
-        let quarter = rotation % 180 != 0
-        let outputWidth = quarter ? height : width
-        let outputHeight = quarter ? width : height
+        let outputWidth = orientation.transposes ? height : width
+        let outputHeight = orientation.transposes ? width : height
         let rowBytes = outputWidth * bytesPerPixel
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             guard let destination = buffer.baseAddress else { return }
-            switch rotation {
-            case 0:
+            if !orientation.transposes && !orientation.flipsX {
+                // Whole rows, top to bottom or bottom to top.
                 for y in 0..<height {
-                    (destination + y * rowBytes).update(from: source + y * stride, count: rowBytes)
+                    let sourceY = orientation.flipsY ? height - 1 - y : y
+                    (destination + y * rowBytes).update(from: source + sourceY * stride, count: rowBytes)
                 }
-            default:
+            } else {
+                // Output pixel (x, y) comes from (sourceX, sourceY) = start + x * stepX + y * stepY,
+                // in bytes of the source picture.
+                var start = 0
+                var stepAlongX: Int
+                var stepAlongY: Int
+                let columnStep = orientation.flipsX ? -bytesPerPixel : bytesPerPixel
+                let rowStep = orientation.flipsY ? -stride : stride
+                if orientation.flipsX { start += (width - 1) * bytesPerPixel }
+                if orientation.flipsY { start += (height - 1) * stride }
+                if orientation.transposes {
+                    stepAlongX = rowStep
+                    stepAlongY = columnStep
+                } else {
+                    stepAlongX = columnStep
+                    stepAlongY = rowStep
+                }
                 for y in 0..<outputHeight {
                     var target = destination + y * rowBytes
-                    for x in 0..<outputWidth {
-                        // Where output pixel (x, y) comes from in the unturned picture.
-                        let (sourceX, sourceY) =
-                            switch rotation {
-                            case 90: (y, height - 1 - x)
-                            case 180: (width - 1 - x, height - 1 - y)
-                            default: (width - 1 - y, x)  // 270
-                            }
-                        target.update(from: source + sourceY * stride + sourceX * bytesPerPixel, count: bytesPerPixel)
+                    var from = source + start + y * stepAlongY
+                    for _ in 0..<outputWidth {
+                        target.update(from: from, count: bytesPerPixel)
                         target += bytesPerPixel
+                        from += stepAlongX
                     }
                 }
             }

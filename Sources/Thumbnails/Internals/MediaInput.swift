@@ -9,8 +9,8 @@ import Foundation
 final class MediaInput {
     /// The path as given (for messages).
     let path: String
-    /// The opened container.
-    let format: FormatContext
+    /// The opened container (replaced by ``reopen()``).
+    private(set) var format: FormatContext
     /// The chosen video stream.
     let video: StreamParameters
 
@@ -27,6 +27,16 @@ final class MediaInput {
 
     /// Whether the probe ran (for tests and the benchmark's figures).
     let probed: Bool
+
+    /// What the input was opened from, so ``reopen()`` can open it again.
+    private enum Source {
+        /// A file, by its path's bytes (a name need not be UTF-8).
+        case file(FileSystemPath)
+        case bytes(Data)
+    }
+
+    private let source: Source
+    private let interruption: Interruption?
 
     /// Clockwise degrees to turn frames upright: 0, 90, 180 or 270.
     var rotation: Int {
@@ -66,7 +76,7 @@ final class MediaInput {
         } catch {
             throw Self.openFailure(error, path: path)
         }
-        try self.init(format: format, path: path, probe: probe)
+        try self.init(format: format, path: path, source: .file(file), probe: probe, interruption: interruption)
     }
 
     /// Opens a media file held in memory; `name` stands for it in error reasons.
@@ -88,12 +98,20 @@ final class MediaInput {
         } catch {
             throw Self.openFailure(error, path: name)
         }
-        try self.init(format: format, path: name, probe: probe)
+        try self.init(format: format, path: name, source: .bytes(bytes), probe: probe, interruption: interruption)
     }
 
-    private init(format: FormatContext, path: String, probe: ProbePolicy) throws(ThumbnailError) {
+    private init(
+        format: FormatContext,
+        path: String,
+        source: Source,
+        probe: ProbePolicy,
+        interruption: Interruption?
+    ) throws(ThumbnailError) {
         self.path = path
         self.format = format
+        self.source = source
+        self.interruption = interruption
 
         // Fill in what the header leaves out (AVI and MPEG-TS state no pixel format, MP4 may
         // state no frame rate). A failed probe is not fatal by itself: what matters is whether
@@ -130,6 +148,39 @@ final class MediaInput {
             throw ThumbnailError(.decodeFailed, reason: reason)
         }
         self.video = video
+    }
+
+    /// Opens the input again from its start, replacing ``format``: what a demuxer that cannot seek
+    /// back (a raw elementary stream, a still picture, an audio file's cover art) needs before it
+    /// is read a second time, and what a failed seek needs, since FFmpeg drops the packets it had
+    /// buffered when a seek fails. Decoders opened on the old input stay valid (they hold a copy
+    /// of the stream parameters); the video stream keeps its index.
+    ///
+    /// - Throws: ``ThumbnailError`` as the first opening, and `.decodeFailed` when the video
+    ///   stream is no longer where it was (the file changed in between).
+    func reopen() throws(ThumbnailError) {
+        let reopened: FormatContext
+        do {
+            switch source {
+            case .file(let file): reopened = try FormatContext(path: file, interruption: interruption)
+            case .bytes(let bytes): reopened = try FormatContext(bytes: bytes, interruption: interruption)
+            }
+        } catch {
+            throw Self.openFailure(error, path: path)
+        }
+        if probed {
+            do {
+                try reopened.findStreamInfo()
+            } catch .exit {
+                throw ThumbnailError(.cancelled, reason: "\(path): cancelled")
+            } catch {
+                // As at the first opening: what matters is that the stream is still there.
+            }
+        }
+        guard video.index < reopened.streamCount, reopened.stream(at: video.index).codecName == video.codecName else {
+            throw ThumbnailError(.decodeFailed, reason: "\(path): the video stream changed while it was read")
+        }
+        format = reopened
     }
 
     /// Whether the header alone states what decoding the video stream needs.

@@ -35,4 +35,27 @@ final class Packet {
     var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
     /// Whether the packet holds data (after a read, before ``clear()``).
     var hasData: Bool { pointer.pointee.size > 0 }
+    /// When the packet's picture is shown, in its stream's time base; nil when the container does
+    /// not say (AVI's reference frames, raw elementary streams).
+    var presentationTimestamp: Int64? {
+        let value = pointer.pointee.pts
+        return value == FFmpeg.noTimestamp ? nil : value
+    }
+    /// How long the packet's picture is shown, in its stream's time base; nil when the container
+    /// does not say.
+    var duration: Int64? {
+        let value = pointer.pointee.duration
+        return value > 0 ? value : nil
+    }
+    /// The packet's byte position in the input; nil when the demuxer does not say. Stable across
+    /// seeks, unlike the timestamps an MPEG-PS demuxer guesses for packets that carry none.
+    var position: Int64? {
+        let value = pointer.pointee.pos
+        return value >= 0 ? value : nil
+    }
+    /// When the packet is decoded, in its stream's time base; nil when the container does not say.
+    var decodeTimestamp: Int64? {
+        let value = pointer.pointee.dts
+        return value == FFmpeg.noTimestamp ? nil : value
+    }
 }

@@ -18,7 +18,9 @@ struct StreamParameters: Sendable, Hashable {
     /// Frame width and height in stored pixels; zero when unknown.
     var width: Int
     var height: Int
-    /// Sample (pixel) aspect ratio; nil when the stream does not say (FFmpeg's 0/1).
+    /// Sample (pixel) aspect ratio; nil when the stream does not say (FFmpeg's 0/1). The
+    /// container's value wins over the codec's, as `av_guess_sample_aspect_ratio` decides (a
+    /// Matroska display size over the H.264 bitstream's own ratio).
     var sampleAspectRatio: Rational?
     /// Pixel format name and bit depth, when known.
     var pixelFormatName: String?
@@ -27,6 +29,10 @@ struct StreamParameters: Sendable, Hashable {
     var frameRate: Rational?
     /// Display-matrix rotation as FFmpeg reports it: counterclockwise degrees in [-180, 180].
     var displayRotation: Double?
+    /// How frames are turned (and mirrored) upright, from the whole display matrix.
+    var orientation: Orientation
+    /// The transfer characteristic the stream declares.
+    var dynamicRange: DynamicRange
 
     init(_ stream: FFmpeg.StreamPointer) {
         let parameters = stream.pointee.codecpar.pointee
@@ -39,8 +45,8 @@ struct StreamParameters: Sendable, Hashable {
         width = Int(parameters.width)
         height = Int(parameters.height)
         sampleAspectRatio =
-            Rational(validating: parameters.sample_aspect_ratio)
-            ?? Rational(validating: stream.pointee.sample_aspect_ratio)
+            Rational(validating: stream.pointee.sample_aspect_ratio)
+            ?? Rational(validating: parameters.sample_aspect_ratio)
         let format = FFmpeg.pixelFormat(parameters.format)
         pixelFormatName = isVideo ? format?.name : nil
         bitsPerComponent = isVideo ? format?.bitsPerComponent : nil
@@ -48,7 +54,10 @@ struct StreamParameters: Sendable, Hashable {
             isAttachedPicture
             ? nil
             : Rational(validating: stream.pointee.avg_frame_rate) ?? Rational(validating: stream.pointee.r_frame_rate)
-        displayRotation = FFmpeg.displayRotation(of: stream)
+        let display = FFmpeg.displayMatrix(of: stream)
+        displayRotation = display.flatMap { $0.rotation.isNaN ? nil : $0.rotation }
+        orientation = Orientation(displayMatrix: display?.matrix, rotation: displayRotation)
+        dynamicRange = FFmpeg.dynamicRange(transfer: Int32(parameters.color_trc.rawValue))
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 
 @testable import CanvasKit
 
-/// The invariants of DESIGN section 2, checked on the derived per-canvas snapshots (not on the representation that
+/// The invariants of the state machine (Docs/CanvasKit.md), checked on the derived per-canvas snapshots (not on the representation that
 /// makes most of them hold by construction), and the rules every accepted transition must follow.
 ///
 /// Written with plain loops: the model checker runs it hundreds of thousands of times in a debug build.

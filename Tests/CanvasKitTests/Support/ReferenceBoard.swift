@@ -2,7 +2,7 @@ import Foundation
 
 @testable import CanvasKit
 
-/// An independent oracle: the DESIGN table written out literally over per-canvas fields (the representation the
+/// An independent oracle: the rules table written out literally over per-canvas fields (the representation the
 /// original product used, with its flags), to cross-check `BoardState.transition` event by event.
 struct ReferenceBoard: Equatable {
     struct Canvas: Equatable {
