@@ -81,7 +81,6 @@ extension RealWorldCase {
     static let hdr = "finding: HDR (PQ, HLG) covers are washed out, not tone-mapped to SDR"
     static let mirrors = "finding: mirrored display matrices are ignored (only the matrix's angle is read)"
     static let matroskaAspect = "finding: Matroska's container sample aspect ratio loses to the bitstream's"
-    static let nonUTF8 = "finding: a file name that is not UTF-8 is reported as no such file"
     static let combing = "finding: interlaced covers show combing"
 
     static let all: [RealWorldCase] =
@@ -227,8 +226,7 @@ extension RealWorldCase {
         RealWorldCase(shape: "two video streams (MP4, larger first)", file: "rw-two-video.mp4"),
         RealWorldCase(shape: "two video streams (Matroska, smaller first)", file: "rw-two-video-small-first.mkv"),
         RealWorldCase(
-            shape: "file name that is not UTF-8", file: "baseline-h264.mp4", nonUTF8Name: true,
-            knownIssue: KnownIssue(finding: nonUTF8, aspects: [.cover])),
+            shape: "file name that is not UTF-8", file: "baseline-h264.mp4", nonUTF8Name: true),
     ]
 
     static let formats: [RealWorldCase] = [
