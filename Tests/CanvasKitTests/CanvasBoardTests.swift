@@ -174,7 +174,7 @@ struct CanvasBoardTests {
     func reentrantEvents() throws {
         let board = CanvasBoard(canvasCount: 3)
         let first = board.model(at: 0)
-        let reactions = LockedValue<[CanvasReaction]>([])
+        let reactions = LockedValue<[BoardOutcome]>([])
         // When canvas 0 gets the preview, a handler immediately moves it to canvas 2 and starts recording.
         let token = first.observe(\.status) { _, change in
             guard change.newValue == .inPreview, change.oldValue == .noPreview else { return }
@@ -184,10 +184,10 @@ struct CanvasBoardTests {
         defer { token.invalidate() }
         let recorder = BoardRecorder()
         recorder.watch(board)
-        #expect(board.send(.tap(0)) == .accepted([.attachPreview(to: 0)]))
+        #expect(board.send(.tap(0)).effects == [.attachPreview(to: 0)])
         #expect(
-            reactions.withLock { $0 } == [
-                .accepted([.movePreview(from: 0, to: 2)]), .accepted([.startRecording(into: 2)]),
+            reactions.withLock { $0 }.map(\.effects) == [
+                [.movePreview(from: 0, to: 2)], [.startRecording(into: 2)],
             ])
         #expect(board.state.selection == .init(index: 2, phase: .recording))
         #expect(Self.mirrors(board))
@@ -225,7 +225,7 @@ struct CanvasBoardTests {
             let board = CanvasBoard(canvasCount: Int(seed % 7) + 1)
             var state = board.state
             for event in generator.sequence(length: 100, start: board.state) {
-                let expected = state.handle(event)
+                let expected = state.handle(event).outcome(next: state)
                 #expect(board.send(event) == expected)
                 #expect(board.state == state)
             }

@@ -19,14 +19,14 @@ struct ExhaustiveTests {
             #expect(Invariants.check(state).isEmpty, "\(state)")
             fresh += 1
             for event in Boards.events(for: state, fresh: Boards.take("fresh-\(fresh).mov")) {
-                let outcome = state.outcome(of: event)
+                let outcome = BoardState.transition(from: state, on: event)
                 checked += 1
                 switch outcome {
                 case .rejected(let rejection):
                     rejectionKinds.insert(rejection.kind)
                     // A rejection says why in words.
                     #expect(!rejection.description.isEmpty)
-                case .accepted(_, let effects):
+                case .accepted(_, let effects, _):
                     // Every accepted event tells the host something.
                     #expect(!effects.isEmpty, "\(event) on \(state)")
                     for effect in effects { effectKinds.insert(effect.kind) }

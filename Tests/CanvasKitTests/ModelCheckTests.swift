@@ -35,8 +35,8 @@ struct ModelCheckTests {
         // A mutant that forgets to report the replaced take: I3 breaks on the second stop into the same canvas.
         let mutant: (BoardState, CanvasEvent) -> BoardOutcome = { state, event in
             switch BoardState.transition(from: state, on: event) {
-            case .accepted(let next, let effects):
-                .accepted(next: next, effects: effects.filter { $0.kind != .takeReplaced })
+            case .accepted(let next, let effects, let change):
+                .accepted(next: next, effects: effects.filter { $0.kind != .takeReplaced }, change: change)
             case .rejected(let rejection): .rejected(rejection)
             }
         }
@@ -52,7 +52,9 @@ struct ModelCheckTests {
             {
                 var next = state
                 next.selection = .init(index: index, phase: .inPreview)
-                return .accepted(next: next, effects: [.movePreview(from: recording, to: index)])
+                var change = BoardChange(selection: state.selection)
+                change.selectionAfter = next.selection
+                return .accepted(next: next, effects: [.movePreview(from: recording, to: index)], change: change)
             }
             return BoardState.transition(from: state, on: event)
         }

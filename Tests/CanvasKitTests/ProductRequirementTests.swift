@@ -37,19 +37,19 @@ struct ProductRequirementTests {
             guard let selection = state.selection else { continue }
             #expect(state[selection.index].status != .noPreview)
             if selection.phase == .inPreview {
-                let outcome = state.outcome(of: .record)
+                let outcome = BoardState.transition(from: state, on: .record)
                 #expect(outcome.effects == [.startRecording(into: selection.index)], "\(state)")
             }
         }
         // Every way out of recording leaves the canvas previewing, ready to record again.
         let recording = Boards.board("t..", selection: .init(index: 1, phase: .recording))
         for event in [CanvasEvent.stop(Boards.take("new.mov")), .cancel] {
-            guard case .accepted(let next, _) = recording.outcome(of: event) else {
+            guard case .accepted(let next, _, _) = BoardState.transition(from: recording, on: event) else {
                 Issue.record("\(event) rejected")
                 continue
             }
             #expect(next.selection == .init(index: 1, phase: .inPreview))
-            #expect(next.outcome(of: .record).rejection == nil)
+            #expect(BoardState.transition(from: next, on: .record).rejection == nil)
         }
     }
 
@@ -58,7 +58,8 @@ struct ProductRequirementTests {
         for state in Self.allStates {
             guard let selection = state.selection, selection.phase == .inPreview else { continue }
             for target in state.indices where target != selection.index {
-                guard case .accepted(let next, let effects) = state.outcome(of: .tap(target)) else {
+                guard case .accepted(let next, let effects, _) = BoardState.transition(from: state, on: .tap(target))
+                else {
                     Issue.record("tap \(target) rejected on \(state)")
                     continue
                 }

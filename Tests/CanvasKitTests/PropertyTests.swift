@@ -11,13 +11,13 @@ struct PropertyTests {
     static func firstProblem(_ events: [CanvasEvent], from start: BoardState) -> String? {
         var state = start
         for (step, event) in events.enumerated() {
-            let outcome = state.outcome(of: event)
+            let outcome = BoardState.transition(from: state, on: event)
             let problems = Invariants.check(before: state, event: event, outcome: outcome)
             if !problems.isEmpty { return "step \(step + 1) \(event): \(problems.joined(separator: ", "))" }
             if let disagreement = ReferenceBoard.disagreement(on: event, from: state, outcome: outcome) {
                 return "step \(step + 1): \(disagreement)"
             }
-            if case .accepted(let next, _) = outcome { state = next }
+            if case .accepted(let next, _, _) = outcome { state = next }
         }
         return nil
     }
@@ -53,7 +53,7 @@ struct PropertyTests {
                 let reaction = inPlace.handle(event)
                 let outcome = BoardState.transition(from: pure, on: event)
                 #expect(reaction.effects == outcome.effects && reaction.rejection == outcome.rejection)
-                if case .accepted(let next, _) = outcome { pure = next }
+                if case .accepted(let next, _, _) = outcome { pure = next }
             }
             #expect(inPlace == pure)
         }

@@ -53,7 +53,7 @@ struct RejectionTests {
     @Test("Each bad event is rejected with its reason and leaves the board as it was", arguments: 0..<cases.count)
     func rejected(caseIndex: Int) {
         let (name, board, event, reason) = Self.cases[caseIndex]
-        #expect(board.outcome(of: event) == .rejected(reason), "\(name)")
+        #expect(BoardState.transition(from: board, on: event) == .rejected(reason), "\(name)")
         var copy = board
         #expect(copy.handle(event) == .rejected(reason), "\(name)")
         #expect(copy == board, "\(name)")

@@ -8,8 +8,9 @@ import Testing
 @Suite("Transition rules")
 struct TransitionRuleTests {
     private func accepted(_ state: BoardState, _ event: CanvasEvent) throws -> (BoardState, [CanvasEffect]) {
-        guard case .accepted(let next, let effects) = state.outcome(of: event) else {
-            throw Failure("\(event) was rejected: \(String(describing: state.outcome(of: event).rejection))")
+        guard case .accepted(let next, let effects, _) = BoardState.transition(from: state, on: event) else {
+            throw Failure(
+                "\(event) was rejected: \(String(describing: BoardState.transition(from: state, on: event).rejection))")
         }
         return (next, effects)
     }
@@ -47,7 +48,9 @@ struct TransitionRuleTests {
     func tapWhileRecording() {
         let board = Boards.board("..", selection: .init(index: 0, phase: .recording))
         for index in board.indices {
-            #expect(board.outcome(of: .tap(index)) == .rejected(.lockedWhileRecording(recordingIndex: 0)))
+            #expect(
+                BoardState.transition(from: board, on: .tap(index))
+                    == .rejected(.lockedWhileRecording(recordingIndex: 0)))
         }
     }
 
@@ -60,7 +63,7 @@ struct TransitionRuleTests {
 
     @Test("none selected, record: rejected, nothing to record")
     func recordWithoutPreview() {
-        #expect(Boards.board("..").outcome(of: .record) == .rejected(.nothingToRecord))
+        #expect(BoardState.transition(from: Boards.board(".."), on: .record) == .rejected(.nothingToRecord))
     }
 
     @Test("s recording, stop(url): inPreview, take finished, old take replaced, cover wanted")

@@ -68,8 +68,8 @@ struct TransitionTableTests {
         var rejectionKinds: Set<CanvasRejection.Kind> = []
         for scenario in table.scenarios {
             for event in scenario.events {
-                switch scenario.board.outcome(of: event) {
-                case .accepted(_, let effects): for effect in effects { effectKinds.insert(effect.kind) }
+                switch BoardState.transition(from: scenario.board, on: event) {
+                case .accepted(_, let effects, _): for effect in effects { effectKinds.insert(effect.kind) }
                 case .rejected(let rejection): rejectionKinds.insert(rejection.kind)
                 }
             }

@@ -147,7 +147,7 @@ measure("taps, pure (`transition`), old state kept") { size in
         var history: [BoardState] = []
         history.reserveCapacity(1)
         for event in events {
-            if case .accepted(let next, _) = BoardState.transition(from: board, on: event) {
+            if case .accepted(let next, _, _) = BoardState.transition(from: board, on: event) {
                 history = [board]
                 board = next
             }
@@ -178,7 +178,7 @@ measure("session, pure (`transition`), old state kept") { size in
         var board = empty
         var previous = board
         for event in events {
-            guard case .accepted(let next, _) = BoardState.transition(from: board, on: event) else {
+            guard case .accepted(let next, _, _) = BoardState.transition(from: board, on: event) else {
                 preconditionFailure("\(event) rejected")
             }
             previous = board

@@ -24,10 +24,18 @@ import Synchronization
 /// it is unbound or the canvas's take changes (not when the cell merely ends display: a prefetched or scrolled-away
 /// cell keeps its cover coming).
 ///
+/// One board event makes one derivation per view-model: a change notification seen while the board performs an event's
+/// writes waits for the end of that event (a tap that selects a canvas writes its `isSelected` and its `status`; the
+/// cell derives once, from both).
+///
+/// The decisions are a value, `CanvasCellStateMachine` (events in, actions out); this class only carries out its
+/// actions: registrations, cover requests and the writes of ``display`` and ``cover``.
+///
 /// Thread safety: every method may be called from any thread; model changes are handled on the thread that makes
-/// them.
-public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable {
-    // Why `@unchecked Sendable` is safe: the stored properties are `let`s of Sendable types (`state` is a `Mutex`,
+/// them. The lifecycle calls (bind, unbind, start, stop) are meant to come from one thread at a time, as UIKit's
+/// hooks do.
+public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, @unchecked Sendable {
+    // Why `@unchecked Sendable` is safe: the stored properties are `let`s of Sendable types (`machine` is a `Mutex`,
     // `observer` and `log` are Sendable classes, `coverProvider` is a Sendable existential, `coverSize` a value) and
     // the two `@Observed` properties, whose values live behind the wrapper's lock; the wrappers themselves are never
     // reassigned after `init`.
@@ -40,40 +48,9 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     /// the take changed.
     @Observed public private(set) var cover: CanvasCover? = nil
 
-    private struct CoverState {
-        /// The take whose cover was requested (nil: none requested).
-        var take: URL?
-        var request: (any CancellableCoverRequest)?
-        var generation: UInt64 = 0
-        var finished = false
-        var lastError: String?
-    }
-
-    private struct State {
-        var model: CanvasModel?
-        var board: CanvasBoard?
-        /// Whether the binder wants observations (the cell is displayed and the screen on screen).
-        var wantsObservation = false
-        /// The objects whose keys are registered now.
-        var observedModel: CanvasModel?
-        var observedBoard: CanvasBoard?
-        var recomputations = 0
-        var cover = CoverState()
-        /// The newest derived display (nil while unbound) and the take it was derived from, with a number that grows
-        /// with each derivation; ``display`` is brought to it by ``publishDisplay()``.
-        var derived: CanvasDisplay?
-        var derivedTake: URL?
-        var derivedNumber: UInt64 = 0
-    }
-
-    private let state = Mutex(State())
-    /// Serializes derivations (read the model, derive, number the result), so a derivation that read newer values
-    /// always gets a greater number: every write to an observed key notifies after it is stored, and the derivation it
-    /// triggers starts after the previous one was numbered. Publishing happens after this lock is released, so an
-    /// observer of ``display`` or ``cover`` may call back into the view-model.
-    private let derivation = Mutex(())
-    /// The observer holding the model and board observations (for lifetime tests).
-    package let observer = KeyValueObserver()
+    private let machine: Mutex<CanvasCellStateMachine>
+    /// The observer holding the model and board observations.
+    let observer = KeyValueObserver()
     private let coverProvider: (any CoverProvider)?
     private let coverSize: PixelSize
     private let log: RegistrationLog?
@@ -93,34 +70,35 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
         self.coverProvider = coverProvider
         self.coverSize = coverSize
         self.log = log
+        machine = Mutex(CanvasCellStateMachine(requestsCovers: coverProvider != nil))
     }
 
     deinit {
-        let (request, model, board) = state.withAnnotatedLock { ($0.cover.request, $0.observedModel, $0.observedBoard) }
-        request?.cancel()
-        if let model { unregister(model, in: .teardown) }
-        if let board { unregister(board, in: .teardown) }
+        var actions = machine.withAnnotatedLock { $0.teardown() }
+        actions.publish = false
+        perform(actions, in: .teardown)
     }
 
     // MARK: Queries
 
     /// The bound model, if any.
-    public var model: CanvasModel? { state.withAnnotatedLock { $0.model } }
+    public var model: CanvasModel? { machine.withAnnotatedLock { $0.binding?.model } }
 
     /// Whether observations are registered now.
-    public var isObserving: Bool { state.withAnnotatedLock { $0.observedModel != nil } }
+    public var isObserving: Bool { machine.withAnnotatedLock { $0.isObserving } }
 
-    /// How many times the display was derived (at bind, at start, and once per change notification).
-    public var recomputations: Int { state.withAnnotatedLock { $0.recomputations } }
+    /// How many times the display was derived: at bind, at start, and once per board event that changed an observed
+    /// key (however many of them it changed).
+    public var recomputations: Int { machine.withAnnotatedLock { $0.recomputations } }
 
     /// The one-line reason of the last failed cover request for the current take, if any.
-    public var coverError: String? { state.withAnnotatedLock { $0.cover.lastError } }
+    public var coverError: String? { machine.withAnnotatedLock { $0.coverError } }
 
     /// The keys observed on a model.
-    public static let modelKeyPaths = ["status", "isSelected", "videoURL"]
+    public static var modelKeyPaths: [String] { modelKeys.map(\.name) }
 
     /// The keys observed on the board.
-    public static let boardKeyPaths = ["isRecording"]
+    public static var boardKeyPaths: [String] { boardKeys.map(\.name) }
 
     // MARK: Lifecycle
 
@@ -128,226 +106,171 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     /// same model again only re-derives. Binding to another model while observing moves the observations to the new
     /// model (removing them from the old one first).
     public func bind(to model: CanvasModel, on board: CanvasBoard) {
-        let moved = state.withAnnotatedLock { state -> Bool in
-            let same = state.model === model && state.board === board
-            state.model = model
-            state.board = board
-            return !same && state.wantsObservation
-        }
-        if moved { synchronizeObservations(in: .rebind) }
-        recompute()
+        let actions = machine.withAnnotatedLock { $0.bind(model: model, board: board, read: Self.read) }
+        perform(actions, in: .rebind)
     }
 
     /// Removes the observations, cancels the cover request and forgets the model (from `prepareForReuse`).
     /// Idempotent.
     public func unbind(in hook: LifecycleHook = .prepareForReuse) {
-        let request = state.withAnnotatedLock { state -> (any CancellableCoverRequest)? in
-            state.model = nil
-            state.board = nil
-            state.wantsObservation = false
-            let request = state.cover.request
-            state.cover = CoverState(generation: state.cover.generation + 1)
-            return request
-        }
-        synchronizeObservations(in: hook)
-        request?.cancel()
-        derivation.withAnnotatedLock { _ in
-            state.withAnnotatedLock { state in
-                state.derived = nil
-                state.derivedTake = nil
-                state.derivedNumber += 1
-            }
-        }
-        publishDisplay()
-        cover = nil
+        let actions = machine.withAnnotatedLock { $0.unbind() }
+        perform(actions, in: hook)
     }
 
     /// Registers the observations of the bound model and board, if not registered yet, and re-derives the display
     /// (from `willDisplay` and `screenDidAppear`). Without a bound model it only remembers that observations are
     /// wanted, for the next ``bind(to:on:)``.
     public func startObserving(in hook: LifecycleHook = .willDisplay) {
-        state.withAnnotatedLock { $0.wantsObservation = true }
-        synchronizeObservations(in: hook)
-        recompute()
+        let actions = machine.withAnnotatedLock { $0.startObserving(read: Self.read) }
+        perform(actions, in: hook)
     }
 
     /// Removes the observations, if any (from `didEndDisplaying` and `screenWillDisappear`). Idempotent. The model
     /// stays bound and the cover request keeps running.
     public func stopObserving(in hook: LifecycleHook = .didEndDisplaying) {
-        state.withAnnotatedLock { $0.wantsObservation = false }
-        synchronizeObservations(in: hook)
+        let actions = machine.withAnnotatedLock { $0.stopObserving() }
+        perform(actions, in: hook)
     }
 
-    // MARK: Observations
+    // MARK: Changes
 
-    /// Makes the registered objects match what is wanted: the bound model and board while observation is wanted,
-    /// nothing otherwise. Removal always targets the object that was registered.
-    private func synchronizeObservations(in hook: LifecycleHook) {
-        let (oldModel, newModel, oldBoard, newBoard) = state.withAnnotatedLock { state in
-            let oldModel = state.observedModel
-            let oldBoard = state.observedBoard
-            state.observedModel = state.wantsObservation ? state.model : nil
-            state.observedBoard = state.wantsObservation ? state.board : nil
-            return (oldModel, state.observedModel, oldBoard, state.observedBoard)
+    /// Reads what a derivation needs; called under the machine's lock, which orders derivations.
+    private static func read(_ binding: CanvasCellStateMachine.Binding) -> CanvasCellValues {
+        CanvasCellValues(
+            status: binding.model.status, videoURL: binding.model.videoURL,
+            boardIsRecording: binding.board.isRecording)
+    }
+
+    /// A change notification: the derivation waits for the end of the board's event when the board is performing
+    /// one (it then calls ``boardDidApplyEvent()``), and happens at once otherwise.
+    private func changed(_ event: (inout CanvasCellStateMachine) -> CanvasCellStateMachine.ChangeReaction) {
+        let actions = machine.withAnnotatedLock { machine -> CanvasCellStateMachine.Actions in
+            switch event(&machine) {
+            case .none:
+                return .none
+            case .awaitEventEnd(let board):
+                // Lock order: this machine, then the board's core (the board calls back with no lock held).
+                if board.notifyWhenEventApplied(self) { return .none }
+                return machine.eventEndUnavailable(read: Self.read)
+            }
         }
-        if oldModel !== newModel {
-            if let oldModel { unregister(oldModel, in: hook) }
-            if let newModel { register(newModel, in: hook) }
-        }
-        if oldBoard !== newBoard {
-            if let oldBoard { unregister(oldBoard, in: hook) }
-            if let newBoard { register(newBoard, in: hook) }
+        perform(actions, in: .willDisplay)
+    }
+
+    func boardDidApplyEvent() {
+        let actions = machine.withAnnotatedLock { $0.eventApplied(read: Self.read) }
+        perform(actions, in: .willDisplay)
+    }
+
+    // MARK: Actions
+
+    /// Carries out `actions` in their order, with no lock held. `hook` names the hook in the registration log.
+    private func perform(_ actions: CanvasCellStateMachine.Actions, in hook: LifecycleHook) {
+        if let model = actions.unregisterModel { unregister(model, in: hook) }
+        if let board = actions.unregisterBoard { unregister(board, in: hook) }
+        if let model = actions.registerModel { register(model, in: hook) }
+        if let board = actions.registerBoard { register(board, in: hook) }
+        actions.cancel?.cancel()
+        if actions.publish { publish() }
+        if let ticket = actions.requestCover { requestCover(ticket) }
+    }
+
+    /// Writes ``display`` and ``cover`` until they hold the newest values. One thread publishes at a time; an event on
+    /// another thread (or from an observer of these properties) meanwhile leaves its values to this loop.
+    private func publish() {
+        while let publication = machine.withAnnotatedLock({ $0.nextPublication() }) {
+            switch publication {
+            case .display(let value): display = value
+            case .cover(let value): cover = value
+            }
         }
     }
+
+    private func requestCover(_ ticket: CanvasCellStateMachine.CoverTicket) {
+        guard let coverProvider else { return }
+        let number = ticket.number
+        let request = coverProvider.requestCover(for: ticket.take, maximumSize: coverSize) { [weak self] result in
+            guard let self else { return }
+            let actions = machine.withAnnotatedLock { $0.coverFinished(result, number: number) }
+            perform(actions, in: .willDisplay)
+        }
+        // Unbound, rebound or the take changed while the provider was asked: cancel what was just started.
+        machine.withAnnotatedLock { $0.coverRequestStarted(request, number: number) }?.cancel()
+    }
+
+    // MARK: Registrations
 
     private func register(_ model: CanvasModel, in hook: LifecycleHook) {
-        let name = model.id.description
-        let recompute: @Sendable () -> Void = { [weak self] in self?.recompute() }
-        observe(model, \.status, RegistrationKey(object: model, objectName: name, keyPath: "status"), hook, recompute)
-        observe(
-            model, \.isSelected, RegistrationKey(object: model, objectName: name, keyPath: "isSelected"), hook,
-            recompute)
-        observe(
-            model, \.videoURL, RegistrationKey(object: model, objectName: name, keyPath: "videoURL"), hook, recompute)
+        for key in Self.modelKeys where key.observe(observer, model, { [weak self] in self?.modelDidChange() }) {
+            log?.record(
+                .registered, RegistrationKey(object: model, objectName: model.id.description, keyPath: key.name),
+                in: hook)
+        }
     }
 
     private func unregister(_ model: CanvasModel, in hook: LifecycleHook) {
-        let name = model.id.description
-        unobserve(model, \.status, RegistrationKey(object: model, objectName: name, keyPath: "status"), hook)
-        unobserve(model, \.isSelected, RegistrationKey(object: model, objectName: name, keyPath: "isSelected"), hook)
-        unobserve(model, \.videoURL, RegistrationKey(object: model, objectName: name, keyPath: "videoURL"), hook)
+        for key in Self.modelKeys where key.unobserve(observer, model) {
+            log?.record(
+                .removed, RegistrationKey(object: model, objectName: model.id.description, keyPath: key.name), in: hook)
+        }
     }
 
     private func register(_ board: CanvasBoard, in hook: LifecycleHook) {
-        let key = RegistrationKey(object: board, objectName: "board", keyPath: "isRecording", observer: self)
-        observe(board, \.isRecording, key, hook) { [weak self] in self?.boardRecordingDidChange() }
+        for key in Self.boardKeys where key.observe(observer, board, { [weak self] in self?.boardRecordingDidChange() })
+        {
+            log?.record(.registered, boardKey(board, key.name), in: hook)
+        }
     }
 
     private func unregister(_ board: CanvasBoard, in hook: LifecycleHook) {
-        let key = RegistrationKey(object: board, objectName: "board", keyPath: "isRecording", observer: self)
-        unobserve(board, \.isRecording, key, hook)
-    }
-
-    /// Observes one key unless already observed (the observer keys by object and key path), logging a new
-    /// registration.
-    private func observe<Object: KeyValueObservable, Value>(
-        _ object: Object,
-        _ keyPath: KeyPath<Object, Value>,
-        _ key: RegistrationKey,
-        _ hook: LifecycleHook,
-        _ changed: @escaping @Sendable () -> Void
-    ) {
-        if observer.observe(object, keyPath, options: [], { _, _ in changed() }) {
-            log?.record(.registered, key, in: hook)
+        for key in Self.boardKeys where key.unobserve(observer, board) {
+            log?.record(.removed, boardKey(board, key.name), in: hook)
         }
     }
 
-    /// Ends the observation of one key if there is one, logging the removal.
-    private func unobserve<Object: KeyValueObservable, Value>(
-        _ object: Object,
-        _ keyPath: KeyPath<Object, Value>,
-        _ key: RegistrationKey,
-        _ hook: LifecycleHook
-    ) {
-        guard observer.isObserving(object, keyPath) else { return }
-        observer.unobserve(object, keyPath)
-        log?.record(.removed, key, in: hook)
+    /// The board's keys are scoped to each view-model (every cell observes the one board).
+    private func boardKey(_ board: CanvasBoard, _ name: String) -> RegistrationKey {
+        RegistrationKey(object: board, objectName: "board", keyPath: name, observer: self)
     }
 
-    // MARK: Derivation and covers
+    private func modelDidChange() { changed { $0.modelChanged() } }
 
-    /// Only a canvas that shows its take (no preview, a take) depends on whether the board records; the others skip
-    /// the derivation. A write to the model that races with this notification triggers its own derivation.
-    private func boardRecordingDidChange() {
-        guard let model = state.withAnnotatedLock({ $0.model }), model.status == .noPreview, model.videoURL != nil
-        else {
-            return
+    private func boardRecordingDidChange() { changed { $0.boardRecordingChanged() } }
+}
+
+// MARK: The observed keys
+
+/// One observed key: its name (in the registration log) and its key path, in one row of the tables below.
+struct ObservedKey<Object: KeyValueObservable>: Sendable {
+    let name: String
+    /// Observes the key unless already observed; true when a new observation started.
+    let observe: @Sendable (KeyValueObserver, Object, @escaping @Sendable () -> Void) -> Bool
+    /// Ends the observation of the key; true when there was one.
+    let unobserve: @Sendable (KeyValueObserver, Object) -> Bool
+
+    init<Value>(_ name: String, _ keyPath: KeyPath<Object, Value> & Sendable) {
+        self.name = name
+        observe = { observer, object, changed in
+            observer.observe(object, keyPath, options: []) { _, _ in changed() }
         }
-        recompute()
-    }
-
-    private func recompute() {
-        let derived = derivation.withAnnotatedLock { _ -> Bool in
-            let (model, board) = state.withAnnotatedLock { state in
-                state.recomputations += 1
-                return (state.model, state.board)
-            }
-            guard let model else { return false }
-            let take = model.videoURL
-            let isRecording = board?.isRecording ?? false
-            let next = CanvasDisplay(status: model.status, videoURL: take, boardIsRecording: isRecording)
-            state.withAnnotatedLock { state in
-                // Unbound or rebound meanwhile: this derivation is for a model no longer bound.
-                guard state.model === model else { return }
-                state.derived = next
-                state.derivedTake = take
-                state.derivedNumber += 1
-            }
+        unobserve = { observer, object in
+            guard observer.isObserving(object, keyPath) else { return false }
+            observer.unobserve(object, keyPath)
             return true
         }
-        guard derived else { return }
-        publishDisplay()
-        updateCover()
     }
+}
 
-    /// Writes the newest derived display into ``display``, with no lock held (the write notifies). Whoever writes
-    /// last checks afterwards that nothing newer was derived meanwhile, and writes again if it was, so the last write
-    /// is always the newest display, whatever the threads.
-    private func publishDisplay() {
-        while true {
-            let (newest, number) = state.withAnnotatedLock { ($0.derived, $0.derivedNumber) }
-            display = newest
-            if state.withAnnotatedLock({ $0.derivedNumber }) == number { return }
-        }
-    }
+extension CanvasCellViewModel {
+    /// What a cell observes on its canvas: everything its display and cover are derived from.
+    static let modelKeys: [ObservedKey<CanvasModel>] = [
+        ObservedKey("status", \.status),
+        ObservedKey("isSelected", \.isSelected),
+        ObservedKey("videoURL", \.videoURL),
+    ]
 
-    /// Brings the cover request in line with the newest derived display (never with an older one, whatever the order
-    /// in which racing derivations get here): cancels the request for a take the canvas no longer has, and asks for
-    /// the cover of a take it shows as a cover.
-    private func updateCover() {
-        let (cancelled, start, cleared, wanted) = state.withAnnotatedLock {
-            state -> ((any CancellableCoverRequest)?, UInt64?, Bool, URL?) in
-            let take = state.derivedTake
-            var wanted: URL?
-            if case .cover(let url) = state.derived, coverProvider != nil { wanted = url }
-            var cancelled: (any CancellableCoverRequest)?
-            var cleared = false
-            if let requested = state.cover.take, requested != take {
-                cancelled = state.cover.request
-                state.cover = CoverState(generation: state.cover.generation + 1)
-                cleared = true
-            }
-            guard let wanted, state.cover.take == nil else { return (cancelled, nil, cleared, nil) }
-            state.cover.take = wanted
-            state.cover.generation += 1
-            return (cancelled, state.cover.generation, cleared, wanted)
-        }
-        cancelled?.cancel()
-        if cleared { cover = nil }
-        guard let generation = start, let wanted, let coverProvider else { return }
-        let request = coverProvider.requestCover(for: wanted, maximumSize: coverSize) { [weak self] result in
-            self?.coverDidFinish(result, generation: generation)
-        }
-        let kept = state.withAnnotatedLock { state -> Bool in
-            guard state.cover.generation == generation, !state.cover.finished else { return false }
-            state.cover.request = request
-            return true
-        }
-        // Finished synchronously (nothing to keep), or unbound meanwhile (cancel what we just started).
-        if !kept { request.cancel() }
-    }
-
-    private func coverDidFinish(_ result: Result<CanvasCover, any Error>, generation: UInt64) {
-        let current = state.withAnnotatedLock { state -> Bool in
-            guard state.cover.generation == generation else { return false }
-            state.cover.finished = true
-            state.cover.request = nil
-            if case .failure(let error) = result { state.cover.lastError = String(describing: error) }
-            return true
-        }
-        guard current, case .success(let image) = result else { return }
-        cover = image
-        // A take change or unbind that raced with this store wins.
-        if state.withAnnotatedLock({ $0.cover.generation }) != generation { cover = nil }
-    }
+    /// What a cell observes on the board: a canvas with a take shows it playing while another canvas records.
+    static let boardKeys: [ObservedKey<CanvasBoard>] = [
+        ObservedKey("isRecording", \.isRecording)
+    ]
 }

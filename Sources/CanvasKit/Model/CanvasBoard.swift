@@ -36,11 +36,13 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
     fileprivate struct Core: Sendable {
         var state: BoardState
         var models: [CanvasID: CanvasModel]
-        /// Model writes not yet performed, in event order.
+        /// Model writes not yet performed, in event order, each event's writes followed by `.eventApplied`.
         var pending: [ModelUpdate] = []
         var next = 0
         /// Whether some thread is performing the pending writes.
         var isDraining = false
+        /// Who asked, while the writes of an event were performed, to be told once they all are.
+        var awaitingEventEnd: [any BoardEventObserver] = []
     }
 
     private let core: Mutex<Core>
@@ -63,38 +65,69 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
         core.withAnnotatedLock { $0.state }
     }
 
-    /// Sends `event` through `BoardState.handle(_:)` and updates the models that changed.
+    /// Sends `event` through the transition function and updates the models that changed.
     ///
-    /// - Returns: the effects for the host to perform, in order, or the rejection (then nothing changed and nothing
-    ///   was notified).
+    /// - Returns: the outcome: the board after the event (as of this event, even when other threads send at once), the
+    ///   effects for the host to perform, in order, and the change the models were updated from; or the rejection
+    ///   (then nothing changed and nothing was notified).
     @discardableResult
-    public func send(_ event: CanvasEvent) -> CanvasReaction {
-        let (reaction, drains) = core.withAnnotatedLock { core -> (CanvasReaction, Bool) in
-            let before = core.state
-            let reaction = core.state.handle(event)
-            guard reaction.isAccepted else { return (reaction, false) }
-            core.pending += core.updates(from: before, on: event)
-            guard !core.isDraining else { return (reaction, false) }
+    public func send(_ event: CanvasEvent) -> BoardOutcome {
+        let (outcome, drains) = core.withAnnotatedLock { core -> (BoardOutcome, Bool) in
+            let step = core.state.handle(event)
+            guard case .accepted(_, let change) = step else { return (step.outcome(next: core.state), false) }
+            core.enqueue(change)
+            let outcome = step.outcome(next: core.state)
+            guard !core.isDraining else { return (outcome, false) }
             core.isDraining = true
-            return (reaction, true)
+            return (outcome, true)
         }
         if drains {
-            while let update = nextUpdate() { apply(update) }
+            while let step = nextStep() {
+                switch step {
+                case .write(let update): apply(update)
+                case .eventApplied(let observers): for observer in observers { observer.boardDidApplyEvent() }
+                }
+            }
         }
-        return reaction
+        return outcome
     }
 
-    /// The next queued write, or nil (and the end of draining) when there is none.
-    private func nextUpdate() -> ModelUpdate? {
+    /// What the draining thread does next.
+    private enum DrainStep {
+        case write(ModelUpdate)
+        case eventApplied([any BoardEventObserver])
+    }
+
+    /// The next queued write, or the observers to tell that an event's writes are all performed, or nil (and the end
+    /// of draining) when there is nothing left.
+    private func nextStep() -> DrainStep? {
         core.withAnnotatedLock { core in
-            guard core.next < core.pending.count else {
-                core.pending.removeAll(keepingCapacity: true)
-                core.next = 0
-                core.isDraining = false
-                return nil
+            while core.next < core.pending.count {
+                core.next += 1
+                let update = core.pending[core.next - 1]
+                guard case .eventApplied = update else { return .write(update) }
+                if let observers = core.takeAwaitingEventEnd() { return .eventApplied(observers) }
             }
-            core.next += 1
-            return core.pending[core.next - 1]
+            // Whoever asked after the last event's end (with no lock between its check and this one) is told now.
+            if let observers = core.takeAwaitingEventEnd() { return .eventApplied(observers) }
+            core.pending.removeAll(keepingCapacity: true)
+            core.next = 0
+            core.isDraining = false
+            return nil
+        }
+    }
+
+    /// Asks the board to call `observer.boardDidApplyEvent()` once the writes of the event being performed are all
+    /// performed, so that an observer of several properties handles the event once.
+    ///
+    /// - Returns: true when the board is performing writes now and will call back (on the thread that performs them,
+    ///   after the last write of the current event and with no lock held); false when it is not, so the change the
+    ///   caller saw is already complete.
+    func notifyWhenEventApplied(_ observer: any BoardEventObserver) -> Bool {
+        core.withAnnotatedLock { core in
+            guard core.isDraining else { return false }
+            core.awaitingEventEnd.append(observer)
+            return true
         }
     }
 
@@ -123,6 +156,8 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
         case recording(Bool)
         case insert(CanvasModel, at: Int)
         case remove(at: Int)
+        /// The end of one event's writes.
+        case eventApplied
     }
 
     /// Performs one write. Writes are computed only for values that change, and performed in event order, so each
@@ -141,86 +176,51 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
             $canvases.insert(model, at: index)
         case .remove(let index):
             $canvases.remove(at: index)
+        case .eventApplied:
+            break
         }
     }
 }
 
 extension CanvasBoard.Core {
-    /// The writes that take the models from `before` to `state` (already updated by `event`), touching only the
-    /// canvases the event involves: the one selected before, the one selected after, and the one whose take was
-    /// deleted. `models` follows `state` at once; `canvases` and the model properties follow when the writes are
-    /// performed.
-    fileprivate mutating func updates(from before: BoardState, on event: CanvasEvent) -> [CanvasBoard.ModelUpdate] {
-        let after = state
-        var updates: [CanvasBoard.ModelUpdate] = []
-        if case .remove(let index) = event {
-            models[before.id(at: index)] = nil
-            updates.append(.remove(at: index))
+    /// Queues the writes of `change`, the change the event that brought `state` to its current value made, and the
+    /// end of the event. `models` follows `state` at once; `canvases` and the model properties follow when the writes
+    /// are performed (in event order, so the models then hold the values before this event).
+    fileprivate mutating func enqueue(_ change: BoardChange) {
+        switch change.list {
+        case .removed(_, let id): models[id] = nil
+        case .inserted(let index, let id): models[id] = CanvasModel(state[index])
+        case nil: break
         }
-
-        // The canvases involved, with their values before and after the event (the models hold the values before when
-        // these writes are performed, since writes are performed in event order).
-        var involved: [Involved] = []
-        func include(_ beforeIndex: Int, afterIndex: Int?) {
-            guard let afterIndex, let model = models[before.id(at: beforeIndex)],
-                !involved.contains(where: { $0.model === model })
-            else { return }
-            involved.append(Involved(model: model, old: before[beforeIndex], new: after[afterIndex]))
-        }
-        if let selection = before.selection {
-            include(selection.index, afterIndex: Self.index(afterEvent: event, beforeIndex: selection.index))
-        }
-        if let selection = after.selection, case .tap = event {
-            // A tap changes no index, so the newly selected canvas has the same index before.
-            include(selection.index, afterIndex: selection.index)
-        }
-        if case .delete(let index) = event {
-            include(index, afterIndex: index)
-        }
-
-        // Canvases that give up the preview are written first (status, then isSelected), then the others (isSelected,
-        // then status), so that two canvases never look like they hold the preview at once. Only values that change
-        // are written.
-        for canvas in involved where canvas.losesPreview {
-            canvas.writes(into: &updates)
-        }
-        for canvas in involved where !canvas.losesPreview {
-            canvas.writes(into: &updates)
-        }
-        if before.isRecording != after.isRecording { updates.append(.recording(after.isRecording)) }
-        if case .add = event {
-            let index = after.count - 1
-            let model = CanvasModel(after[index])
-            models[model.id] = model
-            updates.append(.insert(model, at: index))
-        }
-        return updates
-    }
-
-    /// One canvas an event involves, its model and its values before and after.
-    private struct Involved {
-        let model: CanvasModel
-        let old: CanvasState
-        let new: CanvasState
-
-        var losesPreview: Bool { old.isSelected && !new.isSelected }
-
-        func writes(into updates: inout [CanvasBoard.ModelUpdate]) {
-            if losesPreview {
-                if old.status != new.status { updates.append(.status(model, new.status)) }
-                updates.append(.selected(model, false))
-            } else {
-                if old.isSelected != new.isSelected { updates.append(.selected(model, new.isSelected)) }
-                if old.status != new.status { updates.append(.status(model, new.status)) }
+        change.forEachWrite(after: state) { write in
+            switch write {
+            case .status(let index, let status): pending.append(.status(model(at: index), status))
+            case .isSelected(let index, let value): pending.append(.selected(model(at: index), value))
+            case .videoURL(let index, let url): pending.append(.videoURL(model(at: index), url))
+            case .isRecording(let value): pending.append(.recording(value))
+            case .insertCanvas(let index): pending.append(.insert(model(at: index), at: index))
+            case .removeCanvas(let index): pending.append(.remove(at: index))
             }
-            if old.videoURL != new.videoURL { updates.append(.videoURL(model, new.videoURL)) }
         }
+        pending.append(.eventApplied)
     }
 
-    /// Where the canvas at `beforeIndex` is after `event`, or nil when the event removed it.
-    private static func index(afterEvent event: CanvasEvent, beforeIndex: Int) -> Int? {
-        guard case .remove(let removed) = event else { return beforeIndex }
-        if beforeIndex == removed { return nil }
-        return beforeIndex > removed ? beforeIndex - 1 : beforeIndex
+    /// The model of the canvas at `index` in `state`.
+    private func model(at index: Int) -> CanvasModel {
+        models[state.id(at: index)]!
     }
+
+    /// The observers waiting for the end of an event, or nil when there are none.
+    fileprivate mutating func takeAwaitingEventEnd() -> [any BoardEventObserver]? {
+        guard !awaitingEventEnd.isEmpty else { return nil }
+        defer { awaitingEventEnd.removeAll(keepingCapacity: true) }
+        return awaitingEventEnd
+    }
+}
+
+/// Something told by a ``CanvasBoard`` when the writes of one event are all performed (see
+/// `CanvasBoard.notifyWhenEventApplied(_:)`).
+protocol BoardEventObserver: AnyObject, Sendable {
+    /// The writes of the event during which this observer asked are all performed.
+    func boardDidApplyEvent()
 }

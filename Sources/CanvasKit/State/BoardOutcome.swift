@@ -1,9 +1,11 @@
-/// The result of the pure transition function: the next board and its effects, or a rejection.
+/// The result of the transition function: the next board, its effects and what changed, or a rejection.
 ///
-/// A rejection carries no state: the board stays as it was (a rejected event changes nothing).
+/// The one result type of the canvas state machine: `BoardState.transition(from:on:)` returns it, and so does
+/// `CanvasBoard.send(_:)`. A rejection carries no state: the board stays as it was.
 public enum BoardOutcome: Sendable, Hashable {
-    /// The event was accepted; `next` is the new board and `effects` what the host must do, in order.
-    case accepted(next: BoardState, effects: [CanvasEffect])
+    /// The event was accepted: `next` is the new board, `effects` what the host must do, in order, and `change` what
+    /// the event changed, from which the model writes (``writes``) are derived.
+    case accepted(next: BoardState, effects: [CanvasEffect], change: BoardChange)
     /// The event was refused; the board is unchanged.
     case rejected(CanvasRejection)
 
@@ -15,27 +17,20 @@ public enum BoardOutcome: Sendable, Hashable {
 
     /// The effects; empty when rejected.
     public var effects: [CanvasEffect] {
-        if case .accepted(_, let effects) = self { return effects }
+        if case .accepted(_, let effects, _) = self { return effects }
         return []
     }
-}
 
-/// The result of `BoardState.handle(_:)`, the in-place form of the transition function.
-public enum CanvasReaction: Sendable, Hashable {
-    /// The event was accepted and the board updated; perform the effects in order.
-    case accepted([CanvasEffect])
-    /// The event was refused; the board is unchanged.
-    case rejected(CanvasRejection)
-
-    /// The rejection, or nil when accepted.
-    public var rejection: CanvasRejection? {
-        if case .rejected(let rejection) = self { return rejection }
+    /// The next board, or nil when rejected.
+    public var next: BoardState? {
+        if case .accepted(let next, _, _) = self { return next }
         return nil
     }
 
-    /// The effects; empty when rejected.
-    public var effects: [CanvasEffect] {
-        if case .accepted(let effects) = self { return effects }
+    /// The writes that bring one observable model per canvas from the board before the event to ``next``, in the
+    /// order they are performed; empty when rejected. See ``BoardChange/writes(after:)``.
+    public var writes: [BoardWrite] {
+        if case .accepted(let next, _, let change) = self { return change.writes(after: next) }
         return []
     }
 

@@ -1,42 +1,89 @@
 import Foundation
 
 extension BoardState {
-    /// The transition function (the rules table of Docs/CanvasKit.md): the outcome of `event` on `state`, without changing `state`.
+    /// The transition function (the rules table of Docs/CanvasKit.md): the outcome of `event` on `state`, without
+    /// changing `state`.
     ///
-    /// Total: every state and every event has an outcome, and invariants I1-I3 hold for the next state. Taps,
+    /// Total: every state and every event has an outcome, and invariants I1-I3 hold for the next state. The outcome
+    /// carries the next board, the effects for the host and the ``BoardChange`` the models are updated from. Taps,
     /// `record` and `cancel` share the canvas storage with `state` (constant time on any board); `stop`, `delete`,
-    /// `add` and `remove` copy it, since `state` keeps its own. Use `handle(_:)` to update a board in place.
+    /// `add` and `remove` copy one chunk of it, since `state` keeps its own.
     public static func transition(from state: BoardState, on event: CanvasEvent) -> BoardOutcome {
         var next = state
-        switch next.handle(event) {
-        case .accepted(let effects): return .accepted(next: next, effects: effects)
-        case .rejected(let rejection): return .rejected(rejection)
+        return next.handle(event).outcome(next: next)
+    }
+
+    /// What ``handle(_:)`` returns: the ``BoardOutcome`` of the event without its next board, which is the board
+    /// itself. (An outcome holding a copy of the board would make the next in-place event copy its storage.)
+    package enum Step: Sendable, Hashable {
+        case accepted(effects: [CanvasEffect], change: BoardChange)
+        case rejected(CanvasRejection)
+
+        /// The outcome, with `next` the board this step left.
+        package func outcome(next: BoardState) -> BoardOutcome {
+            switch self {
+            case .accepted(let effects, let change): .accepted(next: next, effects: effects, change: change)
+            case .rejected(let rejection): .rejected(rejection)
+            }
         }
+
+        /// The effects; empty when rejected.
+        package var effects: [CanvasEffect] {
+            if case .accepted(let effects, _) = self { return effects }
+            return []
+        }
+
+        /// The rejection, or nil when accepted.
+        package var rejection: CanvasRejection? {
+            if case .rejected(let rejection) = self { return rejection }
+            return nil
+        }
+
+        /// Whether the event was accepted.
+        package var isAccepted: Bool { rejection == nil }
     }
 
-    /// The outcome of `event` on this board, which is left unchanged; the same as `transition(from: self, on: event)`.
-    public func outcome(of event: CanvasEvent) -> BoardOutcome {
-        BoardState.transition(from: self, on: event)
-    }
-
-    /// Applies `event` to this board in place and returns the effects, or returns the rejection and leaves the board
-    /// exactly as it was.
+    /// The transition function applied in place: `transition(from: self, on: event)` is
+    /// `handle(event).outcome(next: self)` afterwards, with this board exactly as it was when rejected.
     ///
-    /// Constant time for every event but `add` and `remove` (which shift the canvases after the index) and `stop` (which
-    /// checks that the take file is no other canvas's take), as long as this board's storage is not shared.
-    public mutating func handle(_ event: CanvasEvent) -> CanvasReaction {
+    /// For owners of a board that keep no old state (`CanvasBoard`, benchmarks): nothing is copied as long as this
+    /// board's storage is not shared. Constant time for every event but `add` and `remove` (which shift the canvases
+    /// after the index) and `stop` (which checks that the take file is no other canvas's take).
+    package mutating func handle(_ event: CanvasEvent) -> Step {
+        var change = BoardChange(selection: selection)
+        let rule: Rule
         switch event {
-        case .tap(let index): tap(index)
-        case .record: record()
-        case .stop(let url): stop(take: url)
-        case .cancel: cancel()
-        case .delete(let index): delete(index)
-        case .add: add()
-        case .remove(let index): remove(index)
+        case .tap(let index): rule = tap(index)
+        case .record: rule = record()
+        case .stop(let url): rule = stop(take: url, &change)
+        case .cancel: rule = cancel()
+        case .delete(let index): rule = delete(index, &change)
+        case .add: rule = add(&change)
+        case .remove(let index): rule = remove(index, &change)
+        }
+        switch rule {
+        case .accepted(let effects):
+            change.selectionAfter = selection
+            return .accepted(effects: effects, change: change)
+        case .rejected(let rejection):
+            return .rejected(rejection)
         }
     }
 
-    private mutating func tap(_ index: Int) -> CanvasReaction {
+    /// What one rule decided. A rule changes `selection` freely (the change records it before and after) and records
+    /// in `change` the take it sets and the canvas it inserts or removes.
+    private enum Rule {
+        case accepted([CanvasEffect])
+        case rejected(CanvasRejection)
+    }
+
+    /// Sets the take of the canvas at `index`, recording it in `change` when the URL changes.
+    private mutating func setTake(_ take: Take?, at index: Int, _ change: inout BoardChange) {
+        if slots[index].videoURL != take?.url { change.takeIndex = index }
+        slots[index].take = take
+    }
+
+    private mutating func tap(_ index: Int) -> Rule {
         guard indices.contains(index) else { return .rejected(.indexOutOfRange(index: index, count: count)) }
         guard let current = selection else {
             selection = Selection(index: index, phase: .inPreview)
@@ -54,7 +101,7 @@ extension BoardState {
         }
     }
 
-    private mutating func record() -> CanvasReaction {
+    private mutating func record() -> Rule {
         guard let current = selection else { return .rejected(.nothingToRecord) }
         switch current.phase {
         case .recording:
@@ -65,14 +112,14 @@ extension BoardState {
         }
     }
 
-    private mutating func stop(take url: URL) -> CanvasReaction {
+    private mutating func stop(take url: URL, _ change: inout BoardChange) -> Rule {
         guard let index = recordingIndex else { return .rejected(.nothingRecording) }
         let take = Take(url)
         if let owner = owner(ofTake: take, other: index) {
             return .rejected(.takeInUse(url: url, index: owner))
         }
         let old = slots[index].take
-        slots[index].take = take
+        setTake(take, at: index, &change)
         selection = Selection(index: index, phase: .inPreview)
         var effects: [CanvasEffect] = [.takeFinished(index: index, url: url)]
         // The recorder may overwrite the previous take's file; that file is the new take, so it is not reported as
@@ -84,28 +131,30 @@ extension BoardState {
         return .accepted(effects)
     }
 
-    private mutating func cancel() -> CanvasReaction {
+    private mutating func cancel() -> Rule {
         guard let index = recordingIndex else { return .rejected(.nothingRecording) }
         selection = Selection(index: index, phase: .inPreview)
         return .accepted([.takeDiscarded(index: index)])
     }
 
-    private mutating func delete(_ index: Int) -> CanvasReaction {
+    private mutating func delete(_ index: Int, _ change: inout BoardChange) -> Rule {
         guard indices.contains(index) else { return .rejected(.indexOutOfRange(index: index, count: count)) }
         if let recording = recordingIndex { return .rejected(.lockedWhileRecording(recordingIndex: recording)) }
         guard let url = slots[index].videoURL else { return .rejected(.noTake(index: index)) }
-        slots[index].take = nil
+        setTake(nil, at: index, &change)
         return .accepted([.takeRemoved(index: index, url: url)])
     }
 
-    private mutating func add() -> CanvasReaction {
+    private mutating func add(_ change: inout BoardChange) -> Rule {
         if let recording = recordingIndex { return .rejected(.lockedWhileRecording(recordingIndex: recording)) }
-        slots.append(Slot(id: CanvasID(rawValue: nextIdentity), videoURL: nil))
+        let id = CanvasID(rawValue: nextIdentity)
+        slots.append(Slot(id: id, videoURL: nil))
         nextIdentity += 1
+        change.list = .inserted(index: slots.count - 1, id: id)
         return .accepted([.canvasesInserted(IndexSet(integer: slots.count - 1))])
     }
 
-    private mutating func remove(_ index: Int) -> CanvasReaction {
+    private mutating func remove(_ index: Int, _ change: inout BoardChange) -> Rule {
         guard indices.contains(index) else { return .rejected(.indexOutOfRange(index: index, count: count)) }
         if let recording = recordingIndex { return .rejected(.lockedWhileRecording(recordingIndex: recording)) }
         guard count > 1 else { return .rejected(.lastCanvas) }
@@ -114,14 +163,18 @@ extension BoardState {
             if current.index == index {
                 effects.append(.detachPreview(from: index))
                 selection = nil
+                // The canvas goes with its model: nothing is written to it.
+                change.selectionBefore = nil
             } else if current.index > index {
                 // The previewing canvas keeps the preview; only its index shifts with the collection change.
                 selection = Selection(index: current.index - 1, phase: current.phase)
+                change.selectionBefore = selection
             }
         }
         if let url = slots[index].videoURL {
             effects.append(.takeRemoved(index: index, url: url))
         }
+        change.list = .removed(index: index, id: slots[index].id)
         slots.remove(at: index)
         effects.append(.canvasesRemoved(IndexSet(integer: index)))
         return .accepted(effects)

@@ -7,9 +7,8 @@ import Foundation
 /// a phase), and each canvas's `status` and `isSelected` are derived from it, never stored. A board therefore cannot
 /// have two selected canvases, a recording canvas that is not selected, or two recordings.
 ///
-/// Events go through `handle(_:)` (in place) or `BoardState.transition(from:on:)` (pure); both compute the same
-/// outcome. Taps, record and cancel change only `selection`, so they never copy the canvas storage, whatever the size
-/// of the board.
+/// Events go through `BoardState.transition(from:on:)`, the one transition function. Taps, record and cancel change
+/// only `selection`, so they never copy the canvas storage, whatever the size of the board.
 public struct BoardState: Sendable, Hashable {
     /// The one selected canvas: its index and whether it is previewing or recording.
     public struct Selection: Sendable, Hashable, CustomStringConvertible {

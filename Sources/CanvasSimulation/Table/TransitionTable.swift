@@ -140,7 +140,7 @@ public struct TransitionTable: Sendable {
                 state: scenario.label, event: eventText, isAccepted: false,
                 outcome: "rejected: " + rejection.description(naming: name), effects: "none",
                 phaseBefore: phase(of: scenario.board), phaseAfter: phase(of: scenario.board))
-        case .accepted(let next, let effects):
+        case .accepted(let next, let effects, _):
             return Row(
                 state: scenario.label, event: eventText, isAccepted: true,
                 outcome: change(from: scenario.board, to: next, names: scenario.names),

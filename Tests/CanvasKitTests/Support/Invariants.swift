@@ -90,20 +90,14 @@ enum Invariants {
         var problems: [String] = []
         // The in-place form must agree with the pure form and leave a rejected board untouched.
         var inPlace = before
-        let reaction = inPlace.handle(event)
-        switch (outcome, reaction) {
-        case (.accepted(let next, let effects), .accepted(let inPlaceEffects)):
-            if next != inPlace || effects != inPlaceEffects { problems.append("handle(_:) disagrees with transition") }
-        case (.rejected(let rejection), .rejected(let inPlaceRejection)):
-            if rejection != inPlaceRejection { problems.append("handle(_:) rejects for another reason") }
-            if inPlace != before { problems.append("a rejected event changed the board") }
-        default:
-            problems.append("handle(_:) and transition disagree on acceptance")
-        }
+        let step = inPlace.handle(event)
+        if step.outcome(next: inPlace) != outcome { problems.append("handle(_:) disagrees with transition") }
+        if !step.isAccepted, inPlace != before { problems.append("a rejected event changed the board") }
 
-        guard case .accepted(let after, let effects) = outcome else { return problems }
+        guard case .accepted(let after, let effects, let change) = outcome else { return problems }
         let afterSnapshot = Snapshot(after)
         problems += check(afterSnapshot)
+        problems += checkWrites(change.writes(after: after), before: snapshot, after: afterSnapshot)
         switch event {
         case .tap, .delete, .add, .remove:
             if before.isRecording { problems.append("I2: \(event) accepted while recording") }
@@ -231,6 +225,54 @@ enum Invariants {
                     problems.append("tap \(tapped) changed canvas \(newIndex)")
                 }
             }
+        }
+        return problems
+    }
+
+    /// Violations by `writes` of what the models must see: performed one by one on per-canvas values that start as
+    /// `before`, every write changes a value, no write leaves a canvas previewing without being selected or two
+    /// canvases selected, and the values end as `after` (matched by position, with insertions and removals).
+    static func checkWrites(_ writes: [BoardWrite], before: Snapshot, after: Snapshot) -> [String] {
+        var canvases = before.canvases
+        var isRecording = before.state.isRecording
+        var problems: [String] = []
+        for write in writes {
+            var changed = true
+            switch write {
+            case .status(let index, let status):
+                guard canvases.indices.contains(index) else { return ["write \(write) out of range"] }
+                changed = canvases[index].status != status
+                canvases[index].status = status
+            case .isSelected(let index, let value):
+                guard canvases.indices.contains(index) else { return ["write \(write) out of range"] }
+                changed = canvases[index].isSelected != value
+                canvases[index].isSelected = value
+            case .videoURL(let index, let url):
+                guard canvases.indices.contains(index) else { return ["write \(write) out of range"] }
+                changed = canvases[index].videoURL != url
+                canvases[index].videoURL = url
+            case .isRecording(let value):
+                changed = isRecording != value
+                isRecording = value
+            case .insertCanvas(let index):
+                guard index <= canvases.count, after.canvases.indices.contains(index) else {
+                    return ["write \(write) out of range"]
+                }
+                canvases.insert(after.canvases[index], at: index)
+            case .removeCanvas(let index):
+                guard canvases.indices.contains(index) else { return ["write \(write) out of range"] }
+                canvases.remove(at: index)
+            }
+            if !changed { problems.append("write \(write) changes nothing") }
+            if canvases.contains(where: { $0.status != .noPreview && !$0.isSelected }) {
+                problems.append("after write \(write) a canvas previews without being selected")
+            }
+            if canvases.count(where: \.isSelected) > 1 {
+                problems.append("after write \(write) two canvases are selected")
+            }
+        }
+        if canvases != after.canvases || isRecording != after.state.isRecording {
+            problems.append("writes \(writes) do not bring the models to the next board")
         }
         return problems
     }

@@ -86,7 +86,7 @@ struct ModelChecker {
                 switch outcome {
                 case .rejected(let rejection):
                     report.rejectionKinds.insert(rejection.kind)
-                case .accepted(let next, let effects):
+                case .accepted(let next, let effects, _):
                     report.accepted += 1
                     for effect in effects { report.effectKinds.insert(effect.kind) }
                     let nextKey = Key(next)

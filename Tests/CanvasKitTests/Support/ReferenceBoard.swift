@@ -100,7 +100,7 @@ extension ReferenceBoard {
         var reference = ReferenceBoard(state)
         let expected = reference.apply(event)
         switch (expected, outcome) {
-        case (.success(let effects), .accepted(let next, let actual)):
+        case (.success(let effects), .accepted(let next, let actual, _)):
             if effects != actual { return "\(event): effects \(actual), reference \(effects)" }
             if !reference.matches(next) { return "\(event): board differs from reference" }
             return nil

@@ -1,0 +1,351 @@
+import Foundation
+
+/// What a derivation of a cell's display reads: the bound model's status and take, and whether the board records.
+struct CanvasCellValues: Sendable, Hashable {
+    var status: CanvasStatus
+    var videoURL: URL?
+    var boardIsRecording: Bool
+}
+
+/// The decisions of one ``CanvasCellViewModel`` as a value: each lifecycle hook, model change and cover completion is
+/// an event (a `mutating func`) that returns the actions the view-model must carry out, in the manner of swift-nio's
+/// handler state machines. The machine itself performs nothing: it registers no observation, starts no request and
+/// writes no observable property, so it is tested alone, exhaustively, without observation.
+///
+/// | event | state change | actions |
+/// | --- | --- | --- |
+/// | `bind(model:board:)` | bound to the pair; derived | moved observations if observing (`rebind`); cover; publish |
+/// | `unbind()` | unbound, not observing | unregister, cancel the cover request, publish nil |
+/// | `startObserving()` | observing | register (if bound and not yet), derive, cover, publish |
+/// | `stopObserving()` | not observing | unregister (if registered) |
+/// | `modelChanged()` | awaits the board's event end | `awaitEventEnd(board)` (once per event), or none |
+/// | `boardRecordingChanged()` | as `modelChanged()`, only when a take is shown | same |
+/// | `eventApplied()` / `eventEndUnavailable()` | derived | cover; publish |
+/// | `coverRequestStarted(_:number:)` | request kept | cancel it if no longer wanted |
+/// | `coverFinished(_:number:)` | cover loaded or failed | publish |
+/// | `nextPublication()` | published value recorded | write `display` or `cover`, or stop publishing |
+/// | `teardown()` | - | unregister, cancel |
+///
+/// Registered observations are not stored: they are the bound model and board while observation is wanted, and the
+/// actions move them whenever either changes, so "observing a model that is not bound" cannot be expressed. A
+/// derivation reads the values through `read`, which the view-model calls under its lock: derivations are therefore
+/// ordered, and a later one has read newer values. Publishing is one thread at a time (`isPublishing`): whoever
+/// publishes takes the newest derived values until nothing differs, so `display` and `cover` always end on the newest
+/// values, whatever the threads, with no lock held while they notify.
+struct CanvasCellStateMachine: Sendable {
+    /// The model and board a view-model is bound to (compared by identity).
+    struct Binding: Sendable {
+        let model: CanvasModel
+        let board: CanvasBoard
+    }
+
+    /// Where the cover of the bound canvas's take stands. Each request has a number, so that a completion or a
+    /// late-returning request of an earlier one is recognized and ignored.
+    enum Cover: Sendable {
+        /// No cover asked for (none shown yet, or no provider).
+        case none
+        /// Asked for `take`; `request` is nil until the provider returned it.
+        case requested(take: URL, number: UInt64, request: (any CancellableCoverRequest)?)
+        /// Delivered.
+        case loaded(take: URL, number: UInt64, CanvasCover)
+        /// Failed with a one-line reason.
+        case failed(take: URL, number: UInt64, reason: String)
+
+        var take: URL? {
+            switch self {
+            case .none: nil
+            case .requested(let take, _, _), .loaded(let take, _, _), .failed(let take, _, _): take
+            }
+        }
+
+        var number: UInt64? {
+            switch self {
+            case .none: nil
+            case .requested(_, let number, _), .loaded(_, let number, _), .failed(_, let number, _): number
+            }
+        }
+    }
+
+    /// The bound canvas and what was derived from it.
+    struct Bound: Sendable {
+        let binding: Binding
+        var display: CanvasDisplay
+        /// The take the display was derived from.
+        var take: URL?
+        var cover: Cover = .none
+        /// Whether a change was seen while the board performed an event's writes, and the board will say when the
+        /// event is applied (the derivation waits for it).
+        var awaitsEventEnd = false
+    }
+
+    /// What a change notification asks for.
+    enum ChangeReaction: Sendable {
+        /// Nothing: unbound, or already waiting for the end of the board's event.
+        case none
+        /// Ask `board` to call back once its event's writes are all performed (`eventApplied()`); if it is not
+        /// performing any, derive now (`eventEndUnavailable()`).
+        case awaitEventEnd(CanvasBoard)
+    }
+
+    /// A cover to ask for.
+    struct CoverTicket: Sendable, Hashable {
+        let take: URL
+        let number: UInt64
+    }
+
+    /// One write of an observable property of the view-model.
+    enum Publication: Sendable, Hashable {
+        case display(CanvasDisplay?)
+        case cover(CanvasCover?)
+    }
+
+    /// The actions of one event, carried out in this order: observations ended, then started; a cover request
+    /// cancelled; ``display`` and ``cover`` published (when `publish`); a cover requested. An event causes at most
+    /// one of each, so they are fields rather than a list (nothing is allocated per event).
+    struct Actions: Sendable {
+        var unregisterModel: CanvasModel?
+        var unregisterBoard: CanvasBoard?
+        var registerModel: CanvasModel?
+        var registerBoard: CanvasBoard?
+        var cancel: (any CancellableCoverRequest)?
+        /// Whether to run the publication loop (`nextPublication()` until nil).
+        var publish = false
+        var requestCover: CoverTicket?
+
+        /// Nothing to do.
+        static var none: Actions { Actions() }
+    }
+
+    /// Whether covers can be asked for (the view-model has a provider).
+    let requestsCovers: Bool
+    private(set) var bound: Bound?
+    /// Whether the binder wants observations (the cell is displayed and the screen on screen).
+    private(set) var wantsObservation = false
+    /// How many times the display was derived.
+    private(set) var recomputations = 0
+    private var nextRequestNumber: UInt64 = 1
+    /// The values ``display`` and ``cover`` hold (as far as publications went), and whether a thread is publishing.
+    private(set) var publishedDisplay: CanvasDisplay?
+    private var publishedCover: UInt64?
+    private(set) var isPublishing = false
+
+    init(requestsCovers: Bool) {
+        self.requestsCovers = requestsCovers
+    }
+
+    // MARK: Queries
+
+    var binding: Binding? { bound?.binding }
+
+    /// Whether observations are registered: wanted, and something is bound.
+    var isObserving: Bool { wantsObservation && bound != nil }
+
+    /// The reason of the failed cover request for the current take, if any.
+    var coverError: String? {
+        guard case .failed(_, _, let reason) = bound?.cover else { return nil }
+        return reason
+    }
+
+    // MARK: Lifecycle events
+
+    /// Bound to `model` on `board` (from `cellForItem`). Binding to the same pair again only re-derives; binding to
+    /// another while observing moves the observations (old removed first) and drops the old take's cover.
+    mutating func bind(
+        model: CanvasModel, board: CanvasBoard, read: (Binding) -> CanvasCellValues
+    ) -> Actions {
+        var actions = Actions.none
+        if let bound, bound.binding.model === model, bound.binding.board === board {
+            derive(read, into: &actions)
+            return actions
+        }
+        let binding = Binding(model: model, board: board)
+        if wantsObservation {
+            moveObservations(from: bound?.binding, to: binding, into: &actions)
+        }
+        if case .requested(_, _, let request) = bound?.cover { actions.cancel = request }
+        let values = read(binding)
+        recomputations += 1
+        bound = Bound(
+            binding: binding, display: Self.display(values), take: values.videoURL)
+        updateCover(into: &actions)
+        actions.publish = needsPublication
+        return actions
+    }
+
+    /// Unbound (from `prepareForReuse`): observations end, the cover request is cancelled, nothing is shown.
+    /// Idempotent.
+    mutating func unbind() -> Actions {
+        var actions = Actions.none
+        if wantsObservation { moveObservations(from: bound?.binding, to: nil, into: &actions) }
+        wantsObservation = false
+        if case .requested(_, _, let request) = bound?.cover { actions.cancel = request }
+        bound = nil
+        actions.publish = needsPublication
+        return actions
+    }
+
+    /// Observation wanted (from `willDisplay`, `screenDidAppear`): registers the bound pair if not yet, and
+    /// re-derives. Without a binding it only remembers the wish for the next `bind`.
+    mutating func startObserving(read: (Binding) -> CanvasCellValues) -> Actions {
+        var actions = Actions.none
+        if !wantsObservation, let binding = bound?.binding {
+            moveObservations(from: nil, to: binding, into: &actions)
+        }
+        wantsObservation = true
+        derive(read, into: &actions)
+        return actions
+    }
+
+    /// Observation no longer wanted (from `didEndDisplaying`, `screenWillDisappear`): the observations end; the model
+    /// stays bound and its cover keeps coming. Idempotent.
+    mutating func stopObserving() -> Actions {
+        var actions = Actions.none
+        if wantsObservation, let binding = bound?.binding {
+            moveObservations(from: binding, to: nil, into: &actions)
+        }
+        wantsObservation = false
+        return actions
+    }
+
+    /// The view-model goes away: whatever is registered ends and the request is cancelled; nothing is published.
+    mutating func teardown() -> Actions {
+        var actions = stopObserving()
+        if case .requested(_, _, let request) = bound?.cover { actions.cancel = request }
+        bound = nil
+        return actions
+    }
+
+    // MARK: Changes
+
+    /// An observed key of the bound model changed. The derivation waits for the end of the board's event, so that an
+    /// event that writes several keys of one model (a tap writes `isSelected` and `status`) derives once.
+    mutating func modelChanged() -> ChangeReaction {
+        guard let bound, !bound.awaitsEventEnd else { return .none }
+        self.bound!.awaitsEventEnd = true
+        return .awaitEventEnd(bound.binding.board)
+    }
+
+    /// The board's `isRecording` changed: only a canvas that shows its take (as a cover, or playing) depends on it.
+    /// A model write that races with this notification triggers its own derivation.
+    mutating func boardRecordingChanged() -> ChangeReaction {
+        switch bound?.display {
+        case .cover?, .playback?: modelChanged()
+        default: .none
+        }
+    }
+
+    /// The board performs no event now (`awaitEventEnd` was refused): the change already seen is complete.
+    mutating func eventEndUnavailable(read: (Binding) -> CanvasCellValues) -> Actions {
+        eventApplied(read: read)
+    }
+
+    /// The board performed all the writes of the event during which a change was seen.
+    mutating func eventApplied(read: (Binding) -> CanvasCellValues) -> Actions {
+        var actions = Actions.none
+        guard bound?.awaitsEventEnd == true else { return actions }
+        bound!.awaitsEventEnd = false
+        derive(read, into: &actions)
+        return actions
+    }
+
+    // MARK: Covers
+
+    /// The provider returned the request numbered `number`. Returns it when it is to be cancelled at once (unbound,
+    /// rebound or the take changed meanwhile); nil when it is kept or already finished.
+    mutating func coverRequestStarted(_ request: any CancellableCoverRequest, number: UInt64) -> (
+        any CancellableCoverRequest
+    )? {
+        guard let cover = bound?.cover, cover.number == number else { return request }
+        if case .requested(let take, _, nil) = cover {
+            bound!.cover = .requested(take: take, number: number, request: request)
+        }
+        return nil
+    }
+
+    /// The request numbered `number` finished. Ignored unless it is the current request.
+    mutating func coverFinished(_ result: Result<CanvasCover, any Error>, number: UInt64) -> Actions {
+        var actions = Actions.none
+        guard case .requested(let take, number, _) = bound?.cover else { return actions }
+        switch result {
+        case .success(let image): bound!.cover = .loaded(take: take, number: number, image)
+        case .failure(let error): bound!.cover = .failed(take: take, number: number, reason: String(describing: error))
+        }
+        actions.publish = needsPublication
+        return actions
+    }
+
+    // MARK: Publication
+
+    /// The next write of ``CanvasCellViewModel/display`` or ``CanvasCellViewModel/cover`` that brings them to the
+    /// newest values, or nil (and the end of publishing) when they hold them.
+    mutating func nextPublication() -> Publication? {
+        let display = bound?.display
+        if display != publishedDisplay {
+            publishedDisplay = display
+            isPublishing = true
+            return .display(display)
+        }
+        var cover: (number: UInt64, image: CanvasCover)?
+        if case .loaded(_, let number, let image) = bound?.cover { cover = (number, image) }
+        if cover?.number != publishedCover {
+            publishedCover = cover?.number
+            isPublishing = true
+            return .cover(cover?.image)
+        }
+        isPublishing = false
+        return nil
+    }
+
+    // MARK: Helpers
+
+    /// Whether the caller should publish: something differs and nobody is publishing (a publisher already running
+    /// takes the newest values on its next round).
+    private var needsPublication: Bool {
+        guard !isPublishing else { return false }
+        if bound?.display != publishedDisplay { return true }
+        if case .loaded(_, let number, _) = bound?.cover { return number != publishedCover }
+        return publishedCover != nil
+    }
+
+    private static func display(_ values: CanvasCellValues) -> CanvasDisplay {
+        CanvasDisplay(status: values.status, videoURL: values.videoURL, boardIsRecording: values.boardIsRecording)
+    }
+
+    /// Re-derives the bound canvas's display from `read`, then brings the cover request and the publications in line.
+    private mutating func derive(_ read: (Binding) -> CanvasCellValues, into actions: inout Actions) {
+        guard let binding = bound?.binding else { return }
+        let values = read(binding)
+        recomputations += 1
+        bound!.display = Self.display(values)
+        bound!.take = values.videoURL
+        updateCover(into: &actions)
+        actions.publish = needsPublication
+    }
+
+    /// Cancels the request for a take the canvas no longer has, and asks for the cover of a take it shows as a cover
+    /// (once per take: re-deriving the same take asks nothing).
+    private mutating func updateCover(into actions: inout Actions) {
+        guard let bound else { return }
+        if let requested = bound.cover.take, requested != bound.take {
+            if case .requested(_, _, let request) = bound.cover { actions.cancel = request }
+            self.bound!.cover = .none
+        }
+        guard requestsCovers, case .cover(let take) = bound.display, case .none = self.bound!.cover else { return }
+        let number = nextRequestNumber
+        nextRequestNumber += 1
+        self.bound!.cover = .requested(take: take, number: number, request: nil)
+        actions.requestCover = CoverTicket(take: take, number: number)
+    }
+
+    /// The registration actions that take the observations from `old` to `new` (each object only if it changes).
+    private func moveObservations(from old: Binding?, to new: Binding?, into actions: inout Actions) {
+        if old?.model !== new?.model {
+            actions.unregisterModel = old?.model
+            actions.registerModel = new?.model
+        }
+        if old?.board !== new?.board {
+            actions.unregisterBoard = old?.board
+            actions.registerBoard = new?.board
+        }
+    }
+}
