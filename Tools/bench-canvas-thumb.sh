@@ -4,7 +4,9 @@
 #      compiled here), ffmpegthumbnailer -s 320 -t 0, and ffmpeg -frames:v 1 with a scale filter;
 #   2. the same on a 4K video, and at a 50% seek of the 1080p video;
 #   3. 200 covers from 20 different files: one canvas-thumb call vs ffmpegthumbnailer once per file
-#      through xargs -P with the same parallelism;
+#      through xargs -P with the same parallelism; and what the crash isolation costs: the same call
+#      with its inputs in worker processes (the default) and on threads of one process
+#      (CANVAS_THUMB_ISOLATION=threads), in interleaved rounds;
 #   4. peak memory (GNU time's maximum resident set size) of each.
 # Inputs are generated on demand into .bench/ (git-ignored). Prints medians (hyperfine) and ratios.
 #   Tools/bench-canvas-thumb.sh [--runs N]
@@ -52,7 +54,8 @@ compare() { # compare TITLE then 4 commands: ours floor ffmpegthumbnailer ffmpeg
         "$(echo "$ours / $floor" | bc -l)" "$(echo "$ftn / $ours" | bc -l)" "$(echo "$ff / $ours" | bc -l)"
 }
 
-echo "canvas-thumb benchmark, $(nproc) cores, FFmpeg $(pkg-config --modversion libavformat) (libavformat), $runs runs each"
+cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+echo "canvas-thumb benchmark, $cpu, $(nproc) cores, FFmpeg $(pkg-config --modversion libavformat) (libavformat), $runs runs each"
 echo
 echo "| cover (320x320) | canvas-thumb ms | C floor ms | ffmpegthumbnailer ms | ffmpeg ms | ours / floor | ffmpegthumbnailer / ours | ffmpeg / ours |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -85,6 +88,35 @@ read -r ours ftn <<< "$(median "$bench/h.json")"
 printf '| median s | %.2f | %.2f | %.2fx |\n' "$(echo "$ours / 1000" | bc -l)" "$(echo "$ftn / 1000" | bc -l)" \
     "$(echo "$ftn / $ours" | bc -l)"
 printf '| covers per second | %.0f | %.0f | |\n' "$(echo "200000 / $ours" | bc -l)" "$(echo "200000 / $ftn" | bc -l)"
+
+echo
+echo "| 200 covers, $jobs jobs, crash isolation | worker processes (default) | threads of one process | processes / threads |"
+echo "| --- | --- | --- | --- |"
+# Interleaved rounds, alternating which goes first, so that a change in the machine's load during the run falls on
+# both (hyperfine would run all rounds of one, then all of the other).
+batch_args=(--output-dir "$o/batch-ours" --max-size 320x320 --jobs "$jobs")
+mapfile -t batch_inputs < "$bench/inputs.txt"
+one_batch() { # one_batch processes|threads: prints the wall time in microseconds
+    local start end
+    start=$(date +%s%N)
+    CANVAS_THUMB_ISOLATION="$1" "$thumb" "${batch_args[@]}" "${batch_inputs[@]}" >/dev/null 2>&1
+    end=$(date +%s%N)
+    echo $(((end - start) / 1000))
+}
+one_batch processes >/dev/null; one_batch threads >/dev/null   # warm-up
+for round in $(seq 1 "$runs"); do
+    if [ $((round % 2)) -eq 1 ]; then p=$(one_batch processes); t=$(one_batch threads)
+    else t=$(one_batch threads); p=$(one_batch processes); fi
+    echo "$p $t"
+done > "$bench/isolation.txt"
+python3 - "$bench/isolation.txt" <<'PY'
+import statistics, sys
+rows = [tuple(map(int, line.split())) for line in open(sys.argv[1])]
+p = statistics.median(r[0] for r in rows) / 1e6
+t = statistics.median(r[1] for r in rows) / 1e6
+ratios = sorted(r[0] / r[1] for r in rows)
+print("| median s | %.3f | %.3f | %.3fx (per-round ratios %.3f-%.3f) |" % (p, t, p / t, ratios[0], ratios[-1]))
+PY
 
 echo
 echo "| peak memory (max RSS, MB) | canvas-thumb | C floor | ffmpegthumbnailer | ffmpeg |"

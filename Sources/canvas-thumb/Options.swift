@@ -1,14 +1,15 @@
 import CommandLineSupport
 import Foundation
+import Thumbnails
 
 /// canvas-thumb's command line, parsed. Parsing only: what the options mean is the Thumbnails
 /// module's business.
 struct Options {
     enum Output {
         /// `-o FILE`: the one input's cover goes there.
-        case file(String)
+        case file(FileSystemPath)
         /// `--output-dir DIR` (or the current directory): covers named after their inputs.
-        case directory(String)
+        case directory(FileSystemPath)
     }
 
     enum Time: Equatable {
@@ -22,8 +23,9 @@ struct Options {
         var fileExtension: String { self == .png ? "png" : "jpg" }
     }
 
-    var inputs: [String] = []
-    var output: Output = .directory(".")
+    /// The inputs as given, as bytes (a file name need not be UTF-8).
+    var inputs: [FileSystemPath] = []
+    var output: Output = .directory(FileSystemPath("."))
     var maximumWidth = 0
     var maximumHeight = 0
     var time: Time = .seconds(0)
@@ -66,12 +68,45 @@ struct Options {
         "--output", "--output-dir", "--max-size", "--time", "--percent", "--format", "--jobs",
     ]
 
+    /// An argument's bytes as a path (an argument never holds a NUL byte: it is a C string).
+    private static func path(_ bytes: [UInt8]) -> FileSystemPath {
+        FileSystemPath(bytes: bytes) ?? FileSystemPath(String(decoding: bytes, as: UTF8.self))
+    }
+
     /// Parses `arguments` (without the program name); `--name=value` is read as `--name value`.
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
-        let arguments = OptionSyntax.expandingEqualsForm(arguments, valued: valued)
+        try parse(bytes: arguments.map { Array($0.utf8) })
+    }
+
+    /// ``OptionSyntax/expandingEqualsForm(_:valued:)`` on the arguments' bytes, so that the value
+    /// of `--output-dir=DIR` keeps the exact bytes of `DIR`.
+    private static func expandingEqualsForm(_ raw: [[UInt8]]) -> [[UInt8]] {
+        var expanded: [[UInt8]] = []
+        var optionsEnded = false
+        for argument in raw {
+            let isLong = argument.starts(with: Array("--".utf8))
+            if !optionsEnded, argument == Array("--".utf8) { optionsEnded = true }
+            if !optionsEnded, isLong, let equals = argument.firstIndex(of: UInt8(ascii: "=")),
+                valued.contains(String(decoding: argument[..<equals], as: UTF8.self))
+            {
+                expanded.append(Array(argument[..<equals]))
+                expanded.append(Array(argument[(equals + 1)...]))
+            } else {
+                expanded.append(argument)
+            }
+        }
+        return expanded
+    }
+
+    /// Parses the raw bytes of the arguments (without the program name): option names and values
+    /// are read as UTF-8, paths (inputs, `-o`, `--output-dir`) are kept as their exact bytes;
+    /// `--name=value` is read as `--name value`.
+    static func parse(bytes: [[UInt8]]) throws(UsageError) -> Options {
+        let raw = expandingEqualsForm(bytes)
+        let arguments = raw.map { String(decoding: $0, as: UTF8.self) }
         var options = Options()
-        var outputFile: String?
-        var outputDirectory: String?
+        var outputFile: FileSystemPath?
+        var outputDirectory: FileSystemPath?
         var sawTime = false
         var sawPercent = false
         var index = 0
@@ -81,6 +116,10 @@ struct Options {
             index += 1
             guard index < arguments.count else { throw UsageError(message: "\(option) needs a value") }
             return arguments[index]
+        }
+        func path(for option: String) throws(UsageError) -> FileSystemPath {
+            _ = try value(for: option)
+            return Self.path(raw[index])
         }
         func number(_ text: String, for option: String) throws(UsageError) -> Double {
             guard let number = Double(text), number.isFinite else {
@@ -92,7 +131,7 @@ struct Options {
         while index < arguments.count {
             let argument = arguments[index]
             if onlyInputs || argument == "-" || !argument.hasPrefix("-") {
-                options.inputs.append(argument)
+                options.inputs.append(Self.path(raw[index]))
                 index += 1
                 continue
             }
@@ -100,8 +139,8 @@ struct Options {
             case "--": onlyInputs = true
             case "-h", "--help": options.help = true
             case "--version": options.version = true
-            case "-o", "--output": outputFile = try value(for: argument)
-            case "--output-dir": outputDirectory = try value(for: argument)
+            case "-o", "--output": outputFile = try path(for: argument)
+            case "--output-dir": outputDirectory = try path(for: argument)
             case "--max-size":
                 let text = try value(for: argument)
                 let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
@@ -148,12 +187,12 @@ struct Options {
         }
         guard !options.inputs.isEmpty else { throw UsageError(message: "no input given") }
         if let outputFile {
-            guard options.inputs.count == 1, options.inputs[0] != "-" else {
+            guard options.inputs.count == 1, options.inputs[0] != FileSystemPath("-") else {
                 throw UsageError(message: "-o takes a single input; use --output-dir for several")
             }
             options.output = .file(outputFile)
             if options.format == nil {
-                let ext = (outputFile as NSString).pathExtension.lowercased()
+                let ext = outputFile.pathExtension
                 options.format = (ext == "jpg" || ext == "jpeg") ? .jpeg : .png
             }
         } else if let outputDirectory {

@@ -257,6 +257,37 @@ struct CanvasThumbTests {
             ])
     }
 
+    @Test(
+        "as an ordinary user: a walk never skips silently: an entry it cannot examine is a failed input, exit 1",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") || geteuid() != 0))
+    func unexaminableEntry() throws {
+        let scratch = try ScratchFolder()
+        let manager = FileManager.default
+        let inputs = scratch.url.appendingPathComponent("in")
+        // Readable but not searchable: its names can be listed, but nothing in it can be examined.
+        let listOnly = inputs.appendingPathComponent("list-only")
+        try manager.createDirectory(at: listOnly, withIntermediateDirectories: true)
+        let fixture = BuiltBinary.root.appendingPathComponent("Fixtures/h264.mp4")
+        try manager.copyItem(at: fixture, to: inputs.appendingPathComponent("a.mp4"))
+        try manager.copyItem(at: fixture, to: listOnly.appendingPathComponent("b.mp4"))
+        let out = scratch.url.appendingPathComponent("out")
+        try manager.createDirectory(at: out, withIntermediateDirectories: false)
+        try manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.url.path)
+        try manager.setAttributes([.posixPermissions: 0o777], ofItemAtPath: out.path)
+        try manager.setAttributes([.posixPermissions: 0o744], ofItemAtPath: listOnly.path)
+        defer { try? manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: listOnly.path) }
+
+        let run = try runAsOrdinaryUser([inputs.path, "--output-dir", out.path, "--json"])
+        #expect(run.status == 1, "an entry that could not be examined is a failure")
+        let lines = run.outputLines
+        #expect(lines.count == 2, "\(run.standardOutput)")
+        let entry = listOnly.appendingPathComponent("b.mp4").path
+        #expect(
+            lines.first?.contains(#""error":"\#(entry): cannot read the directory entry: Permission denied""#) == true,
+            "\(lines)")
+        #expect(lines.last?.contains("\"error\":null") == true, "the other input is still written")
+    }
+
     /// Runs canvas-thumb as `nobody` when the tests run as root (who may read and write anything).
     private func runAsOrdinaryUser(_ arguments: [String]) throws -> BuiltBinary.Run {
         guard geteuid() == 0 else { return try tool.run(arguments) }

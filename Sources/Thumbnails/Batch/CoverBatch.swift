@@ -5,14 +5,19 @@ import Synchronization
 /// One cover to make and write in a ``CoverBatch``.
 public struct CoverJob: Sendable, Hashable {
     /// The video.
-    public var input: URL
+    public var input: FileSystemPath
     /// Where its cover goes (replaced atomically when it exists).
-    public var output: URL
+    public var output: FileSystemPath
 
-    /// A job writing the cover of `input` to `output`.
-    public init(input: URL, output: URL) {
+    /// A job writing the cover of `input` to `output`, both paths held as bytes.
+    public init(input: FileSystemPath, output: FileSystemPath) {
         self.input = input
         self.output = output
+    }
+
+    /// A job writing the cover of the file `input` to the file `output`.
+    public init(input: URL, output: URL) {
+        self.init(input: FileSystemPath(input), output: FileSystemPath(output))
     }
 }
 
@@ -25,6 +30,13 @@ public struct CoverJobResult: Sendable {
     /// The written cover (its pixels already released), or the error; on error nothing was
     /// written at ``CoverJob/output`` (a file already there is left as it was).
     public let result: Result<WrittenCover, ThumbnailError>
+
+    /// A result for the job at `index`.
+    public init(index: Int, job: CoverJob, result: Result<WrittenCover, ThumbnailError>) {
+        self.index = index
+        self.job = job
+        self.result = result
+    }
 }
 
 /// A cover that was written: what a report needs, without the pixels.
@@ -37,24 +49,38 @@ public struct WrittenCover: Sendable, Hashable {
     public let actualTime: Double
     /// Why the frame may not be what was asked for (a file cut short); empty when it is.
     public let warnings: [String]
+
+    /// What a report says of a cover `width` x `height` taken at `actualTime`.
+    public init(width: Int, height: Int, actualTime: Double, warnings: [String] = []) {
+        self.width = width
+        self.height = height
+        self.actualTime = actualTime
+        self.warnings = warnings
+    }
 }
 
-/// Makes and writes many covers in one process: decoding, scaling, encoding and writing all run
-/// in parallel, `concurrency` inputs at a time, each worker on a thread of its own.
+/// Makes and writes many covers: decoding, scaling, encoding and writing all run in parallel,
+/// `concurrency` inputs at a time, on threads of this process or in worker processes.
 ///
 /// Every job yields exactly one result; a failure never stops the others. Outputs are written
-/// atomically (see ``CoverImage/write(to:as:)``), so a failed job leaves no empty or partial
-/// file behind.
+/// atomically (see ``CoverImage/write(toFileAt:as:)``), so a failed job leaves no empty or
+/// partial file behind. Before any job runs, each output folder is cleared of the temporary files
+/// that earlier writers killed mid-write left there (only those provably abandoned: see
+/// ``CoverImage/write(toFileAt:as:)``).
 public enum CoverBatch {
-    /// The most jobs ``run(_:options:format:concurrency:generator:report:)`` runs at once,
-    /// whatever `concurrency` asks: each running job holds a decoder and its frames (tens of MB
-    /// for 4K), so beyond this memory grows and nothing gets faster.
+    /// The most jobs a batch runs at once, whatever `concurrency` asks: each running job holds a
+    /// decoder and its frames (tens of MB for 4K), so beyond this memory grows and nothing gets
+    /// faster.
     public static let maximumConcurrency = 64
 
-    /// Runs `jobs` and calls `report` once per job as it finishes, on the worker thread that ran it
-    /// (so `report` must be thread-safe; it may be called by several threads at once). Returns when
-    /// every job has finished or `generator`'s ``CoverGenerator/cancelAll()`` stopped them (each
-    /// cancelled job is reported with `.cancelled`).
+    /// Runs `jobs` on threads of this process and calls `report` once per job as it finishes, on
+    /// the worker thread that ran it (so `report` must be thread-safe; it may be called by
+    /// several threads at once). Returns when every job has finished or `generator`'s
+    /// ``CoverGenerator/cancelAll()`` stopped them (each cancelled job is reported with
+    /// `.cancelled`).
+    ///
+    /// A crash inside FFmpeg (a hostile file) takes the whole process down with it; use
+    /// ``run(_:concurrency:workers:report:)`` to keep the other inputs.
     ///
     /// - Parameters:
     ///   - jobs: the inputs and outputs.
@@ -72,30 +98,135 @@ public enum CoverBatch {
         generator: CoverGenerator = CoverGenerator(),
         report: @escaping @Sendable (CoverJobResult) -> Void
     ) {
-        let next = JobCounter()
-        let workers = max(1, min(concurrency, jobs.count, maximumConcurrency))
-        // One thread per worker rather than `DispatchQueue.concurrentPerform`, whose pool is sized
+        removeAbandonedTemporaryFiles(of: jobs)
+        runLanes(count: concurrency, jobs: jobs) { next in
+            while let index = next() {
+                let job = jobs[index]
+                report(CoverJobResult(index: index, job: job, result: makeCover(job, options, format, generator)))
+            }
+        }
+    }
+
+    /// Runs `jobs` in worker processes, `concurrency` at once, each input decoded in a process
+    /// apart from this one, and calls `report` once per job as it finishes (on one of this
+    /// process's threads, possibly several at once).
+    ///
+    /// A worker that dies while it has an input (a crash inside FFmpeg: `SIGSEGV`, `SIGABRT`, a
+    /// kill) costs that input alone: it is reported as `.decodeFailed` with a one-line reason
+    /// naming the signal ("crashed while making its cover (signal 11: Segmentation fault)"), the
+    /// temporary file it may have left is removed, a fresh worker takes the next input, and
+    /// every other cover is written.
+    ///
+    /// Each worker is `workers` started anew (see ``CoverWorkerCommand``): a program that calls
+    /// ``CoverWorker/serve(options:format:)`` with the options and format the batch is meant to
+    /// use. The batch sends each worker its jobs over a socket, two at a time (the next one
+    /// waits in the socket while the worker makes the current cover, so the worker never waits
+    /// for this process), and the worker answers each with its result. A job queued behind one
+    /// a worker crashed on never started, and goes to the fresh worker.
+    ///
+    /// - Parameters:
+    ///   - jobs: the inputs and outputs.
+    ///   - concurrency: how many workers run at once (at least 1, at most ``maximumConcurrency``
+    ///     and the number of jobs).
+    ///   - workers: how to start a worker.
+    ///   - report: receives each result.
+    public static func run(
+        _ jobs: [CoverJob],
+        concurrency: Int,
+        workers: CoverWorkerCommand,
+        report: @escaping @Sendable (CoverJobResult) -> Void
+    ) {
+        removeAbandonedTemporaryFiles(of: jobs)
+        runLanes(count: concurrency, jobs: jobs) { next in
+            var worker: WorkerProcess?
+            // Sent to the worker and not answered yet, oldest first; and taken back from a worker
+            // that died (the jobs queued behind the one it crashed on), to be sent again first.
+            var inFlight: [Int] = []
+            var retry: [Int] = []
+            while true {
+                // Two jobs in flight: the worker finds its next job waiting when it answers, and
+                // never waits for this thread to be scheduled (on a loaded machine that
+                // ping-pong costs milliseconds per input).
+                while inFlight.count < 2, let index = retry.isEmpty ? next() : retry.removeFirst() {
+                    if worker == nil {
+                        do throws(ThumbnailError) {
+                            worker = try WorkerProcess(command: workers)
+                        } catch {
+                            report(CoverJobResult(index: index, job: jobs[index], result: .failure(error)))
+                            continue
+                        }
+                    }
+                    inFlight.append(index)
+                    // A failed send shows as a death at the next receive.
+                    if worker?.send(jobs[index]) != true { break }
+                }
+                guard let oldest = inFlight.first, let running = worker else { break }
+                let job = jobs[oldest]
+                if let result = running.receive() {
+                    inFlight.removeFirst()
+                    report(CoverJobResult(index: oldest, job: job, result: result))
+                    continue
+                }
+                // The worker died on its oldest job; the ones queued behind it never started.
+                let death = running.death()
+                worker = nil
+                // Its temporary file, if it was writing, is provably abandoned now.
+                AtomicFile.removeAbandoned(in: job.output.directory)
+                let crash = ThumbnailError(.decodeFailed, reason: "\(job.input.escaped): \(death)")
+                report(CoverJobResult(index: oldest, job: job, result: .failure(crash)))
+                retry = Array(inFlight.dropFirst()) + retry
+                inFlight = []
+            }
+            worker?.finish()
+        }
+    }
+
+    /// Makes and writes one cover.
+    static func makeCover(
+        _ job: CoverJob,
+        _ options: CoverOptions,
+        _ format: CoverImageFormat,
+        _ generator: CoverGenerator
+    ) -> Result<WrittenCover, ThumbnailError> {
+        Result { () throws(ThumbnailError) -> WrittenCover in
+            let cover = try generator.makeCover(forFileAt: job.input, options: options)
+            try cover.write(toFileAt: job.output, as: format)
+            return WrittenCover(
+                width: cover.width, height: cover.height, actualTime: cover.actualTime, warnings: cover.warnings)
+        }
+    }
+
+    /// Runs `lane` on `count` threads (bounded by the jobs and ``maximumConcurrency``), each
+    /// given a function that takes the next job index (nil once all are taken), and returns when
+    /// every lane has returned.
+    private static func runLanes(
+        count: Int,
+        jobs: [CoverJob],
+        lane: @escaping @Sendable (_ next: () -> Int?) -> Void
+    ) {
+        let counter = JobCounter()
+        let lanes = max(1, min(count, jobs.count, maximumConcurrency))
+        let total = jobs.count
+        // One thread per lane rather than `DispatchQueue.concurrentPerform`, whose pool is sized
         // by the cores: a `concurrency` beyond them (inputs on a slow disk or a network share)
         // would silently run no more jobs at once than there are cores.
         let finished = DispatchGroup()
-        for _ in 0..<workers {
+        for _ in 0..<lanes {
             finished.enter()
             Thread {
-                while let index = next.take(below: jobs.count) {
-                    let job = jobs[index]
-                    let result = Result { () throws(ThumbnailError) -> WrittenCover in
-                        let cover = try generator.makeCover(for: job.input, options: options)
-                        try cover.write(to: job.output, as: format)
-                        return WrittenCover(
-                            width: cover.width, height: cover.height, actualTime: cover.actualTime,
-                            warnings: cover.warnings)
-                    }
-                    report(CoverJobResult(index: index, job: job, result: result))
-                }
+                lane { counter.take(below: total) }
                 finished.leave()
             }.start()
         }
         finished.wait()
+    }
+
+    /// Clears each output folder of the batch, once, of abandoned temporary files.
+    private static func removeAbandonedTemporaryFiles(of jobs: [CoverJob]) {
+        var folders: Set<FileSystemPath> = []
+        for job in jobs where folders.insert(job.output.directory).inserted {
+            AtomicFile.removeAbandoned(in: job.output.directory)
+        }
     }
 }
 

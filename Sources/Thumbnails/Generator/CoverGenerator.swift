@@ -72,15 +72,38 @@ public final class CoverGenerator: Sendable {
         try makeCover(for: url, options: options, token: nil, probe: alwaysProbe ? .always : .whenIncomplete)
     }
 
+    /// Takes a cover from the file at `path`, blocking the calling thread: as
+    /// ``makeCover(for:options:)``, for a path held as bytes (a name that is not UTF-8, which a
+    /// `URL` cannot carry). Error reasons name the file by its ``FileSystemPath/escaped`` form.
+    ///
+    /// - Throws: ``ThumbnailError`` as ``makeCover(for:options:)``.
+    public func makeCover(forFileAt path: FileSystemPath, options: CoverOptions = CoverOptions())
+        throws(ThumbnailError) -> CoverImage
+    {
+        try makeCover(forFileAt: path, options: options, token: nil)
+    }
+
     func makeCover(
         for url: URL,
         options: CoverOptions,
         token: CancellationToken?,
         probe: MediaInput.ProbePolicy = .whenIncomplete
     ) throws(ThumbnailError) -> CoverImage {
-        let session = try openSession(name: url.path, options: options, token: token) {
+        guard url.isFileURL else {
+            throw ThumbnailError(.invalidArgument, reason: "\(url.absoluteString): not a file URL")
+        }
+        return try makeCover(forFileAt: FileSystemPath(url), options: options, token: token, probe: probe)
+    }
+
+    func makeCover(
+        forFileAt path: FileSystemPath,
+        options: CoverOptions,
+        token: CancellationToken?,
+        probe: MediaInput.ProbePolicy = .whenIncomplete
+    ) throws(ThumbnailError) -> CoverImage {
+        let session = try openSession(name: path.escaped, options: options, token: token) {
             interruption throws(ThumbnailError) in
-            try MediaInput(contentsOf: url, probe: probe, interruption: interruption)
+            try MediaInput(fileAt: path, probe: probe, interruption: interruption)
         }
         return try session.cover(at: options.time)
     }

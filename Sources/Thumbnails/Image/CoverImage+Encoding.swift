@@ -39,8 +39,23 @@ extension CoverImage {
         guard url.isFileURL else {
             throw ThumbnailError(.invalidArgument, reason: "\(url.absoluteString): not a file URL")
         }
+        try write(toFileAt: FileSystemPath(url), as: format)
+    }
+
+    /// Encodes the cover and writes it to the file at `path` atomically, as
+    /// ``write(to:as:)`` does, for a path held as bytes (a name that is not UTF-8).
+    ///
+    /// Links are never followed: a link at `path` is replaced by the cover (the file it points
+    /// to is untouched), and the temporary file is created only where nothing exists. A
+    /// temporary file left by a writer that was killed (hidden, `.NAME.cover-tmp-PID-XXXXXX`) is
+    /// removed by the next ``CoverBatch`` run into that folder.
+    ///
+    /// - Throws: ``ThumbnailError`` `.invalidArgument` (a path naming a folder, a bad JPEG
+    ///   quality), `.encodeFailed`, `.writeFailed` (no such folder, no permission, disk full),
+    ///   with a one-line reason naming `path`.
+    public func write(toFileAt path: FileSystemPath, as format: CoverImageFormat) throws(ThumbnailError) {
         let data = try encoded(as: format)
-        try AtomicFile.replace(url.path, with: data)
+        try AtomicFile.replace(path, with: data)
     }
 
     private func encodePNG() throws(FFmpegError) -> [UInt8] {

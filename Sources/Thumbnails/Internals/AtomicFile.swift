@@ -8,69 +8,184 @@ import Foundation
     import Darwin
 #endif
 
-/// Writes a file so that readers see either the old contents or the complete new ones: a
-/// temporary file in the same folder (same file system, so the rename is atomic), written in
-/// full and closed, then renamed over the destination. Every failure path removes the temporary
-/// file.
+/// Writes a file so that readers see either the old contents or the complete new ones, and
+/// cleans up after writers that were killed.
+///
+/// The bytes go to a hidden temporary file in the destination's folder (same file system, so
+/// the rename is atomic), written in full and closed, then renamed over the destination. Every
+/// failure path removes the temporary file; a write that fails mid-file (a full disk) leaves
+/// the destination as it was.
+///
+/// Links are never followed: the temporary file is created with `O_CREAT | O_EXCL | O_NOFOLLOW`
+/// (a link planted at its name makes the creation fail, and another name is tried), and the
+/// rename replaces a link at the destination itself, never the file it points to.
+///
+/// The temporary file is named `.NAME.cover-tmp-PID-XXXXXX`: the destination's name, the
+/// writer's process id, six random letters or digits. Its writer holds an exclusive `flock` on
+/// it while writing. A process killed mid-write (`SIGKILL`) leaves it behind, hidden;
+/// ``removeAbandoned(in:)`` removes it later, only once it is provably abandoned: named so, owned
+/// by this user, a regular file, its process gone, and no lock on it.
 enum AtomicFile {
-    /// Writes `data` to `path`, replacing any file there.
+    /// What ends a temporary file's name before the process id: `.NAME` + marker + `PID-XXXXXX`.
+    static let marker = Array(".cover-tmp-".utf8)
+    /// The destination's name is kept to at most this many bytes in the temporary name (which
+    /// adds up to 31 bytes and must fit in the 255 a name may have).
+    static let keptNameBytes = 200
+
+    /// Writes `data` to `path`, replacing any file (or link) there.
     ///
-    /// - Throws: ``ThumbnailError`` `.writeFailed` with the system's reason.
-    static func replace(_ path: String, with data: Data) throws(ThumbnailError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        guard !name.isEmpty else {
-            throw ThumbnailError(.invalidArgument, reason: "\(path): names a folder, not a file")
+    /// - Parameters:
+    ///   - write: the `write(2)` the bytes go through (a test's seam to fail mid-file).
+    ///   - randomSuffix: the six characters that make a temporary name unique (a test's seam).
+    /// - Throws: ``ThumbnailError`` `.writeFailed` with the system's reason, `.invalidArgument`
+    ///   for a path naming a folder.
+    static func replace(
+        _ path: FileSystemPath,
+        with data: Data,
+        write: (Int32, UnsafeRawBufferPointer) -> Int = AtomicFile.systemWrite,
+        randomSuffix: () -> [UInt8] = AtomicFile.randomSuffix
+    ) throws(ThumbnailError) {
+        let name = path.lastComponent
+        guard !name.isEmpty, path.bytes.last != UInt8(ascii: "/") else {
+            throw ThumbnailError(.invalidArgument, reason: "\(path.escaped): names a folder, not a file")
         }
-        // mkstemp replaces the six trailing X with a unique suffix, in place. The temporary name
-        // adds 12 bytes to the destination's, which may already be as long as a name can be
-        // (255 bytes): it keeps at most the first 200 bytes of it (whole characters).
-        let unique = String(repeating: "X", count: 6)
-        var stem = Substring(name)
-        while stem.utf8.count > 200 { stem = stem.dropLast() }
-        var template = Array("\(folder.isEmpty ? "." : folder)/.\(stem).tmp-\(unique)".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            guard let base = buffer.baseAddress else { return -1 }
-            return mkstemp(base)
+        let folder = path.directory
+        var descriptor: Int32 = -1
+        var temporary = path
+        // A name taken (by an earlier writer's file, or a planted link) is not ours: try another.
+        for _ in 0..<100 {
+            temporary = folder.appending(component: temporaryName(for: name, suffix: randomSuffix()))
+            descriptor = temporary.withCString {
+                open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            }
+            if descriptor >= 0 || errno != EEXIST { break }
         }
         guard descriptor >= 0 else {
-            throw failure(path, "cannot create a temporary file in \(folder.isEmpty ? "." : folder)")
+            throw failure(path, "cannot create a temporary file in \(folder.escaped)")
         }
-        let temporary = template.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress.map { String(cString: $0) } ?? ""
-        }
+        // Held until the descriptor is closed: tells a later clean-up that a writer is alive.
+        _ = flock(descriptor, LOCK_EX)
         var closed = false
         var renamed = false
         defer {
             if !closed { _ = close(descriptor) }
-            if !renamed { _ = unlink(temporary) }
+            if !renamed { _ = temporary.withCString { unlink($0) } }
         }
-        // mkstemp creates the file readable by its owner only; a cover is an ordinary file.
-        _ = fchmod(descriptor, 0o644)
         let complete = data.withUnsafeBytes { raw -> Bool in
-            guard var next = raw.baseAddress else { return true }
-            var remaining = raw.count
-            while remaining > 0 {
-                let written = write(descriptor, next, remaining)
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, UnsafeRawBufferPointer(rebasing: raw[offset...]))
                 if written < 0 {
                     if errno == EINTR { continue }
                     return false
                 }
-                remaining -= written
-                next += written
+                if written == 0 {
+                    errno = ENOSPC
+                    return false
+                }
+                offset += written
             }
             return true
         }
         guard complete else { throw failure(path, "cannot write") }
         closed = true
         guard close(descriptor) == 0 else { throw failure(path, "cannot write") }
-        guard rename(temporary, path) == 0 else { throw failure(path, "cannot replace") }
+        let moved = temporary.withCString { from in path.withCString { to in rename(from, to) } }
+        guard moved == 0 else { throw failure(path, "cannot replace") }
         renamed = true
     }
 
+    /// Removes the temporary files in `folder` that writers killed mid-write left behind, and
+    /// returns how many it removed. A file is removed only when all of these hold: its name is
+    /// `.NAME.cover-tmp-PID-XXXXXX`; no process `PID` exists; it is a regular file owned by this
+    /// user; no process holds a lock on it (so a writer in another PID namespace, whose id means
+    /// nothing here, is safe); and the name still refers to the file checked. Anything else is
+    /// left alone, and a folder that cannot be listed is left as it is.
+    @discardableResult
+    static func removeAbandoned(in folder: FileSystemPath) -> Int {
+        guard let handle = folder.withCString({ opendir($0) }) else { return 0 }
+        defer { closedir(handle) }
+        var removed = 0
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            guard let process = writerProcess(ofTemporaryName: name), !processExists(process) else { continue }
+            if removeIfUnlocked(folder.appending(component: name)) { removed += 1 }
+        }
+        return removed
+    }
+
+    /// The temporary name for a destination named `name`.
+    static func temporaryName(for name: [UInt8], suffix: [UInt8]) -> [UInt8] {
+        // Whole characters when the name is UTF-8: the cut may not fall before a continuation
+        // byte (at most 3 of them follow a character's first byte).
+        var end = min(name.count, keptNameBytes)
+        var backed = 0
+        while end > 0, end < name.count, name[end] & 0xC0 == 0x80, backed < 3 {
+            end -= 1
+            backed += 1
+        }
+        let kept = name[..<end]
+        return [UInt8(ascii: ".")] + kept + marker + Array(String(getpid()).utf8) + [UInt8(ascii: "-")] + suffix
+    }
+
+    /// The writer's process id in a temporary name, or nil when `name` is not one.
+    static func writerProcess(ofTemporaryName name: [UInt8]) -> pid_t? {
+        guard name.first == UInt8(ascii: "."), name.count > 1 + marker.count + 8 else { return nil }
+        let suffix = name.suffix(7)
+        guard suffix.first == UInt8(ascii: "-"), suffix.dropFirst().allSatisfy(isSuffixCharacter) else { return nil }
+        let beforeSuffix = name.dropLast(7)
+        guard let digitsStart = beforeSuffix.lastIndex(where: { !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        let digits = beforeSuffix[(digitsStart + 1)...]
+        let head = beforeSuffix[...digitsStart]
+        guard !digits.isEmpty, digits.count <= 10, head.count > marker.count + 1,
+            head.suffix(marker.count).elementsEqual(marker),
+            let process = pid_t(String(decoding: digits, as: UTF8.self)), process > 0
+        else { return nil }
+        return process
+    }
+
+    /// `write(2)`.
+    static func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
+        write(descriptor, buffer.baseAddress, buffer.count)
+    }
+
+    /// Six random letters and digits.
+    static func randomSuffix() -> [UInt8] {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        var generator = SystemRandomNumberGenerator()
+        return (0..<6).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] }
+    }
+
+    private static func isSuffixCharacter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    /// Whether a process with this id exists (one this user may not signal exists too).
+    private static func processExists(_ process: pid_t) -> Bool {
+        kill(process, 0) == 0 || errno != ESRCH
+    }
+
+    /// Unlinks `path` if it is a regular file of this user that nobody holds a lock on.
+    private static func removeIfUnlocked(_ path: FileSystemPath) -> Bool {
+        let descriptor = path.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        guard descriptor >= 0 else { return false }
+        defer { _ = close(descriptor) }
+        var opened = stat()
+        guard fstat(descriptor, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG, opened.st_uid == geteuid(),
+            flock(descriptor, LOCK_EX | LOCK_NB) == 0
+        else { return false }
+        var named = stat()
+        guard path.withCString({ lstat($0, &named) }) == 0, named.st_dev == opened.st_dev,
+            named.st_ino == opened.st_ino
+        else { return false }
+        return path.withCString { unlink($0) } == 0
+    }
+
     /// A `.writeFailed` error carrying `errno`'s message.
-    private static func failure(_ path: String, _ action: String) -> ThumbnailError {
+    private static func failure(_ path: FileSystemPath, _ action: String) -> ThumbnailError {
         let message = String(cString: strerror(errno))
-        return ThumbnailError(.writeFailed, reason: "\(path): \(action): \(message)")
+        return ThumbnailError(.writeFailed, reason: "\(path.escaped): \(action): \(message)")
     }
 }

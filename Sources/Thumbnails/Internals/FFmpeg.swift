@@ -56,14 +56,20 @@ enum FFmpeg {
     /// With an `interruption`, FFmpeg asks it during every blocking read (opening, probing,
     /// reading packets) and gives up with ``FFmpegError/exit`` once it says so; the caller keeps
     /// it alive as long as the input.
-    static func openInput(path: String, interruption: Interruption? = nil) throws(FFmpegError) -> FormatContextPointer {
+    static func openInput(path: FileSystemPath, interruption: Interruption? = nil) throws(FFmpegError)
+        -> FormatContextPointer
+    {
         prepare()
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
         try check(av_dict_set(&options, "protocol_whitelist", "file", 0))
         var context = try allocateInput(interruption: interruption)
         try capturingLog { () throws(FFmpegError) in
-            try check(avformat_open_input(&context, "file:" + path, nil, &options))
+            // The path's own bytes (a name need not be UTF-8) after the protocol prefix.
+            let url = FileSystemPath(unchecked: Array("file:".utf8) + path.bytes)
+            _ = try url.withCString { name throws(FFmpegError) in
+                try check(avformat_open_input(&context, name, nil, &options))
+            }
         }
         guard let context else { throw .outOfMemory }
         return context

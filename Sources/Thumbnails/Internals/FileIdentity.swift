@@ -52,8 +52,13 @@ enum FileStatus {
     case failed(String)
 
     init(path: String) {
+        self.init(path: FileSystemPath(path))
+    }
+
+    /// What is at `path` (its bytes, so a name that is not UTF-8 is found).
+    init(path: FileSystemPath) {
         var status = stat()
-        guard stat(path, &status) == 0 else {
+        guard path.withCString({ stat($0, &status) }) == 0 else {
             let code = errno
             switch code {
             case ENOENT, ENOTDIR: self = .missing
@@ -81,7 +86,7 @@ enum FileStatus {
             self = .special("a special file")
             return
         }
-        if access(path, R_OK) != 0 {
+        if path.withCString({ access($0, R_OK) }) != 0 {
             self = .unreadable
         } else {
             self = .file(size: Int64(status.st_size))

@@ -16,7 +16,7 @@ final class FormatContext {
     private let interruption: Interruption?
 
     /// Opens `path` and reads the container header.
-    init(path: String, interruption: Interruption? = nil) throws(FFmpegError) {
+    init(path: FileSystemPath, interruption: Interruption? = nil) throws(FFmpegError) {
         pointer = try FFmpeg.openInput(path: path, interruption: interruption)
         memoryIO = nil
         self.interruption = interruption

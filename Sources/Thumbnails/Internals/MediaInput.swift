@@ -30,7 +30,8 @@ final class MediaInput {
 
     /// What the input was opened from, so ``reopen()`` can open it again.
     private enum Source {
-        case file(String)
+        /// A file, by its path's bytes (a name need not be UTF-8).
+        case file(FileSystemPath)
         case bytes(Data)
     }
 
@@ -55,15 +56,27 @@ final class MediaInput {
         guard url.isFileURL else {
             throw ThumbnailError(.invalidArgument, reason: "\(url.absoluteString): not a file URL")
         }
-        let path = url.path
-        try Self.checkFile(at: path)
+        try self.init(fileAt: FileSystemPath(url), probe: probe, interruption: interruption)
+    }
+
+    /// Opens the file at `path`, its bytes handed to the system unchanged (a name that is not
+    /// UTF-8 opens); error reasons name it by its ``FileSystemPath/escaped`` form.
+    ///
+    /// - Throws: as ``init(contentsOf:probe:interruption:)``.
+    convenience init(
+        fileAt file: FileSystemPath,
+        probe: ProbePolicy = .always,
+        interruption: Interruption? = nil
+    ) throws(ThumbnailError) {
+        let path = file.escaped
+        try Self.checkFile(at: file, name: path)
         let format: FormatContext
         do {
-            format = try FormatContext(path: path, interruption: interruption)
+            format = try FormatContext(path: file, interruption: interruption)
         } catch {
             throw Self.openFailure(error, path: path)
         }
-        try self.init(format: format, path: path, source: .file(path), probe: probe, interruption: interruption)
+        try self.init(format: format, path: path, source: .file(file), probe: probe, interruption: interruption)
     }
 
     /// Opens a media file held in memory; `name` stands for it in error reasons.
@@ -149,7 +162,7 @@ final class MediaInput {
         let reopened: FormatContext
         do {
             switch source {
-            case .file(let path): reopened = try FormatContext(path: path, interruption: interruption)
+            case .file(let file): reopened = try FormatContext(path: file, interruption: interruption)
             case .bytes(let bytes): reopened = try FormatContext(bytes: bytes, interruption: interruption)
             }
         } catch {
@@ -179,8 +192,8 @@ final class MediaInput {
     }
 
     /// Classifies the path before FFmpeg sees it, so each case gets its own error.
-    private static func checkFile(at path: String) throws(ThumbnailError) {
-        switch FileStatus(path: path) {
+    private static func checkFile(at file: FileSystemPath, name path: String) throws(ThumbnailError) {
+        switch FileStatus(path: file) {
         case .missing:
             throw ThumbnailError(.fileNotFound, reason: "\(path): no such file")
         case .directory:

@@ -78,9 +78,6 @@ struct RealWorldCase: Sendable, CustomTestStringConvertible {
 extension RealWorldCase {
     static let box = PixelSize(width: 160, height: 160)
 
-    // The findings other changes fix, in words (each names the wrong behaviour it stands for).
-    static let nonUTF8 = "finding: a file name that is not UTF-8 is reported as no such file"
-
     static let all: [RealWorldCase] =
         orientation + colour + timing + containers + formats
 
@@ -224,8 +221,7 @@ extension RealWorldCase {
         RealWorldCase(shape: "two video streams (MP4, larger first)", file: "rw-two-video.mp4"),
         RealWorldCase(shape: "two video streams (Matroska, smaller first)", file: "rw-two-video-small-first.mkv"),
         RealWorldCase(
-            shape: "file name that is not UTF-8", file: "baseline-h264.mp4", nonUTF8Name: true,
-            knownIssue: KnownIssue(finding: nonUTF8, aspects: [.cover])),
+            shape: "file name that is not UTF-8", file: "baseline-h264.mp4", nonUTF8Name: true),
     ]
 
     static let formats: [RealWorldCase] = [

@@ -32,7 +32,7 @@ struct RealWorldTests {
         let original = try Corpus.url(shape.file)
         let probe = try FFmpegReference.probe(original)
         let folder = try TemporaryFolder()
-        let input = shape.nonUTF8Name ? try Self.nonUTF8Copy(of: original, in: folder) : original
+        let input = shape.nonUTF8Name ? try Self.nonUTF8Copy(of: original, in: folder) : FileSystemPath(original)
 
         // The reference: which frame, its time, the cover's size.
         let requested: Double =
@@ -55,7 +55,7 @@ struct RealWorldTests {
         }
         let cover: CoverImage
         do {
-            cover = try CoverGenerator().makeCover(for: input, options: options)
+            cover = try CoverGenerator().makeCover(forFileAt: input, options: options)
         } catch {
             // The table names files without this machine's folders.
             var reason = error.reason
@@ -238,24 +238,21 @@ struct RealWorldTests {
         return text + String(repeating: "0", count: max(0, digits - decimals))
     }
 
-    /// A copy of `original` named with the Latin-1 bytes of "café" (not UTF-8), in `folder`.
-    static func nonUTF8Copy(of original: URL, in folder: TemporaryFolder) throws -> URL {
+    /// A copy of `original` named with the Latin-1 bytes of "café" (not UTF-8), in `folder`: its
+    /// path as bytes (a `URL` would replace the 0xE9 byte with U+FFFD).
+    static func nonUTF8Copy(of original: URL, in folder: TemporaryFolder) throws -> FileSystemPath {
         let contents = try Data(contentsOf: original)
-        let path = Array(folder.url.path.utf8) + [UInt8(ascii: "/")] + Array("caf".utf8) + [0xE9] + Array(".mp4".utf8)
-        return try (path + [0]).withUnsafeBufferPointer { buffer in
-            try buffer.withMemoryRebound(to: CChar.self) { name in
-                let descriptor = open(name.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-                guard descriptor >= 0 else {
-                    throw FFmpegReference.ToolError(description: "cannot create the non-UTF-8 copy: errno \(errno)")
-                }
-                defer { close(descriptor) }
-                let written = contents.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                guard written == contents.count else {
-                    throw FFmpegReference.ToolError(description: "cannot write the non-UTF-8 copy: errno \(errno)")
-                }
-                return URL(fileURLWithFileSystemRepresentation: name.baseAddress!, isDirectory: false, relativeTo: nil)
-            }
+        let path = FileSystemPath(folder.url).appending(component: Array("caf".utf8) + [0xE9] + Array(".mp4".utf8))
+        let descriptor = path.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+        guard descriptor >= 0 else {
+            throw FFmpegReference.ToolError(description: "cannot create the non-UTF-8 copy: errno \(errno)")
         }
+        defer { close(descriptor) }
+        let written = contents.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == contents.count else {
+            throw FFmpegReference.ToolError(description: "cannot write the non-UTF-8 copy: errno \(errno)")
+        }
+        return path
     }
 }
 

@@ -1,0 +1,200 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// File names as bytes, for the tests of names that are not UTF-8.
+enum OddNames {
+    /// Latin-1 `café.mp4`, a 0xFF byte, a line break: with how `--json` prints each (percent-escaped).
+    static let all: [(bytes: [UInt8], escaped: String)] = [
+        (Array("caf".utf8) + [0xE9] + Array(".mp4".utf8), "caf%E9"),
+        ([0x61, 0xFF, 0x62] + Array(".mp4".utf8), "a%FFb"),
+        (Array("new\nline.mp4".utf8), "new%0Aline"),
+    ]
+
+    /// `folder`'s path followed by `/` and `name`.
+    static func path(_ folder: URL, _ name: [UInt8]) -> [UInt8] {
+        Array(folder.path.utf8) + [UInt8(ascii: "/")] + name
+    }
+
+    /// `name` with its extension replaced by `.png`.
+    static func cover(_ name: [UInt8]) -> [UInt8] {
+        Array(name.prefix(upTo: name.lastIndex(of: UInt8(ascii: ".")) ?? name.endIndex)) + Array(".png".utf8)
+    }
+
+    /// Copies the fixture `fixture` to the byte path `path`.
+    static func copy(_ fixture: String, to path: [UInt8]) throws {
+        let data = try Data(contentsOf: BuiltBinary.root.appendingPathComponent("Fixtures/\(fixture)"))
+        let file = withCString(path) { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o644) }
+        guard file >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(file) }
+        _ = data.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
+    }
+
+    /// The first bytes of the file at the byte path `path`, or nil when it cannot be opened.
+    static func head(_ path: [UInt8]) -> [UInt8]? {
+        let file = withCString(path) { open($0, O_RDONLY) }
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var buffer = [UInt8](repeating: 0, count: 8)
+        let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, 8) }
+        return Array(buffer.prefix(max(0, count)))
+    }
+
+    static func withCString<Result>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> Result) -> Result {
+        (bytes + [0]).withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { body($0.baseAddress!) }
+        }
+    }
+}
+
+@Suite("canvas-thumb: any file name, faults that leave nothing behind, one bad file never costs the batch")
+struct CanvasThumbFaultTests {
+    let tool: BuiltBinary
+    static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    init() throws {
+        tool = try BuiltBinary("canvas-thumb")
+    }
+
+    @Test("a file name that is not UTF-8 works as the input and as -o; JSON prints it percent-escaped")
+    func oddNamesAsArguments() throws {
+        let scratch = try ScratchFolder()
+        for (name, escaped) in OddNames.all {
+            let input = OddNames.path(scratch.url, name)
+            try OddNames.copy("h264.mp4", to: input)
+            let output = OddNames.path(scratch.url, OddNames.cover(name))
+            let run = try tool.run(bytes: [input, Array("-o".utf8), output, Array("--json".utf8)])
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.outputLines.count == 1, "one line, even for a name holding a line break")
+            #expect(
+                run.standardOutput.contains(#""input":"\#(scratch.url.path)/\#(escaped).mp4""#), "\(run.standardOutput)"
+            )
+            #expect(run.standardOutput.contains(#""output":"\#(scratch.url.path)/\#(escaped).png""#))
+            #expect(OddNames.head(output) == Self.png, "the cover is at the exact bytes of -o")
+        }
+    }
+
+    @Test("file names that are not UTF-8 work in a list on standard input and in a folder walk")
+    func oddNamesInListsAndWalks() throws {
+        let inputs = try ScratchFolder()
+        for (name, _) in OddNames.all { try OddNames.copy("h264.mp4", to: OddNames.path(inputs.url, name)) }
+
+        // One path per line (the names without a line break), and NUL-separated (all of them).
+        let lines: [UInt8] = OddNames.all.prefix(2).flatMap { entry -> [UInt8] in
+            OddNames.path(inputs.url, entry.bytes) + [UInt8(ascii: "\n")]
+        }
+        let nulSeparated: [UInt8] = OddNames.all.flatMap { entry -> [UInt8] in
+            OddNames.path(inputs.url, entry.bytes) + [0]
+        }
+        for list in [lines, nulSeparated] {
+            let out = try ScratchFolder()
+            let run = try tool.run(
+                bytes: [Array("-".utf8), Array("--output-dir".utf8), Array(out.url.path.utf8), Array("--json".utf8)],
+                input: list)
+            #expect(run.status == 0, "\(run.standardError)")
+            let expected = list == lines ? 2 : 3
+            #expect(run.outputLines.count == expected)
+            for (name, _) in OddNames.all.prefix(expected) {
+                #expect(OddNames.head(OddNames.path(out.url, OddNames.cover(name))) == Self.png)
+            }
+        }
+
+        // A folder walk: every file found, none skipped, covers named with the same bytes.
+        let out = try ScratchFolder()
+        let walk = try tool.run(
+            bytes: [
+                Array(inputs.url.path.utf8), Array("--output-dir".utf8), Array(out.url.path.utf8), Array("--json".utf8),
+            ])
+        #expect(walk.status == 0, "\(walk.standardError)")
+        #expect(walk.outputLines.count == 3, "\(walk.standardOutput)")
+        #expect(walk.outputLines.allSatisfy { $0.hasSuffix(#""error":null}"#) })
+        for (name, escaped) in OddNames.all {
+            #expect(OddNames.head(OddNames.path(out.url, OddNames.cover(name))) == Self.png)
+            #expect(walk.standardOutput.contains(#""input":"\#(inputs.url.path)/\#(escaped).mp4""#))
+        }
+    }
+
+    @Test("a link at -o is replaced by the cover; the file it points to is untouched")
+    func linkAtOutput() throws {
+        let scratch = try ScratchFolder()
+        let victim = scratch.url.appendingPathComponent("victim.txt")
+        try Data("precious".utf8).write(to: victim)
+        let output = scratch.url.appendingPathComponent("cover.png")
+        try FileManager.default.createSymbolicLink(at: output, withDestinationURL: victim)
+        let run = try tool.run(["Fixtures/h264.mp4", "-o", output.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(try Data(contentsOf: victim) == Data("precious".utf8))
+        #expect(OddNames.head(Array(output.path.utf8)) == Self.png)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: output.path)[.type] as? FileAttributeType == .typeRegular)
+    }
+
+    /// Starts a batch of `count` covers of one fixture into `out` and waits until it has
+    /// `written` covers and a worker process is running (a guard against a hang: at most 30 s).
+    private func startBatch(count: Int, jobs: Int, into out: URL, until written: Int) throws -> (RawProcess, [pid_t]) {
+        let arguments =
+            Array(
+                repeating: Array(BuiltBinary.root.appendingPathComponent("Fixtures/h264.mp4").path.utf8), count: count)
+            + [
+                "--output-dir", out.path, "--json", "--jobs", "\(jobs)", "--max-size", "64x64",
+            ].map { Array($0.utf8) }
+        let batch = try RawProcess(tool.url, arguments)
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let workers = batch.children
+            let covers = (try? FileManager.default.contentsOfDirectory(atPath: out.path))?.filter {
+                $0.hasSuffix(".png")
+            }
+            if !workers.isEmpty, (covers?.count ?? 0) >= written { return (batch, workers) }
+            usleep(2000)
+        }
+        return (batch, [])
+    }
+
+    @Test("a worker crashing (SIGSEGV) on one input costs that input only: reported in its line, exit 1")
+    func crashCostsOneInput() throws {
+        let out = try ScratchFolder()
+        let count = 60
+        let (batch, workers) = try startBatch(count: count, jobs: 1, into: out.url, until: 1)
+        let worker = try #require(workers.first, "the batch should run its inputs in a worker process")
+        // What a crash inside FFmpeg does to the worker, sent from outside (no hook in the tool).
+        kill(worker, SIGSEGV)
+        let run = try batch.wait()
+        #expect(run.status == 1)
+        let lines = run.outputLines
+        #expect(lines.count == count, "one line per input, the crashed one included")
+        let crashed = lines.filter { !$0.hasSuffix(#""error":null}"#) }
+        #expect(crashed.count == 1)
+        #expect(
+            crashed.first?.contains("crashed while making its cover (signal 11: Segmentation fault)") == true,
+            "\(crashed)")
+        #expect(out.contents.filter { $0.hasSuffix(".png") }.count == count - 1, "every other cover is written")
+        #expect(out.contents.allSatisfy { !$0.hasPrefix(".") }, "no temporary file left: \(out.contents)")
+        #expect(run.standardError.isEmpty, "\(run.standardError)")
+    }
+
+    @Test("a batch killed with SIGKILL leaves only complete covers; the next run removes the temporary files it left")
+    func killedBatch() throws {
+        let out = try ScratchFolder()
+        let (batch, workers) = try startBatch(count: 60, jobs: 2, into: out.url, until: 3)
+        #expect(!workers.isEmpty)
+        kill(-batch.pid, SIGKILL)  // the batch and its workers, mid-write or not
+        let killed = try batch.wait()
+        #expect(killed.status == 128 + SIGKILL)
+        for name in out.contents where !name.hasPrefix(".") {
+            let bytes = try [UInt8](Data(contentsOf: out.url.appendingPathComponent(name)))
+            #expect(bytes.starts(with: Self.png), "\(name) is a complete PNG")
+            #expect(bytes.suffix(8) == [0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82], "\(name) ends with IEND")
+        }
+        // What a writer killed mid-write leaves (the kill above may have hit between writes).
+        let abandoned = ".h264-9.png.cover-tmp-\(batch.pid)-Zz0Zz0"
+        try Data("partial".utf8).write(to: out.url.appendingPathComponent(abandoned))
+        let next = try tool.run(["Fixtures/h264.mp4", "-o", out.url.appendingPathComponent("next.png").path])
+        #expect(next.status == 0, "\(next.standardError)")
+        #expect(out.contents.allSatisfy { !$0.hasPrefix(".") }, "temporary files removed: \(out.contents)")
+        #expect(out.contents.contains("next.png"))
+    }
+}
