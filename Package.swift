@@ -33,13 +33,15 @@ targets += [.target(name: "Pixels", swiftSettings: swiftSettings)]
 
 // MARK: Test support
 // What several test suites share (never linked by a product): `TestSupport` (a lifetime tracker, the stress scale,
-// temporary folders, the committed fixtures) and `CanvasTestSupport` (board builders and seeded event sequences).
+// temporary folders, the committed fixtures) and `CanvasTestSupport` (board builders, seeded event sequences, a fake
+// cover provider).
 targets += [
     .target(
         name: "TestSupport", dependencies: ["Locking", "SeededRandom"], path: "Tests/TestSupport",
         swiftSettings: swiftSettings),
     .target(
-        name: "CanvasTestSupport", dependencies: ["CanvasKit", "SeededRandom"], path: "Tests/CanvasTestSupport",
+        name: "CanvasTestSupport", dependencies: ["CanvasKit", "Locking", "SeededRandom"],
+        path: "Tests/CanvasTestSupport",
         swiftSettings: swiftSettings),
 ]
 
@@ -127,7 +129,9 @@ targets += [
         swiftSettings: swiftSettings),
     .testTarget(
         name: "CanvasHostTests",
-        dependencies: ["CanvasHost", "CanvasKit", "Observing", "Locking", "SeededRandom", "TestSupport"],
+        dependencies: [
+            "CanvasHost", "CanvasKit", "Observing", "Locking", "SeededRandom", "TestSupport", "CanvasTestSupport",
+        ],
         swiftSettings: swiftSettings),
     .executableTarget(
         name: "LifecycleBenchmark",
@@ -170,7 +174,8 @@ targets += [
         swiftSettings: swiftSettings),
     // Runs the built executables against Fixtures/ (depending on them makes `swift test` build them first).
     .testTarget(
-        name: "CLITests", dependencies: ["canvas-thumb", "canvas-sim", "CommandLineSupport", "Locking"],
+        name: "CLITests",
+        dependencies: ["canvas-thumb", "canvas-sim", "recording-screen-example", "CommandLineSupport", "Locking"],
         swiftSettings: swiftSettings),
 ]
 
@@ -221,6 +226,16 @@ if Context.environment["MULTICANVAS_FUZZ"] != nil {
     ]
 }
 
+// MARK: Examples
+// A recording screen wired exactly as an app wires it (board, screen wiring, cells with their view-models, covers
+// through CanvasCovers, an effects performer), on the headless host; Docs/Apps.md shows the UIKit version beside it.
+targets += [
+    .executableTarget(
+        name: "recording-screen-example",
+        dependencies: ["CanvasKit", "CanvasHost", "CanvasCovers", "Thumbnails", "Observing"],
+        path: "Examples/RecordingScreen", swiftSettings: swiftSettings)
+]
+
 let package = Package(
     name: "MultiCanvas",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -231,7 +246,7 @@ let package = Package(
 
 // MARK: Documentation snippets
 // Tools/check-docs.sh extracts every Swift block of README.md and Docs/ into .doc-snippets/NAME/main.swift and builds
-// them with MULTICANVAS_DOC_SNIPPETS=1: one executable per block, depending on every library of the package.
+// them with MULTICANVAS_DOC_SNIPPETS set: one executable per block, depending on every library of the package.
 if Context.environment["MULTICANVAS_DOC_SNIPPETS"] != nil {
     // Every library product is named after its one target.
     let libraries = products.filter { $0 is Product.Library }.map(\.name)

@@ -3,10 +3,11 @@
 # exist. A block whose first line is `// Apple platforms only` (UIKit, SwiftUI, AVFoundation) is skipped: it cannot be
 # built here.
 #
-#   Tools/check-docs.sh          extract and build every block; exit 1 naming the page and line of a block that fails
+#   Tools/check-docs.sh            extract and build every block; exit 1 naming the page and line of a block that fails
+#   Tools/check-docs.sh PAGE.md    only the blocks of these pages
 #
 # Each block becomes the main.swift of an executable target in the git-ignored .doc-snippets/ folder; the manifest
-# declares those targets only when MULTICANVAS_DOC_SNIPPETS=1, each depending on every library of the package, and
+# declares those targets only when MULTICANVAS_DOC_SNIPPETS is set, each depending on every library of the package, and
 # builds them in the package's own .build (the libraries are not rebuilt). A block is a whole program: its imports, its
 # types and its top-level code. A block whose first line is `// swift-tools-version: ...` is a manifest: it is parsed
 # by `swift package dump-package` in a folder of its own (its dependencies are not fetched).
@@ -15,10 +16,12 @@ cd "$(dirname "$0")/.."
 bash Tools/setup.sh
 
 rm -rf .doc-snippets
-python3 - <<'PY'
-import pathlib, re
+python3 - "$@" <<'PY'
+import pathlib, re, sys
 root = pathlib.Path(".")
 pages = [root / "README.md"] + sorted((root / "Docs").glob("**/*.md")) + sorted(root.glob("Examples/**/*.md"))
+if len(sys.argv) > 1:
+    pages = [pathlib.Path(page) for page in sys.argv[1:]]
 count = skipped = 0
 for page in pages:
     lines = page.read_text(encoding="utf-8").split("\n")
@@ -61,12 +64,16 @@ for manifest in .doc-snippets/manifests/*/; do
         exit 1
     fi
 done
-if ! MULTICANVAS_DOC_SNIPPETS=1 swift build -Xswiftc -warnings-as-errors >"$log" 2>&1; then
+# The manifest's target list depends on the folder's contents, which SwiftPM's manifest cache cannot see: the variable's
+# value names the blocks, so a new set of blocks is a new manifest evaluation.
+snippets="$(ls .doc-snippets | sha256sum | cut -c1-16)"
+if ! MULTICANVAS_DOC_SNIPPETS="$snippets" swift build -Xswiftc -warnings-as-errors >"$log" 2>&1; then
     # main.swift line N of the block whose fence is on line F of its page is line F+N of the page.
     grep -E "^/.*\.doc-snippets/.*(error|warning):" "$log" |
         sed -E 's#^.*/\.doc-snippets/doc-(.*)-line-([0-9]+)/main\.swift:([0-9]+):([0-9]+):#\1 \2 \3 \4#' |
         awk '{ page = $1; gsub("__", "/", page); line = $2 + $3; $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print page ".md:" line ": " $0 }' |
-        sort -u | head -40 >&2
+        sort -u | head -40 >&2 || true
+    grep -q "doc-snippets/.*error:" "$log" || tail -20 "$log" >&2
     echo "check-docs: a documented Swift block does not build (see above)" >&2
     exit 1
 fi

@@ -5,17 +5,17 @@ import Thumbnails
 /// A Thumbnails request is a CanvasKit request: `cancel()` is idempotent and callable from any thread.
 extension Thumbnails.CoverRequest: CanvasKit.CancellableCoverRequest {}
 
-/// The cover service as CanvasKit's ``CanvasKit/CoverProvider``: cell view-models ask it for the covers of their takes.
+/// The cover service as CanvasKit's `CoverProvider`: cell view-models ask it for the covers of their takes.
 ///
 /// ```swift
 /// let covers = CoverService()
 /// let screen = CanvasScreen(board: board, configuration: .init(viewportSize: 9), coverProvider: covers)
 /// ```
 ///
-/// What the adapter adds to ``CoverService/requestCover(for:maximumSize:completion:)``:
+/// What the adapter adds to `CoverService/requestCover(for:maximumSize:completion:)`:
 /// - the cover arrives as 8-bit RGBA (`CanvasCover`), whatever pixel format the service's options ask for, with
 ///   rows packed to `width * 4` bytes;
-/// - a failure arrives as the ``ThumbnailError`` (its description is the one-line ``ThumbnailError/reason``);
+/// - a failure arrives as the `ThumbnailError` (its description is the one-line `ThumbnailError/reason`);
 /// - the completion is never called for a cancelled request (CanvasKit's contract), where the service itself reports
 ///   `.cancelled`.
 ///

@@ -4,7 +4,7 @@ import Observing
 
 /// A headless canvas cell: what a `UICollectionViewCell` subclass of the canvas screen does, without pixels.
 ///
-/// It owns its ``CanvasCellViewModel`` for its whole life and observes the view-model's `display` and `cover` (one
+/// It owns its `CanvasCellViewModel` for its whole life and observes the view-model's `display` and `cover` (one
 /// observation each, ended when the cell goes away), recording what it would draw in ``shownDisplay`` and
 /// ``shownCover``. Its `prepareForReuse()` forwards to the binder, as a UIKit cell's override would.
 ///
@@ -47,7 +47,7 @@ public final class CanvasCell: CollectionHostCell, CanvasCellViewModelHolder {
     /// How many times the cell redrew its display (each real change of the view-model's display).
     public var redrawCount: Int { rendered.redraws }
 
-    /// Forwards to the binder's ``DisplayLifecycleBinder/prepareForReuse(_:)``.
+    /// Forwards to the binder's `DisplayLifecycleBinder/prepareForReuse(_:)`.
     public func prepareForReuse() {
         if let binder {
             binder.prepareForReuse(self)

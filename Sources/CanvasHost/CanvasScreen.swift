@@ -2,8 +2,8 @@ import CanvasKit
 import Foundation
 import Observing
 
-/// The canvas screen, headless: a ``CollectionHost`` of ``CanvasCell``s showing a ``CanvasBoard`` through CanvasKit's
-/// ``CanvasKit/CanvasScreenWiring``, exactly as a UIKit view controller wires a `UICollectionView`.
+/// The canvas screen, headless: a ``CollectionHost`` of ``CanvasCell``s showing a `CanvasBoard` through CanvasKit's
+/// `CanvasScreenWiring`, exactly as a UIKit view controller wires a `UICollectionView`.
 ///
 /// The wiring does everything (see its documentation): each change of the board's canvas list becomes one batch
 /// update on the host, cells are bound in `cellForItem` and observe only while displayed, disappear/appear reach the
@@ -11,7 +11,7 @@ import Observing
 /// (``reloadCount`` stays zero).
 ///
 /// Main-actor isolated, like a UIKit view controller. Events may be sent to the board from any thread (see
-/// ``CanvasKit/CanvasScreenWiring`` for when list changes reach the collection).
+/// `CanvasScreenWiring` for when list changes reach the collection).
 @MainActor
 public final class CanvasScreen {
     /// The board shown.
@@ -55,7 +55,7 @@ public final class CanvasScreen {
     }
 
     /// Applies the board's list changes that were made off the main actor and are still waiting (see
-    /// ``CanvasKit/CanvasScreenWiring/applyPendingListChanges()``).
+    /// `CanvasScreenWiring/applyPendingListChanges()`).
     public func applyPendingListChanges() { wiring.applyPendingListChanges() }
 
     /// The number of `reloadData()` calls so far: zero for a correct screen.
@@ -97,7 +97,7 @@ public final class CanvasCellSource: @MainActor CollectionHostDataSource, @MainA
         self.coverSize = coverSize
     }
 
-    /// The canvases as the collection knows them (the wiring's ``CanvasKit/CanvasScreenWiring/items``).
+    /// The canvases as the collection knows them (the wiring's `CanvasScreenWiring/items`).
     public var items: [CanvasModel] { wiring.items }
 
     /// The number of canvases the collection knows.

@@ -1,5 +1,6 @@
 import CanvasHost
 import CanvasKit
+import CanvasTestSupport
 import Foundation
 import Observing
 import Testing

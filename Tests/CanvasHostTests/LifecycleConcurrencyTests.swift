@@ -1,5 +1,6 @@
 import CanvasHost
 import CanvasKit
+import CanvasTestSupport
 import Dispatch
 import Foundation
 import Locking

@@ -1,3 +1,4 @@
+import CanvasTestSupport
 import Foundation
 import Observing
 import TestSupport

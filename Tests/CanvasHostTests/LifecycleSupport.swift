@@ -5,66 +5,6 @@ import Locking
 import Observing
 import SeededRandom
 
-/// A cover provider that records requests and cancellations and completes only when told to.
-final class FakeCoverProvider: CoverProvider {
-    final class Request: CancellableCoverRequest {
-        let url: URL
-        private let cancelled = LockedValue(false)
-        let completion: @Sendable (Result<CanvasCover, any Error>) -> Void
-
-        init(url: URL, completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void) {
-            self.url = url
-            self.completion = completion
-        }
-
-        var isCancelled: Bool { cancelled.withLock { $0 } }
-
-        func cancel() {
-            cancelled.withLock { $0 = true }
-        }
-    }
-
-    private let requests = LockedValue<[Request]>([])
-    /// When true, every request completes before `requestCover` returns (a cache hit).
-    let completesImmediately: Bool
-
-    init(completesImmediately: Bool = false) {
-        self.completesImmediately = completesImmediately
-    }
-
-    func requestCover(
-        for videoURL: URL,
-        maximumSize: PixelSize,
-        completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
-    ) -> any CancellableCoverRequest {
-        let request = Request(url: videoURL, completion: completion)
-        requests.withLock { $0.append(request) }
-        if completesImmediately { completion(.success(Self.image(for: videoURL))) }
-        return request
-    }
-
-    /// Every request so far.
-    var all: [Request] { requests.withLock { $0 } }
-
-    /// The requests neither cancelled nor completed.
-    var pending: [Request] { requests.withLock { $0 }.filter { !$0.isCancelled } }
-
-    /// Completes every request not cancelled, with a 2x2 image.
-    func completeAll() {
-        let open = requests.withLock { requests in
-            defer { requests.removeAll() }
-            return requests
-        }
-        for request in open where !request.isCancelled {
-            request.completion(.success(Self.image(for: request.url)))
-        }
-    }
-
-    static func image(for url: URL) -> CanvasCover {
-        CanvasCover(videoURL: url, width: 2, height: 2, pixels: Data(repeating: 0x7F, count: 16))
-    }
-}
-
 /// Weak references to every model a board ever had, to audit observations on them.
 final class ModelRegistry {
     private struct Entry {

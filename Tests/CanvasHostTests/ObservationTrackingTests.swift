@@ -1,4 +1,5 @@
 import CanvasKit
+import CanvasTestSupport
 import Foundation
 import Observation
 import Observing

@@ -140,6 +140,28 @@ if CommandLine.arguments.contains("--profile-get") {
     for _ in 0..<count { blackHole(model.value) }
     exit(0)
 }
+// `--profile-set-read`: the same, for a property read once before (it has a Swift Observation registrar).
+if CommandLine.arguments.contains("--profile-set-read") {
+    let model = Model()
+    blackHole(model.value)
+    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    for index in 0..<count { model.value = index }
+    exit(0)
+}
+// `--profile-tracked`: `withObservationTracking` re-armed before each write.
+if CommandLine.arguments.contains("--profile-tracked") {
+    let model = Model()
+    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000
+    for index in 0..<count {
+        withObservationTracking {
+            blackHole(model.value)
+        } onChange: {
+            blackHole(1)
+        }
+        model.value = index
+    }
+    exit(0)
+}
 // `--profile-baseline`: only the closure-behind-a-Mutex baseline.
 if CommandLine.arguments.contains("--profile-baseline") {
     let property = LockedProperty { blackHole($0) }

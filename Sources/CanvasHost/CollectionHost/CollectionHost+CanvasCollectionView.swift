@@ -1,7 +1,7 @@
 import CanvasKit
 import Foundation
 
-/// The host as CanvasKit's ``CanvasKit/CanvasCollectionView``: the same calls, names and index paths as
+/// The host as CanvasKit's `CanvasCollectionView`: the same calls, names and index paths as
 /// `UICollectionView`, so `CanvasScreenWiring` drives the host exactly as it drives UIKit.
 extension CollectionHost: CanvasCollectionView {
     /// `UICollectionView.performBatchUpdates(_:completion:)`: runs `updates`, in which the data source changes and

@@ -1,4 +1,4 @@
-/// A cell that owns a ``CanvasCellViewModel``: the headless ``CanvasCell``, or a UIKit cell subclass that forwards
+/// A cell that owns a ``CanvasCellViewModel``: the headless `CanvasCell` (module CanvasHost), or a UIKit cell subclass that forwards
 /// the same hooks to the same binder.
 public protocol CanvasCellViewModelHolder: AnyObject {
     /// The cell's view-model, for the cell's whole life.

@@ -6,12 +6,12 @@ import Observing
 
 /// A board on a headless canvas screen, stepped through commands of the event language (`canvas-sim`'s engine).
 ///
-/// The board runs on a ``CanvasScreen``: a ``CollectionHost`` whose cells own real ``CanvasCellViewModel``s, bound
-/// through the ``DisplayLifecycleBinder``'s hooks. Board events go to the ``CanvasBoard``; `scroll N`, `disappear`
+/// The board runs on a `CanvasScreen`: a `CollectionHost` whose cells own real `CanvasCellViewModel`s, bound
+/// through the `DisplayLifecycleBinder`'s hooks. Board events go to the `CanvasBoard`; `scroll N`, `disappear`
 /// and `appear` act on the host. Each step reports every canvas as its cell shows it (see ``SimulationCanvas``), the
 /// effects, and the covers that failed.
 ///
-/// Covers: with a ``CoverProvider``, the simulation performs the `coverWanted` effect of a finished take by asking the
+/// Covers: with a `CoverProvider`, the simulation performs the `coverWanted` effect of a finished take by asking the
 /// provider for it (as a host preparing a cover would), and the cells ask for the covers they show. After every step
 /// it waits until every request in flight has finished, so a step's output never depends on timing. Takes marked
 /// simulated (a bare `stop`) have no file and are never asked for.
@@ -27,7 +27,7 @@ public final class BoardSimulation {
     public let coverSize: PixelSize
 
     private let covers: SettlingCoverProvider
-    /// Covers prepared on `coverWanted`, by take (key: ``SettlingCoverProvider/key(_:)``).
+    /// Covers prepared on `coverWanted`, by take (key: `SettlingCoverProvider/key(_:)`).
     private var prepared: [URL: CanvasCover] = [:]
     /// Takes whose cover failed, with the reason (key as above).
     private var failed: [URL: String] = [:]

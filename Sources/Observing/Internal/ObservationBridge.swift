@@ -1,5 +1,6 @@
 import Observation
 import Synchronization
+import ThreadSanitizerSupport
 
 /// The Swift Observation side of one `@Observed` / `@ObservedArray` storage (O12): the
 /// `ObservationRegistrar` that `withObservationTracking` (and SwiftUI) register with when they read the
@@ -47,6 +48,43 @@ final class ObservationBridge: Sendable {
     }
 }
 
+/// Where a storage keeps its `ObservationBridge` (none until the property's first read).
+///
+/// The getters and setters read `address` (one load, no reference count, no generic call: the standard
+/// library's `AtomicLazyReference.load()` is an unspecialized call that costs a write about 580
+/// instructions); `owner` holds the bridge and releases it with the storage.
+@usableFromInline
+struct ObservationSlot: ~Copyable, Sendable {
+    /// The bridge's address, or 0. Set once, with a releasing store, after `owner` holds the bridge.
+    @usableFromInline let address = Atomic<UInt>(0)
+    private let owner = Mutex<ObservationBridge?>(nil)
+
+    init() {}
+
+    /// The bridge, unretained: `owner` keeps it until the storage goes away, and callers use it only while
+    /// they use the storage.
+    @inlinable
+    @inline(__always)
+    var bridge: Unmanaged<ObservationBridge>? {
+        let bits = address.load(ordering: .acquiring)
+        guard bits != 0 else { return nil }
+        return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+    }
+
+    /// The bridge, made by `make` if there is none yet (by this call or another thread's).
+    func bridge(making make: () -> ObservationBridge) -> Unmanaged<ObservationBridge> {
+        owner.withAnnotatedLock { owner in
+            if let existing = owner {
+                return Unmanaged.passUnretained(existing)
+            }
+            let made = make()
+            owner = made
+            address.store(UInt(bitPattern: Unmanaged.passUnretained(made).toOpaque()), ordering: .releasing)
+            return Unmanaged.passUnretained(made)
+        }
+    }
+}
+
 extension PropertyStorage {
     /// Records a read of this property (of `subject`, at `keyPath`) with Swift Observation: inside
     /// `withObservationTracking` the tracking's `onChange` then fires on the next change. Called by
@@ -59,27 +97,29 @@ extension PropertyStorage {
         if _slowPath(isTracking) && ThreadContext.isRecordingReadsOnThisThread {
             return
         }
-        let bridge = observation.load() ?? makeObservationBridge(keyPath)
-        bridge.registrar.access(subject, keyPath: keyPath)
+        let bridge = observation.bridge ?? makeObservationBridge(keyPath)
+        bridge._withUnsafeGuaranteedRef { $0.registrar.access(subject, keyPath: keyPath) }
     }
 
     @usableFromInline
     @inline(never)
     func makeObservationBridge<Subject: KeyValueObservable, Member>(
         _ keyPath: KeyPath<Subject, Member>
-    ) -> ObservationBridge {
-        observation.storeIfNil(ObservationBridge(keyPath: keyPath))
+    ) -> Unmanaged<ObservationBridge> {
+        observation.bridge { ObservationBridge(keyPath: keyPath) }
     }
 
     /// Whether writes must tell Swift Observation (the property was read through its getter).
     @inlinable
+    @inline(__always)
     var isObservationArmed: Bool {
-        observation.load() != nil
+        observation.address.load(ordering: .relaxed) != 0
     }
 
     /// `setValue` for an armed storage: stores and notifies as `setValue` does, then tells Swift
-    /// Observation unless the write was equal.
-    @usableFromInline
+    /// Observation unless the write was equal. Out of line, so the plain setter stays small; inlinable, so
+    /// it is specialized for `Value` where the model is compiled.
+    @inlinable
     @inline(never)
     func setValueNotifyingObservation(_ newValue: Value, of object: AnyObject) {
         notifyingObservation(of: object) { setValue(newValue, of: object) }
@@ -96,13 +136,13 @@ extension PropertyStorage {
     /// between, the change is told: a spurious `onChange` is harmless, a lost one would leave a view stale.
     @inlinable
     func notifyingObservation(of object: AnyObject, _ mutation: () -> Void) {
-        guard let bridge = observation.load() else {
+        guard let bridge = observation.bridge else {
             mutation()
             return
         }
         guard let isEqual else {
             mutation()
-            bridge.notify(bridge.registrar, object)
+            bridge._withUnsafeGuaranteedRef { $0.notify($0.registrar, object) }
             return
         }
         let before = withState { ($0.value, $0.version) }
@@ -111,7 +151,7 @@ extension PropertyStorage {
         if after.1 == before.1 &+ 1 && isEqual(before.0, after.0) {
             return
         }
-        bridge.notify(bridge.registrar, object)
+        bridge._withUnsafeGuaranteedRef { $0.notify($0.registrar, object) }
     }
 }
 

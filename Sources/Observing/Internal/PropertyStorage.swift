@@ -171,7 +171,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// Whether the process runs under ThreadSanitizer (copied here so the lock path reads no global).
     @usableFromInline let sanitized = ThreadSanitizer.isActive
     /// The Swift Observation registrar of this property, created by its first read (see `ObservationBridge`).
-    @usableFromInline let observation = AtomicLazyReference<ObservationBridge>()
+    @usableFromInline let observation = ObservationSlot()
 
     @usableFromInline
     init(_ value: Value, isEqual: ((Value, Value) -> Bool)?) {

@@ -14,7 +14,7 @@ public struct CoverOptions: Sendable, Hashable {
     /// The largest width and height of the cover, in pixels of the upright, displayed picture.
     ///
     /// The picture is scaled to fit inside (aspect fit, the pixel aspect ratio honoured), never
-    /// enlarged. Zero means "no limit" for that dimension; ``PixelSize/zero`` gives the natural
+    /// enlarged. Zero means "no limit" for that dimension; `PixelSize/zero` gives the natural
     /// display size (the stored size with the pixel aspect ratio applied, then rotated).
     public var maximumSize: PixelSize
     /// Whether to turn the picture upright by the stream's display matrix (90, 180 or 270

@@ -176,10 +176,20 @@ enum FrameConverter {
                 for y in 0..<outputHeight {
                     var target = destination + y * rowBytes
                     var from = source + start + y * stepAlongY
-                    for _ in 0..<outputWidth {
-                        target.update(from: from, count: bytesPerPixel)
-                        target += bytesPerPixel
-                        from += stepAlongX
+                    if bytesPerPixel == 4 {
+                        for _ in 0..<outputWidth {
+                            UnsafeMutableRawPointer(target).storeBytes(
+                                of: UnsafeRawPointer(from).loadUnaligned(as: UInt32.self), as: UInt32.self)
+                            target += 4
+                            from += stepAlongX
+                        }
+                    } else {
+                        // Byte by byte: a copy call per 3-byte pixel costs more than the pixel.
+                        for _ in 0..<outputWidth {
+                            for channel in 0..<bytesPerPixel { target[channel] = from[channel] }
+                            target += bytesPerPixel
+                            from += stepAlongX
+                        }
                     }
                 }
             }

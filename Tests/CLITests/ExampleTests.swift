@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+
+/// The example app of Examples/RecordingScreen, run as a user runs it: its session must end with every visible cell
+/// showing what the board says its canvas shows, real covers from the recorded takes, and no reload.
+@Suite("The recording-screen example")
+struct ExampleTests {
+    @Test("the example's session runs to the end: covers shown, the screen locked while recording, zero reloads")
+    func sessionRuns() throws {
+        let run = try BuiltBinary("recording-screen-example").run(["Fixtures/h264.mp4"])
+        #expect(run.status == 0, "\(run.standardOutput)\n\(run.standardError)")
+        let lines = run.outputLines
+        #expect(lines.last == "reloads: 0, cells that showed something else than their canvas: 0")
+        #expect(lines.contains("tap 1 while recording -> rejected: locked while recording: canvas 2 is recording"))
+        #expect(lines.contains("  canvas 2: cover + cover image"), "the finished take's cover, pulled from its file")
+        #expect(lines.contains("  canvas 2: playback + cover image"), "another canvas records: the take plays")
+        #expect(lines.contains("  camera: move preview 0 -> 2"), "the preview moves without a reload")
+    }
+
+    @Test("the example refuses to run without its footage, with a usage line and exit 2")
+    func usage() throws {
+        let run = try BuiltBinary("recording-screen-example").run([])
+        #expect(run.status == 2)
+        #expect(run.standardError.hasPrefix("usage: recording-screen-example VIDEO"))
+    }
+}
