@@ -34,7 +34,7 @@ extension CanvasBoard {
     /// - Returns: the outcome, as ``send(_:)`` returns it.
     @discardableResult
     public func send(_ event: CanvasEvent, performingEffectsWith performer: some CanvasEffectPerformer)
-        -> CanvasReaction
+        -> BoardOutcome
     {
         let outcome = send(event)
         for effect in outcome.effects {

@@ -1,6 +1,6 @@
+import Locking
 import Observation
 import Synchronization
-import ThreadSanitizerSupport
 
 /// The Swift Observation side of one `@Observed` / `@ObservedArray` storage (O12): the
 /// `ObservationRegistrar` that `withObservationTracking` (and SwiftUI) register with when they read the
