@@ -103,15 +103,18 @@ struct CanvasCellStateMachineTests {
                 }
                 cancelled.insert(number)
             }
+            var written = CanvasCellStateMachine.Written()
             if actions.publish {
-                while let publication = machine.nextPublication() {
+                while let publication = machine.nextPublication(after: &written) {
                     switch publication {
                     case .display(let value): display = value
                     case .cover(let value): cover = value
                     }
                 }
-            } else if let publication = machine.nextPublication() {
-                problems.append("\(event): \(publication) was left unpublished")
+            } else if case .display(let value)? = machine.nextPublication(after: &written), value != display {
+                problems.append("\(event): \(String(describing: value)) was left unpublished")
+            } else if case .cover? = machine.nextPublication(after: &written) {
+                problems.append("\(event): a cover was left unpublished")
             }
             if let ticket = actions.requestCover {
                 if asked[ticket.number] != nil { problems.append("\(event): request number \(ticket.number) reused") }

@@ -29,7 +29,7 @@ struct CanvasCellValues: Sendable, Hashable {
 /// Registered observations are not stored: they are the bound model and board while observation is wanted, and the
 /// actions move them whenever either changes, so "observing a model that is not bound" cannot be expressed. A
 /// derivation reads the values through `read`, which the view-model calls under its lock: derivations are therefore
-/// ordered, and a later one has read newer values. Publishing is one thread at a time (`isPublishing`): whoever
+/// ordered, and a later one has read newer values. Every thread that changed something publishes (`nextPublication(after:)`): whoever
 /// publishes takes the newest derived values until nothing differs, so `display` and `cover` always end on the newest
 /// values, whatever the threads, with no lock held while they notify.
 struct CanvasCellStateMachine: Sendable {
@@ -124,10 +124,8 @@ struct CanvasCellStateMachine: Sendable {
     /// How many times the display was derived.
     private(set) var recomputations = 0
     private var nextRequestNumber: UInt64 = 1
-    /// The values ``display`` and ``cover`` hold (as far as publications went), and whether a thread is publishing.
-    private(set) var publishedDisplay: CanvasDisplay?
+    /// The request number of the cover last handed to a publishing loop (nil: no cover).
     private var publishedCover: UInt64?
-    private(set) var isPublishing = false
 
     init(requestsCovers: Bool) {
         self.requestsCovers = requestsCovers
@@ -270,42 +268,43 @@ struct CanvasCellStateMachine: Sendable {
         case .success(let image): bound!.cover = .loaded(take: take, number: number, image)
         case .failure(let error): bound!.cover = .failed(take: take, number: number, reason: String(describing: error))
         }
-        actions.publish = needsPublication
+        actions.publish = true
         return actions
     }
 
     // MARK: Publication
 
-    /// The next write of ``CanvasCellViewModel/display`` or ``CanvasCellViewModel/cover`` that brings them to the
-    /// newest values, or nil (and the end of publishing) when they hold them.
-    mutating func nextPublication() -> Publication? {
+    /// What one publishing loop wrote last (nil: nothing yet).
+    struct Written: Sendable {
+        var display: CanvasDisplay??
+        var cover: UInt64??
+    }
+
+    /// The next write of ``CanvasCellViewModel/display`` or ``CanvasCellViewModel/cover`` for a publishing loop that
+    /// wrote `written` so far, or nil when what it wrote last is the newest. Every thread that changed something runs
+    /// its own loop (so a change made on the main thread is written there, at once); whoever writes last finds its
+    /// values still newest, so the properties always end on the newest values.
+    mutating func nextPublication(after written: inout Written) -> Publication? {
         let display = bound?.display
-        if display != publishedDisplay {
-            publishedDisplay = display
-            isPublishing = true
+        if written.display.map({ $0 != display }) ?? true {
+            written.display = .some(display)
             return .display(display)
         }
         var cover: (number: UInt64, image: CanvasCover)?
         if case .loaded(_, let number, let image) = bound?.cover { cover = (number, image) }
-        if cover?.number != publishedCover {
+        if cover?.number != (written.cover ?? publishedCover) {
             publishedCover = cover?.number
-            isPublishing = true
+            written.cover = .some(cover?.number)
             return .cover(cover?.image)
         }
-        isPublishing = false
         return nil
     }
 
     // MARK: Helpers
 
-    /// Whether the caller should publish: something differs and nobody is publishing (a publisher already running
-    /// takes the newest values on its next round).
-    private var needsPublication: Bool {
-        guard !isPublishing else { return false }
-        if bound?.display != publishedDisplay { return true }
-        if case .loaded(_, let number, _) = bound?.cover { return number != publishedCover }
-        return publishedCover != nil
-    }
+    /// Whether the caller should publish: always after a derivation, an unbind or a finished cover (writing an equal
+    /// value notifies nothing; the publishing loop skips a cover already handed out).
+    private var needsPublication: Bool { true }
 
     private static func display(_ values: CanvasCellValues) -> CanvasDisplay {
         CanvasDisplay(status: values.status, videoURL: values.videoURL, boardIsRecording: values.boardIsRecording)

@@ -175,10 +175,11 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
         if let ticket = actions.requestCover { requestCover(ticket) }
     }
 
-    /// Writes ``display`` and ``cover`` until they hold the newest values. One thread publishes at a time; an event on
-    /// another thread (or from an observer of these properties) meanwhile leaves its values to this loop.
+    /// Writes ``display`` and ``cover`` until what this thread wrote last is the newest (see
+    /// `CanvasCellStateMachine.nextPublication(after:)`), with no lock held.
     private func publish() {
-        while let publication = machine.withAnnotatedLock({ $0.nextPublication() }) {
+        var written = CanvasCellStateMachine.Written()
+        while let publication = machine.withAnnotatedLock({ $0.nextPublication(after: &written) }) {
             switch publication {
             case .display(let value): display = value
             case .cover(let value): cover = value
