@@ -3,7 +3,7 @@ import Foundation
 /// What an accepted event changed on a board, recorded by the transition function while it applies the event.
 ///
 /// The transition records the selection before and after, the one take it set or cleared, and the canvas it inserted
-/// or removed; ``writes`` turns that record into the writes of the observable models. So the rules are written once,
+/// or removed; ``writes(after:)`` turns that record into the writes of the observable models. So the rules are written once,
 /// in the transition, and the models follow from what it did: there is no second diff of the boards and no second
 /// switch over the events. ``BoardOutcome/writes`` gives them for an outcome.
 public struct BoardChange: Sendable, Hashable {
