@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 bash Tools/setup.sh
 
 rm -rf .doc-snippets
+mkdir -p .doc-snippets
 python3 - "$@" <<'PY'
 import pathlib, re, sys
 root = pathlib.Path(".")
