@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 bash Tools/setup.sh
 swift build --build-tests -Xswiftc -warnings-as-errors
 swift test --skip-build
+# The resident-memory bound of the leak test means something only with no other suite beside it.
+MULTICANVAS_RESIDENT_CHECK=1 swift test --skip-build --filter LeakTests
 swift build -c release --build-tests -Xswiftc -enable-testing -Xswiftc -warnings-as-errors \
     --scratch-path .build/release-tests
 swift test -c release --skip-build --scratch-path .build/release-tests
+MULTICANVAS_RESIDENT_CHECK=1 swift test -c release --skip-build --scratch-path .build/release-tests --filter LeakTests
