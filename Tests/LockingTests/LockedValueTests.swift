@@ -89,6 +89,26 @@ struct LockedValueTests {
         #expect(locked.withLock { $0.number } == 2)
     }
 
+    /// Not `Sendable`: what `withLockUnchecked` is for.
+    final class Node {
+        var links: [Node] = []
+    }
+
+    @Test("withLockUnchecked and init(unchecked:) reach state the compiler cannot prove disconnected, under the lock")
+    func uncheckedState() throws {
+        let root = Node()
+        let locked = LockedValue(unchecked: [root])
+        let added = Node()
+        locked.withLockUnchecked { $0.append(added) }
+        let last = locked.withLockUnchecked { $0.last }
+        #expect(last === added)
+        #expect(throws: Refusal.self) {
+            try locked.withLockUnchecked { (_: inout [Node]) throws(Refusal) -> Void in throw Refusal() }
+        }
+        // The lock is free again after the error.
+        #expect(locked.withLockIfAvailable { $0.count } == 2)
+    }
+
     @Test("Mutex.withAnnotatedLock, kept until every Mutex is a LockedValue, still locks and annotates")
     func annotatedMutex() {
         let mutex = Mutex(41)
