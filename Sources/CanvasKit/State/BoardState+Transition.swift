@@ -20,7 +20,7 @@ extension BoardState {
         case rejected(CanvasRejection)
 
         /// The outcome, with `next` the board this step left.
-        package func outcome(next: BoardState) -> BoardOutcome {
+        func outcome(next: BoardState) -> BoardOutcome {
             switch self {
             case .accepted(let effects, let change): .accepted(next: next, effects: effects, change: change)
             case .rejected(let rejection): .rejected(rejection)
@@ -28,13 +28,13 @@ extension BoardState {
         }
 
         /// The effects; empty when rejected.
-        package var effects: [CanvasEffect] {
+        var effects: [CanvasEffect] {
             if case .accepted(let effects, _) = self { return effects }
             return []
         }
 
         /// The rejection, or nil when accepted.
-        package var rejection: CanvasRejection? {
+        var rejection: CanvasRejection? {
             if case .rejected(let rejection) = self { return rejection }
             return nil
         }
