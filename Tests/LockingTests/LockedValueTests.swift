@@ -4,10 +4,10 @@ import Locking
 import Synchronization
 import Testing
 
-/// `LockedValue` (and `Mutex.withAnnotatedLock`, which it is built on). Under ThreadSanitizer (Tools/sanitize.sh
-/// --thread) the concurrent tests are the shape that was reported as a race with plain `Mutex.withLock` (canvas-thumb's
-/// reporter: worker threads updating one `Mutex`'s state with no other synchronization between them): they must run
-/// without a report.
+/// `LockedValue` (and `Mutex.withAnnotatedLock`, kept for the last bare `Mutex`es). Under ThreadSanitizer
+/// (Tools/sanitize.sh --thread) the concurrent tests are the shape that was reported as a race with plain
+/// `Mutex.withLock` (canvas-thumb's reporter: worker threads updating one `Mutex`'s state with no other synchronization
+/// between them): they must run without a report.
 @Suite("Locked values")
 struct LockedValueTests {
     final class Counter: Sendable {
