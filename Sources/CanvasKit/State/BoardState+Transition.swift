@@ -43,15 +43,25 @@ extension BoardState {
                 rest = []
             }
 
-            /// The effects in `effects`, in order. - Precondition: `effects` is not empty.
-            init(_ effects: [CanvasEffect]) {
-                first = effects[0]
-                rest = Array(effects.dropFirst())
+            /// `first`, then `rest`.
+            init(_ first: CanvasEffect, then rest: [CanvasEffect]) {
+                self.first = first
+                self.rest = rest
             }
 
-            /// The effects as an array, in order.
+            /// The effects in `effects`, in order. - Precondition: `effects` is not empty.
+            init(_ effects: [CanvasEffect]) {
+                self.init(effects[0], then: Array(effects.dropFirst()))
+            }
+
+            /// The effects as an array, in order (one allocation).
             var array: [CanvasEffect] {
-                rest.isEmpty ? [first] : [first] + rest
+                guard !rest.isEmpty else { return [first] }
+                var all: [CanvasEffect] = []
+                all.reserveCapacity(1 + rest.count)
+                all.append(first)
+                all.append(contentsOf: rest)
+                return all
             }
         }
 
@@ -149,14 +159,15 @@ extension BoardState {
         let old = slots[index].take
         setTake(take, at: index, &change)
         selection = Selection(index: index, phase: .inPreview)
-        var effects: [CanvasEffect] = [.takeFinished(index: index, url: url)]
+        var rest: [CanvasEffect] = []
         // The recorder may overwrite the previous take's file; that file is the new take, so it is not reported as
         // replaced (the host would otherwise remove the take it just recorded).
         if let old, !old.isSameFile(as: take) {
-            effects.append(.takeReplaced(index: index, oldURL: old.url))
+            rest.reserveCapacity(2)
+            rest.append(.takeReplaced(index: index, oldURL: old.url))
         }
-        effects.append(.coverWanted(index: index, url: url))
-        return .accepted(Step.Effects(effects))
+        rest.append(.coverWanted(index: index, url: url))
+        return .accepted(Step.Effects(.takeFinished(index: index, url: url), then: rest))
     }
 
     private mutating func cancel() -> Rule {
