@@ -18,7 +18,9 @@ var targets: [Target] = []
 // see `Synchronization.Mutex` on Linux (Tools/sanitize.sh). No product: shared by every module that locks, never
 // re-exported. `LockedValue` itself is `public` only so that it inlines into generic callers (see LockedValue.swift).
 targets += [
-    .target(name: "Locking", swiftSettings: swiftSettings),
+    // C: ThreadSanitizer's entry points, looked up once at load time into two globals (one load per check).
+    .target(name: "LockingSanitizer"),
+    .target(name: "Locking", dependencies: ["LockingSanitizer"], swiftSettings: swiftSettings),
     .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: swiftSettings),
 ]
 

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import LockingSanitizer
 
 /// Tells ThreadSanitizer about the locks it cannot see.
 ///
@@ -12,36 +6,19 @@
 /// ThreadSanitizer sees none of its happens-before edges and reports correct code behind a `Mutex` as a race (for
 /// instance canvas-thumb's reporter, whose state every worker thread updates under one `Mutex`). When the process runs
 /// under ThreadSanitizer, its annotation entry points `__tsan_acquire` and `__tsan_release` exist; they are looked up
-/// once with `dlsym`, and every lock of the package calls them right after taking and right before releasing it
-/// (`LockedValue`, and Observing's `PropertyStorage`). Outside ThreadSanitizer the lookup finds nothing and each call
-/// costs one load and one branch.
+/// once with `dlsym`, when the library is loaded (the C target LockingSanitizer), and every lock of the package calls
+/// them right after taking and right before releasing it (`LockedValue`, and Observing's `PropertyStorage`). Outside
+/// ThreadSanitizer the lookup finds nothing and each call costs one load and one branch (a C global: a Swift `static
+/// let` would cost a call to its lazy accessor on every read).
 ///
 /// The annotations only state what the lock already guarantees (the critical sections of one lock are ordered), so
 /// they cannot hide a race on memory that is touched outside the lock, or under two different locks.
 @usableFromInline
 package enum ThreadSanitizer {
-    @usableFromInline
-    package typealias Annotation = @convention(c) (UnsafeRawPointer?) -> Void
-
-    /// The entry points' addresses as integers (0 when not running under ThreadSanitizer).
-    @usableFromInline
-    package static let acquireAddress = address(of: "__tsan_acquire")
-    @usableFromInline
-    package static let releaseAddress = address(of: "__tsan_release")
-
     /// Whether the process runs under ThreadSanitizer.
-    @usableFromInline
+    @inlinable
     package static var isActive: Bool {
-        acquireAddress != 0 && releaseAddress != 0
-    }
-
-    private static func address(of symbol: String) -> UInt {
-        #if canImport(Darwin)
-            let handle = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
-        #else
-            let handle: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
-        #endif
-        return dlsym(handle, symbol).map { UInt(bitPattern: $0) } ?? 0
+        locking_tsan_is_active()
     }
 
     /// Records that the lock identified by `object` was just taken.
@@ -59,14 +36,12 @@ package enum ThreadSanitizer {
     /// Records that the lock identified by `address` was just taken.
     @inlinable
     package static func acquire(address lock: UnsafeRawPointer) {
-        let address = acquireAddress
-        if address != 0 { unsafeBitCast(address, to: Annotation.self)(lock) }
+        locking_annotate_acquire(lock)
     }
 
     /// Records that the lock identified by `address` is about to be released.
     @inlinable
     package static func release(address lock: UnsafeRawPointer) {
-        let address = releaseAddress
-        if address != 0 { unsafeBitCast(address, to: Annotation.self)(lock) }
+        locking_annotate_release(lock)
     }
 }
