@@ -282,11 +282,10 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// one: a call into the runtime on every delivered change).
     @usableFromInline
     enum StoreOutcome {
-        /// A subscriber wants prior notifications or waits for its `.initial` call: nothing was stored, `generalSet`
-        /// does it all.
-        case unusual
-        /// Stored; nobody to notify. The replaced value.
-        case unobserved(Value)
+        /// Nothing to notify now. With the replaced value: stored, nobody observes. With `nil`: nothing was stored,
+        /// since a subscriber wants prior notifications or waits for its `.initial` call; `generalSet` does it all.
+        /// (One case for both, not two: with four cases the optimizer dispatched through a jump table.)
+        case unnotified(replaced: Value?)
         /// Stored; one subscriber, read unretained and published in the calling thread's hazard slot, its
         /// `notifiesEqualWrites`, and the thread's context (unretained); the write holds its turn.
         case single(Value, Unmanaged<Delivery>, notifiesEqual: Bool, context: Unmanaged<ThreadContext>)
@@ -322,13 +321,13 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         @inline(__always)
         func store(_ state: inout State) -> StoreOutcome {
             if state.unusualSubscribers != 0 {
-                return .unusual
+                return .unnotified(replaced: nil)
             }
             var old = newValue
             swap(&old, &state.value)
             state.version &+= 1
             if state.subscribers.isEmpty {
-                return .unobserved(old)
+                return .unnotified(replaced: old)
             }
             // Read under the lock, so that a write nobody observes does not look it up.
             let current = Unmanaged<ThreadContext>.fromOpaque(ThreadContext.currentPointer())
@@ -365,11 +364,12 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         let outcome = withState(store)
         // `consume`: the payloads move out of `outcome` instead of being copied (a second retain of the list).
         switch consume outcome {
-        case .unusual:
-            generalSet(newValue, of: object)
-        case .unobserved:
-            // Nobody to notify. The replaced value is released here, after the lock: its deinit may use this storage.
-            return
+        case .unnotified(let replaced):
+            if case .none = replaced {
+                generalSet(newValue, of: object)
+            }
+        // Otherwise nobody to notify. The replaced value is released here, after the lock: its deinit may use this
+        // storage.
         case .single(let old, let single, let singleNotifiesEqual, let context):
             let isEqualWrite = isEqual?(old, newValue) ?? false
             // The change holds the replaced value, which must outlive the delivery: it is released only after the
