@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 
 /// What every registered observation offers its token, its `KeyValueObserver` and the diagnostics.
@@ -88,6 +89,12 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         /// The registration's `.initial` call still to be marked made (`finishInitial()`): the direct
         /// subscriber's storage and delivery, or, in chain mode, ticket 0.
         var pendingInitial: PendingInitial?
+        /// Chain mode, when the key path is exactly the `@Observed` properties it read, one after the other
+        /// (`\Folder.document.title`: no computed property, optional chaining or subscript in between): the
+        /// version of each link's storage as last read, in link order. The path's value is then the last
+        /// storage's value for as long as the other storages keep their versions, so a change of the last one is
+        /// read from it without evaluating the path again (see `storedChainValue`). Nil for any other path.
+        var storedChainVersions: [UInt64]?
     }
 
     /// See `State.pendingInitial`.
@@ -104,7 +111,12 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     private let rootType: AnyObject.Type
     let rootIdentifier: ObjectIdentifier
     let owner: OwnerDescription?
-    private let state: Locked<State>
+    /// Made, and reached in `start()` and `linkDidChange()`, through `LockedValue`'s unchecked entry points: the
+    /// state holds values the compiler cannot prove disconnected (a weak reference to the observed object, key paths,
+    /// the objects a chain read, values of any type). Why that is safe: every access holds the lock, and what crosses
+    /// threads through it is the model object and its values, which can only be reached from two threads at all if the
+    /// model is itself `Sendable`.
+    private let state: LockedValue<State>
     /// Chain mode, store order (O11): each re-evaluation that notifies takes the next ticket under the state's
     /// lock (where it computes the old and new values), and sends only once `turn` equals its ticket, then
     /// moves it on. Ticket 0 is the `.initial` call's when asked for. (Direct mode is ordered by its
@@ -135,7 +147,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         var initial = State(keyPath: keyPath, equality: nil)
         initial.root = root
         initial.direct = direct
-        self.state = Locked(initial)
+        self.state = LockedValue(unchecked: initial)
     }
 
     // MARK: Registration
@@ -145,7 +157,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     func start() -> Value? {
         // Objects read under the lock are released after it (see `linkDidChange`).
         var keptAlive: [AnyObject] = []
-        let value: Value? = state.withLock { state in
+        let value: Value? = state.withLockUnchecked { state in
             // The caller holds the root (`register` runs on it), so a direct observation, which read only the
             // root, keeps nothing else alive; a chain's reads are kept below.
             guard let root = state.root else { return nil }
@@ -272,8 +284,41 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             keptAlive += reads.map(\.object)
         }
         state.readNames = reads.map(ReadName.init)
+        state.storedChainVersions =
+            links.count == reads.count && Self.isStoredPropertyChain(state.keyPath, reads: reads)
+            ? reads.map(\.version) : nil
         state.mode = .chain(links: links, lastValue: value)
         return value
+    }
+
+    /// Whether `keyPath` is exactly the properties `reads` read, in order: each read is a different storage, and the
+    /// read key paths appended one to the other make `keyPath` (key paths compare by their components).
+    private static func isStoredPropertyChain(_ keyPath: KeyPath<Root, Value>, reads: [TrackedRead]) -> Bool {
+        guard reads.count >= 2 else { return false }
+        var composed = reads[0].keyPath
+        for read in reads.dropFirst() {
+            guard let next = composed.appending(path: read.keyPath) else { return false }
+            composed = next
+        }
+        return composed == keyPath
+    }
+
+    /// Chain mode, for a path of stored properties (`State.storedChainVersions`): the path's value read from its
+    /// last storage, when no other storage on the path has changed since the path was last evaluated; nil when one
+    /// has (or is gone), so the path must be evaluated again. Every storage it holds for a moment is added to
+    /// `keptAlive`, to be released after the lock.
+    private func storedChainValue(versions: [UInt64]?, links: [Link], keptAlive: inout [AnyObject]) -> Value? {
+        guard let versions, versions.count == links.count, let last = links.last
+        else { return nil }
+        for index in 0..<(links.count - 1) {
+            guard let storage = links[index].storage else { return nil }
+            keptAlive.append(storage)
+            guard storage.currentVersion == versions[index] else { return nil }
+        }
+        guard let storage = last.storage else { return nil }
+        keptAlive.append(storage)
+        guard let leaf = storage as? PropertyStorage<Value> else { return nil }
+        return leaf.untrackedValue
     }
 
     // MARK: Changes
@@ -291,14 +336,21 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // it: the last release of an object runs its deinit, which may end this very observation
         // (an object that owns the token), and that must not happen while the lock is held.
         var keptAlive: [AnyObject] = []
-        let outcome: (root: Root, old: Value, new: Value, ticket: UInt64)? = state.withLock { state in
+        let outcome: (root: Root, old: Value, new: Value, ticket: UInt64)? = state.withLockUnchecked { state in
             guard let root = state.root, case .chain(let links, let lastValue) = state.mode else { return nil }
             keptAlive.append(root)
-            let keyPath = state.keyPath
-            let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
-            keptAlive += reads.map(\.object)
-            let current = retrack(
-                &state, root: root, value: value, reads: reads, links: links, keptAlive: &keptAlive)
+            let current: Value
+            if let stored = storedChainValue(versions: state.storedChainVersions, links: links, keptAlive: &keptAlive) {
+                // Only the last property changed: its value is the path's, the links stay as they are.
+                state.mode = .chain(links: links, lastValue: stored)
+                current = stored
+            } else {
+                let keyPath = state.keyPath
+                let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+                keptAlive += reads.map(\.object)
+                current = retrack(
+                    &state, root: root, value: value, reads: reads, links: links, keptAlive: &keptAlive)
+            }
             if state.equality == nil {
                 state.equality = .some(makeEquality(Value.self))
             }
@@ -457,7 +509,7 @@ enum LiveObservations {
         unowned(unsafe) let core: any ObservationCore
     }
 
-    private static let entries = Locked<[ObjectIdentifier: Entry]>([:])
+    private static let entries = LockedValue<[ObjectIdentifier: Entry]>([:])
 
     static func insert(_ core: any ObservationCore) {
         entries.withLock { $0[ObjectIdentifier(core)] = Entry(core: core) }
