@@ -96,7 +96,7 @@ let nextSubscriptionID = Atomic<UInt64>(1)
 /// setter's `newValue` is not. Values reach another thread through this storage only if the model
 /// object itself is shared, which Swift allows only for a model declared `Sendable`.
 ///
-/// Not the package's `LockedValue` (nor `Locked`, see there): this lock is taken on every read and write of every
+/// Not the package's `LockedValue`: this lock is taken on every read and write of every
 /// `@Observed` property, and it announces its sections to ThreadSanitizer only when a flag copied at creation
 /// (`sanitized`) says the sanitizer is there; `LockedValue` reads the sanitizer's globals on every section, which
 /// would cost each read and write a few instructions.
