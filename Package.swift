@@ -75,9 +75,12 @@ targets += [
 ]
 
 // MARK: CommandLineSupport
-// What both executables share for printing: ordered one-line JSON, terminal detection, a progress line.
+// What both executables share for printing: ordered one-line JSON, terminal detection, a progress line, and the last
+// line a fatal signal prints (CLastLine: the signal handler, in C because it may only call async-signal-safe
+// functions).
 targets += [
-    .target(name: "CommandLineSupport", swiftSettings: swiftSettings),
+    .target(name: "CLastLine"),
+    .target(name: "CommandLineSupport", dependencies: ["CLastLine"], swiftSettings: swiftSettings),
     .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),
 ]
 

@@ -36,10 +36,6 @@ if options.version {
     Terminal.printLine(ToolVersion.line(for: "canvas-thumb"))
     exit(0)
 }
-if options.version {
-    Terminal.printLine(ToolVersion.line(for: "canvas-thumb"))
-    exit(0)
-}
 
 let format: CoverImageFormat = options.format == .jpeg ? .jpeg : .png
 var coverOptions = CoverOptions(maximumSize: PixelSize(width: options.maximumWidth, height: options.maximumHeight))
@@ -96,6 +92,10 @@ let reporter = CoverBatchReporter(programName: "canvas-thumb", json: options.jso
 }
 for entry in expansion.unreadable { reporter.report(unreadable: entry) }
 let concurrency = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+// `--timeout 0` is no limit (and beyond 30 years is none either).
+let timeout: Duration? =
+    options.timeout.map { $0 > 0 ? .milliseconds(Int64((min($0, 1e9) * 1000).rounded(.up))) : nil }
+    ?? CoverBatch.defaultTimeout
 // Several inputs run in worker processes, so that a crash inside FFmpeg costs one input, not the
 // batch; a single input runs here (no other input to protect, and no second start-up to pay).
 // CANVAS_THUMB_ISOLATION=threads runs a batch on threads of this process instead (to measure
@@ -103,7 +103,33 @@ let concurrency = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
 if jobs.count > 1, ProcessInfo.processInfo.environment["CANVAS_THUMB_ISOLATION"] != "threads" {
     let command = CoverWorkerCommand.currentExecutable(
         arguments: [rawArguments[0], workerFlag] + rawArguments.dropFirst())
-    CoverBatch.run(jobs, concurrency: concurrency, workers: command) { reporter.report($0) }
+    CoverBatch.run(jobs, concurrency: concurrency, workers: command, timeout: timeout) { reporter.report($0) }
+} else if jobs.count == 1 {
+    // Decoded here, so a crash or a read that never returns would end this process with nothing
+    // said: the input's line (JSON or text) is prepared now, and a crash signal or the timeout's
+    // alarm prints it and exits 1, as a batch reports an input whose worker crashed or hung.
+    let job = jobs[0]
+    func lastLine(_ error: ThumbnailError) -> (descriptor: Int32, text: String) {
+        // A failure is one line: JSON on standard output, or `canvas-thumb: REASON` on standard error.
+        switch reporter.events(for: CoverJobResult(index: 0, job: job, result: .failure(error))).first {
+        case .output(let line): (STDOUT_FILENO, line)
+        case .error(let line): (STDERR_FILENO, line)
+        case .progress, nil: (STDERR_FILENO, "canvas-thumb: \(error.reason)")
+        }
+    }
+    let crashDescriptor = lastLine(.crashed(job.input, signal: SIGSEGV)).descriptor
+    LastLine.prepare(LastLine.crashSignals, descriptor: crashDescriptor, status: 1) { signal in
+        lastLine(.crashed(job.input, signal: signal)).text
+    }
+    if let timeout {
+        let stopped = lastLine(.timedOut(job.input, after: timeout))
+        LastLine.prepare([LastLine.timerSignal], descriptor: stopped.descriptor, status: 1) { _ in stopped.text }
+        LastLine.arm(seconds: Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+    }
+    CoverBatch.run(jobs, options: coverOptions, format: format, concurrency: 1) { result in
+        LastLine.clear()
+        reporter.report(result)
+    }
 } else {
     CoverBatch.run(jobs, options: coverOptions, format: format, concurrency: concurrency) { reporter.report($0) }
 }

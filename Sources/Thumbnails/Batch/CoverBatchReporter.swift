@@ -77,8 +77,9 @@ public final class CoverBatchReporter: Sendable {
         }
     }
 
-    /// The lines of one result.
-    func events(for item: CoverJobResult) -> [Event] {
+    /// The lines of one result, without reporting it (what a tool prepares to print if a signal
+    /// ends it before the result arrives: see `LastLine` in CommandLineSupport).
+    package func events(for item: CoverJobResult) -> [Event] {
         let input = item.job.input.escaped
         switch item.result {
         case .success(let cover):
