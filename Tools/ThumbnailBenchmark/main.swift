@@ -4,6 +4,7 @@
 // the median milliseconds per cover (the warm figure), like the floor.
 //
 //   ThumbnailBenchmark INPUT OUTPUT.png [SIZE] [SECONDS] [LOOPS] [exact] [--probe] [--skip-dark] [--no-write] [--cpu]
+//   ThumbnailBenchmark --cache-hits INPUT | --service-misses INPUT COUNT   (see below)
 //
 // SECONDS < 0 means the first frame; otherwise keyframe mode at SECONDS, or the exact frame with
 // "exact". --probe forces avformat_find_stream_info even when the header is complete (to measure
@@ -38,6 +39,33 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--cache-hits" 
     guard hits == lookups else { exit(1) }
     let microseconds = (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12)
     print(String(format: "%.3f", microseconds / Double(lookups)))
+    exit(0)
+}
+
+// `ThumbnailBenchmark --service-misses INPUT COUNT`: COUNT covers of INPUT (320x320, first frame)
+// through `CoverService.cover(for:maximumSize:)`, each from a fresh service (so each one a cache
+// miss: the key's `stat`, the decode); prints the median milliseconds per cover. Under
+// `strace -f -e trace=%stat,%file` it shows the system calls a miss makes on the file's path.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--service-misses" {
+    let url = URL(filePath: CommandLine.arguments[2])
+    let count = max(1, Int(CommandLine.arguments[3]) ?? 1)
+    let size = PixelSize(width: 320, height: 320)
+    let clock = ContinuousClock()
+    var milliseconds: [Double] = []
+    for _ in 0..<count {
+        let service = CoverService(options: CoverOptions(), maximumConcurrency: 1)
+        let start = clock.now
+        do {
+            _ = try await service.cover(for: url, maximumSize: size)
+        } catch {
+            FileHandle.standardError.write(Data("ThumbnailBenchmark: \(error)\n".utf8))
+            exit(1)
+        }
+        let elapsed = clock.now - start
+        milliseconds.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15)
+    }
+    milliseconds.sort()
+    print(String(format: "%.3f", milliseconds[count / 2]))
     exit(0)
 }
 

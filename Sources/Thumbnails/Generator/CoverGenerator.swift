@@ -83,27 +83,34 @@ public final class CoverGenerator: Sendable {
         try makeCover(forFileAt: path, options: options, token: nil)
     }
 
+    /// The cover of the file at `url`; `identity`, when given, is the file's status as the caller
+    /// already read it (a ``CoverCache`` key's), so the file is not `stat`ed a second time.
     func makeCover(
         for url: URL,
         options: CoverOptions,
         token: CancellationToken?,
-        probe: MediaInput.ProbePolicy = .whenIncomplete
+        probe: MediaInput.ProbePolicy = .whenIncomplete,
+        identity: FileIdentity? = nil
     ) throws(ThumbnailError) -> CoverImage {
         guard url.isFileURL else {
             throw ThumbnailError(.invalidArgument, reason: "\(url.absoluteString): not a file URL")
         }
-        return try makeCover(forFileAt: FileSystemPath(url), options: options, token: token, probe: probe)
+        let path = FileSystemPath(url)
+        return try makeCover(
+            forFileAt: path, options: options, token: token, probe: probe,
+            status: identity.map { FileStatus(identity: $0, path: path) })
     }
 
     func makeCover(
         forFileAt path: FileSystemPath,
         options: CoverOptions,
         token: CancellationToken?,
-        probe: MediaInput.ProbePolicy = .whenIncomplete
+        probe: MediaInput.ProbePolicy = .whenIncomplete,
+        status: FileStatus? = nil
     ) throws(ThumbnailError) -> CoverImage {
         let session = try openSession(name: path.escaped, options: options, token: token) {
             interruption throws(ThumbnailError) in
-            try MediaInput(fileAt: path, probe: probe, interruption: interruption)
+            try MediaInput(fileAt: path, probe: probe, interruption: interruption, status: status)
         }
         return try session.cover(at: options.time)
     }

@@ -230,7 +230,9 @@ public final class CoverService: Sendable {
     private func run(_ job: Job) {
         DispatchQueue.global(qos: .userInitiated).async {
             let result = Result { () throws(ThumbnailError) in
-                try self.generator.makeCover(for: job.url, options: job.key.options, token: job.token)
+                // The key's `stat` stands for the file's: one `stat` per cover.
+                try self.generator.makeCover(
+                    for: job.url, options: job.key.options, token: job.token, identity: job.key.identity)
             }
             self.finish(job, with: result)
         }
