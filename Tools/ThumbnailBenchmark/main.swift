@@ -8,7 +8,8 @@
 //
 // SECONDS < 0 means the first frame; otherwise keyframe mode at SECONDS, or the exact frame with
 // "exact". --probe forces avformat_find_stream_info even when the header is complete (to measure
-// what skipping it saves); --skip-dark turns on CoverOptions.skipsDarkFrames; --no-write stops after
+// what skipping it saves; it needs Thumbnails built with -DTHUMBNAILS_BENCHMARK_HOOKS, as
+// Tools/bench-thumbnails.sh builds it); --skip-dark turns on CoverOptions.skipsDarkFrames; --no-write stops after
 // the decoded, scaled cover (no PNG encoding, no file); --cpu measures the process's CPU time per cover instead of
 // the wall clock (for the picture-shape ratios, which differ by less than other work on a shared machine moves the
 // wall clock). Exit status 1 with the error's reason on stderr when a cover fails.
@@ -110,8 +111,16 @@ var milliseconds: [Double] = []
 for _ in 0..<loops {
     let start = clock.now
     let startCPU = measuresCPU ? processCPUMilliseconds() : 0
-    do {
-        let cover = try generator.makeCover(for: input, options: options, alwaysProbe: forcesProbe)
+    do throws(ThumbnailError) {
+        #if THUMBNAILS_BENCHMARK_HOOKS
+            let cover = try generator.makeCover(for: input, options: options, alwaysProbe: forcesProbe)
+        #else
+            if forcesProbe {
+                throw ThumbnailError(
+                    .invalidArgument, reason: "--probe needs a build with -Xswiftc -DTHUMBNAILS_BENCHMARK_HOOKS")
+            }
+            let cover = try generator.makeCover(for: input, options: options)
+        #endif
         if writes {
             try cover.write(to: output, as: .png)
         }

@@ -20,19 +20,26 @@ public final class CoverGenerator: Sendable {
     /// Advanced by ``cancelAll()``; a job stops when the epoch it started in has passed.
     private let epoch = Atomic<Int>(0)
 
-    /// Called at every cancellation check (once per packet read), before checking: a test hook
-    /// that cancels at a chosen packet to prove decoding stops at the next one.
-    private let checkObserver: (@Sendable () -> Void)?
+    #if THUMBNAILS_TEST_HOOKS
+        /// Called at every cancellation check (once per packet read), before checking: a test
+        /// hook that cancels at a chosen packet to prove decoding stops at the next one. Compiled
+        /// only with `THUMBNAILS_TEST_HOOKS` (debug builds, and the release build of the tests).
+        private let checkObserver: (@Sendable () -> Void)?
+    #endif
 
     /// A generator. Cheap: make one per screen, or share one.
     public init() {
-        checkObserver = nil
+        #if THUMBNAILS_TEST_HOOKS
+            checkObserver = nil
+        #endif
     }
 
-    /// A generator that calls `checkObserver` at each cancellation check (tests only).
-    init(checkObserver: @escaping @Sendable () -> Void) {
-        self.checkObserver = checkObserver
-    }
+    #if THUMBNAILS_TEST_HOOKS
+        /// A generator that calls `checkObserver` at each cancellation check (tests only).
+        init(checkObserver: @escaping @Sendable () -> Void) {
+            self.checkObserver = checkObserver
+        }
+    #endif
 
     // MARK: Blocking
 
@@ -64,13 +71,16 @@ public final class CoverGenerator: Sendable {
         try makeCover(from: data, name: name, options: options, token: nil)
     }
 
-    /// ``makeCover(for:options:)`` with the stream probe forced on (`alwaysProbe`), for the
-    /// benchmark to measure what skipping it saves.
-    package func makeCover(for url: URL, options: CoverOptions, alwaysProbe: Bool) throws(ThumbnailError)
-        -> CoverImage
-    {
-        try makeCover(for: url, options: options, token: nil, probe: alwaysProbe ? .always : .whenIncomplete)
-    }
+    #if THUMBNAILS_BENCHMARK_HOOKS
+        /// ``makeCover(for:options:)`` with the stream probe forced on (`alwaysProbe`), for the
+        /// benchmark to measure what skipping it saves. Compiled only with
+        /// `THUMBNAILS_BENCHMARK_HOOKS` (Tools/bench-thumbnails.sh builds ThumbnailBenchmark so).
+        package func makeCover(for url: URL, options: CoverOptions, alwaysProbe: Bool) throws(ThumbnailError)
+            -> CoverImage
+        {
+            try makeCover(for: url, options: options, token: nil, probe: alwaysProbe ? .always : .whenIncomplete)
+        }
+    #endif
 
     /// Takes a cover from the file at `path`, blocking the calling thread: as
     /// ``makeCover(for:options:)``, for a path held as bytes (a name that is not UTF-8, which a
@@ -262,7 +272,9 @@ public final class CoverGenerator: Sendable {
     func cancellationCheck(token: CancellationToken?, name: String) -> () throws(ThumbnailError) -> Void {
         let started = epoch.load(ordering: .sequentiallyConsistent)
         return { () throws(ThumbnailError) in
-            self.checkObserver?()
+            #if THUMBNAILS_TEST_HOOKS
+                self.checkObserver?()
+            #endif
             if token?.isCancelled == true || Task.isCancelled
                 || self.epoch.load(ordering: .relaxed) != started
             {
