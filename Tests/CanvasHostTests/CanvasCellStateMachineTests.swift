@@ -18,6 +18,9 @@ struct CanvasCellStateMachineTests {
 
     enum Event: CaseIterable {
         case bindFirst, bindSecond, unbind, start, stop
+        /// Observation starts while another thread writes the bound model's take and `isRecording`: the writes land
+        /// after the machine read the values and before the registrations exist, so nobody is told of them.
+        case startWhileWritten
         /// A board event that writes two observed keys of the first (second) model: its take and its status.
         case eventOnFirst, eventOnSecond
         /// A board event that flips `isRecording`.
@@ -120,6 +123,9 @@ struct CanvasCellStateMachineTests {
                 if asked[ticket.number] != nil { problems.append("\(event): request number \(ticket.number) reused") }
                 asked[ticket.number] = ticket.take
             }
+            if actions.deriveAfterRegistering {
+                perform(machine.registrationsPerformed(read: reader()), event)
+            }
         }
 
         mutating func apply(_ event: Event) {
@@ -136,6 +142,16 @@ struct CanvasCellStateMachineTests {
             case .start:
                 let actions = machine.startObserving(read: reader())
                 if boundIndex != nil { stale = false }
+                perform(actions, event)
+            case .startWhileWritten:
+                let actions = machine.startObserving(read: reader())
+                if let index = boundIndex, actions.registerModel != nil {
+                    takeNumber[index] = (takeNumber[index] + 1) % 3
+                    isRecording.toggle()
+                    stale = false
+                } else if boundIndex != nil {
+                    stale = false
+                }
                 perform(actions, event)
             case .stop:
                 perform(machine.stopObserving(), event)

@@ -5,12 +5,51 @@ import Dispatch
 import Foundation
 import Locking
 import SeededRandom
+import Synchronization
 import TestSupport
 import Testing
 
 @Suite("Display lifecycle: model changes from another thread while the screen scrolls")
 @MainActor
 struct LifecycleConcurrencyTests {
+    @Test("a write landing while observation starts is not lost: the display ends on the newest values")
+    func writeWhileObservationStarts() {
+        // Canvas 0 has a take (its cover, or its take playing while canvas 1 records); canvas 1 is previewed. Each
+        // round the cell stops observing, then starts again while another thread flips `isRecording` after a delay
+        // that sweeps the whole start: a start that reads the values before it registers misses a flip landing
+        // between the two, and nothing later corrects the display.
+        let url = URL(fileURLWithPath: "/takes/a.mov")
+        let board = CanvasBoard(canvasCount: 2)
+        for event: CanvasEvent in [.tap(0), .record, .stop(url), .tap(1)] { _ = board.send(event) }
+        let viewModel = CanvasCellViewModel()
+        viewModel.bind(to: board.canvases[0], on: board)
+        viewModel.startObserving()
+        let go = Atomic(0)
+        let done = Atomic(0)
+        let rounds = 3_000
+        let writer = Thread {
+            for round in 1...rounds {
+                while go.load(ordering: .acquiring) != round {}
+                for _ in 0..<(round * 7) % 400 { _ = done.load(ordering: .relaxed) }
+                _ = board.send(round % 2 == 1 ? .record : .cancel)
+                done.store(round, ordering: .releasing)
+            }
+        }
+        writer.start()
+        var stale: [String] = []
+        for round in 1...rounds {
+            viewModel.stopObserving()
+            go.store(round, ordering: .releasing)
+            viewModel.startObserving()
+            while done.load(ordering: .acquiring) != round {}
+            let expected: CanvasDisplay = board.isRecording ? .playback(url) : .cover(url)
+            if viewModel.display != expected, stale.count < 3 {
+                stale.append("round \(round): shows \(String(describing: viewModel.display)), board says \(expected)")
+            }
+        }
+        #expect(stale.isEmpty, "\(stale)")
+    }
+
     @Test("taps, records and stops on a background thread, scrolling on the main actor: the audit passes at the end")
     func backgroundEventsWhileScrolling() {
         let board = CanvasBoard(canvasCount: 40)

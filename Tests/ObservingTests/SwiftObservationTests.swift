@@ -18,6 +18,9 @@ private final class Track: KeyValueObservable, @unchecked Sendable {
     @ObservedArray var items: [Item] = []
     @Observed var next: Track?
 
+    /// The Swift Observation registrar of `title` (after its first read).
+    var titleRegistrar: ObservationRegistrar { _title.storage.observation.bridge!.takeUnretainedValue().registrar }
+
     /// Whether each property's storage has its Swift Observation registrar (see `ObservationBridge`).
     var armed: (title: Bool, rating: Bool, next: Bool) {
         (_title.storage.isObservationArmed, _rating.storage.isObservationArmed, _next.storage.isObservationArmed)
@@ -230,5 +233,63 @@ struct SwiftObservationTests {
             }
         }
         #expect(armed.calls.count == rounds)
+    }
+
+    @Test(
+        "On this toolchain a write can tell that no tracking holds the property's registrar (the probe checks itself)")
+    func registrarProbeIsUsable() {
+        #expect(RegistrarProbe.isUsable)
+        let model = Track()
+        _ = model.title
+        let registrar = model.titleRegistrar
+        #expect(!RegistrarProbe.isHeldElsewhere(registrar), "read, not tracked")
+        withObservationTracking {
+            _ = model.title
+            #expect(RegistrarProbe.isHeldElsewhere(registrar), "inside apply")
+        } onChange: {
+        }
+        #expect(RegistrarProbe.isHeldElsewhere(registrar), "tracked")
+        model.title = "Fired"
+        #expect(!RegistrarProbe.isHeldElsewhere(registrar), "the tracking fired and let go")
+    }
+
+    @Test("Writes that skip the registrar while nothing tracks do not stop later trackings, nested ones included")
+    func trackingAfterUntrackedWrites() {
+        let model = Track()
+        for round in 0..<3 {
+            for index in 0..<5 { model.title = "untracked \(round).\(index)" }
+            let outer = Tracking()
+            let inner = Tracking()
+            track(outer) {
+                _ = model.rating
+                track(inner) { _ = model.title }
+            }
+            model.title = "tracked \(round)"
+            #expect(inner.calls.count == 1)
+            #expect(outer.calls.count == 1, "the inner tracking's reads are the outer's too")
+            model.rating = round + 1
+            #expect(outer.calls.count == 1)
+        }
+    }
+
+    @Test("A tracking registered on another thread while this one writes in a loop fires")
+    func trackingRegisteredDuringWrites() {
+        let model = Track()
+        _ = model.rating
+        let stop = Atomic(false)
+        let writer = Thread {
+            var value = 0
+            while !stop.load(ordering: .relaxed) {
+                value += 1
+                model.rating = value
+            }
+        }
+        writer.start()
+        for _ in 0..<200 {
+            let tracking = Tracking()
+            track(tracking) { _ = model.rating }
+            while tracking.calls.count == 0 {}
+        }
+        stop.store(true, ordering: .relaxed)
     }
 }

@@ -15,8 +15,9 @@ struct CanvasCellValues: Sendable, Hashable {
 /// | event | state change | actions |
 /// | --- | --- | --- |
 /// | `bind(model:board:)` | bound to the pair; derived | moved observations if observing (`rebind`); cover; publish |
+/// | `registrationsPerformed()` | derived (again) | cover; publish |
 /// | `unbind()` | unbound, not observing | unregister, cancel the cover request, publish nil |
-/// | `startObserving()` | observing | register (if bound and not yet), derive, cover, publish |
+/// | `startObserving()` | observing | register then derive (if bound and not yet), or derive; cover, publish |
 /// | `stopObserving()` | not observing | unregister (if registered) |
 /// | `modelChanged()` | awaits the board's event end | `awaitEventEnd(board)` (once per event), or none |
 /// | `boardRecordingChanged()` | as `modelChanged()`, only when a take is shown | same |
@@ -27,7 +28,9 @@ struct CanvasCellValues: Sendable, Hashable {
 /// | `teardown()` | - | unregister, cancel |
 ///
 /// Registered observations are not stored: they are the bound model and board while observation is wanted, and the
-/// actions move them whenever either changes, so "observing a model that is not bound" cannot be expressed. A
+/// actions move them whenever either changes, so "observing a model that is not bound" cannot be expressed. Actions
+/// that register ask for a derivation after the registrations (`deriveAfterRegistering`): a value read before its
+/// observation exists could change unseen in between, and nothing would correct the display later. A
 /// derivation reads the values through `read`, which the view-model calls under its lock: derivations are therefore
 /// ordered, and a later one has read newer values. Every thread that changed something publishes (`nextPublication(after:)`): whoever
 /// publishes takes the newest derived values until nothing differs, so `display` and `cover` always end on the newest
@@ -111,6 +114,10 @@ struct CanvasCellStateMachine: Sendable {
         /// Whether to run the publication loop (`nextPublication()` until nil).
         var publish = false
         var requestCover: CoverTicket?
+        /// Whether the view-model must call `registrationsPerformed(read:)` once the registrations are performed (and
+        /// carry out its actions): set whenever something is registered, so the display is derived from values read
+        /// while the observations that report their changes exist.
+        var deriveAfterRegistering = false
 
         /// Nothing to do.
         static var none: Actions { Actions() }
@@ -190,6 +197,16 @@ struct CanvasCellStateMachine: Sendable {
             moveObservations(from: nil, to: binding, into: &actions)
         }
         wantsObservation = true
+        // Registering: the derivation waits for the registrations (`registrationsPerformed(read:)`).
+        if !actions.deriveAfterRegistering { derive(read, into: &actions) }
+        return actions
+    }
+
+    /// The registrations of the last actions are performed: derives from values read now, whose every later change
+    /// is reported.
+    mutating func registrationsPerformed(read: (Binding) -> CanvasCellValues) -> Actions {
+        var actions = Actions.none
+        guard isObserving else { return actions }
         derive(read, into: &actions)
         return actions
     }
@@ -346,5 +363,6 @@ struct CanvasCellStateMachine: Sendable {
             actions.unregisterBoard = old?.board
             actions.registerBoard = new?.board
         }
+        actions.deriveAfterRegistering = actions.registerModel != nil || actions.registerBoard != nil
     }
 }

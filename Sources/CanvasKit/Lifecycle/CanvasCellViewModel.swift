@@ -1,7 +1,6 @@
 import Foundation
 import Locking
 import Observing
-import Synchronization
 
 /// The view-model of one canvas cell: bound to one ``CanvasModel`` at a time, it publishes what the cell shows as
 /// the observable ``display`` (a cell view observes the view-model, never the model), and the take's ``cover`` once
@@ -35,7 +34,7 @@ import Synchronization
 /// them. The lifecycle calls (bind, unbind, start, stop) are meant to come from one thread at a time, as UIKit's
 /// hooks do.
 public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, @unchecked Sendable {
-    // Why `@unchecked Sendable` is safe: the stored properties are `let`s of Sendable types (`machine` is a `Mutex`,
+    // Why `@unchecked Sendable` is safe: the stored properties are `let`s of Sendable types (`machine` is a `LockedValue`,
     // `observer` and `log` are Sendable classes, `coverProvider` is a Sendable existential, `coverSize` a value) and
     // the two `@Observed` properties, whose values live behind the wrapper's lock; the wrappers themselves are never
     // reassigned after `init`.
@@ -48,7 +47,7 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
     /// the take changed.
     @Observed public private(set) var cover: CanvasCover? = nil
 
-    private let machine: Mutex<CanvasCellStateMachine>
+    private let machine: LockedValue<CanvasCellStateMachine>
     /// The observer holding the model and board observations.
     let observer = KeyValueObserver()
     private let coverProvider: (any CoverProvider)?
@@ -70,11 +69,11 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
         self.coverProvider = coverProvider
         self.coverSize = coverSize
         self.log = log
-        machine = Mutex(CanvasCellStateMachine(requestsCovers: coverProvider != nil))
+        machine = LockedValue(CanvasCellStateMachine(requestsCovers: coverProvider != nil))
     }
 
     deinit {
-        var actions = machine.withAnnotatedLock { $0.teardown() }
+        var actions = machine.withLock { $0.teardown() }
         actions.publish = false
         perform(actions, in: .teardown)
     }
@@ -82,17 +81,17 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
     // MARK: Queries
 
     /// The bound model, if any.
-    public var model: CanvasModel? { machine.withAnnotatedLock { $0.binding?.model } }
+    public var model: CanvasModel? { machine.withLock { $0.binding?.model } }
 
     /// Whether observations are registered now.
-    public var isObserving: Bool { machine.withAnnotatedLock { $0.isObserving } }
+    public var isObserving: Bool { machine.withLock { $0.isObserving } }
 
     /// How many times the display was derived: at bind, at start, and once per board event that changed an observed
     /// key (however many of them it changed).
-    public var recomputations: Int { machine.withAnnotatedLock { $0.recomputations } }
+    public var recomputations: Int { machine.withLock { $0.recomputations } }
 
     /// The one-line reason of the last failed cover request for the current take, if any.
-    public var coverError: String? { machine.withAnnotatedLock { $0.coverError } }
+    public var coverError: String? { machine.withLock { $0.coverError } }
 
     /// The keys observed on a model.
     public static var modelKeyPaths: [String] { modelKeys.map(\.name) }
@@ -106,14 +105,14 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
     /// same model again only re-derives. Binding to another model while observing moves the observations to the new
     /// model (removing them from the old one first).
     public func bind(to model: CanvasModel, on board: CanvasBoard) {
-        let actions = machine.withAnnotatedLock { $0.bind(model: model, board: board, read: Self.read) }
+        let actions = machine.withLock { $0.bind(model: model, board: board, read: Self.read) }
         perform(actions, in: .rebind)
     }
 
     /// Removes the observations, cancels the cover request and forgets the model (from `prepareForReuse`).
     /// Idempotent.
     public func unbind(in hook: LifecycleHook = .prepareForReuse) {
-        let actions = machine.withAnnotatedLock { $0.unbind() }
+        let actions = machine.withLock { $0.unbind() }
         perform(actions, in: hook)
     }
 
@@ -121,14 +120,14 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
     /// (from `willDisplay` and `screenDidAppear`). Without a bound model it only remembers that observations are
     /// wanted, for the next ``bind(to:on:)``.
     public func startObserving(in hook: LifecycleHook = .willDisplay) {
-        let actions = machine.withAnnotatedLock { $0.startObserving(read: Self.read) }
+        let actions = machine.withLock { $0.startObserving(read: Self.read) }
         perform(actions, in: hook)
     }
 
     /// Removes the observations, if any (from `didEndDisplaying` and `screenWillDisappear`). Idempotent. The model
     /// stays bound and the cover request keeps running.
     public func stopObserving(in hook: LifecycleHook = .didEndDisplaying) {
-        let actions = machine.withAnnotatedLock { $0.stopObserving() }
+        let actions = machine.withLock { $0.stopObserving() }
         perform(actions, in: hook)
     }
 
@@ -144,7 +143,7 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
     /// A change notification: the derivation waits for the end of the board's event when the board is performing
     /// one (it then calls ``boardDidApplyEvent()``), and happens at once otherwise.
     private func changed(_ event: (inout CanvasCellStateMachine) -> CanvasCellStateMachine.ChangeReaction) {
-        let actions = machine.withAnnotatedLock { machine -> CanvasCellStateMachine.Actions in
+        let actions = machine.withLock { machine -> CanvasCellStateMachine.Actions in
             switch event(&machine) {
             case .none:
                 return .none
@@ -158,7 +157,7 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
     }
 
     func boardDidApplyEvent() {
-        let actions = machine.withAnnotatedLock { $0.eventApplied(read: Self.read) }
+        let actions = machine.withLock { $0.eventApplied(read: Self.read) }
         perform(actions, in: .willDisplay)
     }
 
@@ -173,13 +172,17 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
         actions.cancel?.cancel()
         if actions.publish { publish() }
         if let ticket = actions.requestCover { requestCover(ticket) }
+        if actions.deriveAfterRegistering {
+            // What was read before the observations existed may have changed unseen: read again now.
+            perform(machine.withLock { $0.registrationsPerformed(read: Self.read) }, in: hook)
+        }
     }
 
     /// Writes ``display`` and ``cover`` until what this thread wrote last is the newest (see
     /// `CanvasCellStateMachine.nextPublication(after:)`), with no lock held.
     private func publish() {
         var written = CanvasCellStateMachine.Written()
-        while let publication = machine.withAnnotatedLock({ $0.nextPublication(after: &written) }) {
+        while let publication = machine.withLock({ $0.nextPublication(after: &written) }) {
             switch publication {
             case .display(let value): display = value
             case .cover(let value): cover = value
@@ -192,11 +195,11 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
         let number = ticket.number
         let request = coverProvider.requestCover(for: ticket.take, maximumSize: coverSize) { [weak self] result in
             guard let self else { return }
-            let actions = machine.withAnnotatedLock { $0.coverFinished(result, number: number) }
+            let actions = machine.withLock { $0.coverFinished(result, number: number) }
             perform(actions, in: .willDisplay)
         }
         // Unbound, rebound or the take changed while the provider was asked: cancel what was just started.
-        machine.withAnnotatedLock { $0.coverRequestStarted(request, number: number) }?.cancel()
+        machine.withLock { $0.coverRequestStarted(request, number: number) }?.cancel()
     }
 
     // MARK: Registrations

@@ -33,6 +33,17 @@ final class ObservationBridge: Sendable {
     /// both after the store: see `PropertyStorage.notifyingObservation(of:_:)`). Built where the
     /// subject's type and the key path are concrete.
     @usableFromInline let notify: @Sendable (ObservationRegistrar, AnyObject) -> Void
+    /// Whether `RegistrarProbe` can tell that no tracking holds `registrar` (copied here so that a write reads no
+    /// global).
+    @usableFromInline let probes = RegistrarProbe.isUsable
+
+    /// Whether a write must tell `registrar`: some tracking may be collecting an access to it or be registered
+    /// with it (always true when the probe cannot tell).
+    @inlinable
+    @inline(__always)
+    var mayBeTracked: Bool {
+        !probes || RegistrarProbe.isHeldElsewhere(registrar)
+    }
 
     init<Subject: KeyValueObservable, Member>(keyPath: KeyPath<Subject, Member>) {
         // Why `nonisolated(unsafe)` is safe: a `KeyPath` object is immutable once created, and it is
@@ -116,6 +127,16 @@ extension PropertyStorage {
         observation.address.load(ordering: .relaxed) != 0
     }
 
+    /// Whether a write must take the path that tells Swift Observation: the property was read through its getter
+    /// and some tracking may hold its registrar (`ObservationBridge.mayBeTracked`). Checked before the store, where
+    /// an `@Observable` class's `willSet` looks for trackings.
+    @inlinable
+    @inline(__always)
+    var mayBeTrackedByObservation: Bool {
+        guard let bridge = observation.bridge else { return false }
+        return bridge._withUnsafeGuaranteedRef { $0.mayBeTracked }
+    }
+
     /// `setValue` for an armed storage: stores and notifies as `setValue` does, then tells Swift
     /// Observation unless the write was equal. Out of line, so the plain setter stays small; inlinable, so
     /// it is specialized for `Value` where the model is compiled.
@@ -136,7 +157,8 @@ extension PropertyStorage {
     /// between, the change is told: a spurious `onChange` is harmless, a lost one would leave a view stale.
     @inlinable
     func notifyingObservation(of object: AnyObject, _ mutation: () -> Void) {
-        guard let bridge = observation.bridge else {
+        // Checked before the store, where an `@Observable` class's `willSet` looks for trackings.
+        guard let bridge = observation.bridge, bridge._withUnsafeGuaranteedRef({ $0.mayBeTracked }) else {
             mutation()
             return
         }

@@ -360,6 +360,12 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             return
         }
         let isEqualWrite = isEqual?(old, newValue) ?? false
+        // The change holds the replaced value, which must outlive the delivery: it is released only after the turn
+        // and the delivery have ended (`withExtendedLifetime` below), since its deinit may write this property.
+        // Released earlier, as the optimizer may do after the change's last use, a write from that deinit could
+        // land after `endTurnAndDelivery` looked for queued work and before it ended the delivery: queued and
+        // never run, its turn would never end.
+        let change = ObservedChange(kind: .setting, oldValue: consume old, newValue: newValue)
         // Ends the turn after the handlers (`endTurn`): through an unretained reference, since a handler may have
         // freed this storage, and a debug build retains `self` for every use.
         let unretained = Unmanaged.passUnretained(self)
@@ -370,19 +376,18 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             if (!isEqualWrite || singleNotifiesEqual)
                 && !single._withUnsafeGuaranteedRef({ $0.closed.load(ordering: .relaxed) })
             {
-                let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
                 single._withUnsafeGuaranteedRef { delivery in
                     context._withUnsafeGuaranteedRef { delivery.call(change, object, $0) }
                 }
             }
             context._withUnsafeGuaranteedRef { $0.hazard.delivery.store(0, ordering: .releasing) }
             Self.endTurnAndDelivery(of: unretained, on: context)
+            withExtendedLifetime(change) {}
             return
         }
         // Several subscribers, a write made inside a handler, or another delivery in progress.
         let subscribers = (consume manyIfAny).unsafelyUnwrapped
         let ticket = context._withUnsafeGuaranteedRef { $0.heldTicket }
-        let change = ObservedChange(kind: .setting, oldValue: old, newValue: newValue)
         if _slowPath(context._withUnsafeGuaranteedRef { $0.isDelivering }) {
             // A write made by a handler: stored above, delivered after the current handler (O8).
             context._withUnsafeGuaranteedRef {
@@ -410,6 +415,9 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             }
         }
         Self.endTurnAndDelivery(of: unretained, on: context)
+        // The replaced value, and the subscribers removed meanwhile (whose handlers' captures may write this property
+        // as they go), die after the turn and the delivery have ended.
+        withExtendedLifetime((change, subscribers)) {}
     }
 
     /// Ends the turn the caller holds in `storage` (only the turn's holder moves `turn`: it adds one), letting the
@@ -448,32 +456,9 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     @inline(never)
     func waitForTurn(_ ticket: UInt64) {
         var attempt = 0
-        var deadline: ContinuousClock.Instant?
         while turn.load(ordering: .acquiring) != ticket {
             Hazards.backOff(attempt)
             attempt += 1
-            // Safety valve: a turn that has not ended after a second is taken as lost, and skipped, rather than
-            // hang this writer. One such loss is known (a release build only): the value a write replaces is
-            // released before the write's turn ends, and its deinit writes the same property; see
-            // `LifetimeTests.deinitOfAReplacedValueMayUseTheProperty`. Skipping it can reorder deliveries only if a
-            // handler really runs for more than a second while another thread writes the same property.
-            if attempt >= 64 {
-                let now = ContinuousClock.now
-                guard let limit = deadline else {
-                    deadline = now + .seconds(1)
-                    continue
-                }
-                if now > limit {
-                    var current = turn.load(ordering: .acquiring)
-                    while current < ticket {
-                        let (exchanged, original) = turn.compareExchange(
-                            expected: current, desired: ticket, ordering: .acquiringAndReleasing)
-                        if exchanged { break }
-                        current = original
-                    }
-                    return
-                }
-            }
         }
     }
 

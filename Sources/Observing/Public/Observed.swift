@@ -69,8 +69,9 @@ public struct Observed<Value> {
         @inline(__always)
         set {
             Unmanaged.passUnretained(instance[keyPath: storageKeyPath].storage)._withUnsafeGuaranteedRef {
-                // Swift Observation (O12): a property read through its getter also tells its registrar.
-                if _slowPath($0.isObservationArmed) {
+                // Swift Observation (O12): a property read through its getter also tells its registrar, when a
+                // tracking may hold it.
+                if _slowPath($0.mayBeTrackedByObservation) {
                     $0.setValueNotifyingObservation(newValue, of: instance)
                 } else {
                     $0.setValue(newValue, of: instance)

@@ -1,4 +1,5 @@
-// The thread-local slot of Observing's per-thread context (Sources/Observing/Internal/ThreadContext.swift).
+// The thread-local slot of Observing's per-thread context (Sources/Observing/Internal/ThreadContext.swift), and the
+// runtime's uniqueness check (Sources/Observing/Internal/RegistrarProbe.swift).
 //
 // Swift has no thread-local variables of its own; `pthread_getspecific` costs a call and a lookup on every
 // delivered change. A C `__thread` variable is one load from the thread pointer. The "initial-exec" model
@@ -11,6 +12,17 @@
 #define OBSERVING_TLS_MODEL __attribute__((tls_model("initial-exec")))
 #else
 #define OBSERVING_TLS_MODEL
+/// The Swift runtime's uniqueness check, the entry point `isKnownUniquelyReferenced` compiles to for a native
+/// Swift object (exported by the runtime with the C calling convention). Swift code may not name runtime symbols
+/// itself; Observing's `RegistrarProbe` calls it through `observing_is_uniquely_referenced`.
+_Bool swift_isUniquelyReferenced_nonNull_native(const void *_Nonnull object);
+
+/// Whether the native Swift object at `object` has a strong reference count of one. `object` must be a live
+/// native Swift object.
+static inline _Bool observing_is_uniquely_referenced(const void *_Nonnull object) {
+    return swift_isUniquelyReferenced_nonNull_native(object);
+}
+
 #endif
 
 /// The calling thread's context (an unmanaged, retained `ThreadContext`), or NULL before its first use
@@ -25,6 +37,17 @@ static inline void *_Nullable observing_current_context(void) {
 /// Stores the calling thread's context pointer.
 static inline void observing_set_current_context(void *_Nullable context) {
     observing_thread_context = context;
+}
+
+/// The Swift runtime's uniqueness check, the entry point `isKnownUniquelyReferenced` compiles to for a native
+/// Swift object (exported by the runtime with the C calling convention). Swift code may not name runtime symbols
+/// itself; Observing's `RegistrarProbe` calls it through `observing_is_uniquely_referenced`.
+_Bool swift_isUniquelyReferenced_nonNull_native(const void *_Nonnull object);
+
+/// Whether the native Swift object at `object` has a strong reference count of one. `object` must be a live
+/// native Swift object.
+static inline _Bool observing_is_uniquely_referenced(const void *_Nonnull object) {
+    return swift_isUniquelyReferenced_nonNull_native(object);
 }
 
 #endif
