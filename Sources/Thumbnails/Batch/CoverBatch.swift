@@ -87,7 +87,7 @@ public enum CoverBatch {
     /// `.cancelled`).
     ///
     /// A crash inside FFmpeg (a hostile file) takes the whole process down with it; use
-    /// ``run(_:concurrency:workers:report:)`` to keep the other inputs.
+    /// ``run(_:concurrency:workers:timeout:report:)`` to keep the other inputs.
     ///
     /// - Parameters:
     ///   - jobs: the inputs and outputs.

@@ -8,7 +8,7 @@ import Foundation
     import Darwin
 #endif
 
-/// How ``CoverBatch/run(_:concurrency:workers:report:)`` starts a worker process: a program that
+/// How ``CoverBatch/run(_:concurrency:workers:timeout:report:)`` starts a worker process: a program that
 /// calls ``CoverWorker/serve(options:format:)``, and its arguments.
 ///
 /// The batch adds nothing to the arguments; it hands the worker a socket as its standard input
@@ -41,7 +41,7 @@ public struct CoverWorkerCommand: Sendable {
     }
 }
 
-/// The worker side of ``CoverBatch/run(_:concurrency:workers:report:)``.
+/// The worker side of ``CoverBatch/run(_:concurrency:workers:timeout:report:)``.
 public enum CoverWorker {
     /// Serves a batch on standard input (the socket the batch started this process with): takes
     /// one job at a time, makes and writes its cover with `options` and `format`, sends back the
