@@ -16,7 +16,7 @@ mkdir -p "$scratch"
 
 # halt_on_error makes the first report fail the run; the grep below also catches reports from
 # threads that raced with the exit.
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:history_size=4"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:history_size=4:handle_segv=0"  # see Tools/sanitize.sh
 
 status=0
 timeout "${TSAN_TIMEOUT:-1200}" \

@@ -88,6 +88,12 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         /// The registration's `.initial` call still to be marked made (`finishInitial()`): the direct
         /// subscriber's storage and delivery, or, in chain mode, ticket 0.
         var pendingInitial: PendingInitial?
+        /// Chain mode, when the key path is exactly the `@Observed` properties it read, one after the other
+        /// (`\Folder.document.title`: no computed property, optional chaining or subscript in between): the
+        /// version of each link's storage as last read, in link order. The path's value is then the last
+        /// storage's value for as long as the other storages keep their versions, so a change of the last one is
+        /// read from it without evaluating the path again (see `storedChainValue`). Nil for any other path.
+        var storedChainVersions: [UInt64]?
     }
 
     /// See `State.pendingInitial`.
@@ -272,8 +278,41 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             keptAlive += reads.map(\.object)
         }
         state.readNames = reads.map(ReadName.init)
+        state.storedChainVersions =
+            links.count == reads.count && Self.isStoredPropertyChain(state.keyPath, reads: reads)
+            ? reads.map(\.version) : nil
         state.mode = .chain(links: links, lastValue: value)
         return value
+    }
+
+    /// Whether `keyPath` is exactly the properties `reads` read, in order: each read is a different storage, and the
+    /// read key paths appended one to the other make `keyPath` (key paths compare by their components).
+    private static func isStoredPropertyChain(_ keyPath: KeyPath<Root, Value>, reads: [TrackedRead]) -> Bool {
+        guard reads.count >= 2 else { return false }
+        var composed = reads[0].keyPath
+        for read in reads.dropFirst() {
+            guard let next = composed.appending(path: read.keyPath) else { return false }
+            composed = next
+        }
+        return composed == keyPath
+    }
+
+    /// Chain mode, for a path of stored properties (`State.storedChainVersions`): the path's value read from its
+    /// last storage, when no other storage on the path has changed since the path was last evaluated; nil when one
+    /// has (or is gone), so the path must be evaluated again. Every storage it holds for a moment is added to
+    /// `keptAlive`, to be released after the lock.
+    private func storedChainValue(versions: [UInt64]?, links: [Link], keptAlive: inout [AnyObject]) -> Value? {
+        guard let versions, versions.count == links.count, let last = links.last
+        else { return nil }
+        for index in 0..<(links.count - 1) {
+            guard let storage = links[index].storage else { return nil }
+            keptAlive.append(storage)
+            guard storage.currentVersion == versions[index] else { return nil }
+        }
+        guard let storage = last.storage else { return nil }
+        keptAlive.append(storage)
+        guard let leaf = storage as? PropertyStorage<Value> else { return nil }
+        return leaf.untrackedValue
     }
 
     // MARK: Changes
@@ -294,11 +333,18 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         let outcome: (root: Root, old: Value, new: Value, ticket: UInt64)? = state.withLock { state in
             guard let root = state.root, case .chain(let links, let lastValue) = state.mode else { return nil }
             keptAlive.append(root)
-            let keyPath = state.keyPath
-            let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
-            keptAlive += reads.map(\.object)
-            let current = retrack(
-                &state, root: root, value: value, reads: reads, links: links, keptAlive: &keptAlive)
+            let current: Value
+            if let stored = storedChainValue(versions: state.storedChainVersions, links: links, keptAlive: &keptAlive) {
+                // Only the last property changed: its value is the path's, the links stay as they are.
+                state.mode = .chain(links: links, lastValue: stored)
+                current = stored
+            } else {
+                let keyPath = state.keyPath
+                let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+                keptAlive += reads.map(\.object)
+                current = retrack(
+                    &state, root: root, value: value, reads: reads, links: links, keptAlive: &keptAlive)
+            }
             if state.equality == nil {
                 state.equality = .some(makeEquality(Value.self))
             }

@@ -11,6 +11,8 @@ protocol TrackableStorage: AnyObject, Sendable {
     /// whether it was found.
     @discardableResult
     func removeSubscriber(_ id: UInt64, waitingForCalls: Bool) -> Bool
+    /// How many writes the storage has stored so far (moves with every write, equal or not).
+    var currentVersion: UInt64 { get }
 }
 
 /// A storage that can name its property, for diagnostics.
@@ -699,6 +701,10 @@ extension PropertyStorage: PropertyNaming {
 }
 
 extension PropertyStorage: TrackableStorage {
+    var currentVersion: UInt64 {
+        withState { $0.version }
+    }
+
     func addLink(_ link: any ChainLinkTarget, wantsPrior: Bool, since version: UInt64) -> (id: UInt64, changed: Bool) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
         // `link` is held weakly: a link removed while another thread calls it is released later (see
