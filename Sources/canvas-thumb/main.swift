@@ -3,6 +3,7 @@
 // failed (the others are written), 2 usage.
 import CommandLineSupport
 import Foundation
+import Synchronization
 import Thumbnails
 
 /// The first argument that makes this process a batch's worker (see Docs/canvas-thumb.md): the
@@ -106,8 +107,8 @@ if jobs.count > 1, ProcessInfo.processInfo.environment["CANVAS_THUMB_ISOLATION"]
     CoverBatch.run(jobs, concurrency: concurrency, workers: command, timeout: timeout) { reporter.report($0) }
 } else if jobs.count == 1 {
     // Decoded here, so a crash or a read that never returns would end this process with nothing
-    // said: the input's line (JSON or text) is prepared now, and a crash signal or the timeout's
-    // alarm prints it and exits 1, as a batch reports an input whose worker crashed or hung.
+    // said: the input's line (JSON or text) is prepared now, and a crash signal prints it and
+    // exits 1, as a batch reports an input whose worker crashed; a timeout prints its own line.
     let job = jobs[0]
     func lastLine(_ error: ThumbnailError) -> (descriptor: Int32, text: String) {
         // A failure is one line: JSON on standard output, or `canvas-thumb: REASON` on standard error.
@@ -121,17 +122,49 @@ if jobs.count > 1, ProcessInfo.processInfo.environment["CANVAS_THUMB_ISOLATION"]
     LastLine.prepare(LastLine.crashSignals, descriptor: crashDescriptor, status: 1) { signal in
         lastLine(.crashed(job.input, signal: signal)).text
     }
-    if let timeout {
-        let stopped = lastLine(.timedOut(job.input, after: timeout))
-        LastLine.prepare([LastLine.timerSignal], descriptor: stopped.descriptor, status: 1) { _ in stopped.text }
-        LastLine.arm(seconds: Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
-    }
-    CoverBatch.run(jobs, options: coverOptions, format: format, concurrency: 1) { result in
-        LastLine.clear()
-        reporter.report(result)
+    // The time limit is kept here, on the main thread, while a thread of its own makes the cover:
+    // past it the prepared line is written and the process ends at once (`_exit`: no clean-up may
+    // run while that thread is still inside FFmpeg). Whichever comes first, the result or the
+    // deadline, claims the input's one line.
+    let claimed = OneLine()
+    let finished = DispatchSemaphore(value: 0)
+    let singleOptions = coverOptions
+    Thread {
+        CoverBatch.run(jobs, options: singleOptions, format: format, concurrency: 1) { result in
+            LastLine.clear()
+            if claimed.claim() { reporter.report(result) }
+        }
+        finished.signal()
+    }.start()
+    let deadline: DispatchTime =
+        timeout.map { .now() + Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        ?? .distantFuture
+    if finished.wait(timeout: deadline) == .timedOut {
+        if let timeout, claimed.claim() {
+            let stopped = lastLine(.timedOut(job.input, after: timeout))
+            if stopped.descriptor == STDOUT_FILENO {
+                Terminal.printLine(stopped.text)
+            } else {
+                Terminal.printError(stopped.text)
+            }
+            _exit(1)
+        }
+        // The result claimed the line just before the deadline: it is being printed.
+        finished.wait()
     }
 } else {
     CoverBatch.run(jobs, options: coverOptions, format: format, concurrency: concurrency) { reporter.report($0) }
 }
 progress.finish()
 exit(reporter.failures == 0 ? 0 : 1)
+
+/// Who prints a single input's one line: its result, or the time limit's report, whichever claims
+/// it first.
+final class OneLine: Sendable {
+    private let taken = Atomic<Bool>(false)
+
+    /// True for the first caller only.
+    func claim() -> Bool {
+        !taken.exchange(true, ordering: .acquiringAndReleasing)
+    }
+}
