@@ -15,8 +15,8 @@ var targets: [Target] = []
 
 // MARK: Locking
 // `LockedValue`, the package's one lock type: a `Mutex` whose sections are announced to ThreadSanitizer, which cannot
-// see `Synchronization.Mutex` on Linux (Tools/sanitize.sh). Internal: `package` API only, shared by every module that
-// locks.
+// see `Synchronization.Mutex` on Linux (Tools/sanitize.sh). No product: shared by every module that locks, never
+// re-exported. `LockedValue` itself is `public` only so that it inlines into generic callers (see LockedValue.swift).
 targets += [
     .target(name: "Locking", swiftSettings: swiftSettings),
     .testTarget(name: "LockingTests", dependencies: ["Locking"], swiftSettings: swiftSettings),

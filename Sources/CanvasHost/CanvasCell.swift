@@ -42,7 +42,7 @@ public final class CanvasCell: CollectionHostCell, CanvasCellViewModelHolder {
     public var shownDisplay: CanvasDisplay? { rendered.display }
 
     /// The cover image the cell draws now, if any.
-    public var shownCover: CanvasCover? { rendered.cover }
+    public var shownCover: CoverImage? { rendered.cover }
 
     /// How many times the cell redrew its display (each real change of the view-model's display).
     public var redrawCount: Int { rendered.redraws }
@@ -61,14 +61,14 @@ public final class CanvasCell: CollectionHostCell, CanvasCellViewModelHolder {
 private final class RenderedCanvas: Sendable {
     private struct Content {
         var display: CanvasDisplay?
-        var cover: CanvasCover?
+        var cover: CoverImage?
         var redraws = 0
     }
 
     private let content = LockedValue(Content())
 
     var display: CanvasDisplay? { content.withLock { $0.display } }
-    var cover: CanvasCover? { content.withLock { $0.cover } }
+    var cover: CoverImage? { content.withLock { $0.cover } }
     var redraws: Int { content.withLock { $0.redraws } }
 
     /// Reads the view-model's display while holding the lock, so the last redraw always draws the newest value.

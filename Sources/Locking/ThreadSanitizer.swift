@@ -13,8 +13,8 @@
 /// instance canvas-thumb's reporter, whose state every worker thread updates under one `Mutex`). When the process runs
 /// under ThreadSanitizer, its annotation entry points `__tsan_acquire` and `__tsan_release` exist; they are looked up
 /// once with `dlsym`, and every lock of the package calls them right after taking and right before releasing it
-/// (Observing's `Locked` and `PropertyStorage`; elsewhere `Mutex.withAnnotatedLock`). Outside ThreadSanitizer the
-/// lookup finds nothing and each call costs one load and one branch.
+/// (`LockedValue`, and Observing's `PropertyStorage`). Outside ThreadSanitizer the lookup finds nothing and each call
+/// costs one load and one branch.
 ///
 /// The annotations only state what the lock already guarantees (the critical sections of one lock are ordered), so
 /// they cannot hide a race on memory that is touched outside the lock, or under two different locks.

@@ -129,8 +129,12 @@ if let path = options.render {
             width: picture.width, height: picture.height, bytesPerRow: picture.width * 3, pixelFormat: .rgb,
             pixels: picture.pixels)
         try image.write(to: URL(fileURLWithPath: path), as: .png)
-    } catch {
+    } catch let error as CoverImageLayoutError {
         fail("cannot write '\(path)': \(error.reason)", code: ExitCode.outputFailed)
+    } catch let error as ThumbnailError {
+        fail("cannot write '\(path)': \(error.reason)", code: ExitCode.outputFailed)
+    } catch {
+        fail("cannot write '\(path)': \(error)", code: ExitCode.outputFailed)
     }
     if options.format == .text { Terminal.printLine("picture: \(path) (\(picture.width)x\(picture.height))") }
 }

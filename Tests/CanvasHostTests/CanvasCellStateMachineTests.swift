@@ -33,8 +33,13 @@ struct CanvasCellStateMachineTests {
         case completes, fails
     }
 
-    static func image(for url: URL) -> CanvasCover {
-        CanvasCover(videoURL: url, width: 1, height: 1, pixels: Data(count: 4))
+    /// The cover of `url`'s take: one grey pixel per byte of its path, so that covers of two takes differ.
+    static func image(for url: URL) -> CoverImage {
+        let bytes = Array(url.path.utf8)
+        // Consistent sizes by construction; every take of the world has a path.
+        return try! CoverImage(
+            width: bytes.count, height: 1, bytesPerRow: bytes.count * 3, pixelFormat: .rgb,
+            pixels: bytes.flatMap { [$0, $0, $0] })
     }
 
     struct World {
@@ -53,7 +58,7 @@ struct CanvasCellStateMachineTests {
         var registeredModels: Set<ObjectIdentifier> = []
         var registeredBoard = false
         var display: CanvasDisplay?
-        var cover: CanvasCover?
+        var cover: CoverImage?
         /// Requests asked for, by number, with their take; whether the provider returned them, cancelled, completed.
         var asked: [UInt64: URL] = [:]
         var returned: Set<UInt64> = []
@@ -217,7 +222,7 @@ struct CanvasCellStateMachineTests {
                 guard let number = asked.keys.filter({ !completed.contains($0) }).min() else { return }
                 completed.insert(number)
                 let url = asked[number]!
-                let result: Result<CanvasCover, any Error> =
+                let result: Result<CoverImage, any Error> =
                     event == .completes
                     ? .success(CanvasCellStateMachineTests.image(for: url)) : .failure(Failure("no"))
                 let coverBefore = cover
@@ -251,8 +256,8 @@ struct CanvasCellStateMachineTests {
             if display != expected {
                 problems.append("\(event): shows \(String(describing: display)), not \(expected)")
             }
-            if let cover, cover.videoURL != values.videoURL {
-                problems.append("\(event): shows the cover of \(cover.videoURL.lastPathComponent), another take")
+            if let cover, values.videoURL.map(CanvasCellStateMachineTests.image(for:)) != cover {
+                problems.append("\(event): shows a cover that is not the cover of its take")
             }
             // Requests still running (returned, not cancelled, not completed) are for the current take.
             for (number, url) in asked

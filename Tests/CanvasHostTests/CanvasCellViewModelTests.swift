@@ -164,7 +164,7 @@ struct CanvasCellViewModelTests {
         firstRequest.completion(.success(FakeCoverProvider.image(for: first)))
         #expect(viewModel.cover == nil, "a late completion of the cancelled request is ignored")
         covers.completeAll()
-        #expect(viewModel.cover?.videoURL == second)
+        #expect(viewModel.cover == FakeCoverProvider.image(for: second))
 
         // Deleting the take drops the cover.
         _ = board.send(.delete(0))
@@ -186,7 +186,7 @@ struct CanvasCellViewModelTests {
         let board = boardWithTake(url)
         let cached = CanvasCellViewModel(coverProvider: FakeCoverProvider(completesImmediately: true))
         cached.bind(to: board.canvases[0], on: board)
-        #expect(cached.cover?.videoURL == url)
+        #expect(cached.cover == FakeCoverProvider.image(for: url))
 
         struct Unreadable: Error, CustomStringConvertible {
             var description: String { "not a video" }
@@ -195,7 +195,7 @@ struct CanvasCellViewModelTests {
             final class Request: CancellableCoverRequest { func cancel() {} }
             func requestCover(
                 for videoURL: URL, maximumSize: PixelSize,
-                completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
+                completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
             ) -> any CancellableCoverRequest {
                 completion(.failure(Unreadable()))
                 return Request()

@@ -22,14 +22,19 @@ private final class BackgroundCoverProvider: CoverProvider {
     func requestCover(
         for videoURL: URL,
         maximumSize: PixelSize,
-        completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
+        completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
     ) -> any CancellableCoverRequest {
         requested.withLock { $0.append(videoURL) }
         DispatchQueue.global().async {
             if videoURL.lastPathComponent.hasPrefix("broken") {
                 completion(.failure(Broken(path: videoURL.path)))
             } else {
-                completion(.success(CanvasCover(videoURL: videoURL, width: 4, height: 2, pixels: Data(count: 32))))
+                // A 4x2 black picture: consistent sizes by construction.
+                completion(
+                    .success(
+                        try! CoverImage(
+                            width: 4, height: 2, bytesPerRow: 16, pixelFormat: .rgba,
+                            pixels: [UInt8](repeating: 0, count: 32))))
             }
         }
         return Request()
@@ -121,7 +126,7 @@ struct BoardSimulationTests {
 
 @Suite("BoardPicture: the board as a grid of tiles")
 struct BoardPictureTests {
-    private func canvas(_ index: Int, _ shows: CanvasDisplay, selected: Bool = false, cover: CanvasCover? = nil)
+    private func canvas(_ index: Int, _ shows: CanvasDisplay, selected: Bool = false, cover: CoverImage? = nil)
         -> SimulationCanvas
     {
         SimulationCanvas(
@@ -130,10 +135,10 @@ struct BoardPictureTests {
     }
 
     @Test("tiles in the smallest square grid, the selected one highlighted, the cover scaled into its tile")
-    func grid() {
+    func grid() throws {
         let url = URL(fileURLWithPath: "/a.mov")
-        let red = Data((0..<(8 * 4)).map { $0 % 4 == 0 || $0 % 4 == 3 ? 255 : 0 })
-        let cover = CanvasCover(videoURL: url, width: 4, height: 2, pixels: red)
+        let red = (0..<(8 * 4)).map { $0 % 4 == 0 || $0 % 4 == 3 ? UInt8(255) : 0 }
+        let cover = try CoverImage(width: 4, height: 2, bytesPerRow: 16, pixelFormat: .rgba, pixels: red)
         let picture = BoardPicture(canvases: [
             canvas(0, .cover(url), cover: cover), canvas(1, .livePreview, selected: true), canvas(2, .addButton),
         ])
@@ -150,6 +155,14 @@ struct BoardPictureTests {
         #expect(picture.color(x: g + 4, y: g + step - g + g + 4) == BoardPicture.addTile)
         #expect(picture.color(x: g + 80, y: g + BoardPicture.tileHeight + g + 60) != BoardPicture.addTile, "the plus")
         #expect(BoardPicture.size(canvasCount: 3) == (picture.width, picture.height))
+        // The same cover as RGB with padded rows draws the same picture.
+        let rgb = try CoverImage(
+            width: 4, height: 2, bytesPerRow: 14, pixelFormat: .rgb,
+            pixels: (0..<2).flatMap { _ in [255, 0, 0, 255, 0, 0, 255, 0, 0, 255, 0, 0, 9, 9] })
+        let samePicture = BoardPicture(canvases: [
+            canvas(0, .cover(url), cover: rgb), canvas(1, .livePreview, selected: true), canvas(2, .addButton),
+        ])
+        #expect(samePicture.pixels == picture.pixels)
     }
 
     @Test("size(canvasCount:) is the square grid the picture draws, and the limit keeps large boards out")

@@ -7,9 +7,9 @@ package final class FakeCoverProvider: CoverProvider {
     package final class Request: CancellableCoverRequest {
         package let url: URL
         private let cancelled = LockedValue(false)
-        package let completion: @Sendable (Result<CanvasCover, any Error>) -> Void
+        package let completion: @Sendable (Result<CoverImage, any Error>) -> Void
 
-        init(url: URL, completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void) {
+        init(url: URL, completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void) {
             self.url = url
             self.completion = completion
         }
@@ -32,7 +32,7 @@ package final class FakeCoverProvider: CoverProvider {
     package func requestCover(
         for videoURL: URL,
         maximumSize: PixelSize,
-        completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
+        completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
     ) -> any CancellableCoverRequest {
         let request = Request(url: videoURL, completion: completion)
         requests.withLock { $0.append(request) }
@@ -46,7 +46,7 @@ package final class FakeCoverProvider: CoverProvider {
     /// The requests neither cancelled nor completed.
     package var pending: [Request] { requests.withLock { $0 }.filter { !$0.isCancelled } }
 
-    /// Completes every request not cancelled, with a 2x2 image.
+    /// Completes every request not cancelled, with its take's image (``image(for:)``).
     package func completeAll() {
         let open = requests.withLock { requests in
             defer { requests.removeAll() }
@@ -57,7 +57,14 @@ package final class FakeCoverProvider: CoverProvider {
         }
     }
 
-    package static func image(for url: URL) -> CanvasCover {
-        CanvasCover(videoURL: url, width: 2, height: 2, pixels: Data(repeating: 0x7F, count: 16))
+    /// The cover the fake delivers for `url`: one opaque grey pixel per byte of its path, so that the covers of two
+    /// takes differ and a test can tell which take a cover shows.
+    package static func image(for url: URL) -> CoverImage {
+        let bytes = Array(url.path.utf8)
+        // The sizes are consistent by construction (one row of `bytes.count` RGBA pixels); a URL with an empty path
+        // is a mistake in the test.
+        return try! CoverImage(
+            width: bytes.count, height: 1, bytesPerRow: bytes.count * 4, pixelFormat: .rgba,
+            pixels: bytes.flatMap { [$0, $0, $0, 255] })
     }
 }

@@ -4,10 +4,10 @@ import Locking
 import Synchronization
 import Testing
 
-/// `LockedValue` (and `Mutex.withAnnotatedLock`, which it is built on). Under ThreadSanitizer (Tools/sanitize.sh
-/// --thread) the concurrent tests are the shape that was reported as a race with plain `Mutex.withLock` (canvas-thumb's
-/// reporter: worker threads updating one `Mutex`'s state with no other synchronization between them): they must run
-/// without a report.
+/// `LockedValue` (and `Mutex.withAnnotatedLock`, kept for the last bare `Mutex`es). Under ThreadSanitizer
+/// (Tools/sanitize.sh --thread) the concurrent tests are the shape that was reported as a race with plain
+/// `Mutex.withLock` (canvas-thumb's reporter: worker threads updating one `Mutex`'s state with no other synchronization
+/// between them): they must run without a report.
 @Suite("Locked values")
 struct LockedValueTests {
     final class Counter: Sendable {
@@ -87,6 +87,26 @@ struct LockedValueTests {
         let locked = LockedValue(Handle(number: 1))
         locked.withLock { $0.number += 1 }
         #expect(locked.withLock { $0.number } == 2)
+    }
+
+    /// Not `Sendable`: what `withLockUnchecked` is for.
+    final class Node {
+        var links: [Node] = []
+    }
+
+    @Test("withLockUnchecked and init(unchecked:) reach state the compiler cannot prove disconnected, under the lock")
+    func uncheckedState() throws {
+        let root = Node()
+        let locked = LockedValue(unchecked: [root])
+        let added = Node()
+        locked.withLockUnchecked { $0.append(added) }
+        let last = locked.withLockUnchecked { $0.last }
+        #expect(last === added)
+        #expect(throws: Refusal.self) {
+            try locked.withLockUnchecked { (_: inout [Node]) throws(Refusal) -> Void in throw Refusal() }
+        }
+        // The lock is free again after the error.
+        #expect(locked.withLockIfAvailable { $0.count } == 2)
     }
 
     @Test("Mutex.withAnnotatedLock, kept until every Mutex is a LockedValue, still locks and annotates")

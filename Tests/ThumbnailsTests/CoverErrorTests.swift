@@ -78,22 +78,22 @@ struct CoverErrorTests {
         #expect(try failure(Fixtures.url("no-such-file.mp4"), options).kind == .invalidArgument)
     }
 
-    @Test("a zero-size or inconsistent image is an invalid argument")
+    @Test("a zero-size or inconsistent image is refused with a layout error")
     func zeroSizeImage() {
-        #expect(throws: ThumbnailError.self) {
+        #expect(throws: CoverImageLayoutError.self) {
             try CoverImage(width: 0, height: 10, bytesPerRow: 0, pixelFormat: .rgb, pixels: [])
         }
-        #expect(throws: ThumbnailError.self) {
+        #expect(throws: CoverImageLayoutError.self) {
             try CoverImage(width: 2, height: 2, bytesPerRow: 6, pixelFormat: .rgb, pixels: [0, 0, 0])
         }
         #expect(throws: Never.self) {
             try CoverImage(width: 2, height: 1, bytesPerRow: 6, pixelFormat: .rgb, pixels: [1, 2, 3, 4, 5, 6])
         }
         // Sizes whose products overflow are refused, not a trap.
-        #expect(throws: ThumbnailError.self) {
+        #expect(throws: CoverImageLayoutError.self) {
             try CoverImage(width: Int.max / 2, height: 1, bytesPerRow: 6, pixelFormat: .rgb, pixels: [])
         }
-        #expect(throws: ThumbnailError.self) {
+        #expect(throws: CoverImageLayoutError.self) {
             try CoverImage(width: 1, height: Int.max / 2, bytesPerRow: 6, pixelFormat: .rgb, pixels: [])
         }
     }

@@ -39,12 +39,14 @@ func bestTime(rounds: Int = 5, operations: Int, _ body: () -> Void) -> Double {
 final class InstantCovers: CoverProvider {
     final class Request: CancellableCoverRequest { func cancel() {} }
     let requests = LockedValue(0)
+    /// One black pixel (consistent sizes by construction).
+    static let cover = try! CoverImage(width: 1, height: 1, bytesPerRow: 4, pixelFormat: .rgba, pixels: [0, 0, 0, 255])
     func requestCover(
         for videoURL: URL, maximumSize: PixelSize,
-        completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
+        completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
     ) -> any CancellableCoverRequest {
         requests.withLock { $0 += 1 }
-        completion(.success(CanvasCover(videoURL: videoURL, width: 1, height: 1, pixels: Data(count: 4))))
+        completion(.success(Self.cover))
         return Request()
     }
 }

@@ -156,6 +156,17 @@ if CommandLine.arguments.contains("--profile-set-read") {
     for index in 0..<count { model.value = index }
     exit(0)
 }
+// `--profile-delivery-read`: `--profile-delivery` for a property read once before (it has a Swift Observation
+// registrar, which no tracking holds).
+if CommandLine.arguments.contains("--profile-delivery-read") {
+    let model = Model()
+    blackHole(model.value)
+    let token = observeValue(of: model)
+    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    for index in 0..<count { model.value = index }
+    token.invalidate()
+    exit(0)
+}
 // `--profile-tracked`: `withObservationTracking` re-armed before each write.
 if CommandLine.arguments.contains("--profile-tracked") {
     let model = Model()

@@ -50,7 +50,7 @@ struct CanvasCellStateMachine: Sendable {
         /// Asked for `take`; `request` is nil until the provider returned it.
         case requested(take: URL, number: UInt64, request: (any CancellableCoverRequest)?)
         /// Delivered.
-        case loaded(take: URL, number: UInt64, CanvasCover)
+        case loaded(take: URL, number: UInt64, CoverImage)
         /// Failed with a one-line reason.
         case failed(take: URL, number: UInt64, reason: String)
 
@@ -99,7 +99,7 @@ struct CanvasCellStateMachine: Sendable {
     /// One write of an observable property of the view-model.
     enum Publication: Sendable, Hashable {
         case display(CanvasDisplay?)
-        case cover(CanvasCover?)
+        case cover(CoverImage?)
     }
 
     /// The actions of one event, carried out in this order: observations ended, then started; a cover request
@@ -278,7 +278,7 @@ struct CanvasCellStateMachine: Sendable {
     }
 
     /// The request numbered `number` finished. Ignored unless it is the current request.
-    mutating func coverFinished(_ result: Result<CanvasCover, any Error>, number: UInt64) -> Actions {
+    mutating func coverFinished(_ result: Result<CoverImage, any Error>, number: UInt64) -> Actions {
         var actions = Actions.none
         guard case .requested(let take, number, _) = bound?.cover else { return actions }
         switch result {
@@ -307,7 +307,7 @@ struct CanvasCellStateMachine: Sendable {
             written.display = .some(display)
             return .display(display)
         }
-        var cover: (number: UInt64, image: CanvasCover)?
+        var cover: (number: UInt64, image: CoverImage)?
         if case .loaded(_, let number, let image) = bound?.cover { cover = (number, image) }
         if cover?.number != (written.cover ?? publishedCover) {
             publishedCover = cover?.number

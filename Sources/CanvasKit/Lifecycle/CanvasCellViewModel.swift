@@ -45,7 +45,7 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
 
     /// The cover of the bound canvas's take, once the provider delivered it; nil before, while unbound, and after
     /// the take changed.
-    @Observed public private(set) var cover: CanvasCover? = nil
+    @Observed public private(set) var cover: CoverImage? = nil
 
     private let machine: LockedValue<CanvasCellStateMachine>
     /// The observer holding the model and board observations.

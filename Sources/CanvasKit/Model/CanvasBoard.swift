@@ -1,10 +1,9 @@
 import Foundation
 import Locking
 import Observing
-import Synchronization
 
 // Why `@unchecked Sendable` is safe: the board's own state (`BoardState`, the models by identity, the queue of model
-// writes and the flag naming the thread that drains it) lives in a `Mutex`. The other stored properties are the
+// writes and the flag naming the thread that drains it) lives in a `LockedValue`. The other stored properties are the
 // `@Observed` and `@ObservedArray` wrappers, whose values live behind Observing's per-property locks (with an
 // immutable, capture-free equality closure beside them); they are written only by the draining thread, one at a
 // time. Swift cannot see this only because the wrappers do not declare a conditional `Sendable` conformance.
@@ -45,7 +44,7 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
         var awaitingEventEnd: [any BoardEventObserver] = []
     }
 
-    private let core: Mutex<Core>
+    private let core: LockedValue<Core>
 
     /// A board of `canvasCount` empty canvases, none selected. - Precondition: `canvasCount >= 1`.
     public convenience init(canvasCount: Int) {
@@ -57,12 +56,12 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
         let canvases = state.indices.map { CanvasModel(state[$0]) }
         self.canvases = canvases
         isRecording = state.isRecording
-        core = Mutex(Core(state: state, models: Dictionary(uniqueKeysWithValues: canvases.map { ($0.id, $0) })))
+        core = LockedValue(Core(state: state, models: Dictionary(uniqueKeysWithValues: canvases.map { ($0.id, $0) })))
     }
 
     /// The board as a value: the result of the last accepted event.
     public var state: BoardState {
-        core.withAnnotatedLock { $0.state }
+        core.withLock { $0.state }
     }
 
     /// Sends `event` through the transition function and updates the models that changed.
@@ -72,7 +71,7 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
     ///   (then nothing changed and nothing was notified).
     @discardableResult
     public func send(_ event: CanvasEvent) -> BoardOutcome {
-        let (outcome, drains) = core.withAnnotatedLock { core -> (BoardOutcome, Bool) in
+        let (outcome, drains) = core.withLock { core -> (BoardOutcome, Bool) in
             let step = core.state.handle(event)
             guard case .accepted(_, let change) = step else { return (step.outcome(next: core.state), false) }
             core.enqueue(change)
@@ -101,7 +100,7 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
     /// The next queued write, or the observers to tell that an event's writes are all performed, or nil (and the end
     /// of draining) when there is nothing left.
     private func nextStep() -> DrainStep? {
-        core.withAnnotatedLock { core in
+        core.withLock { core in
             while core.next < core.pending.count {
                 core.next += 1
                 let update = core.pending[core.next - 1]
@@ -124,7 +123,7 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
     ///   after the last write of the current event and with no lock held); false when it is not, so the change the
     ///   caller saw is already complete.
     func notifyWhenEventApplied(_ observer: any BoardEventObserver) -> Bool {
-        core.withAnnotatedLock { core in
+        core.withLock { core in
             guard core.isDraining else { return false }
             core.awaitingEventEnd.append(observer)
             return true
@@ -138,7 +137,7 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
 
     /// The model of the canvas with identity `id`, or nil when it is not on the board (as of `state`).
     public func model(for id: CanvasID) -> CanvasModel? {
-        core.withAnnotatedLock { $0.models[id] }
+        core.withLock { $0.models[id] }
     }
 
     /// What the canvas at `index` shows, as of `state`. - Precondition: `index` is in `state.indices`.

@@ -16,25 +16,63 @@ extension BoardState {
     /// What ``handle(_:)`` returns: the ``BoardOutcome`` of the event without its next board, which is the board
     /// itself. (An outcome holding a copy of the board would make the next in-place event copy its storage.)
     package enum Step: Sendable, Hashable {
-        case accepted(effects: [CanvasEffect], change: BoardChange)
+        case accepted(effects: Effects, change: BoardChange)
         case rejected(CanvasRejection)
 
         /// The outcome, with `next` the board this step left.
-        package func outcome(next: BoardState) -> BoardOutcome {
+        func outcome(next: BoardState) -> BoardOutcome {
             switch self {
-            case .accepted(let effects, let change): .accepted(next: next, effects: effects, change: change)
+            case .accepted(let effects, let change): .accepted(next: next, effects: effects.array, change: change)
             case .rejected(let rejection): .rejected(rejection)
             }
         }
 
-        /// The effects; empty when rejected.
+        /// The effects of an accepted event (at least one), held without an array when there is only one: most
+        /// events (taps, `record`, `cancel`, `delete`) have one, and an array of one cost each of them a heap
+        /// allocation and its release, about 60% of an in-place tap (`CanvasBenchmark`, "taps, in place"). The
+        /// outcome's array is made when it is asked for.
+        package struct Effects: Sendable, Hashable {
+            /// The first effect.
+            let first: CanvasEffect
+            /// The effects after the first (empty for most events: an empty array allocates nothing).
+            let rest: [CanvasEffect]
+
+            /// One effect.
+            init(_ effect: CanvasEffect) {
+                first = effect
+                rest = []
+            }
+
+            /// `first`, then `rest`.
+            init(_ first: CanvasEffect, then rest: [CanvasEffect]) {
+                self.first = first
+                self.rest = rest
+            }
+
+            /// The effects in `effects`, in order. - Precondition: `effects` is not empty.
+            init(_ effects: [CanvasEffect]) {
+                self.init(effects[0], then: Array(effects.dropFirst()))
+            }
+
+            /// The effects as an array, in order (one allocation).
+            var array: [CanvasEffect] {
+                guard !rest.isEmpty else { return [first] }
+                var all: [CanvasEffect] = []
+                all.reserveCapacity(1 + rest.count)
+                all.append(first)
+                all.append(contentsOf: rest)
+                return all
+            }
+        }
+
+        /// The effects, in order; empty when rejected.
         package var effects: [CanvasEffect] {
-            if case .accepted(let effects, _) = self { return effects }
+            if case .accepted(let effects, _) = self { return effects.array }
             return []
         }
 
         /// The rejection, or nil when accepted.
-        package var rejection: CanvasRejection? {
+        var rejection: CanvasRejection? {
             if case .rejected(let rejection) = self { return rejection }
             return nil
         }
@@ -73,7 +111,7 @@ extension BoardState {
     /// What one rule decided. A rule changes `selection` freely (the change records it before and after) and records
     /// in `change` the take it sets and the canvas it inserts or removes.
     private enum Rule {
-        case accepted([CanvasEffect])
+        case accepted(Step.Effects)
         case rejected(CanvasRejection)
     }
 
@@ -87,17 +125,17 @@ extension BoardState {
         guard indices.contains(index) else { return .rejected(.indexOutOfRange(index: index, count: count)) }
         guard let current = selection else {
             selection = Selection(index: index, phase: .inPreview)
-            return .accepted([.attachPreview(to: index)])
+            return .accepted(Step.Effects(.attachPreview(to: index)))
         }
         switch current.phase {
         case .recording:
             return .rejected(.lockedWhileRecording(recordingIndex: current.index))
         case .inPreview where current.index == index:
             selection = nil
-            return .accepted([.detachPreview(from: index)])
+            return .accepted(Step.Effects(.detachPreview(from: index)))
         case .inPreview:
             selection = Selection(index: index, phase: .inPreview)
-            return .accepted([.movePreview(from: current.index, to: index)])
+            return .accepted(Step.Effects(.movePreview(from: current.index, to: index)))
         }
     }
 
@@ -108,7 +146,7 @@ extension BoardState {
             return .rejected(.alreadyRecording(index: current.index))
         case .inPreview:
             selection = Selection(index: current.index, phase: .recording)
-            return .accepted([.startRecording(into: current.index)])
+            return .accepted(Step.Effects(.startRecording(into: current.index)))
         }
     }
 
@@ -121,20 +159,21 @@ extension BoardState {
         let old = slots[index].take
         setTake(take, at: index, &change)
         selection = Selection(index: index, phase: .inPreview)
-        var effects: [CanvasEffect] = [.takeFinished(index: index, url: url)]
+        var rest: [CanvasEffect] = []
         // The recorder may overwrite the previous take's file; that file is the new take, so it is not reported as
         // replaced (the host would otherwise remove the take it just recorded).
         if let old, !old.isSameFile(as: take) {
-            effects.append(.takeReplaced(index: index, oldURL: old.url))
+            rest.reserveCapacity(2)
+            rest.append(.takeReplaced(index: index, oldURL: old.url))
         }
-        effects.append(.coverWanted(index: index, url: url))
-        return .accepted(effects)
+        rest.append(.coverWanted(index: index, url: url))
+        return .accepted(Step.Effects(.takeFinished(index: index, url: url), then: rest))
     }
 
     private mutating func cancel() -> Rule {
         guard let index = recordingIndex else { return .rejected(.nothingRecording) }
         selection = Selection(index: index, phase: .inPreview)
-        return .accepted([.takeDiscarded(index: index)])
+        return .accepted(Step.Effects(.takeDiscarded(index: index)))
     }
 
     private mutating func delete(_ index: Int, _ change: inout BoardChange) -> Rule {
@@ -142,7 +181,7 @@ extension BoardState {
         if let recording = recordingIndex { return .rejected(.lockedWhileRecording(recordingIndex: recording)) }
         guard let url = slots[index].videoURL else { return .rejected(.noTake(index: index)) }
         setTake(nil, at: index, &change)
-        return .accepted([.takeRemoved(index: index, url: url)])
+        return .accepted(Step.Effects(.takeRemoved(index: index, url: url)))
     }
 
     private mutating func add(_ change: inout BoardChange) -> Rule {
@@ -151,7 +190,7 @@ extension BoardState {
         slots.append(Slot(id: id, videoURL: nil))
         nextIdentity += 1
         change.list = .inserted(index: slots.count - 1, id: id)
-        return .accepted([.canvasesInserted(IndexSet(integer: slots.count - 1))])
+        return .accepted(Step.Effects(.canvasesInserted(IndexSet(integer: slots.count - 1))))
     }
 
     private mutating func remove(_ index: Int, _ change: inout BoardChange) -> Rule {
@@ -177,6 +216,6 @@ extension BoardState {
         change.list = .removed(index: index, id: slots[index].id)
         slots.remove(at: index)
         effects.append(.canvasesRemoved(IndexSet(integer: index)))
-        return .accepted(effects)
+        return .accepted(Step.Effects(effects))
     }
 }

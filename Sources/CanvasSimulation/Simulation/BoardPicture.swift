@@ -110,21 +110,19 @@ public struct BoardPicture: Sendable, Hashable {
         }
     }
 
-    /// The cover scaled to fit the tile (aspect fit, nearest neighbour), centred.
-    private mutating func drawCover(_ cover: CanvasCover, x: Int, y: Int, dimmed: Bool) {
-        guard cover.width > 0, cover.height > 0, cover.pixels.count >= cover.width * cover.height * 4 else { return }
+    /// The cover scaled to fit the tile (aspect fit, nearest neighbour), centred; RGB or RGBA (alpha ignored: covers
+    /// are opaque), rows padded or not.
+    private mutating func drawCover(_ cover: CoverImage, x: Int, y: Int, dimmed: Bool) {
         let scale = min(Double(Self.tileWidth) / Double(cover.width), Double(Self.tileHeight) / Double(cover.height))
         let w = max(1, Int((Double(cover.width) * scale).rounded()))
         let h = max(1, Int((Double(cover.height) * scale).rounded()))
         let left = x + (Self.tileWidth - w) / 2
         let top = y + (Self.tileHeight - h) / 2
-        let source = [UInt8](cover.pixels)
         for row in 0..<h {
             let sourceRow = min(cover.height - 1, row * cover.height / h)
             for column in 0..<w {
                 let sourceColumn = min(cover.width - 1, column * cover.width / w)
-                let offset = (sourceRow * cover.width + sourceColumn) * 4
-                var color = rgb(source[offset], source[offset + 1], source[offset + 2])
+                var color = cover.color(x: sourceColumn, y: sourceRow)
                 if dimmed { color = rgb(color.red / 2, color.green / 2, color.blue / 2) }
                 set(x: left + column, y: top + row, color)
             }

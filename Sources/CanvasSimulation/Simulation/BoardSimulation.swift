@@ -31,7 +31,7 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
 
     private let covers: SettlingCoverProvider
     /// Covers prepared on `coverWanted`, by take (key: `SettlingCoverProvider/key(_:)`).
-    private var prepared: [URL: CanvasCover] = [:]
+    private var prepared: [URL: CoverImage] = [:]
     /// Takes whose cover failed, with the reason (key as above).
     private var failed: [URL: String] = [:]
     private var stepNumber = 0
@@ -201,7 +201,7 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
     /// Performs a `coverWanted` effect: asks the provider for the take's cover and keeps it for canvases that have no
     /// cell on screen (and for a picture of the board).
     private func prepareCover(of url: URL) {
-        let box = LockedValue<CanvasCover?>(nil)
+        let box = LockedValue<CoverImage?>(nil)
         _ = covers.requestCover(for: url, maximumSize: coverSize) { result in
             if case .success(let cover) = result { box.withLock { $0 = cover } }
         }

@@ -37,7 +37,7 @@ final class SettlingCoverProvider: CoverProvider {
     func requestCover(
         for videoURL: URL,
         maximumSize: PixelSize,
-        completion: @escaping @Sendable (Result<CanvasCover, any Error>) -> Void
+        completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
     ) -> any CancellableCoverRequest {
         guard let base, !isSimulated(videoURL) else { return InertCoverRequest() }
         let request = SettlingRequest(group: group)

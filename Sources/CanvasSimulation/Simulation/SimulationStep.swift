@@ -25,14 +25,14 @@ public struct SimulationCanvas: Sendable, Hashable {
     public var takeIsSimulated: Bool
     /// The take's cover image, once loaded: the cell's for a visible canvas, else the one the simulation prepared when
     /// the take finished.
-    public var cover: CanvasCover?
+    public var cover: CoverImage?
     /// Why the take's cover could not be loaded, in one line (paths as the script wrote them).
     public var coverError: String?
 
     /// A canvas as given (for drawing a board that no simulation ran, e.g. in a test).
     public init(
         index: Int, status: CanvasStatus, isSelected: Bool, videoURL: URL?, shows: CanvasDisplay, isVisible: Bool,
-        takeIsSimulated: Bool, cover: CanvasCover?, coverError: String?
+        takeIsSimulated: Bool, cover: CoverImage?, coverError: String?
     ) {
         self.index = index
         self.status = status

@@ -1,13 +1,14 @@
+import Locking
 import Synchronization
 
 /// Ends the observation behind an ``ObservedChanges`` sequence, and finishes its stream: when its
 /// iterator is released (the loop was left), when its consumer stops (the stream's `onTermination`:
 /// the task was cancelled) or when the sequence is released without being iterated.
 final class ChangeSubscription: Sendable {
-    private let ending: Locked<(@Sendable () -> Void)?>
+    private let ending: LockedValue<(@Sendable () -> Void)?>
 
     init(end: @escaping @Sendable () -> Void) {
-        ending = Locked(end)
+        ending = LockedValue(end)
     }
 
     /// Whether `end()` ran (or the observation could never deliver anything).
@@ -143,7 +144,7 @@ final class DirectChangeObservation<Root: KeyValueObservable, Value: Sendable>: 
     /// value being yielded; until then changes wait in `pending`, so the initial value comes first.
     private final class Sink: Sendable {
         let continuation: AsyncStream<ObservedChange<Value>>.Continuation
-        private let state = Locked<(started: Bool, pending: [ObservedChange<Value>])>((false, []))
+        private let state = LockedValue<(started: Bool, pending: [ObservedChange<Value>])>((false, []))
 
         init(_ continuation: AsyncStream<ObservedChange<Value>>.Continuation) {
             self.continuation = continuation
@@ -173,7 +174,10 @@ final class DirectChangeObservation<Root: KeyValueObservable, Value: Sendable>: 
         }
     }
 
-    private let state: Locked<State>
+    /// Made through `LockedValue(unchecked:)`: it holds the observed object and its storage, which the compiler
+    /// cannot prove disconnected. Why that is safe: every access holds the lock, and the object and its values can only
+    /// be reached from two threads at all if the model is itself `Sendable`.
+    private let state: LockedValue<State>
     private let options: ObservationOptions
     private let rootType: AnyObject.Type
     let rootIdentifier: ObjectIdentifier
@@ -193,7 +197,7 @@ final class DirectChangeObservation<Root: KeyValueObservable, Value: Sendable>: 
         var initial = State()
         initial.root = root
         initial.storage = storage
-        state = Locked(initial)
+        state = LockedValue(unchecked: initial)
         let sink = Sink(continuation)
         // The subscriber holds the finisher: released with the storage (the object went away) or when
         // the subscription is removed.

@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 import Synchronization
 
 /// Admits handler calls of one observation until it is closed, and makes `close` wait for the calls
@@ -10,7 +11,7 @@ import Synchronization
 @usableFromInline
 final class DeliveryGate: Sendable {
     @usableFromInline let state = Atomic<Int>(0)
-    private let waiters = Locked<[DispatchSemaphore]>([])
+    private let waiters = LockedValue<[DispatchSemaphore]>([])
 
     @usableFromInline static var closedBit: Int { 1 }
     @usableFromInline static var oneCall: Int { 2 }

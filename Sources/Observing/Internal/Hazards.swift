@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 #if canImport(Glibc)
@@ -49,10 +50,12 @@ final class HazardSlot: Sendable {
 enum Hazards {
     /// Every live thread's slot (registered when its `ThreadContext` is made, removed when the thread ends). An
     /// array: scanning it is what every removal does, and there are only as many as threads that observed.
-    private static let slots = Locked<[HazardSlot]>([])
+    private static let slots = LockedValue<[HazardSlot]>([])
     /// Removed deliveries that another thread was calling when they were removed without waiting
-    /// (re-targeted chain links); released by a later `release` once no slot names them.
-    private static let deferred = Locked<[AnyObject]>([])
+    /// (re-targeted chain links); released by a later `release` once no slot names them. Reached through
+    /// `withLockUnchecked` because they are typed `AnyObject`: under the lock they are only appended, compared by
+    /// identity and released, never used, so no state of theirs is touched from two threads.
+    private static let deferred = LockedValue<[AnyObject]>([])
     /// How many deliveries `deferred` holds (so that a removal skips its lock when there are none).
     private static let deferredCount = Atomic<Int>(0)
 
@@ -76,7 +79,7 @@ enum Hazards {
     /// Whether `delivery` was removed while another thread called it and is still waiting to be released
     /// (tests).
     static func isDeferred(_ delivery: AnyObject) -> Bool {
-        deferred.withLock { list in list.contains { $0 === delivery } }
+        deferred.withLockUnchecked { list in list.contains { $0 === delivery } }
     }
 
     /// Disposes of `delivery`, just removed from its storage and marked closed (`removeSubscriber`).
@@ -98,7 +101,7 @@ enum Hazards {
             context.retire(delivery)
         }
         if !waitingForCalls && isCalled(address, excluding: context.hazard) {
-            deferred.withLock { list in
+            deferred.withLockUnchecked { list in
                 list.append(delivery)
                 deferredCount.store(list.count, ordering: .relaxed)
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 
 /// What every registered observation offers its token, its `KeyValueObserver` and the diagnostics.
@@ -110,7 +111,12 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     private let rootType: AnyObject.Type
     let rootIdentifier: ObjectIdentifier
     let owner: OwnerDescription?
-    private let state: Locked<State>
+    /// Made, and reached in `start()` and `linkDidChange()`, through `LockedValue`'s unchecked entry points: the
+    /// state holds values the compiler cannot prove disconnected (a weak reference to the observed object, key paths,
+    /// the objects a chain read, values of any type). Why that is safe: every access holds the lock, and what crosses
+    /// threads through it is the model object and its values, which can only be reached from two threads at all if the
+    /// model is itself `Sendable`.
+    private let state: LockedValue<State>
     /// Chain mode, store order (O11): each re-evaluation that notifies takes the next ticket under the state's
     /// lock (where it computes the old and new values), and sends only once `turn` equals its ticket, then
     /// moves it on. Ticket 0 is the `.initial` call's when asked for. (Direct mode is ordered by its
@@ -141,7 +147,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         var initial = State(keyPath: keyPath, equality: nil)
         initial.root = root
         initial.direct = direct
-        self.state = Locked(initial)
+        self.state = LockedValue(unchecked: initial)
     }
 
     // MARK: Registration
@@ -151,7 +157,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     func start() -> Value? {
         // Objects read under the lock are released after it (see `linkDidChange`).
         var keptAlive: [AnyObject] = []
-        let value: Value? = state.withLock { state in
+        let value: Value? = state.withLockUnchecked { state in
             // The caller holds the root (`register` runs on it), so a direct observation, which read only the
             // root, keeps nothing else alive; a chain's reads are kept below.
             guard let root = state.root else { return nil }
@@ -330,7 +336,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // it: the last release of an object runs its deinit, which may end this very observation
         // (an object that owns the token), and that must not happen while the lock is held.
         var keptAlive: [AnyObject] = []
-        let outcome: (root: Root, old: Value, new: Value, ticket: UInt64)? = state.withLock { state in
+        let outcome: (root: Root, old: Value, new: Value, ticket: UInt64)? = state.withLockUnchecked { state in
             guard let root = state.root, case .chain(let links, let lastValue) = state.mode else { return nil }
             keptAlive.append(root)
             let current: Value
@@ -503,7 +509,7 @@ enum LiveObservations {
         unowned(unsafe) let core: any ObservationCore
     }
 
-    private static let entries = Locked<[ObjectIdentifier: Entry]>([:])
+    private static let entries = LockedValue<[ObjectIdentifier: Entry]>([:])
 
     static func insert(_ core: any ObservationCore) {
         entries.withLock { $0[ObjectIdentifier(core)] = Entry(core: core) }

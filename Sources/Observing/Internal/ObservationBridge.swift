@@ -68,7 +68,7 @@ final class ObservationBridge: Sendable {
 struct ObservationSlot: ~Copyable, Sendable {
     /// The bridge's address, or 0. Set once, with a releasing store, after `owner` holds the bridge.
     @usableFromInline let address = Atomic<UInt>(0)
-    private let owner = Mutex<ObservationBridge?>(nil)
+    private let owner = LockedValue<ObservationBridge?>(nil)
 
     init() {}
 
@@ -84,7 +84,7 @@ struct ObservationSlot: ~Copyable, Sendable {
 
     /// The bridge, made by `make` if there is none yet (by this call or another thread's).
     func bridge(making make: () -> ObservationBridge) -> Unmanaged<ObservationBridge> {
-        owner.withAnnotatedLock { owner in
+        owner.withLock { owner in
             if let existing = owner {
                 return Unmanaged.passUnretained(existing)
             }

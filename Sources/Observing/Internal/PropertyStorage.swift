@@ -96,7 +96,7 @@ let nextSubscriptionID = Atomic<UInt64>(1)
 /// setter's `newValue` is not. Values reach another thread through this storage only if the model
 /// object itself is shared, which Swift allows only for a model declared `Sendable`.
 ///
-/// Not the package's `LockedValue` (nor `Locked`, see there): this lock is taken on every read and write of every
+/// Not the package's `LockedValue`: this lock is taken on every read and write of every
 /// `@Observed` property, and it announces its sections to ThreadSanitizer only when a flag copied at creation
 /// (`sanitized`) says the sanitizer is there; `LockedValue` reads the sanitizer's globals on every section, which
 /// would cost each read and write a few instructions.
@@ -279,6 +279,23 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         withState { $0.value }
     }
 
+    /// What the lock section of `setValue` leaves for after the lock. An enum rather than a tuple of optionals, so
+    /// that the single-subscriber path knows it holds no subscriber list (with an optional list, it released a `nil`
+    /// one: a call into the runtime on every delivered change).
+    @usableFromInline
+    enum StoreOutcome {
+        /// Nothing to notify now. With the replaced value: stored, nobody observes. With `nil`: nothing was stored,
+        /// since a subscriber wants prior notifications or waits for its `.initial` call; `generalSet` does it all.
+        /// (One case for both, not two: with four cases the optimizer dispatched through a jump table.)
+        case unnotified(replaced: Value?)
+        /// Stored; one subscriber, read unretained and published in the calling thread's hazard slot, its
+        /// `notifiesEqualWrites`, and the thread's context (unretained); the write holds its turn.
+        case single(Value, Unmanaged<Delivery>, notifiesEqual: Bool, context: Unmanaged<ThreadContext>)
+        /// Stored; the subscribers to call (several, or a write made inside a handler, or another delivery in
+        /// progress), retained; the write's ticket is in the context (`ThreadContext.heldTicket`).
+        case many(Value, [Subscriber], context: Unmanaged<ThreadContext>)
+    }
+
     // MARK: Writing
 
     /// Stores `newValue` and notifies; `isEqual` tells an equal write (not notified to direct observations).
@@ -299,79 +316,70 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// wrapper itself), and `deinit` then hands the subscriber list to this thread's context (see `deinit`).
     @inlinable
     func setValue(_ newValue: Value, of object: AnyObject) {
-        // The calling thread's context, not retained: the thread-local slot holds it until this thread
-        // exits, which cannot happen during this call. Each use below is a small closure that the
-        // compiler inlines (one large closure would not be, and would retain what it captures).
-        var context: Unmanaged<ThreadContext>?
-        // `many` is `nil` unless there are several subscribers (or this is a write made inside a handler, or
-        // another delivery is in progress), so that the common cases do not retain and release the array.
-        // The write's ticket is not returned from the lock: the single-subscriber path holds the turn and ends it
-        // by adding one, and the other path finds it in the context (`heldTicket`). Fewer values out of the lock
-        // keep this closure small, which every write pays for, observed or not.
-        let stored: (old: Value, single: Unmanaged<Delivery>?, singleNotifiesEqual: Bool, many: [Subscriber]?)? =
-            withState { state in
-                if state.unusualSubscribers != 0 {
-                    return nil
-                }
-                var old = newValue
-                swap(&old, &state.value)
-                state.version &+= 1
-                if state.subscribers.isEmpty {
-                    return (old, nil, false, nil)
-                }
-                // Read under the lock, so that a write nobody observes does not look it up.
-                let current = Unmanaged<ThreadContext>.fromOpaque(ThreadContext.currentPointer())
-                context = current
-                let ticket = state.nextTicket
-                state.nextTicket = ticket &+ 1
-                if state.subscribers.count == 1 && !current._withUnsafeGuaranteedRef({ $0.isDelivering })
-                    && turn.load(ordering: .acquiring) == ticket
-                {
-                    // Read without retaining: the hazard published below keeps a remover from releasing
-                    // it (a removal takes this lock first, and then finds the slot). The read is a load of
-                    // the reference's bits as an `Unmanaged` (same layout, trivial, no retain).
-                    let (delivery, notifiesEqual) = state.subscribers.withUnsafeBufferPointer { buffer in
-                        let base = UnsafeRawPointer(buffer.baseAddress.unsafelyUnwrapped)
-                        return (
-                            base.load(
-                                fromByteOffset: MemoryLayout<Subscriber>.offset(of: \Subscriber.delivery)!,
-                                as: Unmanaged<Delivery>.self),
-                            buffer[0].notifiesEqualWrites
-                        )
-                    }
-                    // Releasing (a plain store on x86): a remover that reads this address must also see
-                    // the end of this thread's previous call (a later relaxed store would not carry the
-                    // release of the earlier clear to it).
-                    current._withUnsafeGuaranteedRef {
-                        $0.hazard.delivery.store(
-                            UInt(bitPattern: delivery.toOpaque()), ordering: .releasing)
-                        $0.isDelivering = true
-                    }
-                    return (old, delivery, notifiesEqual, nil)
-                }
-                current._withUnsafeGuaranteedRef { $0.heldTicket = ticket }
-                return (old, nil, false, state.subscribers)
+        // The calling thread's context is not retained: the thread-local slot holds it until this thread exits,
+        // which cannot happen during this call. The lock section is a local function marked `@inline(__always)`,
+        // not a closure: the optimizer would call a closure this size out of line (a second stack frame, the
+        // results passed back through memory: 17 instructions per write, measured with callgrind).
+        @inline(__always)
+        func store(_ state: inout State) -> StoreOutcome {
+            if state.unusualSubscribers != 0 {
+                return .unnotified(replaced: nil)
             }
-        // `consume`: the array moves out of `stored` instead of being retained a second time.
-        guard let (old, single, singleNotifiesEqual, manyIfAny) = consume stored else {
-            generalSet(newValue, of: object)
-            return
+            var old = newValue
+            swap(&old, &state.value)
+            state.version &+= 1
+            if state.subscribers.isEmpty {
+                return .unnotified(replaced: old)
+            }
+            // Read under the lock, so that a write nobody observes does not look it up.
+            let current = Unmanaged<ThreadContext>.fromOpaque(ThreadContext.currentPointer())
+            let ticket = state.nextTicket
+            state.nextTicket = ticket &+ 1
+            if state.subscribers.count == 1 && !current._withUnsafeGuaranteedRef({ $0.isDelivering })
+                && turn.load(ordering: .acquiring) == ticket
+            {
+                // Read without retaining: the hazard published below keeps a remover from releasing
+                // it (a removal takes this lock first, and then finds the slot). The read is a load of
+                // the reference's bits as an `Unmanaged` (same layout, trivial, no retain).
+                let (delivery, notifiesEqual) = state.subscribers.withUnsafeBufferPointer { buffer in
+                    let base = UnsafeRawPointer(buffer.baseAddress.unsafelyUnwrapped)
+                    return (
+                        base.load(
+                            fromByteOffset: MemoryLayout<Subscriber>.offset(of: \Subscriber.delivery)!,
+                            as: Unmanaged<Delivery>.self),
+                        buffer[0].notifiesEqualWrites
+                    )
+                }
+                // Releasing (a plain store on x86): a remover that reads this address must also see
+                // the end of this thread's previous call (a later relaxed store would not carry the
+                // release of the earlier clear to it).
+                current._withUnsafeGuaranteedRef {
+                    $0.hazard.delivery.store(
+                        UInt(bitPattern: delivery.toOpaque()), ordering: .releasing)
+                    $0.isDelivering = true
+                }
+                return .single(old, delivery, notifiesEqual: notifiesEqual, context: current)
+            }
+            current._withUnsafeGuaranteedRef { $0.heldTicket = ticket }
+            return .many(old, state.subscribers, context: current)
         }
-        guard let context else {
-            // Nobody to notify. `old` is released here, after the lock: its deinit may use this storage.
-            return
-        }
-        let isEqualWrite = isEqual?(old, newValue) ?? false
-        // The change holds the replaced value, which must outlive the delivery: it is released only after the turn
-        // and the delivery have ended (`withExtendedLifetime` below), since its deinit may write this property.
-        // Released earlier, as the optimizer may do after the change's last use, a write from that deinit could
-        // land after `endTurnAndDelivery` looked for queued work and before it ended the delivery: queued and
-        // never run, its turn would never end.
-        let change = ObservedChange(kind: .setting, oldValue: consume old, newValue: newValue)
-        // Ends the turn after the handlers (`endTurn`): through an unretained reference, since a handler may have
-        // freed this storage, and a debug build retains `self` for every use.
-        let unretained = Unmanaged.passUnretained(self)
-        if let single {
+        let outcome = withState(store)
+        // `consume`: the payloads move out of `outcome` instead of being copied (a second retain of the list).
+        switch consume outcome {
+        case .unnotified(let replaced):
+            if case .none = replaced {
+                generalSet(newValue, of: object)
+            }
+        // Otherwise nobody to notify. The replaced value is released here, after the lock: its deinit may use this
+        // storage.
+        case .single(let old, let single, let singleNotifiesEqual, let context):
+            let isEqualWrite = isEqual?(old, newValue) ?? false
+            // The change holds the replaced value, which must outlive the delivery: it is released only after the
+            // turn and the delivery have ended (`withExtendedLifetime` below), since its deinit may write this
+            // property. Released earlier, as the optimizer may do after the change's last use, a write from that
+            // deinit could land after `endTurnAndDelivery` looked for queued work and before it ended the delivery:
+            // queued and never run, its turn would never end.
+            let change = ObservedChange(kind: .setting, oldValue: consume old, newValue: newValue)
             // `closed` is checked for a subscriber removed by this thread since the lock, which only user
             // code run in between can do (a custom `==` ending the observation); other threads' removals
             // wait for the slot instead (see `Hazards`).
@@ -383,43 +391,49 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                 }
             }
             context._withUnsafeGuaranteedRef { $0.hazard.delivery.store(0, ordering: .releasing) }
-            Self.endTurnAndDelivery(of: unretained, on: context)
+            // Ends the turn after the handlers: through an unretained reference, since a handler may have freed this
+            // storage, and a debug build retains `self` for every use.
+            Self.endTurnAndDelivery(of: Unmanaged.passUnretained(self), on: context)
             withExtendedLifetime(change) {}
-            return
-        }
-        // Several subscribers, a write made inside a handler, or another delivery in progress.
-        let subscribers = (consume manyIfAny).unsafelyUnwrapped
-        let ticket = context._withUnsafeGuaranteedRef { $0.heldTicket }
-        if _slowPath(context._withUnsafeGuaranteedRef { $0.isDelivering }) {
-            // A write made by a handler: stored above, delivered after the current handler (O8).
-            context._withUnsafeGuaranteedRef {
-                enqueueSend(change, isEqualWrite: isEqualWrite, to: subscribers, object: object, ticket: ticket, on: $0)
+        case .many(let old, let subscribers, let context):
+            // Several subscribers, a write made inside a handler, or another delivery in progress.
+            let isEqualWrite = isEqual?(old, newValue) ?? false
+            // Released after the turn and the delivery have ended, as in the single-subscriber case.
+            let change = ObservedChange(kind: .setting, oldValue: consume old, newValue: newValue)
+            let ticket = context._withUnsafeGuaranteedRef { $0.heldTicket }
+            if _slowPath(context._withUnsafeGuaranteedRef { $0.isDelivering }) {
+                // A write made by a handler: stored above, delivered after the current handler (O8).
+                context._withUnsafeGuaranteedRef {
+                    enqueueSend(
+                        change, isEqualWrite: isEqualWrite, to: subscribers, object: object, ticket: ticket, on: $0)
+                }
+                return
             }
-            return
-        }
-        context._withUnsafeGuaranteedRef { $0.isDelivering = true }
-        if _slowPath(turn.load(ordering: .acquiring) != ticket) {
-            waitForTurn(ticket)
-        }
-        // Each `Delivery` is called through an unretained reference read from the array's buffer. Why that
-        // is safe: `subscribers` holds a reference to that buffer until this function returns, and the
-        // buffer is never mutated meanwhile (the storage's own array shares it, so any change there copies
-        // it first), so every `Delivery` in it stays alive.
-        subscribers.withUnsafeBufferPointer { buffer in
-            let base = UnsafeRawPointer(buffer.baseAddress.unsafelyUnwrapped)
-            let offset = MemoryLayout<Subscriber>.offset(of: \Subscriber.delivery)!
-            for index in buffer.indices where !isEqualWrite || buffer[index].notifiesEqualWrites {
-                let delivery = (base + index * MemoryLayout<Subscriber>.stride + offset)
-                    .load(as: Unmanaged<Delivery>.self)
-                delivery._withUnsafeGuaranteedRef { delivery in
-                    context._withUnsafeGuaranteedRef { delivery.guardedCall(change, object, on: $0) }
+            let unretained = Unmanaged.passUnretained(self)
+            context._withUnsafeGuaranteedRef { $0.isDelivering = true }
+            if _slowPath(turn.load(ordering: .acquiring) != ticket) {
+                waitForTurn(ticket)
+            }
+            // Each `Delivery` is called through an unretained reference read from the array's buffer. Why that
+            // is safe: `subscribers` holds a reference to that buffer until this function returns, and the
+            // buffer is never mutated meanwhile (the storage's own array shares it, so any change there copies
+            // it first), so every `Delivery` in it stays alive.
+            subscribers.withUnsafeBufferPointer { buffer in
+                let base = UnsafeRawPointer(buffer.baseAddress.unsafelyUnwrapped)
+                let offset = MemoryLayout<Subscriber>.offset(of: \Subscriber.delivery)!
+                for index in buffer.indices where !isEqualWrite || buffer[index].notifiesEqualWrites {
+                    let delivery = (base + index * MemoryLayout<Subscriber>.stride + offset)
+                        .load(as: Unmanaged<Delivery>.self)
+                    delivery._withUnsafeGuaranteedRef { delivery in
+                        context._withUnsafeGuaranteedRef { delivery.guardedCall(change, object, on: $0) }
+                    }
                 }
             }
+            Self.endTurnAndDelivery(of: unretained, on: context)
+            // The replaced value, and the subscribers removed meanwhile (whose handlers' captures may write this
+            // property as they go), die after the turn and the delivery have ended.
+            withExtendedLifetime((change, subscribers)) {}
         }
-        Self.endTurnAndDelivery(of: unretained, on: context)
-        // The replaced value, and the subscribers removed meanwhile (whose handlers' captures may write this property
-        // as they go), die after the turn and the delivery have ended.
-        withExtendedLifetime((change, subscribers)) {}
     }
 
     /// Ends the turn the caller holds in `storage` (only the turn's holder moves `turn`: it adds one), letting the

@@ -1,3 +1,5 @@
+import Locking
+
 /// An owner-scoped observer: the role of FBKVOController (guarantee O2).
 ///
 /// ```swift
@@ -33,7 +35,10 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         let keyPath: AnyKeyPath
     }
 
-    private let entries = Locked<[Key: ObservationToken]>([:])
+    /// The observations by (object, key path). Unchecked (`LockedValue.withLockUnchecked`) only because a `Key` holds
+    /// an `AnyKeyPath`: the key path of an observed property, immutable once made and capturing nothing (no subscript
+    /// arguments), so `Sendable` in all but name; the tokens are `Sendable`.
+    private let entries = LockedValue<[Key: ObservationToken]>([:])
     private let ownerDescription: OwnerDescription?
 
     @usableFromInline
@@ -127,7 +132,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             return false
         }
         let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
-        if let existing = entries.withLock({ $0[key] }), existing.core?.isActive == true {
+        if let existing = entries.withLockUnchecked({ $0[key] }), existing.core?.isActive == true {
             return false
         }
         var inserted = false
@@ -140,7 +145,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
                     key = Key(object: key.object, keyPath: property)
                 }
                 let replaced: ObservationToken?
-                (inserted, replaced) = entries.withLock { entries in
+                (inserted, replaced) = entries.withLockUnchecked { entries in
                     if let existing = entries[key], existing.core?.isActive == true {
                         return (false, nil)
                     }
@@ -161,9 +166,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// inherited property and the superclass's key path name the same observation (see ``observe(_:_:options:_:)``).
     public func unobserve<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
         let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
-        var token = entries.withLock { $0.removeValue(forKey: key) }
+        var token = entries.withLockUnchecked { $0.removeValue(forKey: key) }
         if token == nil, let property = Self.propertyKey(object, keyPath) {
-            token = entries.withLock { $0.removeValue(forKey: property) }
+            token = entries.withLockUnchecked { $0.removeValue(forKey: property) }
         }
         token?.invalidate()
     }
@@ -183,7 +188,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// Ends every observation of `object`; does nothing if there is none.
     public func unobserve(_ object: AnyObject) {
         let id = ObjectIdentifier(object)
-        let tokens = entries.withLock { entries in
+        let tokens = entries.withLockUnchecked { entries in
             let keys = entries.keys.filter { $0.object == id }
             return keys.compactMap { entries.removeValue(forKey: $0) }
         }
@@ -194,7 +199,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// Ends every observation; idempotent.
     public func unobserveAll() {
-        let tokens = entries.withLock { entries in
+        let tokens = entries.withLockUnchecked { entries in
             let tokens = Array(entries.values)
             entries.removeAll()
             return tokens
@@ -209,16 +214,16 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         -> Bool
     {
         let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
-        var token = entries.withLock { $0[key] }
+        var token = entries.withLockUnchecked { $0[key] }
         if token == nil, let property = Self.propertyKey(object, keyPath) {
-            token = entries.withLock { $0[property] }
+            token = entries.withLockUnchecked { $0[property] }
         }
         return token?.core?.isActive == true
     }
 
     /// The number of active observations.
     public var observationCount: Int {
-        let tokens = entries.withLock { Array($0.values) }
+        let tokens = entries.withLockUnchecked { Array($0.values) }
         return tokens.count { $0.core?.isActive == true }
     }
 
@@ -229,7 +234,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             let state = ownerDescription.link.isAlive ? "" : " (gone)"
             lines[0] += " owned by \(ownerDescription.typeName) \(ownerDescription.identifier)\(state)"
         }
-        let tokens = entries.withLock { Array($0.values) }
+        let tokens = entries.withLockUnchecked { Array($0.values) }
         let records = tokens.compactMap { $0.core?.record }.map {
             "  \($0.objectType) \($0.objectIdentifier) \($0.keyPath)"
         }
@@ -244,16 +249,19 @@ final class OwnerLink: Sendable {
         weak var object: AnyObject?
     }
 
-    private let reference: Locked<Reference>
+    private let reference: LockedValue<Reference>
 
     init(_ owner: AnyObject) {
-        reference = Locked(Reference(object: owner))
+        // Unchecked (`LockedValue.withLockUnchecked`): the owner, of any type, is only read out to test whether it is
+        // still alive; what crosses threads is a strong reference, whose retain and release are atomic, and nothing of
+        // the owner is touched through it.
+        reference = LockedValue(unchecked: Reference(object: owner))
     }
 
     /// (The owner comes out of the lock so that its last release, if any, happens after it.)
     @usableFromInline
     var isAlive: Bool {
-        let owner: AnyObject? = reference.withLock { $0.object }
+        let owner: AnyObject? = reference.withLockUnchecked { $0.object }
         return owner != nil
     }
 }

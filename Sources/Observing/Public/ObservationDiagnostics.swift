@@ -1,3 +1,5 @@
+import Locking
+
 /// One live observation, as listed by ``ObservationDiagnostics/liveObservations()`` (O10).
 public struct ObservationRecord: Sendable, CustomStringConvertible {
     /// The observed object's type, fully qualified.
@@ -74,7 +76,7 @@ public enum ObservationDiagnostics {
         var nextHandlerID: UInt64 = 1
     }
 
-    private static let settings = Locked(Settings())
+    private static let settings = LockedValue(Settings())
 
     /// Every observation that is not invalidated and whose object (and owner, if any) still exists, in
     /// no particular order.

@@ -12,17 +12,6 @@
 #define OBSERVING_TLS_MODEL __attribute__((tls_model("initial-exec")))
 #else
 #define OBSERVING_TLS_MODEL
-/// The Swift runtime's uniqueness check, the entry point `isKnownUniquelyReferenced` compiles to for a native
-/// Swift object (exported by the runtime with the C calling convention). Swift code may not name runtime symbols
-/// itself; Observing's `RegistrarProbe` calls it through `observing_is_uniquely_referenced`.
-_Bool swift_isUniquelyReferenced_nonNull_native(const void *_Nonnull object);
-
-/// Whether the native Swift object at `object` has a strong reference count of one. `object` must be a live
-/// native Swift object.
-static inline _Bool observing_is_uniquely_referenced(const void *_Nonnull object) {
-    return swift_isUniquelyReferenced_nonNull_native(object);
-}
-
 #endif
 
 /// The calling thread's context (an unmanaged, retained `ThreadContext`), or NULL before its first use

@@ -63,10 +63,10 @@ public struct WrittenCover: Sendable, Hashable {
 /// `concurrency` inputs at a time, on threads of this process or in worker processes.
 ///
 /// Every job yields exactly one result; a failure never stops the others. Outputs are written
-/// atomically (see ``CoverImage/write(toFileAt:as:)``), so a failed job leaves no empty or
+/// atomically (see `CoverImage.write(toFileAt:as:)`), so a failed job leaves no empty or
 /// partial file behind. Before any job runs, each output folder is cleared of the temporary files
 /// that earlier writers killed mid-write left there (only those provably abandoned: see
-/// ``CoverImage/write(toFileAt:as:)``).
+/// `CoverImage.write(toFileAt:as:)`).
 public enum CoverBatch {
     /// The most jobs a batch runs at once, whatever `concurrency` asks: each running job holds a
     /// decoder and its frames (tens of MB for 4K), so beyond this memory grows and nothing gets

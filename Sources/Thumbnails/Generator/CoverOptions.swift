@@ -37,7 +37,7 @@ public struct CoverOptions: Sendable, Hashable {
     public var skipsDarkFrames: Bool
     /// The most keyframes ``skipsDarkFrames`` tries after the chosen frame.
     public var darkFrameLimit: Int
-    /// The layout of ``CoverImage/pixels``.
+    /// The layout of `CoverImage.pixels`.
     public var pixelFormat: CoverPixelFormat
 
     /// Options with the given values; every argument has the fast default.

@@ -81,7 +81,7 @@ public final class CoverCache: Sendable {
 
     private let state: LockedValue<State>
 
-    /// The most bytes of pixels held (``CoverImage/byteCount`` summed).
+    /// The most bytes of pixels held (`CoverImage.byteCount` summed).
     public let capacity: Int
 
     /// A cache holding at most `capacity` bytes of pixels (a 320x180 RGB cover is 169 KB).

@@ -1,9 +1,16 @@
 /// A decoded cover: 8-bit RGB or RGBA pixels in Swift-owned memory, and the time of the frame
-/// they show.
+/// they show. The one picture type of the package: what Thumbnails decodes and what CanvasKit's cover
+/// providers deliver to the cell view-models.
 ///
 /// Rows run top to bottom, pixels left to right, upright (the display rotation already applied
 /// unless the options turned it off). A row may be padded: step rows by ``bytesPerRow``, not by
-/// `width * pixelFormat.bytesPerPixel`.
+/// `width * pixelFormat.bytesPerPixel`. Colours are BT.709 / sRGB primaries, gamma-encoded; alpha, when
+/// there is one, is straight (not premultiplied), and 255 everywhere in Thumbnails' covers.
+///
+/// The layout is one Core Graphics reads as it is (so a `CGImage`, and a `UIImage`, is made
+/// without moving a byte): 8 bits per component, ``CoverPixelFormat/bytesPerPixel`` times 8 bits
+/// per pixel, ``bytesPerRow``, and `CGImageAlphaInfo.last` for ``CoverPixelFormat/rgba`` or
+/// `.none` for ``CoverPixelFormat/rgb``, with the default (big-endian) byte order.
 public struct CoverImage: Sendable, Hashable {
     /// Width in pixels.
     public let width: Int
@@ -30,6 +37,9 @@ public struct CoverImage: Sendable, Hashable {
 
     /// A cover made of the given pixels (checked: `pixels.count == bytesPerRow * height`, and
     /// `bytesPerRow` holds a row).
+    ///
+    /// - Throws: ``CoverImageLayoutError`` when the sizes are zero, negative or overflow, or the
+    ///   pixels do not fill `height` rows of `bytesPerRow` bytes.
     public init(
         width: Int,
         height: Int,
@@ -39,13 +49,12 @@ public struct CoverImage: Sendable, Hashable {
         actualTime: Double = 0,
         isKeyframe: Bool = true,
         warnings: [String] = []
-    ) throws(ThumbnailError) {
+    ) throws(CoverImageLayoutError) {
         let (rowBytes, rowOverflow) = width.multipliedReportingOverflow(by: pixelFormat.bytesPerPixel)
         let (total, totalOverflow) = bytesPerRow.multipliedReportingOverflow(by: height)
         guard width > 0, height > 0, !rowOverflow, !totalOverflow, bytesPerRow >= rowBytes, pixels.count == total
         else {
-            throw ThumbnailError(
-                .invalidArgument,
+            throw CoverImageLayoutError(
                 reason: "\(width)x\(height) \(pixelFormat) pixels with \(bytesPerRow) bytes per row "
                     + "cannot be held in \(pixels.count) bytes"
             )
@@ -56,7 +65,8 @@ public struct CoverImage: Sendable, Hashable {
         )
     }
 
-    init(
+    /// A cover made of pixels the caller already checked (the decoder: it allocated them).
+    package init(
         unchecked width: Int,
         height: Int,
         bytesPerRow: Int,
@@ -114,4 +124,18 @@ public struct CoverImage: Sendable, Hashable {
 
     /// The memory the pixels take, as a cache counts it.
     public var byteCount: Int { pixels.count }
+}
+
+/// Pixels that do not make the image they were given for (refused by `CoverImage`'s checked initializer).
+public struct CoverImageLayoutError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// One line naming the sizes and the byte count that do not fit.
+    public let reason: String
+
+    /// An error with `reason`.
+    public init(reason: String) {
+        self.reason = reason
+    }
+
+    /// The reason.
+    public var description: String { reason }
 }
