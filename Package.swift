@@ -28,6 +28,11 @@ targets += [
 // SplitMix64, the one seeded generator every seeded thing in the package uses (`package` API, not a product).
 targets += [.target(name: "SeededRandom", swiftSettings: swiftSettings)]
 
+// MARK: OrderedJSON
+// `JSONLine`: one JSON object on one line, keys in the order added (what `--json` output needs). Below Thumbnails (its
+// batch reporter) and CommandLineSupport (canvas-sim's lines), so both print JSON with one escaper. Depends on nothing.
+targets += [.target(name: "OrderedJSON", swiftSettings: swiftSettings)]
+
 // MARK: Pixels
 // The pixel value types both sides of a cover request use (`PixelSize`, `RGBColor`): below CanvasKit and Thumbnails,
 // which re-export it, so each concept has one type. Depends on nothing.
@@ -52,6 +57,11 @@ targets += [
 // `pkgConfig` finds the headers and library folder through libavformat.pc, and CFFmpeg's module map
 // links all four libraries. The test suite reads the committed Fixtures/ (made by Tools/make-fixtures.sh).
 // Thumbnails depends on nothing above it: CanvasKit's cover protocol is implemented by CanvasCovers.
+// Its test hooks (a lifetime tracker of the FFmpeg owners, an observer of every cancellation check, a service's decode
+// count) are compiled only with THUMBNAILS_TEST_HOOKS: in debug builds, and in the release build of the tests
+// (Tools/test.sh passes -Xswiftc -DTHUMBNAILS_TEST_HOOKS), so a release build of the library carries none of them.
+// THUMBNAILS_BENCHMARK_HOOKS (Tools/bench-thumbnails.sh) adds the forced stream probe the benchmark measures.
+let thumbnailsSettings = swiftSettings + [.define("THUMBNAILS_TEST_HOOKS", .when(configuration: .debug))]
 products.append(.library(name: "Thumbnails", targets: ["Thumbnails"]))
 targets += [
     .systemLibrary(
@@ -62,7 +72,9 @@ targets += [
             .brew(["ffmpeg", "pkg-config"]),
         ]
     ),
-    .target(name: "Thumbnails", dependencies: ["CFFmpeg", "Pixels", "Locking"], swiftSettings: swiftSettings),
+    .target(
+        name: "Thumbnails", dependencies: ["CFFmpeg", "Pixels", "Locking", "OrderedJSON"],
+        swiftSettings: thumbnailsSettings),
     .testTarget(
         name: "ThumbnailsTests", dependencies: ["Thumbnails", "Locking", "SeededRandom", "TestSupport"],
         swiftSettings: swiftSettings),
@@ -77,10 +89,15 @@ targets += [
 ]
 
 // MARK: CommandLineSupport
-// What both executables share for printing: ordered one-line JSON, terminal detection, a progress line.
+// What both executables share for printing: terminal detection, a progress line, and the last
+// line a fatal signal prints (CLastLine: the signal handler, in C because it may only call async-signal-safe
+// functions).
 targets += [
-    .target(name: "CommandLineSupport", swiftSettings: swiftSettings),
-    .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport"], swiftSettings: swiftSettings),
+    .target(name: "CLastLine"),
+    .target(name: "CommandLineSupport", dependencies: ["CLastLine"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "OrderedJSON"],
+        swiftSettings: swiftSettings),
 ]
 
 // MARK: Observing
@@ -191,7 +208,7 @@ targets += [
         name: "canvas-sim",
         dependencies: [
             "CanvasSimulation", "CanvasHost", "CanvasKit", "CanvasCovers", "Thumbnails", "CommandLineSupport",
-            "Locking",
+            "OrderedJSON", "Locking",
         ],
         swiftSettings: swiftSettings)
 ]

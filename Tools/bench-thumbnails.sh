@@ -69,8 +69,11 @@ fi
 # shellcheck disable=SC2046
 cc -O2 Tools/Floor/cover_floor.c $(pkg-config --cflags --libs libavformat libavcodec libswscale libavutil) \
     -o .bench/cover_floor
-swift build -c release --product ThumbnailBenchmark >&2
-swift_bench="$(swift build -c release --show-bin-path)/ThumbnailBenchmark"
+# THUMBNAILS_BENCHMARK_HOOKS adds the forced stream probe (--probe) to Thumbnails; its own scratch path keeps the
+# other release builds (canvas-thumb's benchmark, the soak) from being rebuilt each time.
+bench_build=(-c release --scratch-path .build/benchmark -Xswiftc -DTHUMBNAILS_BENCHMARK_HOOKS)
+swift build "${bench_build[@]}" --product ThumbnailBenchmark >&2
+swift_bench="$(swift build "${bench_build[@]}" --show-bin-path)/ThumbnailBenchmark"
 floor=.bench/cover_floor
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }

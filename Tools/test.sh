@@ -12,7 +12,8 @@ swift build --build-tests -Xswiftc -warnings-as-errors
 swift test --skip-build
 # The resident-memory bound of the leak test means something only with no other suite beside it.
 MULTICANVAS_RESIDENT_CHECK=1 swift test --skip-build --filter LeakTests
-swift build -c release --build-tests -Xswiftc -enable-testing -Xswiftc -warnings-as-errors \
+# The tests reach Thumbnails' test hooks (compiled in debug builds only, unless THUMBNAILS_TEST_HOOKS is defined).
+swift build -c release --build-tests -Xswiftc -enable-testing -Xswiftc -DTHUMBNAILS_TEST_HOOKS -Xswiftc -warnings-as-errors \
     --scratch-path .build/release-tests
 swift test -c release --skip-build --scratch-path .build/release-tests
 MULTICANVAS_RESIDENT_CHECK=1 swift test -c release --skip-build --scratch-path .build/release-tests --filter LeakTests

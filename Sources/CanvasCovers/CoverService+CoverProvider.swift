@@ -12,7 +12,8 @@ extension Thumbnails.CoverRequest: CanvasKit.CancellableCoverRequest {}
 /// let screen = CanvasScreen(board: board, configuration: .init(viewportSize: 9), coverProvider: covers)
 /// ```
 ///
-/// What the adapter adds to `CoverService/requestCover(for:maximumSize:completion:)`:
+/// What the adapter adds to `CoverService/requestCoverImage(for:maximumSize:completion:)` (named apart from this
+/// requirement, so that `service.requestCover(for:maximumSize:) { _ in }` is CanvasKit's, never ambiguous):
 /// - the cover arrives as the service made it: the same `CoverImage`, in the pixel format its options ask for;
 /// - a failure arrives as the `ThumbnailError` (its description is the one-line `ThumbnailError/reason`);
 /// - the completion is never called for a cancelled request (CanvasKit's contract), where the service itself reports
@@ -26,7 +27,7 @@ extension CoverService: CoverProvider {
         maximumSize: PixelSize,
         completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
     ) -> any CanvasKit.CancellableCoverRequest {
-        requestCover(for: videoURL, maximumSize: maximumSize) { result in
+        requestCoverImage(for: videoURL, maximumSize: maximumSize) { result in
             switch result {
             case .success(let image):
                 completion(.success(image))

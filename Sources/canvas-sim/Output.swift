@@ -2,6 +2,7 @@ import CanvasKit
 import CanvasSimulation
 import CommandLineSupport
 import Foundation
+import OrderedJSON
 
 /// How canvas-sim prints steps: a readable table per step (text) or one JSON object per step.
 enum Output {

@@ -34,6 +34,9 @@ struct Options {
     var format: Format?
     /// `--jobs`; nil for the default (the number of cores, asked only when covers are made).
     var jobs: Int?
+    /// `--timeout`: the most seconds one input may take; nil for the default
+    /// (`CoverBatch.defaultTimeout`), 0 for no limit.
+    var timeout: Double?
     var json = false
     var help = false
     /// `--version`: print the version and exit.
@@ -41,7 +44,8 @@ struct Options {
 
     static let usage = """
         usage: canvas-thumb INPUT... [-o OUT | --output-dir DIR] [--max-size WxH] [--time SECONDS | --percent P]
-                            [--exact] [--skip-dark] [--format png|jpeg] [--jobs N] [--json]
+                            [--exact] [--skip-dark] [--format png|jpeg] [--jobs N] [--timeout SECONDS]
+                            [--json]
           INPUT            a video file, a directory (searched for video files), or - (paths on stdin)
           -o OUT           where the cover of the single INPUT goes
           --output-dir DIR where covers go, named after their inputs (default: the current directory)
@@ -52,6 +56,8 @@ struct Options {
           --skip-dark      skip black or flat opening frames
           --format F       png or jpeg (default: from -o's extension, else png)
           --jobs N         inputs decoded at once (default: the number of cores; at most 64)
+          --timeout S      the most seconds one input may take, then it is stopped and reported
+                           (default 60; 0: no limit)
           --json           one JSON object per input on stdout (warnings go to stderr)
           -h, --help       this text; --version: the version
         options that take a value accept it as the next argument or after '=' (--max-size=320x320)
@@ -65,7 +71,7 @@ struct Options {
 
     /// The options that take a value (the others are flags).
     static let valued: Set<String> = [
-        "--output", "--output-dir", "--max-size", "--time", "--percent", "--format", "--jobs",
+        "--output", "--output-dir", "--max-size", "--time", "--percent", "--format", "--jobs", "--timeout",
     ]
 
     /// An argument's bytes as a path (an argument never holds a NUL byte: it is a C string).
@@ -175,6 +181,10 @@ struct Options {
                     throw UsageError(message: "--jobs takes a whole number >= 1, not '\(text)'")
                 }
                 options.jobs = jobs
+            case "--timeout":
+                let seconds = try number(try value(for: argument), for: argument)
+                guard seconds >= 0 else { throw UsageError(message: "--timeout must be >= 0, not \(seconds)") }
+                options.timeout = seconds
             case "--json": options.json = true
             default: throw UsageError(message: "unknown option '\(argument)'")
             }

@@ -3,6 +3,7 @@
 // failed (the others are written), 2 usage.
 import CommandLineSupport
 import Foundation
+import Synchronization
 import Thumbnails
 
 /// The first argument that makes this process a batch's worker (see Docs/canvas-thumb.md): the
@@ -30,10 +31,6 @@ do {
 }
 if options.help {
     Terminal.printLine(Options.usage)
-    exit(0)
-}
-if options.version {
-    Terminal.printLine(ToolVersion.line(for: "canvas-thumb"))
     exit(0)
 }
 if options.version {
@@ -96,6 +93,10 @@ let reporter = CoverBatchReporter(programName: "canvas-thumb", json: options.jso
 }
 for entry in expansion.unreadable { reporter.report(unreadable: entry) }
 let concurrency = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+// `--timeout 0` is no limit (and beyond 30 years is none either).
+let timeout: Duration? =
+    options.timeout.map { $0 > 0 ? .milliseconds(Int64((min($0, 1e9) * 1000).rounded(.up))) : nil }
+    ?? CoverBatch.defaultTimeout
 // Several inputs run in worker processes, so that a crash inside FFmpeg costs one input, not the
 // batch; a single input runs here (no other input to protect, and no second start-up to pay).
 // CANVAS_THUMB_ISOLATION=threads runs a batch on threads of this process instead (to measure
@@ -103,9 +104,67 @@ let concurrency = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
 if jobs.count > 1, ProcessInfo.processInfo.environment["CANVAS_THUMB_ISOLATION"] != "threads" {
     let command = CoverWorkerCommand.currentExecutable(
         arguments: [rawArguments[0], workerFlag] + rawArguments.dropFirst())
-    CoverBatch.run(jobs, concurrency: concurrency, workers: command) { reporter.report($0) }
+    CoverBatch.run(jobs, concurrency: concurrency, workers: command, timeout: timeout) { reporter.report($0) }
+} else if jobs.count == 1 {
+    // Decoded here, so a crash or a read that never returns would end this process with nothing
+    // said: the input's line (JSON or text) is prepared now, and a crash signal prints it and
+    // exits 1, as a batch reports an input whose worker crashed; a timeout prints its own line.
+    let job = jobs[0]
+    func lastLine(_ error: ThumbnailError) -> (descriptor: Int32, text: String) {
+        // A failure is one line: JSON on standard output, or `canvas-thumb: REASON` on standard error.
+        switch reporter.events(for: CoverJobResult(index: 0, job: job, result: .failure(error))).first {
+        case .output(let line): (STDOUT_FILENO, line)
+        case .error(let line): (STDERR_FILENO, line)
+        case .progress, nil: (STDERR_FILENO, "canvas-thumb: \(error.reason)")
+        }
+    }
+    let crashDescriptor = lastLine(.crashed(job.input, signal: SIGSEGV)).descriptor
+    LastLine.prepare(LastLine.crashSignals, descriptor: crashDescriptor, status: 1) { signal in
+        lastLine(.crashed(job.input, signal: signal)).text
+    }
+    // The time limit is kept here, on the main thread, while a thread of its own makes the cover:
+    // past it the prepared line is written and the process ends at once (`_exit`: no clean-up may
+    // run while that thread is still inside FFmpeg). Whichever comes first, the result or the
+    // deadline, claims the input's one line.
+    let claimed = OneLine()
+    let finished = DispatchSemaphore(value: 0)
+    let singleOptions = coverOptions
+    Thread {
+        CoverBatch.run(jobs, options: singleOptions, format: format, concurrency: 1) { result in
+            LastLine.clear()
+            if claimed.claim() { reporter.report(result) }
+        }
+        finished.signal()
+    }.start()
+    let deadline: DispatchTime =
+        timeout.map { .now() + Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        ?? .distantFuture
+    if finished.wait(timeout: deadline) == .timedOut {
+        if let timeout, claimed.claim() {
+            let stopped = lastLine(.timedOut(job.input, after: timeout))
+            if stopped.descriptor == STDOUT_FILENO {
+                Terminal.printLine(stopped.text)
+            } else {
+                Terminal.printError(stopped.text)
+            }
+            _exit(1)
+        }
+        // The result claimed the line just before the deadline: it is being printed.
+        finished.wait()
+    }
 } else {
     CoverBatch.run(jobs, options: coverOptions, format: format, concurrency: concurrency) { reporter.report($0) }
 }
 progress.finish()
 exit(reporter.failures == 0 ? 0 : 1)
+
+/// Who prints a single input's one line: its result, or the time limit's report, whichever claims
+/// it first.
+final class OneLine: Sendable {
+    private let taken = Atomic<Bool>(false)
+
+    /// True for the first caller only.
+    func claim() -> Bool {
+        !taken.exchange(true, ordering: .acquiringAndReleasing)
+    }
+}

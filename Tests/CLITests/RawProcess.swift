@@ -47,10 +47,22 @@ final class RawProcess {
         self.pid = pid
     }
 
-    /// Waits for the process and returns how it ended and what it printed.
-    func wait() throws -> BuiltBinary.Run {
+    /// Waits for the process and returns how it ended and what it printed; after `limit` seconds
+    /// (a guard against a hang) its process group is killed (`SIGKILL`), so a process that never
+    /// ends shows as status 137 instead of stopping the tests.
+    func wait(killingAfter limit: Double = 120) throws -> BuiltBinary.Run {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let deadline = Date().addingTimeInterval(limit)
+        while true {
+            let ended = waitpid(pid, &status, WNOHANG)
+            if ended == pid || (ended < 0 && errno != EINTR) { break }
+            if Date() > deadline {
+                kill(-pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+                break
+            }
+            usleep(5000)
+        }
         defer { try? FileManager.default.removeItem(at: folder) }
         let exitStatus = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return BuiltBinary.Run(

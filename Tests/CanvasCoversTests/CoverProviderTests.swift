@@ -36,6 +36,21 @@ struct CoverProviderTests {
         #expect(delivered.withLock { $0 })
     }
 
+    @Test("with CanvasCovers imported, each request call on a CoverService names one method, even with { _ in }")
+    func unambiguousCalls() {
+        let service = CoverService(maximumConcurrency: 1)
+        let url = Fixtures.url("h264.mp4")
+        let size = PixelSize(width: 32, height: 32)
+        // Thumbnails' own request (a CoverImage or a ThumbnailError) and CanvasKit's (a CanvasCover; a cancelled request
+        // silent): both compile as written, without a type to pick an overload, each naming its own method.
+        let image = service.requestCoverImage(for: url, maximumSize: size) { _ in }
+        let canvas = service.requestCover(for: url, maximumSize: size) { _ in }
+        #expect(type(of: image) == CoverRequest.self)
+        #expect(canvas is CoverRequest, "CanvasKit's request is the service's, seen as a CancellableCoverRequest")
+        image.cancel()
+        canvas.cancel()
+    }
+
     @Test("a cancelled request never calls its completion (the service's .cancelled is not passed on)")
     func cancel() async throws {
         // The first request takes the only decode slot, and its decode pauses at its first cancellation check (before
@@ -51,8 +66,8 @@ struct CoverProviderTests {
         _ = service.requestCover(for: Fixtures.url("vp9.webm"), maximumSize: size) { first.set($0) }
         await gate.waitUntilReached()
         let called = LockedValue(0)
-        let request = (service as any CoverProvider).requestCover(for: Fixtures.url("hevc.mp4"), maximumSize: size) {
-            _ in
+        // CanvasKit's requirement, called on the service itself with a closure ignoring its argument: one overload only.
+        let request = service.requestCover(for: Fixtures.url("hevc.mp4"), maximumSize: size) { _ in
             called.withLock { $0 += 1 }
         }
         request.cancel()

@@ -1,4 +1,5 @@
 import CommandLineSupport
+import OrderedJSON
 import Testing
 
 @Suite("Command-line support")

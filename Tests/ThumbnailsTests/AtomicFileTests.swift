@@ -118,6 +118,19 @@ struct AtomicFileTests {
         }
     }
 
+    @Test("old-style temporary names (.NAME.tmp-XXXXXX) are recognised only for a cover's name")
+    func oldStyleNames() {
+        for name in [".clip.png.tmp-ABCDEF", ".caf\u{E9}.JPG.tmp-a1b2c3", ".x.jpeg.tmp-000000"] {
+            #expect(AtomicFile.isOldStyleTemporaryName(Array(name.utf8)), "\(name)")
+        }
+        for name in [
+            "clip.png.tmp-ABCDEF", ".notes.txt.tmp-ABCDEF", ".png.tmp-ABCDEF", ".clip.png.tmp-ABCDE",
+            ".clip.png.tmp-ABC.EF", ".clip.png.cover-tmp-12-ABCDEF",
+        ] {
+            #expect(!AtomicFile.isOldStyleTemporaryName(Array(name.utf8)), "\(name)")
+        }
+    }
+
     @Test("only abandoned temporary files are removed: a dead writer's; not a live one's, a locked one, or others")
     func removeAbandoned() throws {
         let folder = try TemporaryFolder()
@@ -135,19 +148,27 @@ struct AtomicFileTests {
         _ = try file(".a.png.cover-tmp-\(dead)-AAAAAA")
         _ = try file(".b.png.cover-tmp-\(getpid())-BBBBBB")  // this process is alive
         let locked = try file(".c.png.cover-tmp-\(dead)-CCCCCC")
-        _ = try file(".d.png.tmp-DDDDDD")  // no process id: nothing proves whose it is
+        _ = try file(".d.png.tmp-DDDDDD")  // old-style, fresh: it may be a live old writer's
         _ = try file("e.png")
+        // Old-style names last modified two hours ago: stale, unless locked or not a cover's name.
+        let twoHoursAgo = Date().addingTimeInterval(-7200)
+        for name in [".g.png.tmp-GGGGGG", ".h.txt.tmp-HHHHHH", ".i.jpg.tmp-IIIIII"] {
+            try FileManager.default.setAttributes([.modificationDate: twoHoursAgo], ofItemAtPath: try file(name).path)
+        }
+        let oldLocked = open(folder.url.appending(path: ".i.jpg.tmp-IIIIII").path, O_RDONLY)
+        #expect(flock(oldLocked, LOCK_EX) == 0)
+        defer { close(oldLocked) }
         try FileManager.default.createSymbolicLink(
             at: folder.url.appending(path: ".f.png.cover-tmp-\(dead)-FFFFFF"),
             withDestinationURL: folder.url.appending(path: "e.png"))
         let holder = open(locked.path, O_RDONLY)
         #expect(flock(holder, LOCK_EX) == 0)
         defer { close(holder) }
-        #expect(AtomicFile.removeAbandoned(in: FileSystemPath(folder.url)) == 1)
+        #expect(AtomicFile.removeAbandoned(in: FileSystemPath(folder.url)) == 2)
         #expect(
             try contents(of: folder.url) == [
                 ".b.png.cover-tmp-\(getpid())-BBBBBB", ".c.png.cover-tmp-\(dead)-CCCCCC", ".d.png.tmp-DDDDDD",
-                ".f.png.cover-tmp-\(dead)-FFFFFF", "e.png",
+                ".f.png.cover-tmp-\(dead)-FFFFFF", ".h.txt.tmp-HHHHHH", ".i.jpg.tmp-IIIIII", "e.png",
             ])
     }
 }

@@ -177,13 +177,13 @@ struct CoverServiceTests {
         let url = Fixtures.url("black-first-second.mp4")
         #expect(covers.cachedCover(for: url, maximumSize: size) == nil)
         let box = Box<Result<CoverImage, ThumbnailError>>()
-        covers.requestCover(for: url, maximumSize: size) { box.set($0) }
+        covers.requestCoverImage(for: url, maximumSize: size) { box.set($0) }
         let first = try #require(await box.wait()).get()
         // The service skips the black opening by default.
         #expect(first.actualTime >= 1)
 
         let delivered = LockedValue<CoverImage?>(nil)
-        covers.requestCover(for: url, maximumSize: size) { result in
+        covers.requestCoverImage(for: url, maximumSize: size) { result in
             delivered.withLock { $0 = try? result.get() }
         }
         // Delivered before requestCover returned.
@@ -201,10 +201,10 @@ struct CoverServiceTests {
         let first = Box<Result<CoverImage, ThumbnailError>>()
         let second = Box<Result<CoverImage, ThumbnailError>>()
         let third = Box<Result<CoverImage, ThumbnailError>>()
-        covers.requestCover(for: url, maximumSize: size) { first.set($0) }
+        covers.requestCoverImage(for: url, maximumSize: size) { first.set($0) }
         await gate.waitUntilReached()
-        let cancelled = covers.requestCover(for: url, maximumSize: size) { second.set($0) }
-        covers.requestCover(for: url, maximumSize: size) { third.set($0) }
+        let cancelled = covers.requestCoverImage(for: url, maximumSize: size) { second.set($0) }
+        covers.requestCoverImage(for: url, maximumSize: size) { third.set($0) }
         cancelled.cancel()
         // The cancelled request hears at once, while the decode is still paused.
         let secondResult = try #require(second.value)
@@ -230,7 +230,7 @@ struct CoverServiceTests {
         var requests: [CoverRequest] = []
         for index in results.indices {
             requests.append(
-                covers.requestCover(for: url, maximumSize: size) { result in
+                covers.requestCoverImage(for: url, maximumSize: size) { result in
                     let isFirst = calledFirst.withLock { first in
                         if first != nil { return false }
                         first = index
@@ -267,10 +267,10 @@ struct CoverServiceTests {
         let url = Fixtures.url("h264.mp4")
         let running = Box<Result<CoverImage, ThumbnailError>>()
         let pending = Box<Result<CoverImage, ThumbnailError>>()
-        covers.requestCover(for: url, maximumSize: size) { running.set($0) }
+        covers.requestCoverImage(for: url, maximumSize: size) { running.set($0) }
         await gate.waitUntilReached()
         // A different size is another job, pending behind the limit of one.
-        covers.requestCover(for: url, maximumSize: PixelSize(width: 32, height: 32)) { pending.set($0) }
+        covers.requestCoverImage(for: url, maximumSize: PixelSize(width: 32, height: 32)) { pending.set($0) }
         covers.cancelAll()
         for box in [running, pending] {
             let result = try #require(box.value)
@@ -289,12 +289,12 @@ struct CoverServiceTests {
         let order = LockedValue<[String]>([])
         let done = Box<Void>()
         let names = ["h264.mp4", "hevc.mp4", "vp9.webm", "mpeg4.avi"]
-        covers.requestCover(for: Fixtures.url(names[0]), maximumSize: size) { _ in
+        covers.requestCoverImage(for: Fixtures.url(names[0]), maximumSize: size) { _ in
             order.withLock { $0.append(names[0]) }
         }
         await gate.waitUntilReached()
         for name in names.dropFirst() {
-            covers.requestCover(for: Fixtures.url(name), maximumSize: size) { _ in
+            covers.requestCoverImage(for: Fixtures.url(name), maximumSize: size) { _ in
                 let count = order.withLock { order in
                     order.append(name)
                     return order.count
@@ -311,7 +311,7 @@ struct CoverServiceTests {
     @Test("a missing file is reported through the completion, typed")
     func missing() async throws {
         let box = Box<Result<CoverImage, ThumbnailError>>()
-        service().requestCover(for: Fixtures.url("no-such-file.mp4"), maximumSize: size) { box.set($0) }
+        service().requestCoverImage(for: Fixtures.url("no-such-file.mp4"), maximumSize: size) { box.set($0) }
         let result = try #require(await box.wait())
         let error = try #require(throws: ThumbnailError.self) { try result.get() }
         #expect(error.kind == .fileNotFound)

@@ -67,6 +67,19 @@ struct CoverBatchReporterTests {
         #expect(reporter.failures == 2)
     }
 
+    @Test("quotes and backslashes in names and reasons are escaped by the one JSON writer (OrderedJSON's JSONLine)")
+    func jsonEscapes() {
+        let recorder = Recorder()
+        let reporter = CoverBatchReporter(programName: "tool", json: true, emit: recorder.record)
+        let job = CoverJob(input: FileSystemPath(#"in/say "hi"\.mp4"#), output: FileSystemPath("out/x.png"))
+        let error = ThumbnailError(.notAMediaFile, reason: #"in/say "hi"\.mp4: not a media file"#)
+        reporter.report(CoverJobResult(index: 0, job: job, result: .failure(error)))
+        let expected =
+            #"{"input":"in/say \"hi\"\\.mp4","output":null,"width":null,"height":null,"actualTime":null,"#
+            + #""error":"in/say \"hi\"\\.mp4: not a media file"}"#
+        #expect(recorder.lines == [.output(expected)])
+    }
+
     @Test("many threads reporting at once still print every result once, in order")
     func concurrentReports() {
         let recorder = Recorder()

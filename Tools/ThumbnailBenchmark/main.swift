@@ -4,10 +4,12 @@
 // the median milliseconds per cover (the warm figure), like the floor.
 //
 //   ThumbnailBenchmark INPUT OUTPUT.png [SIZE] [SECONDS] [LOOPS] [exact] [--probe] [--skip-dark] [--no-write] [--cpu]
+//   ThumbnailBenchmark --cache-hits INPUT | --service-misses INPUT COUNT   (see below)
 //
 // SECONDS < 0 means the first frame; otherwise keyframe mode at SECONDS, or the exact frame with
 // "exact". --probe forces avformat_find_stream_info even when the header is complete (to measure
-// what skipping it saves); --skip-dark turns on CoverOptions.skipsDarkFrames; --no-write stops after
+// what skipping it saves; it needs Thumbnails built with -DTHUMBNAILS_BENCHMARK_HOOKS, as
+// Tools/bench-thumbnails.sh builds it); --skip-dark turns on CoverOptions.skipsDarkFrames; --no-write stops after
 // the decoded, scaled cover (no PNG encoding, no file); --cpu measures the process's CPU time per cover instead of
 // the wall clock (for the picture-shape ratios, which differ by less than other work on a shared machine moves the
 // wall clock). Exit status 1 with the error's reason on stderr when a cover fails.
@@ -38,6 +40,33 @@ if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--cache-hits" 
     guard hits == lookups else { exit(1) }
     let microseconds = (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12)
     print(String(format: "%.3f", microseconds / Double(lookups)))
+    exit(0)
+}
+
+// `ThumbnailBenchmark --service-misses INPUT COUNT`: COUNT covers of INPUT (320x320, first frame)
+// through `CoverService.cover(for:maximumSize:)`, each from a fresh service (so each one a cache
+// miss: the key's `stat`, the decode); prints the median milliseconds per cover. Under
+// `strace -f -e trace=%stat,%file` it shows the system calls a miss makes on the file's path.
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--service-misses" {
+    let url = URL(filePath: CommandLine.arguments[2])
+    let count = max(1, Int(CommandLine.arguments[3]) ?? 1)
+    let size = PixelSize(width: 320, height: 320)
+    let clock = ContinuousClock()
+    var milliseconds: [Double] = []
+    for _ in 0..<count {
+        let service = CoverService(options: CoverOptions(), maximumConcurrency: 1)
+        let start = clock.now
+        do {
+            _ = try await service.cover(for: url, maximumSize: size)
+        } catch {
+            FileHandle.standardError.write(Data("ThumbnailBenchmark: \(error)\n".utf8))
+            exit(1)
+        }
+        let elapsed = clock.now - start
+        milliseconds.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15)
+    }
+    milliseconds.sort()
+    print(String(format: "%.3f", milliseconds[count / 2]))
     exit(0)
 }
 
@@ -82,8 +111,16 @@ var milliseconds: [Double] = []
 for _ in 0..<loops {
     let start = clock.now
     let startCPU = measuresCPU ? processCPUMilliseconds() : 0
-    do {
-        let cover = try generator.makeCover(for: input, options: options, alwaysProbe: forcesProbe)
+    do throws(ThumbnailError) {
+        #if THUMBNAILS_BENCHMARK_HOOKS
+            let cover = try generator.makeCover(for: input, options: options, alwaysProbe: forcesProbe)
+        #else
+            if forcesProbe {
+                throw ThumbnailError(
+                    .invalidArgument, reason: "--probe needs a build with -Xswiftc -DTHUMBNAILS_BENCHMARK_HOOKS")
+            }
+            let cover = try generator.makeCover(for: input, options: options)
+        #endif
         if writes {
             try cover.write(to: output, as: .png)
         }

@@ -73,6 +73,13 @@ public enum CoverBatch {
     /// faster.
     public static let maximumConcurrency = 64
 
+    /// How long a worker process may take over one input before it is stopped and the input
+    /// reported as `.timedOut`: 60 s. A cover takes well under a second (a 4K frame about 80 ms;
+    /// an exact frame deep into a long keyframe interval a few seconds), so only a read that
+    /// never returns or a decoder stuck in a loop reaches it, yet an input on a slow disk or
+    /// network share still has ample time.
+    public static let defaultTimeout: Duration = .seconds(60)
+
     /// Runs `jobs` on threads of this process and calls `report` once per job as it finishes, on
     /// the worker thread that ran it (so `report` must be thread-safe; it may be called by
     /// several threads at once). Returns when every job has finished or `generator`'s
@@ -80,7 +87,7 @@ public enum CoverBatch {
     /// `.cancelled`).
     ///
     /// A crash inside FFmpeg (a hostile file) takes the whole process down with it; use
-    /// ``run(_:concurrency:workers:report:)`` to keep the other inputs.
+    /// ``run(_:concurrency:workers:timeout:report:)`` to keep the other inputs.
     ///
     /// - Parameters:
     ///   - jobs: the inputs and outputs.
@@ -117,6 +124,12 @@ public enum CoverBatch {
     /// temporary file it may have left is removed, a fresh worker takes the next input, and
     /// every other cover is written.
     ///
+    /// A worker that gives no answer for an input within `timeout` (counted from the moment it
+    /// starts that input: when its previous answer arrived, or when it was started) is killed
+    /// (`SIGKILL`) and waited for; the input is reported as `.timedOut` ("INPUT: no cover within
+    /// 60 s (a read or decode that never ends); stopped"), the temporary file it may have left is
+    /// removed, and a fresh worker takes the next input, as after a crash.
+    ///
     /// Each worker is `workers` started anew (see ``CoverWorkerCommand``): a program that calls
     /// ``CoverWorker/serve(options:format:)`` with the options and format the batch is meant to
     /// use. The batch sends each worker its jobs over a socket, two at a time (the next one
@@ -129,11 +142,13 @@ public enum CoverBatch {
     ///   - concurrency: how many workers run at once (at least 1, at most ``maximumConcurrency``
     ///     and the number of jobs).
     ///   - workers: how to start a worker.
+    ///   - timeout: the most time a worker may take over one input (nil: no limit).
     ///   - report: receives each result.
     public static func run(
         _ jobs: [CoverJob],
         concurrency: Int,
         workers: CoverWorkerCommand,
+        timeout: Duration? = CoverBatch.defaultTimeout,
         report: @escaping @Sendable (CoverJobResult) -> Void
     ) {
         removeAbandonedTemporaryFiles(of: jobs)
@@ -143,6 +158,9 @@ public enum CoverBatch {
             // that died (the jobs queued behind the one it crashed on), to be sent again first.
             var inFlight: [Int] = []
             var retry: [Int] = []
+            // When the worker started its oldest job in flight: when it was started, or when it
+            // answered the job before.
+            var started = ContinuousClock.now
             while true {
                 // Two jobs in flight: the worker finds its next job waiting when it answers, and
                 // never waits for this thread to be scheduled (on a loaded machine that
@@ -151,6 +169,7 @@ public enum CoverBatch {
                     if worker == nil {
                         do throws(ThumbnailError) {
                             worker = try WorkerProcess(command: workers)
+                            started = .now
                         } catch {
                             report(CoverJobResult(index: index, job: jobs[index], result: .failure(error)))
                             continue
@@ -162,18 +181,24 @@ public enum CoverBatch {
                 }
                 guard let oldest = inFlight.first, let running = worker else { break }
                 let job = jobs[oldest]
-                if let result = running.receive() {
+                let failure: ThumbnailError
+                switch running.receive(before: timeout.map { started + $0 }) {
+                case .result(let result):
+                    started = .now
                     inFlight.removeFirst()
                     report(CoverJobResult(index: oldest, job: job, result: result))
                     continue
+                case .died:
+                    // The worker died on its oldest job; the ones queued behind it never started.
+                    failure = ThumbnailError(.decodeFailed, reason: "\(job.input.escaped): \(running.death())")
+                case .timedOut:
+                    running.stop()
+                    failure = .timedOut(job.input, after: timeout ?? .zero)
                 }
-                // The worker died on its oldest job; the ones queued behind it never started.
-                let death = running.death()
                 worker = nil
                 // Its temporary file, if it was writing, is provably abandoned now.
                 AtomicFile.removeAbandoned(in: job.output.directory)
-                let crash = ThumbnailError(.decodeFailed, reason: "\(job.input.escaped): \(death)")
-                report(CoverJobResult(index: oldest, job: job, result: .failure(crash)))
+                report(CoverJobResult(index: oldest, job: job, result: .failure(failure)))
                 retry = Array(inFlight.dropFirst()) + retry
                 inFlight = []
             }

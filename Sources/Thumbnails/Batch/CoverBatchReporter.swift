@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import OrderedJSON
 
 /// Turns a batch's results into the lines a command-line tool prints, in input order whatever
 /// the parallelism: a result is held until every earlier input has been reported, then printed
@@ -77,19 +78,22 @@ public final class CoverBatchReporter: Sendable {
         }
     }
 
-    /// The lines of one result.
-    func events(for item: CoverJobResult) -> [Event] {
+    /// The lines of one result, without reporting it (what a tool prepares to print if a signal
+    /// ends it before the result arrives: see `LastLine` in CommandLineSupport).
+    package func events(for item: CoverJobResult) -> [Event] {
         let input = item.job.input.escaped
         switch item.result {
         case .success(let cover):
             var events: [Event]
             if json {
-                let line = JSONObject()
-                    .string("input", input).string("output", item.job.output.escaped)
-                    .number("width", String(cover.width)).number("height", String(cover.height))
-                    .number("actualTime", cover.actualTime.isFinite ? String(cover.actualTime) : "null")
-                    .number("error", "null")
-                events = [.output(line.text)]
+                var line = JSONLine()
+                line.add("input", .string(input))
+                line.add("output", .string(item.job.output.escaped))
+                line.add("width", .int(cover.width))
+                line.add("height", .int(cover.height))
+                line.add("actualTime", .double(cover.actualTime))
+                line.add("error", .null)
+                events = [.output(line.description)]
             } else {
                 let time = String(format: "%.3f", cover.actualTime)
                 events = [
@@ -109,52 +113,10 @@ public final class CoverBatchReporter: Sendable {
 
     /// The JSON object of an input that has no cover: the six fields, all but two null.
     private static func failureLine(input: FileSystemPath, reason: String) -> String {
-        var line = JSONObject().string("input", input.escaped)
-        for field in ["output", "width", "height", "actualTime"] { line = line.number(field, "null") }
-        return line.string("error", reason).text
-    }
-}
-
-/// A one-line JSON object with its keys in the order they are added (what the JSON lines need;
-/// Foundation's `JSONEncoder` does not keep key order).
-private struct JSONObject {
-    private var fields: [String] = []
-
-    /// The object, compact, on one line.
-    var text: String { "{" + fields.joined(separator: ",") + "}" }
-
-    /// Adds `key` with a string value.
-    func string(_ key: String, _ value: String) -> JSONObject {
-        adding(key, Self.quoted(value))
-    }
-
-    /// Adds `key` with a value already written as JSON (a number, `null`).
-    func number(_ key: String, _ literal: String) -> JSONObject {
-        adding(key, literal)
-    }
-
-    private func adding(_ key: String, _ value: String) -> JSONObject {
-        var copy = self
-        copy.fields.append(Self.quoted(key) + ":" + value)
-        return copy
-    }
-
-    /// `string` as a JSON string: quotes, backslashes and control characters escaped.
-    private static func quoted(_ string: String) -> String {
-        var text = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text + "\""
+        var line = JSONLine()
+        line.add("input", .string(input.escaped))
+        for field in ["output", "width", "height", "actualTime"] { line.add(field, .null) }
+        line.add("error", .string(reason))
+        return line.description
     }
 }

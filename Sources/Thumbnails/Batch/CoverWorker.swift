@@ -8,7 +8,7 @@ import Foundation
     import Darwin
 #endif
 
-/// How ``CoverBatch/run(_:concurrency:workers:report:)`` starts a worker process: a program that
+/// How ``CoverBatch/run(_:concurrency:workers:timeout:report:)`` starts a worker process: a program that
 /// calls ``CoverWorker/serve(options:format:)``, and its arguments.
 ///
 /// The batch adds nothing to the arguments; it hands the worker a socket as its standard input
@@ -41,7 +41,7 @@ public struct CoverWorkerCommand: Sendable {
     }
 }
 
-/// The worker side of ``CoverBatch/run(_:concurrency:workers:report:)``.
+/// The worker side of ``CoverBatch/run(_:concurrency:workers:timeout:report:)``.
 public enum CoverWorker {
     /// Serves a batch on standard input (the socket the batch started this process with): takes
     /// one job at a time, makes and writes its cover with `options` and `format`, sends back the
@@ -134,10 +134,26 @@ final class WorkerProcess {
         connection?.sendMessage(WorkerWire.encode(job)) ?? false
     }
 
-    /// Waits for the result of the oldest job not answered yet; nil when the worker died first
-    /// (then ``death()`` says how).
-    func receive() -> Result<WrittenCover, ThumbnailError>? {
-        connection?.receiveMessage().flatMap(WorkerWire.decodeResult)
+    /// What ``receive(before:)`` got from the worker.
+    enum Answer {
+        /// The result of the oldest job not answered yet.
+        case result(Result<WrittenCover, ThumbnailError>)
+        /// The worker died (or sent something malformed) first; ``death()`` says how.
+        case died
+        /// No answer came before the deadline; ``stop()`` ends the worker.
+        case timedOut
+    }
+
+    /// Waits, at most until `deadline` (nil: for ever), for the result of the oldest job not
+    /// answered yet.
+    func receive(before deadline: ContinuousClock.Instant?) -> Answer {
+        guard let connection else { return .died }
+        switch connection.receiveMessage(before: deadline) {
+        case .message(let message):
+            return WorkerWire.decodeResult(message).map(Answer.result) ?? .died
+        case .closed: return .died
+        case .timedOut: return .timedOut
+        }
     }
 
     /// Makes sure a worker that stopped answering is gone, and says how it ended ("crashed while
@@ -147,6 +163,15 @@ final class WorkerProcess {
         connection = nil
         kill(process, SIGKILL)
         return Self.describe(reap())
+    }
+
+    /// Kills a worker that gave no answer in time (`SIGKILL`: a worker blocked in a read or
+    /// looping in a decoder cannot be asked) and waits for it to be gone, so that the temporary
+    /// file it may have been writing is provably abandoned.
+    func stop() {
+        connection = nil
+        kill(process, SIGKILL)
+        _ = reap()
     }
 
     /// Closes the socket, which tells the worker to exit, and waits for it.
@@ -167,10 +192,7 @@ final class WorkerProcess {
     /// What a wait status says of a worker that stopped answering.
     static func describe(_ status: Int32) -> String {
         let signal = status & 0x7F
-        if signal != 0 && signal != 0x7F {
-            let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
-            return "crashed while making its cover (signal \(signal): \(name))"
-        }
+        if signal != 0 && signal != 0x7F { return ThumbnailError.crashDescription(signal: signal) }
         let code = (status >> 8) & 0xFF
         return "the worker process making its cover exited with status \(code) without an answer"
     }

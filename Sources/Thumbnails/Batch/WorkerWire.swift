@@ -161,26 +161,61 @@ final class WorkerConnection {
 
     /// Receives one message; nil when the other end closed or sent something malformed.
     func receiveMessage() -> [UInt8]? {
-        guard let header = read(count: 4) else { return nil }
-        let length = header.reversed().reduce(0) { $0 << 8 | Int($1) }
-        guard length <= WorkerWire.maximumMessageBytes else { return nil }
-        return read(count: length)
+        if case .message(let message) = receiveMessage(before: nil) { return message }
+        return nil
     }
 
-    private func read(count: Int) -> [UInt8]? {
+    /// What ``receiveMessage(before:)`` got.
+    enum Received {
+        /// A whole message.
+        case message([UInt8])
+        /// The other end closed, or sent something malformed.
+        case closed
+        /// The deadline passed before a whole message arrived.
+        case timedOut
+    }
+
+    /// Receives one message, waiting at most until `deadline` (nil: for ever).
+    func receiveMessage(before deadline: ContinuousClock.Instant?) -> Received {
+        let header: [UInt8]
+        switch read(count: 4, before: deadline) {
+        case .message(let bytes): header = bytes
+        case let other: return other
+        }
+        let length = header.reversed().reduce(0) { $0 << 8 | Int($1) }
+        guard length <= WorkerWire.maximumMessageBytes else { return .closed }
+        return read(count: length, before: deadline)
+    }
+
+    private func read(count: Int, before deadline: ContinuousClock.Instant?) -> Received {
         var buffer = [UInt8](repeating: 0, count: count)
         var offset = 0
         while offset < count {
+            if let deadline, !waitReadable(until: deadline) { return .timedOut }
             let received = buffer.withUnsafeMutableBytes { raw in
                 recv(descriptor, raw.baseAddress! + offset, count - offset, 0)
             }
             if received < 0 {
                 if errno == EINTR { continue }
-                return nil
+                return .closed
             }
-            if received == 0 { return nil }
+            if received == 0 { return .closed }
             offset += received
         }
-        return buffer
+        return .message(buffer)
+    }
+
+    /// Waits until the socket has something to read (or was closed): false once `deadline` passed
+    /// first.
+    private func waitReadable(until deadline: ContinuousClock.Instant) -> Bool {
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return false }
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&request, 1, Int32(clamping: milliseconds))
+            if ready > 0 { return true }
+            if ready < 0, errno != EINTR { return true }  // the read reports the failure
+        }
     }
 }

@@ -20,19 +20,26 @@ public final class CoverGenerator: Sendable {
     /// Advanced by ``cancelAll()``; a job stops when the epoch it started in has passed.
     private let epoch = Atomic<Int>(0)
 
-    /// Called at every cancellation check (once per packet read), before checking: a test hook
-    /// that cancels at a chosen packet to prove decoding stops at the next one.
-    private let checkObserver: (@Sendable () -> Void)?
+    #if THUMBNAILS_TEST_HOOKS
+        /// Called at every cancellation check (once per packet read), before checking: a test
+        /// hook that cancels at a chosen packet to prove decoding stops at the next one. Compiled
+        /// only with `THUMBNAILS_TEST_HOOKS` (debug builds, and the release build of the tests).
+        private let checkObserver: (@Sendable () -> Void)?
+    #endif
 
     /// A generator. Cheap: make one per screen, or share one.
     public init() {
-        checkObserver = nil
+        #if THUMBNAILS_TEST_HOOKS
+            checkObserver = nil
+        #endif
     }
 
-    /// A generator that calls `checkObserver` at each cancellation check (tests only).
-    init(checkObserver: @escaping @Sendable () -> Void) {
-        self.checkObserver = checkObserver
-    }
+    #if THUMBNAILS_TEST_HOOKS
+        /// A generator that calls `checkObserver` at each cancellation check (tests only).
+        init(checkObserver: @escaping @Sendable () -> Void) {
+            self.checkObserver = checkObserver
+        }
+    #endif
 
     // MARK: Blocking
 
@@ -64,13 +71,16 @@ public final class CoverGenerator: Sendable {
         try makeCover(from: data, name: name, options: options, token: nil)
     }
 
-    /// ``makeCover(for:options:)`` with the stream probe forced on (`alwaysProbe`), for the
-    /// benchmark to measure what skipping it saves.
-    package func makeCover(for url: URL, options: CoverOptions, alwaysProbe: Bool) throws(ThumbnailError)
-        -> CoverImage
-    {
-        try makeCover(for: url, options: options, token: nil, probe: alwaysProbe ? .always : .whenIncomplete)
-    }
+    #if THUMBNAILS_BENCHMARK_HOOKS
+        /// ``makeCover(for:options:)`` with the stream probe forced on (`alwaysProbe`), for the
+        /// benchmark to measure what skipping it saves. Compiled only with
+        /// `THUMBNAILS_BENCHMARK_HOOKS` (Tools/bench-thumbnails.sh builds ThumbnailBenchmark so).
+        package func makeCover(for url: URL, options: CoverOptions, alwaysProbe: Bool) throws(ThumbnailError)
+            -> CoverImage
+        {
+            try makeCover(for: url, options: options, token: nil, probe: alwaysProbe ? .always : .whenIncomplete)
+        }
+    #endif
 
     /// Takes a cover from the file at `path`, blocking the calling thread: as
     /// ``makeCover(for:options:)``, for a path held as bytes (a name that is not UTF-8, which a
@@ -83,27 +93,34 @@ public final class CoverGenerator: Sendable {
         try makeCover(forFileAt: path, options: options, token: nil)
     }
 
+    /// The cover of the file at `url`; `identity`, when given, is the file's status as the caller
+    /// already read it (a ``CoverCache`` key's), so the file is not `stat`ed a second time.
     func makeCover(
         for url: URL,
         options: CoverOptions,
         token: CancellationToken?,
-        probe: MediaInput.ProbePolicy = .whenIncomplete
+        probe: MediaInput.ProbePolicy = .whenIncomplete,
+        identity: FileIdentity? = nil
     ) throws(ThumbnailError) -> CoverImage {
         guard url.isFileURL else {
             throw ThumbnailError(.invalidArgument, reason: "\(url.absoluteString): not a file URL")
         }
-        return try makeCover(forFileAt: FileSystemPath(url), options: options, token: token, probe: probe)
+        let path = FileSystemPath(url)
+        return try makeCover(
+            forFileAt: path, options: options, token: token, probe: probe,
+            status: identity.map { FileStatus(identity: $0, path: path) })
     }
 
     func makeCover(
         forFileAt path: FileSystemPath,
         options: CoverOptions,
         token: CancellationToken?,
-        probe: MediaInput.ProbePolicy = .whenIncomplete
+        probe: MediaInput.ProbePolicy = .whenIncomplete,
+        status: FileStatus? = nil
     ) throws(ThumbnailError) -> CoverImage {
         let session = try openSession(name: path.escaped, options: options, token: token) {
             interruption throws(ThumbnailError) in
-            try MediaInput(fileAt: path, probe: probe, interruption: interruption)
+            try MediaInput(fileAt: path, probe: probe, interruption: interruption, status: status)
         }
         return try session.cover(at: options.time)
     }
@@ -255,7 +272,9 @@ public final class CoverGenerator: Sendable {
     func cancellationCheck(token: CancellationToken?, name: String) -> () throws(ThumbnailError) -> Void {
         let started = epoch.load(ordering: .sequentiallyConsistent)
         return { () throws(ThumbnailError) in
-            self.checkObserver?()
+            #if THUMBNAILS_TEST_HOOKS
+                self.checkObserver?()
+            #endif
             if token?.isCancelled == true || Task.isCancelled
                 || self.epoch.load(ordering: .relaxed) != started
             {

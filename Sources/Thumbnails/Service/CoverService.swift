@@ -14,7 +14,7 @@ import Locking
 /// ```swift
 /// let covers = CoverService()
 /// // willDisplay:
-/// request = covers.requestCover(for: take.url, maximumSize: PixelSize(width: 320, height: 320)) { result in
+/// request = covers.requestCoverImage(for: take.url, maximumSize: PixelSize(width: 320, height: 320)) { result in
 ///     DispatchQueue.main.async { cell.show(result) }
 /// }
 /// // didEndDisplaying / prepareForReuse:
@@ -23,7 +23,7 @@ import Locking
 ///
 /// Guarantees: each request's completion is called exactly once, with the cover, a
 /// ``ThumbnailError``, or `.cancelled`. A cover already cached is delivered synchronously,
-/// before ``requestCover(for:maximumSize:completion:)`` returns, on the caller's thread (a
+/// before ``requestCoverImage(for:maximumSize:completion:)`` returns, on the caller's thread (a
 /// displayed cell shows it in the same pass, no flicker), and so is the error for a file that
 /// does not exist (or a URL that is not a file URL, or a request already cancelled); otherwise
 /// on a background queue. A request cancelled before its completion is called gets `.cancelled`,
@@ -77,8 +77,10 @@ public final class CoverService: Sendable {
         var pending: [CoverCache.Key] = []
         var running = 0
         var nextID = 0
-        /// Decodes started since the service was made.
-        var decodes = 0
+        #if THUMBNAILS_TEST_HOOKS
+            /// Decodes started since the service was made (tests check that requests share them).
+            var decodes = 0
+        #endif
 
         mutating func makeID() -> Int {
             nextID += 1
@@ -104,16 +106,19 @@ public final class CoverService: Sendable {
         generator = CoverGenerator()
     }
 
-    /// A service whose decodes go through `generator` (tests pass one with a check observer).
-    init(generator: CoverGenerator, cache: CoverCache, options: CoverOptions, maximumConcurrency: Int) {
-        self.cache = cache
-        self.options = options
-        self.maximumConcurrency = max(1, maximumConcurrency)
-        self.generator = generator
-    }
+    #if THUMBNAILS_TEST_HOOKS
+        /// A service whose decodes go through `generator` (tests pass one with a check observer).
+        /// Test hooks, like ``decodeCount``: compiled only with `THUMBNAILS_TEST_HOOKS`.
+        init(generator: CoverGenerator, cache: CoverCache, options: CoverOptions, maximumConcurrency: Int) {
+            self.cache = cache
+            self.options = options
+            self.maximumConcurrency = max(1, maximumConcurrency)
+            self.generator = generator
+        }
 
-    /// Decodes started so far (tests check that requests share them).
-    var decodeCount: Int { state.withLock { $0.decodes } }
+        /// Decodes started so far (tests check that requests share them).
+        var decodeCount: Int { state.withLock { $0.decodes } }
+    #endif
 
     /// The options of a request for `maximumSize`.
     private func options(for maximumSize: PixelSize) -> CoverOptions {
@@ -133,7 +138,7 @@ public final class CoverService: Sendable {
     ///
     /// - Returns: the request, to ``CoverRequest/cancel()`` when the cell goes away.
     @discardableResult
-    public func requestCover(
+    public func requestCoverImage(
         for url: URL,
         maximumSize: PixelSize,
         completion: @escaping @Sendable (Result<CoverImage, ThumbnailError>) -> Void
@@ -221,7 +226,9 @@ public final class CoverService: Sendable {
             job.started = true
             state.jobs[key] = job
             state.running += 1
-            state.decodes += 1
+            #if THUMBNAILS_TEST_HOOKS
+                state.decodes += 1
+            #endif
             return job
         }
         return nil
@@ -230,7 +237,9 @@ public final class CoverService: Sendable {
     private func run(_ job: Job) {
         DispatchQueue.global(qos: .userInitiated).async {
             let result = Result { () throws(ThumbnailError) in
-                try self.generator.makeCover(for: job.url, options: job.key.options, token: job.token)
+                // The key's `stat` stands for the file's: one `stat` per cover.
+                try self.generator.makeCover(
+                    for: job.url, options: job.key.options, token: job.token, identity: job.key.identity)
             }
             self.finish(job, with: result)
         }

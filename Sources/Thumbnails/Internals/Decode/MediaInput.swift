@@ -25,7 +25,7 @@ final class MediaInput {
         case whenIncomplete
     }
 
-    /// Whether the probe ran (for tests and the benchmark's figures).
+    /// Whether the probe ran (``reopen()`` probes again when it did).
     let probed: Bool
 
     /// What the input was opened from, so ``reopen()`` can open it again.
@@ -62,14 +62,17 @@ final class MediaInput {
     /// Opens the file at `path`, its bytes handed to the system unchanged (a name that is not
     /// UTF-8 opens); error reasons name it by its ``FileSystemPath/escaped`` form.
     ///
+    /// - Parameter status: what the caller already read of the file (``FileStatus/init(identity:path:)``),
+    ///   so it is not read again; nil to read it here (one `stat`).
     /// - Throws: as ``init(contentsOf:probe:interruption:)``.
     convenience init(
         fileAt file: FileSystemPath,
         probe: ProbePolicy = .always,
-        interruption: Interruption? = nil
+        interruption: Interruption? = nil,
+        status: FileStatus? = nil
     ) throws(ThumbnailError) {
         let path = file.escaped
-        try Self.checkFile(at: file, name: path)
+        try Self.check(status ?? FileStatus(path: file), name: path)
         let format: FormatContext
         do {
             format = try FormatContext(path: file, interruption: interruption)
@@ -192,8 +195,8 @@ final class MediaInput {
     }
 
     /// Classifies the path before FFmpeg sees it, so each case gets its own error.
-    private static func checkFile(at file: FileSystemPath, name path: String) throws(ThumbnailError) {
-        switch FileStatus(path: file) {
+    private static func check(_ status: FileStatus, name path: String) throws(ThumbnailError) {
+        switch status {
         case .missing:
             throw ThumbnailError(.fileNotFound, reason: "\(path): no such file")
         case .directory:

@@ -25,12 +25,22 @@ import Foundation
 /// it while writing. A process killed mid-write (`SIGKILL`) leaves it behind, hidden;
 /// ``removeAbandoned(in:)`` removes it later, only once it is provably abandoned: named so, owned
 /// by this user, a regular file, its process gone, and no lock on it.
+///
+/// Versions before these names wrote `.NAME.tmp-XXXXXX` (no process id, no lock). Those carry
+/// nothing that proves their writer gone, so their age does: such a file is removed once it has
+/// not been modified for ``staleAge`` (an hour; a cover is written in milliseconds, so no live
+/// writer leaves its file untouched that long), and only when `NAME` is a cover's name (ending in
+/// `.png`, `.jpg` or `.jpeg`), so another program's temporary files of the same shape are left
+/// alone.
 enum AtomicFile {
     /// What ends a temporary file's name before the process id: `.NAME` + marker + `PID-XXXXXX`.
     static let marker = Array(".cover-tmp-".utf8)
     /// The destination's name is kept to at most this many bytes in the temporary name (which
     /// adds up to 31 bytes and must fit in the 255 a name may have).
     static let keptNameBytes = 200
+    /// How long an old-style temporary file (`.NAME.tmp-XXXXXX`) must have gone unmodified before
+    /// ``removeAbandoned(in:)`` removes it.
+    static let staleAge: Int64 = 3600
 
     /// Writes `data` to `path`, replacing any file (or link) there.
     ///
@@ -97,10 +107,12 @@ enum AtomicFile {
 
     /// Removes the temporary files in `folder` that writers killed mid-write left behind, and
     /// returns how many it removed. A file is removed only when all of these hold: its name is
-    /// `.NAME.cover-tmp-PID-XXXXXX`; no process `PID` exists; it is a regular file owned by this
-    /// user; no process holds a lock on it (so a writer in another PID namespace, whose id means
-    /// nothing here, is safe); and the name still refers to the file checked. Anything else is
-    /// left alone, and a folder that cannot be listed is left as it is.
+    /// `.NAME.cover-tmp-PID-XXXXXX` and no process `PID` exists, or its name is the old-style
+    /// `.NAME.tmp-XXXXXX` with `NAME` a cover's name and it was last modified at least
+    /// ``staleAge`` ago; it is a regular file owned by this user; no process holds a lock on it
+    /// (so a writer in another PID namespace, whose id means nothing here, is safe); and the name
+    /// still refers to the file checked. Anything else is left alone, and a folder that cannot be
+    /// listed is left as it is.
     @discardableResult
     static func removeAbandoned(in folder: FileSystemPath) -> Int {
         guard let handle = folder.withCString({ opendir($0) }) else { return 0 }
@@ -108,8 +120,14 @@ enum AtomicFile {
         var removed = 0
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
-            guard let process = writerProcess(ofTemporaryName: name), !processExists(process) else { continue }
-            if removeIfUnlocked(folder.appending(component: name)) { removed += 1 }
+            let path = folder.appending(component: name)
+            if let process = writerProcess(ofTemporaryName: name) {
+                if !processExists(process), removeIfUnlocked(path, modifiedBefore: nil) { removed += 1 }
+            } else if isOldStyleTemporaryName(name) {
+                var now = timespec()
+                clock_gettime(CLOCK_REALTIME, &now)
+                if removeIfUnlocked(path, modifiedBefore: Int64(now.tv_sec) - staleAge) { removed += 1 }
+            }
         }
         return removed
     }
@@ -145,6 +163,20 @@ enum AtomicFile {
         return process
     }
 
+    /// Whether `name` is `.NAME.tmp-XXXXXX` (what versions before the process id in the name
+    /// wrote: `mkstemp`'s six letters or digits) with `NAME` ending in `.png`, `.jpg` or `.jpeg`.
+    static func isOldStyleTemporaryName(_ name: [UInt8]) -> Bool {
+        let marker = Array(".tmp-".utf8)
+        guard name.first == UInt8(ascii: "."), name.count > 1 + marker.count + 6 else { return false }
+        let suffix = name.suffix(6)
+        let beforeSuffix = name.dropLast(6)
+        guard suffix.allSatisfy(isSuffixCharacter), beforeSuffix.suffix(marker.count).elementsEqual(marker) else {
+            return false
+        }
+        let coverName = String(decoding: beforeSuffix.dropFirst().dropLast(marker.count), as: UTF8.self).lowercased()
+        return [".png", ".jpg", ".jpeg"].contains { coverName.hasSuffix($0) && coverName.count > $0.count }
+    }
+
     /// `write(2)`.
     static func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
         write(descriptor, buffer.baseAddress, buffer.count)
@@ -167,8 +199,9 @@ enum AtomicFile {
         kill(process, 0) == 0 || errno != ESRCH
     }
 
-    /// Unlinks `path` if it is a regular file of this user that nobody holds a lock on.
-    private static func removeIfUnlocked(_ path: FileSystemPath) -> Bool {
+    /// Unlinks `path` if it is a regular file of this user that nobody holds a lock on (and, with
+    /// `modifiedBefore`, last modified before that many seconds since 1970).
+    private static func removeIfUnlocked(_ path: FileSystemPath, modifiedBefore: Int64?) -> Bool {
         let descriptor = path.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
         guard descriptor >= 0 else { return false }
         defer { _ = close(descriptor) }
@@ -176,6 +209,14 @@ enum AtomicFile {
         guard fstat(descriptor, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG, opened.st_uid == geteuid(),
             flock(descriptor, LOCK_EX | LOCK_NB) == 0
         else { return false }
+        if let modifiedBefore {
+            #if canImport(Darwin)
+                let modified = Int64(opened.st_mtimespec.tv_sec)
+            #else
+                let modified = Int64(opened.st_mtim.tv_sec)
+            #endif
+            guard modified < modifiedBefore else { return false }
+        }
         var named = stat()
         guard path.withCString({ lstat($0, &named) }) == 0, named.st_dev == opened.st_dev,
             named.st_ino == opened.st_ino

@@ -11,7 +11,7 @@ final class FormatContext {
     /// The custom I/O of an in-memory input. Stored properties are released after `deinit`
     /// runs, so the input is closed before the I/O context it reads from is freed.
     private let memoryIO: MemoryIO?
-    private let tracker = LifetimeTracker.current
+    private let lifetime = OwnerLifetime(of: FormatContext.self)
     /// What FFmpeg's interrupt callback asks; kept alive as long as the input.
     private let interruption: Interruption?
 
@@ -20,7 +20,6 @@ final class FormatContext {
         pointer = try FFmpeg.openInput(path: path, interruption: interruption)
         memoryIO = nil
         self.interruption = interruption
-        tracker?.created(self)
     }
 
     /// Opens bytes held in memory and reads the container header.
@@ -29,12 +28,10 @@ final class FormatContext {
         pointer = try FFmpeg.openInput(io: io.pointer, interruption: interruption)
         memoryIO = io
         self.interruption = interruption
-        tracker?.created(self)
     }
 
     deinit {
         FFmpeg.closeInput(pointer)
-        tracker?.freed(self)
     }
 
     /// Reads packets to complete stream parameters the header left out.

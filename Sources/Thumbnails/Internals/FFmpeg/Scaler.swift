@@ -3,16 +3,14 @@
 /// Deliberately not `Sendable`: an `SwsContext` keeps scratch buffers and must not be shared.
 final class Scaler {
     private let pointer: FFmpeg.ScalerPointer
-    private let tracker = LifetimeTracker.current
+    private let lifetime = OwnerLifetime(of: Scaler.self)
 
     init(from source: FFmpeg.ScaleSide, to destination: FFmpeg.ScaleSide) throws(FFmpegError) {
         pointer = try FFmpeg.makeScaler(from: source, to: destination)
-        tracker?.created(self)
     }
 
     deinit {
         FFmpeg.freeScaler(pointer)
-        tracker?.freed(self)
     }
 
     /// Scales and converts the whole of `source` into `destination` (which has its buffers).

@@ -15,12 +15,16 @@ struct FileIdentity: Sendable, Hashable {
     var size: Int64
     var modificationSeconds: Int64
     var modificationNanoseconds: Int64
+    /// The file's type bits (`st_mode & S_IFMT`: a regular file, a directory, a FIFO, ...), so
+    /// that opening the file for its cover needs no second `stat` (``FileStatus/init(identity:path:)``).
+    var fileType: UInt32
 
     /// The identity of the file at `path` now (one `stat` call, about a microsecond), or nil
     /// when there is no such file.
     init?(path: String) {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
+        fileType = UInt32(status.st_mode & S_IFMT)
         device = UInt64(truncatingIfNeeded: status.st_dev)
         inode = UInt64(truncatingIfNeeded: status.st_ino)
         size = Int64(status.st_size)
@@ -67,29 +71,35 @@ enum FileStatus {
             }
             return
         }
-        switch status.st_mode & S_IFMT {
-        case S_IFDIR:
-            self = .directory
-            return
-        case S_IFREG:
-            break
-        case S_IFIFO:
-            self = .special("a FIFO")
-            return
-        case S_IFCHR, S_IFBLK:
-            self = .special("a device")
-            return
-        case S_IFSOCK:
-            self = .special("a socket")
-            return
-        default:
-            self = .special("a special file")
+        guard let checked = Self.kind(UInt32(status.st_mode & S_IFMT)) else {
+            self = Self.readable(path, size: Int64(status.st_size))
             return
         }
-        if path.withCString({ access($0, R_OK) }) != 0 {
-            self = .unreadable
-        } else {
-            self = .file(size: Int64(status.st_size))
+        self = checked
+    }
+
+    /// What the file `identity` was read from is, without another `stat`: only the `access`
+    /// check of a regular file's readability is made (a cover's cache key has already read the
+    /// file's status; a miss would otherwise read it twice).
+    init(identity: FileIdentity, path: FileSystemPath) {
+        self = Self.kind(identity.fileType) ?? Self.readable(path, size: identity.size)
+    }
+
+    /// What the type bits `type` say, or nil for a regular file (whose readability is checked apart).
+    private static func kind(_ type: UInt32) -> FileStatus? {
+        switch type {
+        case UInt32(S_IFDIR): .directory
+        case UInt32(S_IFREG): nil
+        case UInt32(S_IFIFO): .special("a FIFO")
+        case UInt32(S_IFCHR), UInt32(S_IFBLK): .special("a device")
+        case UInt32(S_IFSOCK): .special("a socket")
+        default: .special("a special file")
         }
+    }
+
+    /// A regular file of `size` bytes at `path`: `.file`, or `.unreadable` when this process may
+    /// not read it.
+    private static func readable(_ path: FileSystemPath, size: Int64) -> FileStatus {
+        path.withCString({ access($0, R_OK) }) != 0 ? .unreadable : .file(size: size)
     }
 }

@@ -125,16 +125,14 @@ private func memorySeek(_ opaque: UnsafeMutableRawPointer?, _ offset: Int64, _ w
 final class MemoryIO {
     let reader: MemoryReader
     let pointer: FFmpeg.IOContextPointer
-    private let tracker = LifetimeTracker.current
+    private let lifetime = OwnerLifetime(of: MemoryIO.self)
 
     init(_ bytes: Data) throws(FFmpegError) {
         reader = MemoryReader(bytes)
         pointer = try FFmpeg.makeIOContext(reading: reader)
-        tracker?.created(self)
     }
 
     deinit {
         FFmpeg.freeIOContext(pointer)
-        tracker?.freed(self)
     }
 }

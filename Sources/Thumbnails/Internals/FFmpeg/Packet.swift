@@ -5,16 +5,14 @@ internal import CFFmpeg
 /// Deliberately not `Sendable`: it belongs to the one cover job that reads into it.
 final class Packet {
     let pointer: FFmpeg.PacketPointer
-    private let tracker = LifetimeTracker.current
+    private let lifetime = OwnerLifetime(of: Packet.self)
 
     init() throws(FFmpegError) {
         pointer = try FFmpeg.allocatePacket()
-        tracker?.created(self)
     }
 
     deinit {
         FFmpeg.freePacket(pointer)
-        tracker?.freed(self)
     }
 
     /// Drops the data the packet references, ready for the next read.

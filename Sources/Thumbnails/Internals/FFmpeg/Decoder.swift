@@ -5,18 +5,16 @@ final class Decoder {
     private let pointer: FFmpeg.CodecContextPointer
     /// The threads it was opened with (1, or 0 for as many as FFmpeg sees cores).
     let threadCount: Int
-    private let tracker = LifetimeTracker.current
+    private let lifetime = OwnerLifetime(of: Decoder.self)
 
     /// Opens a decoder for stream `index` of `format`.
     init(format: FormatContext, streamIndex index: Int, threadCount: Int) throws(FFmpegError) {
         pointer = try FFmpeg.openDecoder(for: format.streamPointer(at: index), threadCount: threadCount)
         self.threadCount = threadCount
-        tracker?.created(self)
     }
 
     deinit {
         FFmpeg.closeCodec(pointer)
-        tracker?.freed(self)
     }
 
     /// Sends a packet, or nil to drain.

@@ -6,16 +6,14 @@ internal import CFFmpeg
 /// leaves it is a ``CoverImage``, copied into Swift memory.
 final class Frame {
     let pointer: FFmpeg.FramePointer
-    private let tracker = LifetimeTracker.current
+    private let lifetime = OwnerLifetime(of: Frame.self)
 
     init() throws(FFmpegError) {
         pointer = try FFmpeg.allocateFrame()
-        tracker?.created(self)
     }
 
     deinit {
         FFmpeg.freeFrame(pointer)
-        tracker?.freed(self)
     }
 
     /// Drops the pictures this frame references.

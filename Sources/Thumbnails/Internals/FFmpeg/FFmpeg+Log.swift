@@ -1,7 +1,6 @@
 internal import CFFmpeg
 import Foundation
 import Locking
-import Synchronization
 
 /// FFmpeg's log, routed into errors instead of standard error.
 ///
@@ -63,16 +62,16 @@ final class LogCollector: Sendable {
     /// At most this many distinct lines are kept: enough to explain, short enough for one line.
     static let limit = 4
 
-    private let storage = Mutex<[String]>([])
+    private let storage = LockedValue<[String]>([])
 
     /// The distinct lines in the order FFmpeg logged them, trimmed.
-    var lines: [String] { storage.withAnnotatedLock { $0 } }
+    var lines: [String] { storage.withLock { $0 } }
 
     func append(_ line: String) {
         let trimmed = line.split(whereSeparator: \.isNewline).joined(separator: " ")
             .trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return }
-        storage.withAnnotatedLock { lines in
+        storage.withLock { lines in
             if lines.count < Self.limit, !lines.contains(trimmed) { lines.append(trimmed) }
         }
     }

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A playlist whose one segment is a FIFO no writer opens: FFmpeg opens the segment itself (the
+/// `file` protocol is allowed, the FIFO check applies to the input given), and that `open(2)`
+/// blocks for ever, as a read from a stalled network file system does. The real-world shape of a
+/// worker that never answers, with no hook in the tool.
+struct StuckPlaylist {
+    let folder: ScratchFolder
+    let playlist: URL
+    let segment: URL
+
+    init() throws {
+        folder = try ScratchFolder()
+        segment = folder.url.appendingPathComponent("segment.ts")
+        playlist = folder.url.appendingPathComponent("stuck.m3u8")
+        guard mkfifo(segment.path, 0o644) == 0 else { throw POSIXError(.EIO) }
+        try Data("#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nsegment.ts\n#EXT-X-ENDLIST\n".utf8).write(to: playlist)
+    }
+
+    /// Waits (at most 30 s) until a process has the segment open for reading, and returns a
+    /// write end that keeps it blocked in its read (close it to let go); nil if none came.
+    func waitForReader() -> Int32? {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            // A FIFO's non-blocking write end opens only while a reader has it open (or waits to).
+            let writer = open(segment.path, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { return writer }
+            usleep(2000)
+        }
+        return nil
+    }
+}
+
+@Suite("canvas-thumb: an input that never answers is stopped; a crash in a single run is still reported")
+struct CanvasThumbTimeoutTests {
+    let tool: BuiltBinary
+    let fixture = BuiltBinary.root.appendingPathComponent("Fixtures/h264.mp4").path
+
+    init() throws {
+        tool = try BuiltBinary("canvas-thumb")
+    }
+
+    @Test("a worker stuck on one input is killed after --timeout: that input reported, a fresh worker does the rest")
+    func stuckWorker() throws {
+        let stuck = try StuckPlaylist()
+        let out = try ScratchFolder()
+        let inputs = [fixture, stuck.playlist.path, fixture, fixture]
+        let run = try RawProcess(
+            tool.url,
+            (inputs + ["--output-dir", out.url.path, "--json", "--jobs", "1", "--timeout", "1"]).map { Array($0.utf8) }
+        ).wait(killingAfter: 60)
+        #expect(run.status == 1, "\(run.standardError)")
+        let lines = run.outputLines
+        #expect(lines.count == inputs.count, "one line per input: \(run.standardOutput)")
+        #expect(lines.filter { $0.hasSuffix(#""error":null}"#) }.count == 3, "\(lines)")
+        #expect(
+            lines.dropFirst().first?.hasSuffix(
+                #""error":"\#(stuck.playlist.path): no cover within 1 s (a read or decode that never ends); stopped"}"#)
+                == true, "\(lines)")
+        #expect(
+            out.contents == ["h264-2.png", "h264-3.png", "h264.png"], "covers written, nothing else: \(out.contents)")
+        #expect(run.standardError.isEmpty, "\(run.standardError)")
+    }
+
+    @Test("a single input that never answers ends at --timeout with its one line, JSON or text, exit 1")
+    func stuckSingleInput() throws {
+        let stuck = try StuckPlaylist()
+        let output = stuck.folder.url.appendingPathComponent("cover.png").path
+        let reason = "\(stuck.playlist.path): no cover within 0.5 s (a read or decode that never ends); stopped"
+        let json = try RawProcess(
+            tool.url, [stuck.playlist.path, "-o", output, "--json", "--timeout", "0.5"].map { Array($0.utf8) }
+        ).wait(killingAfter: 60)
+        #expect(json.status == 1)
+        #expect(json.outputLines.count == 1 && json.outputLines.first?.hasSuffix(#""error":"\#(reason)"}"#) == true)
+        #expect(json.standardError.isEmpty, "\(json.standardError)")
+        let text = try RawProcess(
+            tool.url, [stuck.playlist.path, "-o", output, "--timeout", "0.5"].map { Array($0.utf8) }
+        ).wait(killingAfter: 60)
+        #expect(text.status == 1)
+        #expect(text.standardOutput.isEmpty)
+        #expect(text.errorLines == ["canvas-thumb: \(reason)"])
+        #expect(stuck.folder.contents == ["segment.ts", "stuck.m3u8"], "nothing written: \(stuck.folder.contents)")
+    }
+
+    @Test("a single input whose decode crashes (SIGSEGV) still prints its one JSON line, and exits 1")
+    func crashInSingleRun() throws {
+        let stuck = try StuckPlaylist()
+        let output = stuck.folder.url.appendingPathComponent("cover.png").path
+        let process = try RawProcess(
+            tool.url, [stuck.playlist.path, "-o", output, "--json"].map { Array($0.utf8) })
+        let writer = try #require(stuck.waitForReader(), "canvas-thumb should be reading the segment")
+        defer { close(writer) }
+        // What a crash inside FFmpeg does, sent while the process is inside FFmpeg's read.
+        kill(process.pid, SIGSEGV)
+        let run = try process.wait(killingAfter: 60)
+        #expect(run.status == 1, "exit 1 (an input failed), not death by the signal")
+        #expect(run.outputLines.count == 1, "\(run.standardOutput)")
+        #expect(
+            run.outputLines.first?.hasSuffix(
+                #""error":"\#(stuck.playlist.path): crashed while making its cover (signal 11: Segmentation fault)"}"#)
+                == true, "\(run.standardOutput)")
+        #expect(run.standardError.isEmpty, "\(run.standardError)")
+        #expect(stuck.folder.contents == ["segment.ts", "stuck.m3u8"])
+    }
+
+    @Test("--timeout takes seconds >= 0")
+    func timeoutValue() throws {
+        let run = try tool.run([fixture, "--timeout", "-1"])
+        #expect(run.status == 2)
+        #expect(run.errorLines.first == "canvas-thumb: --timeout must be >= 0, not -1.0")
+    }
+}
