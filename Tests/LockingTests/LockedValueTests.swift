@@ -4,7 +4,7 @@ import Locking
 import Synchronization
 import Testing
 
-/// `LockedValue` (and `Mutex.withAnnotatedLock`, kept for the last bare `Mutex`es). Under ThreadSanitizer
+/// `LockedValue`, the package's one lock type. Under ThreadSanitizer
 /// (Tools/sanitize.sh --thread) the concurrent tests are the shape that was reported as a race with plain
 /// `Mutex.withLock` (canvas-thumb's reporter: worker threads updating one `Mutex`'s state with no other synchronization
 /// between them): they must run without a report.
@@ -107,16 +107,5 @@ struct LockedValueTests {
         }
         // The lock is free again after the error.
         #expect(locked.withLockIfAvailable { $0.count } == 2)
-    }
-
-    @Test("Mutex.withAnnotatedLock, kept until every Mutex is a LockedValue, still locks and annotates")
-    func annotatedMutex() {
-        let mutex = Mutex(41)
-        #expect(
-            mutex.withAnnotatedLock { value -> Int in
-                value += 1
-                return value
-            } == 42)
-        #expect(mutex.withLockIfAvailable { $0 } == 42)
     }
 }
