@@ -96,10 +96,11 @@ let nextSubscriptionID = Atomic<UInt64>(1)
 /// setter's `newValue` is not. Values reach another thread through this storage only if the model
 /// object itself is shared, which Swift allows only for a model declared `Sendable`.
 ///
-/// Not the package's `LockedValue`: this lock is taken on every read and write of every
-/// `@Observed` property, and it announces its sections to ThreadSanitizer only when a flag copied at creation
-/// (`sanitized`) says the sanitizer is there; `LockedValue` reads the sanitizer's globals on every section, which
-/// would cost each read and write a few instructions.
+/// The package's one lock that is not a `LockedValue`: it is taken on every read and write of every `@Observed`
+/// property, whose setter's lock section was tuned instruction by instruction (see Docs/Observing.md, "Where a
+/// delivered change's instructions go"), and it announces its sections to ThreadSanitizer only when a flag copied at
+/// creation (`sanitized`) says the sanitizer is there. Moving it into a `LockedValue<State>` (whose annotation check
+/// now costs the same as that flag) is possible, but was not measured this round.
 @usableFromInline
 final class PropertyStorage<Value>: @unchecked Sendable {
     /// One observation of this storage. `deliver` is called with each change and the object; it is
