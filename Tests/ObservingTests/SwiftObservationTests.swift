@@ -23,7 +23,10 @@ private final class Track: KeyValueObservable, @unchecked Sendable {
 
     /// Whether each property's storage has its Swift Observation registrar (see `ObservationBridge`).
     var armed: (title: Bool, rating: Bool, next: Bool) {
-        (_title.storage.isObservationArmed, _rating.storage.isObservationArmed, _next.storage.isObservationArmed)
+        (
+            _title.storage.observation.bridge != nil, _rating.storage.observation.bridge != nil,
+            _next.storage.observation.bridge != nil
+        )
     }
 }
 

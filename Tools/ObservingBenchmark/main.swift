@@ -113,11 +113,17 @@ func cpuModel() -> String {
 
 let startLoad = loadAverage()
 
+/// The iterations of a `--profile-...` loop: `PROFILE_ITERATIONS` if set (callgrind runs two counts and subtracts),
+/// else `fallback`.
+func profileIterations(default fallback: Int) -> Int {
+    Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? fallback
+}
+
 // `--profile-delivery`: only loop over one observed property, for a profiler.
 if CommandLine.arguments.contains("--profile-delivery") {
     let model = Model()
     let token = observeValue(of: model)
-    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    let count = profileIterations(default: 20_000_000)
     for index in 0..<count { model.value = index }
     token.invalidate()
     exit(0)
@@ -129,7 +135,7 @@ if CommandLine.arguments.contains("--profile-bystanders") {
     let bystanders = (0..<1_000).map { _ in model.observe(\.other) { _, change in blackHole(change) } }
     let others = (0..<1_000).map { _ in Model() }
     let otherTokens = others.map { $0.observe(\.value) { _, change in blackHole(change) } }
-    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    let count = profileIterations(default: 20_000_000)
     for index in 0..<count { model.value = index }
     token.invalidate()
     withExtendedLifetime((bystanders, otherTokens)) {}
@@ -138,13 +144,13 @@ if CommandLine.arguments.contains("--profile-bystanders") {
 // `--profile-set` and `--profile-get`: only write or read a property nobody observes.
 if CommandLine.arguments.contains("--profile-set") {
     let model = Model()
-    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    let count = profileIterations(default: 20_000_000)
     for index in 0..<count { model.value = index }
     exit(0)
 }
 if CommandLine.arguments.contains("--profile-get") {
     let model = Model()
-    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    let count = profileIterations(default: 20_000_000)
     for _ in 0..<count { blackHole(model.value) }
     exit(0)
 }
@@ -152,7 +158,7 @@ if CommandLine.arguments.contains("--profile-get") {
 if CommandLine.arguments.contains("--profile-set-read") {
     let model = Model()
     blackHole(model.value)
-    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    let count = profileIterations(default: 20_000_000)
     for index in 0..<count { model.value = index }
     exit(0)
 }
@@ -162,7 +168,7 @@ if CommandLine.arguments.contains("--profile-delivery-read") {
     let model = Model()
     blackHole(model.value)
     let token = observeValue(of: model)
-    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    let count = profileIterations(default: 20_000_000)
     for index in 0..<count { model.value = index }
     token.invalidate()
     exit(0)
@@ -170,7 +176,7 @@ if CommandLine.arguments.contains("--profile-delivery-read") {
 // `--profile-tracked`: `withObservationTracking` re-armed before each write.
 if CommandLine.arguments.contains("--profile-tracked") {
     let model = Model()
-    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000
+    let count = profileIterations(default: 1_000_000)
     for index in 0..<count {
         withObservationTracking {
             blackHole(model.value)
@@ -184,7 +190,7 @@ if CommandLine.arguments.contains("--profile-tracked") {
 // `--profile-baseline`: only the closure-behind-a-Mutex baseline.
 if CommandLine.arguments.contains("--profile-baseline") {
     let property = LockedProperty { blackHole($0) }
-    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 20_000_000
+    let count = profileIterations(default: 20_000_000)
     for index in 0..<count { property.set(index) }
     exit(0)
 }
@@ -193,14 +199,14 @@ if CommandLine.arguments.contains("--profile-chain") {
     let folder = Folder()
     folder.document = Document()
     let token = folder.observe(\.document.title, options: [.new]) { _, change in blackHole(change.newValue) }
-    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000
+    let count = profileIterations(default: 1_000_000)
     for index in 0..<count { folder.document.title = index }
     token.invalidate()
     exit(0)
 }
 if CommandLine.arguments.contains("--profile-observe") {
     let model = Model()
-    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000
+    let count = profileIterations(default: 1_000_000)
     for _ in 0..<count {
         model.observe(\.value) { _, change in blackHole(change) }.invalidate()
     }
@@ -211,7 +217,7 @@ if CommandLine.arguments.contains("--profile-observe") {
 if CommandLine.arguments.contains("--profile-observer") {
     let observer = KeyValueObserver()
     let model = Model()
-    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000
+    let count = profileIterations(default: 1_000_000)
     for _ in 0..<count {
         observer.observe(model, \.value) { _, change in blackHole(change) }
         observer.unobserve(model, \.value)

@@ -120,13 +120,6 @@ extension PropertyStorage {
         observation.bridge { ObservationBridge(keyPath: keyPath) }
     }
 
-    /// Whether writes must tell Swift Observation (the property was read through its getter).
-    @inlinable
-    @inline(__always)
-    var isObservationArmed: Bool {
-        observation.address.load(ordering: .relaxed) != 0
-    }
-
     /// Whether a write must take the path that tells Swift Observation: the property was read through its getter
     /// and some tracking may hold its registrar (`ObservationBridge.mayBeTracked`). Checked before the store, where
     /// an `@Observable` class's `willSet` looks for trackings.
