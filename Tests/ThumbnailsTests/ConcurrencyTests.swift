@@ -345,9 +345,12 @@ struct InterruptionTests {
         let input = try MediaInput(
             contentsOf: Fixtures.url("h264.mp4"), probe: .whenIncomplete,
             interruption: Interruption { requested.withLock { $0 } })
-        let session = try CoverSession(input: input, options: CoverOptions().exact(), checkCancellation: {})
+        let session = try CoverSession(
+            input: input, options: ValidatedCoverOptions(CoverOptions().exact()), checkCancellation: {})
         requested.withLock { $0 = true }
-        let error = try #require(throws: ThumbnailError.self) { try session.cover(at: .seconds(1.5)) }
+        let error = try #require(throws: ThumbnailError.self) {
+            try session.cover(at: ValidatedCoverTime(.seconds(1.5)))
+        }
         #expect(error.kind == .cancelled)
     }
 }

@@ -36,8 +36,12 @@ struct FileStatusTests {
         }
         // And the service hands the key's identity over: a cover of the fixture through it works.
         let identity = try #require(FileIdentity(path: Fixtures.url("h264.mp4").path))
-        let cover = try CoverGenerator().makeCover(
-            for: Fixtures.url("h264.mp4"), options: CoverOptions(), token: nil, identity: identity)
+        let generator = CoverGenerator()
+        let options = try ValidatedCoverOptions(CoverOptions())
+        let cover = try generator.scheduler.run(name: "h264.mp4") { cancellation throws(ThumbnailError) in
+            try generator.makeCover(
+                for: Fixtures.url("h264.mp4"), options: options, cancellation: cancellation, identity: identity)
+        }
         #expect(cover.width > 0)
     }
 }

@@ -81,10 +81,15 @@ public enum CoverBatch {
     public static let defaultTimeout: Duration = .seconds(60)
 
     /// Runs `jobs` on threads of this process and calls `report` once per job as it finishes, on
-    /// the worker thread that ran it (so `report` must be thread-safe; it may be called by
-    /// several threads at once). Returns when every job has finished or `generator`'s
-    /// ``CoverGenerator/cancelAll()`` stopped them (each cancelled job is reported with
-    /// `.cancelled`).
+    /// the thread that ran it (so `report` must be thread-safe; it may be called by several
+    /// threads at once). Returns when every job has finished or `generator`'s
+    /// ``CoverGenerator/cancelAll()`` stopped them: each job it stopped, running or not started
+    /// yet, is reported with `.cancelled` (one not started yet on the cancelling thread).
+    ///
+    /// The jobs go through `generator`'s scheduler, started in their order, at most
+    /// `concurrency` at once, and never more than the generator's
+    /// ``CoverGenerator/maximumConcurrency`` together with its other covers. Options that cannot be
+    /// right fail every job with the same one-line `.invalidArgument`, before anything is opened.
     ///
     /// A crash inside FFmpeg (a hostile file) takes the whole process down with it; use
     /// ``run(_:concurrency:workers:timeout:report:)`` to keep the other inputs.
@@ -105,13 +110,33 @@ public enum CoverBatch {
         generator: CoverGenerator = CoverGenerator(),
         report: @escaping @Sendable (CoverJobResult) -> Void
     ) {
+        let validated: ValidatedCoverOptions
+        do throws(ThumbnailError) {
+            validated = try ValidatedCoverOptions(options)
+        } catch {
+            for (index, job) in jobs.enumerated() {
+                report(CoverJobResult(index: index, job: job, result: .failure(error)))
+            }
+            return
+        }
         removeAbandonedTemporaryFiles(of: jobs)
-        runLanes(count: concurrency, jobs: jobs) { next in
-            while let index = next() {
-                let job = jobs[index]
-                report(CoverJobResult(index: index, job: job, result: makeCover(job, options, format, generator)))
+        let lanes = DecodeScheduler.Group(limit: laneCount(concurrency, jobs: jobs))
+        let finished = DispatchGroup()
+        for (index, job) in jobs.enumerated() {
+            finished.enter()
+            generator.scheduler.submit(group: lanes) { cancellation in
+                let result = write(job, as: format) { () throws(ThumbnailError) in
+                    try generator.makeCover(forFileAt: job.input, options: validated, cancellation: cancellation)
+                }
+                report(CoverJobResult(index: index, job: job, result: result))
+                finished.leave()
+            } dropped: {
+                let cancelled = ThumbnailError(.cancelled, reason: "\(job.input.escaped): cancelled")
+                report(CoverJobResult(index: index, job: job, result: .failure(cancelled)))
+                finished.leave()
             }
         }
+        finished.wait()
     }
 
     /// Runs `jobs` in worker processes, `concurrency` at once, each input decoded in a process
@@ -152,7 +177,7 @@ public enum CoverBatch {
         report: @escaping @Sendable (CoverJobResult) -> Void
     ) {
         removeAbandonedTemporaryFiles(of: jobs)
-        runLanes(count: concurrency, jobs: jobs) { next in
+        runWorkerLanes(count: concurrency, jobs: jobs) { next in
             var worker: WorkerProcess?
             // Sent to the worker and not answered yet, oldest first; and taken back from a worker
             // that died (the jobs queued behind the one it crashed on), to be sent again first.
@@ -206,42 +231,51 @@ public enum CoverBatch {
         }
     }
 
-    /// Makes and writes one cover.
-    static func makeCover(
+    /// Makes one cover with `cover` and writes it.
+    static func write(
         _ job: CoverJob,
-        _ options: CoverOptions,
-        _ format: CoverImageFormat,
-        _ generator: CoverGenerator
+        as format: CoverImageFormat,
+        cover: () throws(ThumbnailError) -> CoverImage
     ) -> Result<WrittenCover, ThumbnailError> {
         Result { () throws(ThumbnailError) -> WrittenCover in
-            let cover = try generator.makeCover(forFileAt: job.input, options: options)
+            let cover = try cover()
             try cover.write(toFileAt: job.output, as: format)
             return WrittenCover(
                 width: cover.width, height: cover.height, actualTime: cover.actualTime, warnings: cover.warnings)
         }
     }
 
-    /// Runs `lane` on `count` threads (bounded by the jobs and ``maximumConcurrency``), each
-    /// given a function that takes the next job index (nil once all are taken), and returns when
-    /// every lane has returned.
-    private static func runLanes(
+    /// How many jobs run at once: `concurrency`, bounded by the jobs and ``maximumConcurrency``.
+    private static func laneCount(_ concurrency: Int, jobs: [CoverJob]) -> Int {
+        max(1, min(concurrency, jobs.count, maximumConcurrency))
+    }
+
+    /// Runs `lane` as ``laneCount(_:jobs:)`` items of a scheduler (each on a thread of its own,
+    /// each holding one slot while its worker process runs the jobs it takes), each given a
+    /// function that takes the next job index in order (nil once all are taken), and returns
+    /// when every lane has returned.
+    ///
+    /// A lane, not a job, is the scheduler's item here: a lane keeps its worker process and two
+    /// jobs in flight to it (the worker never waits for this process), which one item per job
+    /// could not.
+    private static func runWorkerLanes(
         count: Int,
         jobs: [CoverJob],
         lane: @escaping @Sendable (_ next: () -> Int?) -> Void
     ) {
         let counter = JobCounter()
-        let lanes = max(1, min(count, jobs.count, maximumConcurrency))
+        let lanes = laneCount(count, jobs: jobs)
         let total = jobs.count
-        // One thread per lane rather than `DispatchQueue.concurrentPerform`, whose pool is sized
-        // by the cores: a `concurrency` beyond them (inputs on a slow disk or a network share)
-        // would silently run no more jobs at once than there are cores.
+        let scheduler = DecodeScheduler(limit: lanes)
         let finished = DispatchGroup()
         for _ in 0..<lanes {
             finished.enter()
-            Thread {
+            scheduler.submit { _ in
                 lane { counter.take(below: total) }
                 finished.leave()
-            }.start()
+            } dropped: {
+                finished.leave()
+            }
         }
         finished.wait()
     }

@@ -50,9 +50,11 @@ public enum CoverWorker {
     /// Turns core dumps off first (a crash on a hostile file is expected and reported by the
     /// batch; a core file would land in the working directory).
     ///
-    /// - Throws: ``ThumbnailError`` `.invalidArgument` when standard input is not a socket (the
-    ///   program was not started by a batch) or the batch sent something malformed.
+    /// - Throws: ``ThumbnailError`` `.invalidArgument` when `options` cannot be right (checked
+    ///   once, before any job), standard input is not a socket (the program was not started by a
+    ///   batch) or the batch sent something malformed.
     public static func serve(options: CoverOptions, format: CoverImageFormat) throws(ThumbnailError) {
+        let options = try ValidatedCoverOptions(options)
         var status = stat()
         guard fstat(STDIN_FILENO, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else {
             throw ThumbnailError(
@@ -70,7 +72,10 @@ public enum CoverWorker {
             guard let job = WorkerWire.decodeJob(message) else {
                 throw ThumbnailError(.invalidArgument, reason: "a cover worker received a malformed job")
             }
-            let result = CoverBatch.makeCover(job, options, format, generator)
+            // Through the generator's scheduler, on this thread: one cover at a time.
+            let result = CoverBatch.write(job, as: format) { () throws(ThumbnailError) in
+                try generator.blockingCover(forFileAt: job.input, options: options)
+            }
             guard connection.sendMessage(WorkerWire.encode(result)) else { return }
         }
     }

@@ -6,10 +6,12 @@ extension CoverGenerator {
     /// file at `url` and calls `completion` with it: the completion-handler shape of the
     /// original app's `generateCover(for:size:completion:)`.
     ///
-    /// `completion` is called exactly once, on a background queue (hop to the main queue to
-    /// touch UI): with the cover, with a ``ThumbnailError``, or with `.cancelled` when the
-    /// request, ``cancelAll()``, or nothing else stopped it first. Cancelling stops decoding at
-    /// the next packet.
+    /// `completion` is called exactly once, on a background thread (hop to the main queue to
+    /// touch UI): with the cover, with a ``ThumbnailError`` (`.invalidArgument` at once for a bad
+    /// option or size, before anything is queued), or with `.cancelled` when the request or
+    /// ``cancelAll()`` stopped it first. Cancelling stops decoding at the next packet, or, while
+    /// the request waits for its turn (the generator's ``maximumConcurrency``), withdraws it: its
+    /// decode never starts, and `completion` is called on the cancelling thread.
     ///
     /// - Parameters:
     ///   - url: the video file.
@@ -25,16 +27,28 @@ extension CoverGenerator {
         options: CoverOptions = CoverOptions(),
         completion: @escaping @Sendable (Result<CoverImage, ThumbnailError>) -> Void
     ) -> CoverRequest {
+        let request = CoverRequest()
         var sized = options
         sized.maximumSize = size
-        let options = sized
-        let request = CoverRequest()
+        let validated: ValidatedCoverOptions
+        let path: FileSystemPath
+        do throws(ThumbnailError) {
+            path = try Self.path(of: url)
+            validated = try ValidatedCoverOptions(sized)
+        } catch {
+            DispatchQueue.global(qos: .userInitiated).async { completion(.failure(error)) }
+            return request
+        }
         let token = request.token
-        DispatchQueue.global(qos: .userInitiated).async {
-            let result = Result { () throws(ThumbnailError) in
-                try self.makeCover(for: url, options: options, token: token)
-            }
-            completion(result)
+        // A request cancelled while it waits for its turn is withdrawn: its decode never starts.
+        _ = request.setCancelHandler { [scheduler] in scheduler.withdraw(token) }
+        scheduler.submit(token: token) { cancellation in
+            completion(
+                Result { () throws(ThumbnailError) in
+                    try self.makeCover(forFileAt: path, options: validated, cancellation: cancellation)
+                })
+        } dropped: {
+            completion(.failure(ThumbnailError(.cancelled, reason: "\(path.escaped): cancelled")))
         }
         return request
     }

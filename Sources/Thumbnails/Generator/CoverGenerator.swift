@@ -14,11 +14,13 @@ import Synchronization
 /// ```
 ///
 /// A generator holds no open files: every call opens its input, decodes, and closes it before
-/// returning, so one generator can serve any number of tasks and threads at once. Its only
-/// state is the epoch that ``cancelAll()`` advances.
+/// returning, so one generator can serve any number of tasks and threads at once. Every call,
+/// whichever API it comes through, is admitted by the generator's one scheduler: it starts
+/// covers in the order they were asked for, at most ``maximumConcurrency`` at once (no limit by
+/// default), and ``cancelAll()`` reaches all of them, waiting or running.
 public final class CoverGenerator: Sendable {
-    /// Advanced by ``cancelAll()``; a job stops when the epoch it started in has passed.
-    private let epoch = Atomic<Int>(0)
+    /// Admits, starts and cancels every cover of this generator.
+    let scheduler: DecodeScheduler
 
     #if THUMBNAILS_TEST_HOOKS
         /// Called at every cancellation check (once per packet read), before checking: a test
@@ -27,8 +29,20 @@ public final class CoverGenerator: Sendable {
         private let checkObserver: (@Sendable () -> Void)?
     #endif
 
-    /// A generator. Cheap: make one per screen, or share one.
+    /// A generator with no limit of its own on covers made at once (each call runs as soon as
+    /// it is made). Cheap: make one per screen, or share one.
     public init() {
+        scheduler = DecodeScheduler()
+        #if THUMBNAILS_TEST_HOOKS
+            checkObserver = nil
+        #endif
+    }
+
+    /// A generator that makes at most `maximumConcurrency` covers at once (at least 1), over all
+    /// its APIs together: a call beyond the limit waits for its turn, in the order the calls
+    /// were made (a blocking call waits on its thread, an async one without blocking).
+    public init(maximumConcurrency: Int) {
+        scheduler = DecodeScheduler(limit: maximumConcurrency)
         #if THUMBNAILS_TEST_HOOKS
             checkObserver = nil
         #endif
@@ -36,17 +50,22 @@ public final class CoverGenerator: Sendable {
 
     #if THUMBNAILS_TEST_HOOKS
         /// A generator that calls `checkObserver` at each cancellation check (tests only).
-        init(checkObserver: @escaping @Sendable () -> Void) {
+        init(maximumConcurrency: Int = .max, checkObserver: @escaping @Sendable () -> Void) {
+            scheduler = DecodeScheduler(limit: maximumConcurrency)
             self.checkObserver = checkObserver
         }
     #endif
+
+    /// The most covers this generator makes at once (`Int.max`: no limit of its own).
+    public var maximumConcurrency: Int { scheduler.limit }
 
     // MARK: Blocking
 
     /// Takes a cover from the file at `url`, blocking the calling thread until it is done.
     ///
     /// For a command-line tool, a benchmark, or code already on a background thread; the async
-    /// ``cover(for:options:)`` and the completion-handler API run this off the caller's thread.
+    /// ``cover(for:options:)`` and the completion-handler API run off the caller's thread.
+    /// Decodes on the calling thread, once the generator's ``maximumConcurrency`` lets it.
     /// Stops with `.cancelled` when ``cancelAll()`` is called meanwhile (or the current task is
     /// cancelled).
     ///
@@ -54,7 +73,8 @@ public final class CoverGenerator: Sendable {
     ///   option), `.fileNotFound`, `.notReadable`, `.notAMediaFile`, `.noVideoStream`,
     ///   `.unsupportedCodec`, `.decodeFailed` (no frame decodes), `.cancelled`.
     public func makeCover(for url: URL, options: CoverOptions = CoverOptions()) throws(ThumbnailError) -> CoverImage {
-        try makeCover(for: url, options: options, token: nil)
+        let path = try Self.path(of: url)
+        return try blockingCover(forFileAt: path, options: ValidatedCoverOptions(options))
     }
 
     /// Takes a cover from a media file held in memory (the bytes of an MP4, a WebM, ...),
@@ -68,7 +88,10 @@ public final class CoverGenerator: Sendable {
     public func makeCover(from data: Data, name: String = "data", options: CoverOptions = CoverOptions())
         throws(ThumbnailError) -> CoverImage
     {
-        try makeCover(from: data, name: name, options: options, token: nil)
+        let options = try ValidatedCoverOptions(options)
+        return try scheduler.run(name: name) { cancellation throws(ThumbnailError) in
+            try makeCover(from: data, name: name, options: options, cancellation: cancellation)
+        }
     }
 
     #if THUMBNAILS_BENCHMARK_HOOKS
@@ -78,7 +101,10 @@ public final class CoverGenerator: Sendable {
         package func makeCover(for url: URL, options: CoverOptions, alwaysProbe: Bool) throws(ThumbnailError)
             -> CoverImage
         {
-            try makeCover(for: url, options: options, token: nil, probe: alwaysProbe ? .always : .whenIncomplete)
+            let path = try Self.path(of: url)
+            return try blockingCover(
+                forFileAt: path, options: ValidatedCoverOptions(options), probe: alwaysProbe ? .always : .whenIncomplete
+            )
         }
     #endif
 
@@ -90,80 +116,121 @@ public final class CoverGenerator: Sendable {
     public func makeCover(forFileAt path: FileSystemPath, options: CoverOptions = CoverOptions())
         throws(ThumbnailError) -> CoverImage
     {
-        try makeCover(forFileAt: path, options: options, token: nil)
+        try blockingCover(forFileAt: path, options: ValidatedCoverOptions(options))
     }
 
-    /// The cover of the file at `url`; `identity`, when given, is the file's status as the caller
-    /// already read it (a ``CoverCache`` key's), so the file is not `stat`ed a second time.
-    func makeCover(
-        for url: URL,
-        options: CoverOptions,
-        token: CancellationToken?,
-        probe: MediaInput.ProbePolicy = .whenIncomplete,
-        identity: FileIdentity? = nil
+    /// The cover of the file at `path`, decoded on the calling thread once the scheduler admits it.
+    func blockingCover(
+        forFileAt path: FileSystemPath,
+        options: ValidatedCoverOptions,
+        probe: MediaInput.ProbePolicy = .whenIncomplete
     ) throws(ThumbnailError) -> CoverImage {
+        try scheduler.run(name: path.escaped) { cancellation throws(ThumbnailError) in
+            try makeCover(forFileAt: path, options: options, cancellation: cancellation, probe: probe)
+        }
+    }
+
+    /// The path of a file URL.
+    ///
+    /// - Throws: `.invalidArgument` for a URL that is not a file URL.
+    static func path(of url: URL) throws(ThumbnailError) -> FileSystemPath {
         guard url.isFileURL else {
             throw ThumbnailError(.invalidArgument, reason: "\(url.absoluteString): not a file URL")
         }
-        let path = FileSystemPath(url)
+        return FileSystemPath(url)
+    }
+
+    // MARK: Decoding (admitted work)
+
+    /// The cover of the file at `url`, on the thread the scheduler admitted it on; `identity`,
+    /// when given, is the file's status as the caller already read it (a ``CoverCache`` key's), so
+    /// the file is not `stat`ed a second time.
+    func makeCover(
+        for url: URL,
+        options: ValidatedCoverOptions,
+        cancellation: DecodeScheduler.Cancellation,
+        identity: FileIdentity? = nil
+    ) throws(ThumbnailError) -> CoverImage {
+        let path = try Self.path(of: url)
         return try makeCover(
-            forFileAt: path, options: options, token: token, probe: probe,
+            forFileAt: path, options: options, cancellation: cancellation,
             status: identity.map { FileStatus(identity: $0, path: path) })
     }
 
     func makeCover(
         forFileAt path: FileSystemPath,
-        options: CoverOptions,
-        token: CancellationToken?,
+        options: ValidatedCoverOptions,
+        cancellation: DecodeScheduler.Cancellation,
         probe: MediaInput.ProbePolicy = .whenIncomplete,
         status: FileStatus? = nil
     ) throws(ThumbnailError) -> CoverImage {
-        let session = try openSession(name: path.escaped, options: options, token: token) {
+        let session = try openSession(name: path.escaped, options: options, cancellation: cancellation) {
             interruption throws(ThumbnailError) in
             try MediaInput(fileAt: path, probe: probe, interruption: interruption, status: status)
         }
         return try session.cover(at: options.time)
     }
 
-    func makeCover(from data: Data, name: String, options: CoverOptions, token: CancellationToken?)
-        throws(ThumbnailError) -> CoverImage
-    {
-        let session = try openSession(name: name, options: options, token: token) {
+    func makeCover(
+        from data: Data,
+        name: String,
+        options: ValidatedCoverOptions,
+        cancellation: DecodeScheduler.Cancellation
+    ) throws(ThumbnailError) -> CoverImage {
+        let session = try openSession(name: name, options: options, cancellation: cancellation) {
             interruption throws(ThumbnailError) in
             try MediaInput(bytes: data, name: name, probe: .whenIncomplete, interruption: interruption)
         }
         return try session.cover(at: options.time)
     }
 
-    /// What every entry point does first: checks the options and cancellation (both before the
-    /// input is touched), then opens the input with `open` and a session on it.
+    /// What every admitted cover does first: checks cancellation (before the input is touched),
+    /// then opens the input with `open` and a session on it.
     private func openSession(
         name: String,
-        options: CoverOptions,
-        token: CancellationToken?,
+        options: ValidatedCoverOptions,
+        cancellation: DecodeScheduler.Cancellation,
         open: (Interruption) throws(ThumbnailError) -> MediaInput
     ) throws(ThumbnailError) -> CoverSession {
-        try options.validate()
-        let check = cancellationCheck(token: token, name: name)
+        let check = cancellationCheck(cancellation, name: name)
         try check()
-        let input = try open(interruption(token: token))
+        let input = try open(Interruption { cancellation.isRequested })
         return try CoverSession(input: input, options: options, checkCancellation: check)
+    }
+
+    /// The check a cover runs between packets: its scheduler's ``DecodeScheduler/Cancellation``
+    /// (its request's token, its group, ``cancelAll()``, the current task).
+    private func cancellationCheck(
+        _ cancellation: DecodeScheduler.Cancellation,
+        name: String
+    ) -> () throws(ThumbnailError) -> Void {
+        { () throws(ThumbnailError) in
+            #if THUMBNAILS_TEST_HOOKS
+                self.checkObserver?()
+            #endif
+            if cancellation.isRequested {
+                throw ThumbnailError(.cancelled, reason: "\(name): cancelled")
+            }
+        }
     }
 
     // MARK: Async
 
     /// Takes a cover from the file at `url`.
     ///
-    /// The work runs on a global dispatch queue, never on the caller's actor or the cooperative
-    /// pool. Cancelling the task stops decoding at the next packet.
+    /// The work runs on a thread of the generator's scheduler, never on the caller's actor or
+    /// the cooperative pool. Cancelling the task stops decoding at the next packet (or, while the
+    /// cover waits for its turn, withdraws it: it never starts).
     ///
     /// - Throws: `CancellationError` when the task is cancelled or ``cancelAll()`` is called
     ///   before the cover is done; otherwise a ``ThumbnailError`` as
     ///   ``makeCover(for:options:)``.
     @concurrent
     public func cover(for url: URL, options: CoverOptions = CoverOptions()) async throws -> CoverImage {
-        try await runOffActor { token throws(ThumbnailError) in
-            try self.makeCover(for: url, options: options, token: token)
+        let path = try Self.path(of: url)
+        let options = try ValidatedCoverOptions(options)
+        return try await decode(name: path.escaped) { cancellation throws(ThumbnailError) in
+            try self.makeCover(forFileAt: path, options: options, cancellation: cancellation)
         }
     }
 
@@ -174,8 +241,9 @@ public final class CoverGenerator: Sendable {
     public func cover(from data: Data, name: String = "data", options: CoverOptions = CoverOptions()) async throws
         -> CoverImage
     {
-        try await runOffActor { token throws(ThumbnailError) in
-            try self.makeCover(from: data, name: name, options: options, token: token)
+        let options = try ValidatedCoverOptions(options)
+        return try await decode(name: name) { cancellation throws(ThumbnailError) in
+            try self.makeCover(from: data, name: name, options: options, cancellation: cancellation)
         }
     }
 
@@ -183,18 +251,36 @@ public final class CoverGenerator: Sendable {
     /// preview), in the order of `times`, each with `options` (whose own ``CoverOptions/time``
     /// is ignored).
     ///
-    /// The file is opened once, when iteration starts; stopping the iteration (or cancelling
-    /// its task) stops decoding. The sequence throws the first failure and ends:
-    /// `CancellationError`, or a ``ThumbnailError`` as ``makeCover(for:options:)``.
+    /// The file is opened once, when the scheduler admits the sequence's work; stopping the
+    /// iteration (or cancelling its task) stops decoding. The sequence throws the first failure
+    /// and ends: `CancellationError`, or a ``ThumbnailError`` as ``makeCover(for:options:)``
+    /// (`.invalidArgument` before anything is opened when the options or one of `times` cannot be
+    /// right).
     public func covers(for url: URL, at times: [CoverTime], options: CoverOptions = CoverOptions())
         -> AsyncThrowingStream<CoverImage, any Error>
     {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: CoverImage.self, throwing: (any Error).self)
+        let checked: (ValidatedCoverOptions, [ValidatedCoverTime])
+        do throws(ThumbnailError) {
+            checked = (
+                try ValidatedCoverOptions(options),
+                try times.map { time throws(ThumbnailError) in
+                    try ValidatedCoverTime(time)
+                }
+            )
+        } catch {
+            continuation.finish(throwing: error)
+            return stream
+        }
+        let (options, times) = checked
         let token = CancellationToken()
-        continuation.onTermination = { _ in token.cancel() }
-        DispatchQueue.global(qos: .userInitiated).async {
+        continuation.onTermination = { _ in
+            token.cancel()
+            self.scheduler.withdraw(token)
+        }
+        scheduler.submit(token: token) { cancellation in
             do throws(ThumbnailError) {
-                let session = try self.openSession(name: url.path, options: options, token: token) {
+                let session = try self.openSession(name: url.path, options: options, cancellation: cancellation) {
                     interruption throws(ThumbnailError) in
                     try MediaInput(contentsOf: url, probe: .whenIncomplete, interruption: interruption)
                 }
@@ -205,108 +291,87 @@ public final class CoverGenerator: Sendable {
             } catch {
                 continuation.finish(throwing: error.kind == .cancelled ? CancellationError() : error)
             }
+        } dropped: {
+            continuation.finish(throwing: CancellationError())
         }
         return stream
     }
 
-    /// Covers for many files, at most `maximumConcurrency` decoding at once, delivered as each
+    /// Covers for many files, at most `maximumConcurrency` decoding at once (and never more than
+    /// the generator's own ``maximumConcurrency``), started in input order and delivered as each
     /// finishes (not in input order: ``FileCover/index`` says which input it is).
     ///
-    /// Every input yields exactly one element, a cover or its error, unless the iteration stops
-    /// or its task is cancelled: then the files in progress stop at their next packet and no
-    /// more start.
+    /// Every input yields exactly one element, a cover or its error (`.cancelled` for one that
+    /// ``cancelAll()`` stopped or withdrew before it started), unless the iteration stops or its
+    /// task is cancelled: then the files in progress stop at their next packet and no more start.
     public func covers(
         for urls: [URL],
         options: CoverOptions = CoverOptions(),
         maximumConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     ) -> AsyncStream<FileCover> {
         let (stream, continuation) = AsyncStream.makeStream(of: FileCover.self)
-        let limit = max(1, maximumConcurrency)
-        let task = Task {
-            await withTaskGroup(of: FileCover.self) { group in
-                var next = 0
-                func startNext() {
-                    guard next < urls.count else { return }
-                    let index = next
-                    let url = urls[index]
-                    next += 1
-                    group.addTask {
-                        do {
-                            let cover = try await self.runOffActor { token throws(ThumbnailError) in
-                                try self.makeCover(for: url, options: options, token: token)
-                            }
-                            return FileCover(index: index, url: url, result: .success(cover))
-                        } catch let error as ThumbnailError {
-                            return FileCover(index: index, url: url, result: .failure(error))
-                        } catch {
-                            return FileCover(
-                                index: index, url: url,
-                                result: .failure(ThumbnailError(.cancelled, reason: "\(url.path): cancelled")))
-                        }
-                    }
-                }
-                for _ in 0..<limit { startNext() }
-                while let finished = await group.next() {
-                    if Task.isCancelled { break }
-                    continuation.yield(finished)
-                    startNext()
-                }
-                group.cancelAll()
+        let validated: ValidatedCoverOptions
+        do throws(ThumbnailError) {
+            validated = try ValidatedCoverOptions(options)
+        } catch {
+            for (index, url) in urls.enumerated() {
+                continuation.yield(FileCover(index: index, url: url, result: .failure(error)))
             }
             continuation.finish()
+            return stream
         }
-        continuation.onTermination = { _ in task.cancel() }
+        guard !urls.isEmpty else {
+            continuation.finish()
+            return stream
+        }
+        let group = DecodeScheduler.Group(limit: maximumConcurrency)
+        let remaining = Countdown(urls.count)
+        continuation.onTermination = { _ in self.scheduler.withdraw(group) }
+        for (index, url) in urls.enumerated() {
+            scheduler.submit(group: group) { cancellation in
+                let result = Result { () throws(ThumbnailError) in
+                    try self.makeCover(for: url, options: validated, cancellation: cancellation)
+                }
+                continuation.yield(FileCover(index: index, url: url, result: result))
+                if remaining.countDown() { continuation.finish() }
+            } dropped: {
+                let cancelled = ThumbnailError(.cancelled, reason: "\(url.path): cancelled")
+                continuation.yield(FileCover(index: index, url: url, result: .failure(cancelled)))
+                if remaining.countDown() { continuation.finish() }
+            }
+        }
         return stream
     }
 
     // MARK: Cancellation
 
-    /// Stops every cover this generator is working on, whichever API started it: each stops at
-    /// its next packet (async callers get `CancellationError`, completion handlers
-    /// `.cancelled`). Covers requested afterwards run normally.
+    /// Stops every cover this generator is working on, whichever API started it: each running
+    /// one stops at its next packet, and those waiting for their turn never start (async callers
+    /// get `CancellationError`, completion handlers and batches `.cancelled`). Covers requested
+    /// afterwards run normally.
     public func cancelAll() {
-        epoch.add(1, ordering: .sequentiallyConsistent)
+        scheduler.cancelAll()
     }
 
-    /// The check a job runs between packets: the task, its request's token, or the epoch.
-    func cancellationCheck(token: CancellationToken?, name: String) -> () throws(ThumbnailError) -> Void {
-        let started = epoch.load(ordering: .sequentiallyConsistent)
-        return { () throws(ThumbnailError) in
-            #if THUMBNAILS_TEST_HOOKS
-                self.checkObserver?()
-            #endif
-            if token?.isCancelled == true || Task.isCancelled
-                || self.epoch.load(ordering: .relaxed) != started
-            {
-                throw ThumbnailError(.cancelled, reason: "\(name): cancelled")
-            }
-        }
-    }
-
-    /// What FFmpeg's interrupt callback asks during blocking reads: the same conditions as
-    /// ``cancellationCheck(token:name:)``, without its test observer.
-    func interruption(token: CancellationToken?) -> Interruption {
-        let started = epoch.load(ordering: .sequentiallyConsistent)
-        return Interruption {
-            token?.isCancelled == true || Task.isCancelled || self.epoch.load(ordering: .relaxed) != started
-        }
-    }
-
-    /// Runs blocking work on a global queue and waits for it without blocking the caller;
-    /// cancelling the waiting task sets the work's token. `.cancelled` becomes
-    /// `CancellationError`.
-    func runOffActor<Value: Sendable>(
-        _ work: @escaping @Sendable (CancellationToken) throws(ThumbnailError) -> Value
+    /// Submits blocking work to the scheduler and waits for it without blocking the caller;
+    /// cancelling the waiting task withdraws the work (waiting) or stops it at its next check
+    /// (running). `.cancelled` becomes `CancellationError`.
+    func decode<Value: Sendable>(
+        name: String,
+        _ work: @escaping @Sendable (DecodeScheduler.Cancellation) throws(ThumbnailError) -> Value
     ) async throws -> Value {
         let token = CancellationToken()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, ThumbnailError>, Never>) in
-                DispatchQueue.global(qos: .userInitiated).async {
-                    continuation.resume(returning: Result { () throws(ThumbnailError) in try work(token) })
+                scheduler.submit(token: token) { cancellation in
+                    continuation.resume(returning: Result { () throws(ThumbnailError) in try work(cancellation) })
+                } dropped: {
+                    continuation.resume(returning: .failure(ThumbnailError(.cancelled, reason: "\(name): cancelled")))
                 }
             }
         } onCancel: {
             token.cancel()
+            scheduler.withdraw(token)
         }
         switch result {
         case .success(let value):
@@ -316,5 +381,19 @@ public final class CoverGenerator: Sendable {
         case .failure(let error):
             throw error
         }
+    }
+}
+
+/// How many of a sequence's inputs have not yielded yet.
+private final class Countdown: Sendable {
+    private let left: Atomic<Int>
+
+    init(_ count: Int) {
+        left = Atomic(count)
+    }
+
+    /// Counts one down; true for the last.
+    func countDown() -> Bool {
+        left.subtract(1, ordering: .acquiringAndReleasing).newValue == 0
     }
 }

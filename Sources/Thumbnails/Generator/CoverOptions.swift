@@ -75,30 +75,4 @@ public struct CoverOptions: Sendable, Hashable {
         copy.toleranceAfter = 0
         return copy
     }
-
-    /// Throws when a value cannot be right: a negative size, a time or tolerance that is
-    /// negative or NaN, a fraction outside 0...1, a negative dark-frame limit.
-    func validate() throws(ThumbnailError) {
-        guard maximumSize.width >= 0, maximumSize.height >= 0 else {
-            throw ThumbnailError(.invalidArgument, reason: "maximum size \(maximumSize) is negative")
-        }
-        switch time {
-        case .seconds(let seconds):
-            guard seconds.isFinite, seconds >= 0 else {
-                throw ThumbnailError(.invalidArgument, reason: "time \(seconds) s is not a time in the video")
-            }
-        case .fraction(let fraction):
-            guard fraction.isFinite, (0...1).contains(fraction) else {
-                throw ThumbnailError(.invalidArgument, reason: "fraction \(fraction) is outside 0...1")
-            }
-        }
-        for (name, tolerance) in [("before", toleranceBefore), ("after", toleranceAfter)] {
-            guard !tolerance.isNaN, tolerance >= 0 else {
-                throw ThumbnailError(.invalidArgument, reason: "tolerance \(name) \(tolerance) s is not >= 0")
-            }
-        }
-        guard darkFrameLimit >= 0 else {
-            throw ThumbnailError(.invalidArgument, reason: "dark frame limit \(darkFrameLimit) is negative")
-        }
-    }
 }

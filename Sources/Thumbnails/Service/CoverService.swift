@@ -31,7 +31,10 @@ import Locking
 /// ``CoverRequest/cancel()`` runs gets the cover).
 /// Requests for the same file version and size while one is decoding join it. Pending decodes
 /// start newest first (the cells just scrolled into view), at most ``maximumConcurrency`` at
-/// once. A decode whose requests are all cancelled stops at its next packet.
+/// once, through the scheduler of the service's generator (the one every cover API goes
+/// through). A decode whose requests are all cancelled stops at its next packet, or, when it has
+/// not started yet, never starts. Options that cannot be right (a negative size) are refused with
+/// `.invalidArgument`, synchronously, before anything is queued.
 public final class CoverService: Sendable {
     /// The cache the service fills and reads.
     public let cache: CoverCache
@@ -40,6 +43,8 @@ public final class CoverService: Sendable {
     /// The most decodes running at once.
     public let maximumConcurrency: Int
     private let generator: CoverGenerator
+    /// The service's share of the generator's scheduler: its limit, newest first.
+    private let decodes: DecodeScheduler.Group
     private let state = LockedValue(State())
 
     private typealias Completion = @Sendable (Result<CoverImage, ThumbnailError>) -> Void
@@ -65,17 +70,14 @@ public final class CoverService: Sendable {
         var id: Int
         var url: URL
         var key: CoverCache.Key
+        var options: ValidatedCoverOptions
         var token = CancellationToken()
         var waiters: [Int: Waiter] = [:]
-        var started = false
     }
 
     private struct State: Sendable {
-        /// Jobs that requests can still join, pending or running.
+        /// Jobs that requests can still join, waiting for the scheduler or running.
         var jobs: [CoverCache.Key: Job] = [:]
-        /// Keys of jobs not started yet, oldest first (started from the end).
-        var pending: [CoverCache.Key] = []
-        var running = 0
         var nextID = 0
         #if THUMBNAILS_TEST_HOOKS
             /// Decodes started since the service was made (tests check that requests share them).
@@ -104,6 +106,7 @@ public final class CoverService: Sendable {
         self.options = options
         self.maximumConcurrency = max(1, maximumConcurrency)
         generator = CoverGenerator()
+        decodes = DecodeScheduler.Group(limit: maximumConcurrency, order: .newestFirst)
     }
 
     #if THUMBNAILS_TEST_HOOKS
@@ -114,6 +117,7 @@ public final class CoverService: Sendable {
             self.options = options
             self.maximumConcurrency = max(1, maximumConcurrency)
             self.generator = generator
+            decodes = DecodeScheduler.Group(limit: maximumConcurrency, order: .newestFirst)
         }
 
         /// Decodes started so far (tests check that requests share them).
@@ -173,16 +177,19 @@ public final class CoverService: Sendable {
     /// Cancels every request made so far: their completions get `.cancelled` now, and running
     /// decodes stop at their next packet. Later requests run normally.
     public func cancelAll() {
-        let waiters = state.withLock { state -> [(Completion, URL)] in
+        let (waiters, tokens) = state.withLock { state -> ([(Completion, URL)], [CancellationToken]) in
             var waiters: [(Completion, URL)] = []
+            var tokens: [CancellationToken] = []
             for job in state.jobs.values {
                 waiters.append(contentsOf: job.waiters.values.map { ($0.completion, job.url) })
                 job.token.cancel()
+                tokens.append(job.token)
             }
             state.jobs.removeAll()
-            state.pending.removeAll()
-            return waiters
+            return (waiters, tokens)
         }
+        // Jobs still waiting for the scheduler never start; their `dropped` finds no job to answer.
+        for token in tokens { generator.scheduler.withdraw(token) }
         for (waiter, url) in waiters {
             waiter(.failure(ThumbnailError(.cancelled, reason: "\(url.path): cancelled")))
         }
@@ -191,57 +198,57 @@ public final class CoverService: Sendable {
     // MARK: Scheduling
 
     private func enqueue(url: URL, maximumSize: PixelSize, request: CoverRequest, completion: @escaping Completion) {
-        let options = options(for: maximumSize)
+        let options: ValidatedCoverOptions
+        do throws(ThumbnailError) {
+            options = try ValidatedCoverOptions(self.options(for: maximumSize))
+        } catch {
+            return completion(.failure(error))
+        }
         let cancelled = ThumbnailError(.cancelled, reason: "\(url.path): cancelled")
         guard !request.isCancelled else { return completion(.failure(cancelled)) }
-        guard let key = cache.key(for: url, options: options) else {
+        guard let key = cache.key(for: url, options: options.options) else {
             // No file (or not a file URL): let the generator say precisely what is wrong.
             return completion(
-                Result { () throws(ThumbnailError) in try generator.makeCover(for: url, options: options) })
+                Result { () throws(ThumbnailError) in
+                    try generator.blockingCover(forFileAt: CoverGenerator.path(of: url), options: options)
+                })
         }
         if let image = cache.cover(for: key) {
             return completion(.success(image))
         }
-        let (waiterID, start) = state.withLock { state -> (Int, Job?) in
+        let (waiterID, created) = state.withLock { state -> (Int, Job?) in
             let waiterID = state.makeID()
+            var created: Job?
             if state.jobs[key] == nil {
-                state.jobs[key] = Job(id: state.makeID(), url: url, key: key)
-                state.pending.append(key)
+                let job = Job(id: state.makeID(), url: url, key: key, options: options)
+                state.jobs[key] = job
+                created = job
             }
             state.jobs[key]?.waiters[waiterID] = Waiter(completion: completion, requestToken: request.token)
-            return (waiterID, nextJob(&state))
+            return (waiterID, created)
         }
         let installed = request.setCancelHandler { [weak self] in
             self?.cancelWaiter(waiterID, of: key, url: url)
         }
         if !installed { cancelWaiter(waiterID, of: key, url: url) }
-        if let start { run(start) }
+        if let created { submit(created) }
     }
 
-    /// Takes the newest pending job with waiters if a slot is free, marking it started.
-    private func nextJob(_ state: inout State) -> Job? {
-        guard state.running < maximumConcurrency else { return nil }
-        while let key = state.pending.popLast() {
-            guard var job = state.jobs[key], !job.started else { continue }
-            job.started = true
-            state.jobs[key] = job
-            state.running += 1
+    /// Hands a new job to the scheduler: it runs when the service's group is admitted a slot
+    /// (newest first), or is dropped unstarted once every request for it is cancelled.
+    private func submit(_ job: Job) {
+        generator.scheduler.submit(group: decodes, token: job.token) { cancellation in
             #if THUMBNAILS_TEST_HOOKS
-                state.decodes += 1
+                self.state.withLock { $0.decodes += 1 }
             #endif
-            return job
-        }
-        return nil
-    }
-
-    private func run(_ job: Job) {
-        DispatchQueue.global(qos: .userInitiated).async {
             let result = Result { () throws(ThumbnailError) in
                 // The key's `stat` stands for the file's: one `stat` per cover.
                 try self.generator.makeCover(
-                    for: job.url, options: job.key.options, token: job.token, identity: job.key.identity)
+                    for: job.url, options: job.options, cancellation: cancellation, identity: job.key.identity)
             }
             self.finish(job, with: result)
+        } dropped: {
+            self.finish(job, with: .failure(ThumbnailError(.cancelled, reason: "\(job.url.path): cancelled")))
         }
     }
 
@@ -249,35 +256,30 @@ public final class CoverService: Sendable {
         if case .success(let image) = result {
             cache.insert(image, for: job.key)
         }
-        let (waiters, next) = state.withLock { state -> ([Waiter], Job?) in
-            state.running -= 1
-            var waiters: [Waiter] = []
-            if state.jobs[job.key]?.id == job.id {
-                waiters = state.jobs.removeValue(forKey: job.key).map { Array($0.waiters.values) } ?? []
-            }
-            return (waiters, nextJob(&state))
+        let waiters = state.withLock { state -> [Waiter] in
+            guard state.jobs[job.key]?.id == job.id else { return [] }
+            return state.jobs.removeValue(forKey: job.key).map { Array($0.waiters.values) } ?? []
         }
         // A waiter cancelled from here on is no longer in `state`: `deliver` answers it `.cancelled`.
         for waiter in waiters { waiter.deliver(result, url: job.url) }
-        if let next { run(next) }
     }
 
     /// Drops one waiting request: its completion gets `.cancelled`; a job left without waiters
-    /// is dropped (pending) or stopped (running).
+    /// is withdrawn from the scheduler (waiting: it never starts) or stopped (running).
     private func cancelWaiter(_ waiterID: Int, of key: CoverCache.Key, url: URL) {
-        let completion = state.withLock { state -> Completion? in
+        let (completion, abandoned) = state.withLock { state -> (Completion?, CancellationToken?) in
             guard var job = state.jobs[key], let waiter = job.waiters.removeValue(forKey: waiterID) else {
-                return nil
+                return (nil, nil)
             }
             if job.waiters.isEmpty {
                 job.token.cancel()
                 state.jobs[key] = nil
-                state.pending.removeAll { $0 == key }
-            } else {
-                state.jobs[key] = job
+                return (waiter.completion, job.token)
             }
-            return waiter.completion
+            state.jobs[key] = job
+            return (waiter.completion, nil)
         }
+        if let abandoned { generator.scheduler.withdraw(abandoned) }
         completion?(.failure(ThumbnailError(.cancelled, reason: "\(url.path): cancelled")))
     }
 }

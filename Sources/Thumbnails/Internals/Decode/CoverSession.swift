@@ -5,7 +5,7 @@
 /// Deliberately not `Sendable`: it owns the input and decoder of one job.
 final class CoverSession {
     let input: MediaInput
-    let options: CoverOptions
+    let options: ValidatedCoverOptions
     private let reader: VideoReader
     /// Whether the reader has moved since opening (then every cover starts with a seek).
     private var used = false
@@ -15,10 +15,10 @@ final class CoverSession {
 
     init(
         input: MediaInput,
-        options: CoverOptions,
+        options: ValidatedCoverOptions,
         checkCancellation: @escaping () throws(ThumbnailError) -> Void
     ) throws(ThumbnailError) {
-        // The options were validated once, by the caller, before the input was opened.
+        // The options were validated once, at the public entry, before the input was opened.
         self.input = input
         self.options = options
         // One thread decodes a lone keyframe fastest; decoding forward to an exact frame can
@@ -31,7 +31,7 @@ final class CoverSession {
     var duration: Double? { reader.duration }
 
     /// The cover for `time`.
-    func cover(at time: CoverTime) throws(ThumbnailError) -> CoverImage {
+    func cover(at time: ValidatedCoverTime) throws(ThumbnailError) -> CoverImage {
         reader.forgetProblems()
         var warnings: [String] = []
         let target = try seconds(for: time, warnings: &warnings)
@@ -65,11 +65,10 @@ final class CoverSession {
         )
     }
 
-    /// Seconds from the start for a requested time (the options were validated when the session
-    /// was made). A fraction of a video whose container states no duration is placed in the
+    /// Seconds from the start for a requested time (checked at the public entry). A fraction of a video whose container states no duration is placed in the
     /// duration estimated from its last timestamps, with a warning saying so.
-    private func seconds(for time: CoverTime, warnings: inout [String]) throws(ThumbnailError) -> Double {
-        switch time {
+    private func seconds(for time: ValidatedCoverTime, warnings: inout [String]) throws(ThumbnailError) -> Double {
+        switch time.time {
         case .seconds(let seconds):
             return seconds
         case .fraction(let fraction):

@@ -49,7 +49,7 @@ enum FrameConverter {
         from frame: Frame,
         pixelAspectRatio: Rational?,
         orientation: Orientation,
-        options: CoverOptions,
+        options: ValidatedCoverOptions,
         actualTime: Double,
         warnings: [String],
         name: String
