@@ -7,7 +7,10 @@
 #      through xargs -P with the same parallelism; and what the crash isolation costs: the same call
 #      with its inputs in worker processes (the default) and on threads of one process
 #      (CANVAS_THUMB_ISOLATION=threads), in interleaved rounds;
-#   4. peak memory (GNU time's maximum resident set size) of each.
+#   4. the batch against its ideal: one warm in-process cover of the batch's own 200 inputs (same options, one
+#      thread, Tools/ThumbnailBenchmark --warm-list) gives ideal throughput = cores / warm time per cover, and the
+#      batch's measured throughput (worker processes, and threads) is printed as a ratio of it;
+#   5. peak memory (GNU time's maximum resident set size) of each.
 # Inputs are generated on demand into .bench/ (git-ignored). Prints medians (hyperfine) and ratios.
 #   Tools/bench-canvas-thumb.sh [--runs N]
 set -euo pipefail
@@ -40,7 +43,9 @@ ls "$bench"/batch/in-*.mp4 > "$bench/inputs.txt"
 cc -O2 Tools/Floor/cover_floor.c $(pkg-config --cflags --libs libavformat libavcodec libswscale libavutil) \
     -o "$bench/cover_floor"
 swift build -c release --product canvas-thumb >/dev/null
+swift build -c release --product ThumbnailBenchmark >/dev/null
 thumb="$(swift build -c release --show-bin-path)/canvas-thumb"
+thumb_bench="$(swift build -c release --show-bin-path)/ThumbnailBenchmark"
 jobs=$(nproc)
 
 median() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"]; print(" ".join("%.2f" % (x["median"]*1000) for x in r))' "$1"; }
@@ -55,7 +60,7 @@ compare() { # compare TITLE then 4 commands: ours floor ffmpegthumbnailer ffmpeg
 }
 
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
-echo "canvas-thumb benchmark, $cpu, $(nproc) cores, FFmpeg $(pkg-config --modversion libavformat) (libavformat), $runs runs each"
+echo "canvas-thumb benchmark, $cpu, $(nproc) cores, FFmpeg $(pkg-config --modversion libavformat) (libavformat), $runs runs each, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| cover (320x320) | canvas-thumb ms | C floor ms | ffmpegthumbnailer ms | ffmpeg ms | ours / floor | ffmpegthumbnailer / ours | ffmpeg / ours |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -117,6 +122,24 @@ t = statistics.median(r[1] for r in rows) / 1e6
 ratios = sorted(r[0] / r[1] for r in rows)
 print("| median s | %.3f | %.3f | %.3fx (per-round ratios %.3f-%.3f) |" % (p, t, p / t, ratios[0], ratios[-1]))
 PY
+
+echo
+echo "| 200 covers, $jobs jobs, against the ideal | warm cover ms (one thread, in-process) | ideal covers/s ($jobs / warm) | batch covers/s | batch / ideal |"
+echo "| --- | --- | --- | --- | --- |"
+mkdir -p "$o/warm"
+warm_ms=$("$thumb_bench" --warm-list "$bench/inputs.txt" "$o/warm" 5)
+python3 - "$warm_ms" "$jobs" "$ours" "$bench/isolation.txt" <<'PY'
+import statistics, sys
+warm, cores, hyperfine_ms = float(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+rows = [tuple(map(int, line.split())) for line in open(sys.argv[4])]
+ideal = cores * 1000 / warm
+for label, seconds in (("worker processes (hyperfine median)", hyperfine_ms / 1000),
+                       ("worker processes (interleaved median)", statistics.median(r[0] for r in rows) / 1e6),
+                       ("threads (interleaved median)", statistics.median(r[1] for r in rows) / 1e6)):
+    rate = 200 / seconds
+    print("| %s | %.2f | %.0f | %.0f | %.2fx |" % (label, warm, ideal, rate, rate / ideal))
+PY
+echo "(the row's CPU: $cpu, $(nproc) cores; load average now: $(cut -d' ' -f1-3 /proc/loadavg))"
 
 echo
 echo "| peak memory (max RSS, MB) | canvas-thumb | C floor | ffmpegthumbnailer | ffmpeg |"

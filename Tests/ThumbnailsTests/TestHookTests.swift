@@ -8,6 +8,7 @@ struct TestHookTests {
     /// on its paths: no task-local read per FFmpeg owner, no observer call per packet.
     static let hooks = [
         "LifetimeTracker", "checkObserver", "alwaysProbe", "decodeCount", "decodes", "init(generator:", "@TaskLocal",
+        "peakRunning", "admittedCount",
     ]
     /// `@TaskLocal` is also the FFmpeg log collector's, which is not a hook.
     static let allowed = ["static var current: LogCollector?"]

@@ -4,7 +4,7 @@
 // the median milliseconds per cover (the warm figure), like the floor.
 //
 //   ThumbnailBenchmark INPUT OUTPUT.png [SIZE] [SECONDS] [LOOPS] [exact] [--probe] [--skip-dark] [--no-write] [--cpu]
-//   ThumbnailBenchmark --cache-hits INPUT | --service-misses INPUT COUNT   (see below)
+//   ThumbnailBenchmark --cache-hits INPUT | --service-misses INPUT COUNT | --warm-list LIST OUTDIR ROUNDS   (see below)
 //
 // SECONDS < 0 means the first frame; otherwise keyframe mode at SECONDS, or the exact frame with
 // "exact". --probe forces avformat_find_stream_info even when the header is complete (to measure
@@ -67,6 +67,45 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--service-miss
     }
     milliseconds.sort()
     print(String(format: "%.3f", milliseconds[count / 2]))
+    exit(0)
+}
+
+// `ThumbnailBenchmark --warm-list LIST OUTDIR ROUNDS`: the warm in-process cover of a batch's own inputs. LIST holds
+// one input path a line (Tools/bench-canvas-thumb.sh passes the batch's); each is covered as the batch does it
+// (320x320 box, first frame, keyframe mode, PNG written, here to OUTDIR/N.png), one at a time on one thread. One
+// untimed pass over the list warms the process and the page cache; then ROUNDS timed passes; prints the median of
+// the passes' mean milliseconds per cover.
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--warm-list" {
+    let paths =
+        (try? String(contentsOfFile: CommandLine.arguments[2], encoding: .utf8))?
+        .split(separator: "\n").map(String.init).filter { !$0.isEmpty } ?? []
+    let folder = URL(filePath: CommandLine.arguments[3])
+    let rounds = max(1, Int(CommandLine.arguments[4]) ?? 1)
+    guard !paths.isEmpty else {
+        FileHandle.standardError.write(Data("ThumbnailBenchmark: no inputs in \(CommandLine.arguments[2])\n".utf8))
+        exit(2)
+    }
+    let options = CoverOptions(maximumSize: PixelSize(width: 320, height: 320))
+    let generator = CoverGenerator()
+    let clock = ContinuousClock()
+    var means: [Double] = []
+    for round in 0...rounds {
+        let start = clock.now
+        for (index, path) in paths.enumerated() {
+            do throws(ThumbnailError) {
+                let cover = try generator.makeCover(for: URL(filePath: path), options: options)
+                try cover.write(to: folder.appending(path: "\(index).png"), as: .png)
+            } catch {
+                FileHandle.standardError.write(Data("ThumbnailBenchmark: \(error.reason)\n".utf8))
+                exit(1)
+            }
+        }
+        let elapsed = clock.now - start
+        let milliseconds = Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15
+        if round > 0 { means.append(milliseconds / Double(paths.count)) }
+    }
+    means.sort()
+    print(String(format: "%.3f", means[means.count / 2]))
     exit(0)
 }
 

@@ -44,7 +44,7 @@ public final class CoverService: Sendable {
     public let maximumConcurrency: Int
     private let generator: CoverGenerator
     /// The service's share of the generator's scheduler: its limit, newest first.
-    private let decodes: DecodeScheduler.Group
+    private let share: DecodeScheduler.Group
     private let state = LockedValue(State())
 
     private typealias Completion = @Sendable (Result<CoverImage, ThumbnailError>) -> Void
@@ -106,7 +106,7 @@ public final class CoverService: Sendable {
         self.options = options
         self.maximumConcurrency = max(1, maximumConcurrency)
         generator = CoverGenerator()
-        decodes = DecodeScheduler.Group(limit: maximumConcurrency, order: .newestFirst)
+        share = DecodeScheduler.Group(limit: maximumConcurrency, order: .newestFirst)
     }
 
     #if THUMBNAILS_TEST_HOOKS
@@ -117,7 +117,7 @@ public final class CoverService: Sendable {
             self.options = options
             self.maximumConcurrency = max(1, maximumConcurrency)
             self.generator = generator
-            decodes = DecodeScheduler.Group(limit: maximumConcurrency, order: .newestFirst)
+            share = DecodeScheduler.Group(limit: maximumConcurrency, order: .newestFirst)
         }
 
         /// Decodes started so far (tests check that requests share them).
@@ -237,7 +237,7 @@ public final class CoverService: Sendable {
     /// Hands a new job to the scheduler: it runs when the service's group is admitted a slot
     /// (newest first), or is dropped unstarted once every request for it is cancelled.
     private func submit(_ job: Job) {
-        generator.scheduler.submit(group: decodes, token: job.token) { cancellation in
+        generator.scheduler.submit(group: share, token: job.token) { cancellation in
             #if THUMBNAILS_TEST_HOOKS
                 self.state.withLock { $0.decodes += 1 }
             #endif
