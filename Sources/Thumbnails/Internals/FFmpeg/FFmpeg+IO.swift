@@ -49,9 +49,7 @@ extension FFmpeg {
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
         try check(av_dict_set(&options, "protocol_whitelist", "none", 0))
-        guard let allocated = try allocateInput(interruption: interruption) ?? avformat_alloc_context() else {
-            throw .outOfMemory
-        }
+        let allocated = try allocateInput(interruption: interruption, checksNestedFiles: false)
         allocated.pointee.pb = io
         var context: FormatContextPointer? = allocated
         // On failure avformat_open_input frees the context it was given (but not `io`).

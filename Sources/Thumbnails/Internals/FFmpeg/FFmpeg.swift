@@ -51,7 +51,8 @@ enum FFmpeg {
     ///
     /// The path is given as a `file:` URL so a name with a colon is never read as a protocol, and
     /// only the `file` protocol is allowed, so a playlist or reference file cannot make FFmpeg
-    /// open network or other URLs.
+    /// open network or other URLs; and a local file it names that is not a regular file (a FIFO,
+    /// a device) is refused (``openRegularFilesOnly``), so it cannot block or never end.
     ///
     /// With an `interruption`, FFmpeg asks it during every blocking read (opening, probing,
     /// reading packets) and gives up with ``FFmpegError/exit`` once it says so; the caller keeps
@@ -63,7 +64,7 @@ enum FFmpeg {
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
         try check(av_dict_set(&options, "protocol_whitelist", "file", 0))
-        var context = try allocateInput(interruption: interruption)
+        var context: FormatContextPointer? = try allocateInput(interruption: interruption, checksNestedFiles: true)
         try capturingLog { () throws(FFmpegError) in
             // The path's own bytes (a name need not be UTF-8) after the protocol prefix.
             let url = FileSystemPath(unchecked: Array("file:".utf8) + path.bytes)
@@ -76,14 +77,38 @@ enum FFmpeg {
     }
 
     /// A context for `avformat_open_input` (which frees it if opening fails), with the
-    /// interrupt callback set when there is an interruption to ask.
-    static func allocateInput(interruption: Interruption?) throws(FFmpegError) -> FormatContextPointer? {
-        guard let interruption else { return nil }
+    /// interrupt callback set when there is an interruption to ask, and, for a file
+    /// (`checksNestedFiles`), ``openRegularFilesOnly`` as its `io_open`. An input in memory allows
+    /// no protocol at all, so nothing in it is opened (or `stat`ed).
+    static func allocateInput(
+        interruption: Interruption?,
+        checksNestedFiles: Bool
+    ) throws(FFmpegError) -> FormatContextPointer {
         guard let context = avformat_alloc_context() else { throw .outOfMemory }
-        context.pointee.interrupt_callback = AVIOInterruptCB(
-            callback: askInterruption, opaque: Unmanaged.passUnretained(interruption).toOpaque())
+        if let interruption {
+            context.pointee.interrupt_callback = AVIOInterruptCB(
+                callback: askInterruption, opaque: Unmanaged.passUnretained(interruption).toOpaque())
+        }
+        if checksNestedFiles, defaultIOOpen != nil {
+            context.pointee.io_open = openRegularFilesOnly
+        }
         return context
     }
+
+    /// The `io_open` callback `avformat_alloc_context` installs (FFmpeg's own opening, with the
+    /// context's protocol whitelist), which ``openRegularFilesOnly`` calls once it has checked a URL.
+    fileprivate static let defaultIOOpen: IOOpen? = {
+        guard let context = avformat_alloc_context() else { return nil }
+        defer { avformat_free_context(context) }
+        return context.pointee.io_open
+    }()
+
+    /// `AVFormatContext.io_open`.
+    typealias IOOpen =
+        @convention(c) (
+            FormatContextPointer?, UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?, UnsafePointer<CChar>?,
+            Int32, UnsafeMutablePointer<OpaquePointer?>?
+        ) -> Int32
 
     /// Closes an input opened by ``openInput(path:)`` and frees everything it owns.
     static func closeInput(_ context: FormatContextPointer) {
@@ -140,4 +165,42 @@ enum FFmpeg {
 
     /// `AV_TIME_BASE_Q`: the time base of a format context's duration and start time.
     static let containerTimeBase: AVRational = cffmpeg_time_base_q()
+}
+
+/// `io_open` of every input: FFmpeg calls it for the input itself and for every file a demuxer
+/// opens from inside it, nested contexts included (an HLS playlist's segments and keys, a DASH
+/// manifest's, an MP4's external data references). The input itself was checked before opening
+/// (one `stat`, see `MediaInput`); any other local path that is not a regular file (a FIFO, whose
+/// `open` blocks until a writer comes; a device such as `/dev/zero`, which never ends) is refused
+/// with `EINVAL`, and a line naming it is logged for the error's reason. Everything else goes to
+/// FFmpeg's own `io_open`, so the protocol whitelist still applies.
+///
+/// Not covered: the concat demuxer (`ffconcat`), which in FFmpeg 5.1 opens its entries in a
+/// context of its own without copying `io_open`; a worker's time limit stops that one.
+private func openRegularFilesOnly(
+    _ context: FFmpeg.FormatContextPointer?,
+    _ io: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?,
+    _ url: UnsafePointer<CChar>?,
+    _ flags: Int32,
+    _ options: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+    guard let url, let open = FFmpeg.defaultIOOpen else { return FFmpegError.invalidArgument.code }
+    let isInputItself = context?.pointee.url.map { strcmp($0, url) == 0 } ?? false
+    if !isInputItself {
+        // A local path, as the file protocol reads it: after an optional "file:" prefix.
+        let path = strncmp(url, "file:", 5) == 0 ? url + 5 : url
+        if strstr(url, "://") == nil || strncmp(url, "file:", 5) == 0 {
+            let bytes = Array(
+                UnsafeBufferPointer(
+                    start: UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self),
+                    count: strlen(path)))
+            let name = FileSystemPath(unchecked: bytes)
+            if case .special(let what) = FileStatus(path: name) {
+                LogCollector.current?.append(
+                    "\(name.escaped), opened from inside the input, is \(what), not a regular file")
+                return FFmpegError.invalidArgument.code
+            }
+        }
+    }
+    return open(context, io, url, flags, options)
 }
