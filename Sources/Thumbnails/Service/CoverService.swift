@@ -26,7 +26,7 @@ import Locking
 /// before ``requestCoverImage(for:maximumSize:completion:)`` returns, on the caller's thread (a
 /// displayed cell shows it in the same pass, no flicker), and so is the error for a file that
 /// does not exist (or a URL that is not a file URL, or a request already cancelled); otherwise
-/// on a background queue. A request cancelled before its completion is called gets `.cancelled`,
+/// on a background thread. A request cancelled before its completion is called gets `.cancelled`,
 /// even when its decode has already finished (only a completion already being called when
 /// ``CoverRequest/cancel()`` runs gets the cover).
 /// Requests for the same file version and size while one is decoding join it. Pending decodes
