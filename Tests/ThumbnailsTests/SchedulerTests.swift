@@ -11,9 +11,10 @@ private final class HeldItem: Sendable {
     let started = DispatchSemaphore(value: 0)
     private let resume = DispatchSemaphore(value: 0)
 
-    func work(_: DecodeScheduler.Cancellation) {
+    func work(_: DecodeScheduler.Cancellation) -> DecodeScheduler.FollowUp? {
         started.signal()
         resume.wait()
+        return nil
     }
 
     func release() { resume.signal() }
@@ -42,6 +43,7 @@ struct SchedulerTests {
             scheduler.submit(group: DecodeScheduler.Group(limit: 5)) { _ in
                 ran.withLock { $0 += 1 }
                 done.signal()
+                return nil
             } dropped: {
             }
         }
@@ -75,6 +77,7 @@ struct SchedulerTests {
             scheduler.submit(group: group) { _ in
                 order.withLock { $0.append(name) }
                 done.signal()
+                return nil
             } dropped: {
             }
         }
@@ -102,6 +105,7 @@ struct SchedulerTests {
         for (index, token) in tokens.enumerated() {
             scheduler.submit(token: token) { _ in
                 started.withLock { $0.append(index) }
+                return nil
             } dropped: {
                 dropped.withLock { $0.append(index) }
             }
@@ -116,6 +120,7 @@ struct SchedulerTests {
         early.cancel()
         scheduler.submit(token: early) { _ in
             started.withLock { $0.append(9) }
+            return nil
         } dropped: {
             dropped.withLock { $0.append(9) }
         }
@@ -125,6 +130,22 @@ struct SchedulerTests {
         #expect(try scheduler.run(name: "later") { _ throws(ThumbnailError) in 7 } == 7)
         #expect(started.withLock { $0 }.isEmpty)
         #expect(scheduler.admittedCount == 2)
+    }
+
+    @Test("a completion handler may wait for another cover of the same bounded generator")
+    func followUpMayWait() async throws {
+        let generator = CoverGenerator(maximumConcurrency: 1)
+        let url = Fixtures.url("h264.mp4")
+        let size = PixelSize(width: 16, height: 16)
+        let nested = Box<Result<CoverImage, ThumbnailError>>()
+        generator.generateCover(for: url, size: size) { _ in
+            // On the thread that made the first cover: with the slot still held this would wait for ever.
+            nested.set(
+                Result { () throws(ThumbnailError) in
+                    try generator.makeCover(for: url, options: CoverOptions(maximumSize: size))
+                })
+        }
+        #expect(try #require(await nested.wait()).get().width == 16)
     }
 
     // MARK: Through the public APIs

@@ -128,8 +128,11 @@ public enum CoverBatch {
                 let result = write(job, as: format) { () throws(ThumbnailError) in
                     try generator.makeCover(forFileAt: job.input, options: validated, cancellation: cancellation)
                 }
-                report(CoverJobResult(index: index, job: job, result: result))
-                finished.leave()
+                // Reported once the job's slot is free.
+                return {
+                    report(CoverJobResult(index: index, job: job, result: result))
+                    finished.leave()
+                }
             } dropped: {
                 let cancelled = ThumbnailError(.cancelled, reason: "\(job.input.escaped): cancelled")
                 report(CoverJobResult(index: index, job: job, result: .failure(cancelled)))
@@ -273,6 +276,7 @@ public enum CoverBatch {
             scheduler.submit { _ in
                 lane { counter.take(below: total) }
                 finished.leave()
+                return nil
             } dropped: {
                 finished.leave()
             }

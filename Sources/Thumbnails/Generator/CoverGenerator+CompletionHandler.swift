@@ -43,10 +43,11 @@ extension CoverGenerator {
         // A request cancelled while it waits for its turn is withdrawn: its decode never starts.
         _ = request.setCancelHandler { [scheduler] in scheduler.withdraw(token) }
         scheduler.submit(token: token) { cancellation in
-            completion(
-                Result { () throws(ThumbnailError) in
-                    try self.makeCover(forFileAt: path, options: validated, cancellation: cancellation)
-                })
+            let result = Result { () throws(ThumbnailError) in
+                try self.makeCover(forFileAt: path, options: validated, cancellation: cancellation)
+            }
+            // Called once the decode's slot is free: the handler may ask this generator for more.
+            return { completion(result) }
         } dropped: {
             completion(.failure(ThumbnailError(.cancelled, reason: "\(path.escaped): cancelled")))
         }

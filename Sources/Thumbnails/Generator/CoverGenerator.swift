@@ -291,6 +291,7 @@ public final class CoverGenerator: Sendable {
             } catch {
                 continuation.finish(throwing: error.kind == .cancelled ? CancellationError() : error)
             }
+            return nil
         } dropped: {
             continuation.finish(throwing: CancellationError())
         }
@@ -334,6 +335,7 @@ public final class CoverGenerator: Sendable {
                 }
                 continuation.yield(FileCover(index: index, url: url, result: result))
                 if remaining.countDown() { continuation.finish() }
+                return nil
             } dropped: {
                 let cancelled = ThumbnailError(.cancelled, reason: "\(url.path): cancelled")
                 continuation.yield(FileCover(index: index, url: url, result: .failure(cancelled)))
@@ -365,6 +367,7 @@ public final class CoverGenerator: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, ThumbnailError>, Never>) in
                 scheduler.submit(token: token) { cancellation in
                     continuation.resume(returning: Result { () throws(ThumbnailError) in try work(cancellation) })
+                    return nil
                 } dropped: {
                     continuation.resume(returning: .failure(ThumbnailError(.cancelled, reason: "\(name): cancelled")))
                 }

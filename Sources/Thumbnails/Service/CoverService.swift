@@ -246,7 +246,8 @@ public final class CoverService: Sendable {
                 try self.generator.makeCover(
                     for: job.url, options: job.options, cancellation: cancellation, identity: job.key.identity)
             }
-            self.finish(job, with: result)
+            // Delivered once the decode's slot is free: a completion may ask for more covers.
+            return { self.finish(job, with: result) }
         } dropped: {
             self.finish(job, with: .failure(ThumbnailError(.cancelled, reason: "\(job.url.path): cancelled")))
         }

@@ -20,8 +20,14 @@ import Synchronization
 ///   item on its caller's thread once admitted.
 ///
 /// Each submitted item gets exactly one of its two closures called: `work` (admitted) or
-/// `dropped` (withdrawn or cancelled before it was admitted).
+/// `dropped` (withdrawn or cancelled before it was admitted). What `work` returns to run
+/// afterwards (a completion handler, a batch's report: code of the caller's) runs once the
+/// item's slot is free, so it may itself wait for a cover of the same scheduler without
+/// deadlocking it.
 final class DecodeScheduler: Sendable {
+    /// What an item's work hands back to run once its slot is free.
+    typealias FollowUp = @Sendable () -> Void
+
     /// Which waiting item of a group is admitted first.
     enum Order: Sendable {
         /// In the order they were submitted (the default: batches, sequences, single calls).
@@ -84,7 +90,7 @@ final class DecodeScheduler: Sendable {
     func submit(
         group: Group? = nil,
         token: CancellationToken? = nil,
-        work: @escaping @Sendable (Cancellation) -> Void,
+        work: @escaping @Sendable (Cancellation) -> FollowUp?,
         dropped: @escaping @Sendable () -> Void
     ) {
         enqueue(group: group, token: token, start: .thread(work), dropped: dropped)
@@ -144,7 +150,7 @@ final class DecodeScheduler: Sendable {
     /// How an admitted item starts.
     private enum Start: Sendable {
         /// On a scheduler thread.
-        case thread(@Sendable (Cancellation) -> Void)
+        case thread(@Sendable (Cancellation) -> FollowUp?)
         /// On the thread waiting in ``run(name:token:group:_:)``.
         case caller(CallerGate)
     }
@@ -309,18 +315,24 @@ final class DecodeScheduler: Sendable {
         }
     }
 
-    /// Runs `first`, then every item admitted when one finishes here that also runs on a
-    /// scheduler thread (the others are launched).
+    /// Runs `first`, then an item admitted when one finishes here that also runs on a scheduler
+    /// thread (the others are launched). When an item hands back a follow-up, its slot is freed
+    /// and everything admitted is launched on threads of its own before the follow-up runs here,
+    /// so a follow-up that waits for another item of this scheduler finds the slot free.
     private func runOnThisThread(_ first: Entry) {
         var next: Entry? = first
         while let entry = next {
-            if case .thread(let work) = entry.start { work(entry.cancellation) }
+            guard case .thread(let work) = entry.start else { return }
+            let followUp = work(entry.cancellation)
             var actions = state.withLock { state in state.finish(entry, limit: limit) }
             next = nil
-            if let index = actions.start.firstIndex(where: { if case .thread = $0.start { true } else { false } }) {
+            if followUp == nil,
+                let index = actions.start.firstIndex(where: { if case .thread = $0.start { true } else { false } })
+            {
                 next = actions.start.remove(at: index)
             }
             perform(actions)
+            followUp?()
         }
     }
 }
