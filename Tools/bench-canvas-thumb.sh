@@ -9,7 +9,8 @@
 #      (CANVAS_THUMB_ISOLATION=threads), in interleaved rounds;
 #   4. the batch against its ideal: one warm in-process cover of the batch's own 200 inputs (same options, one
 #      thread, Tools/ThumbnailBenchmark --warm-list) gives ideal throughput = cores / warm time per cover, and the
-#      batch's measured throughput (worker processes, and threads) is printed as a ratio of it;
+#      batch's measured throughput (worker processes, and threads) is printed as a ratio of it, and of what that many
+#      warm processes side by side give at the moment (the cores the machine really has free);
 #   5. peak memory (GNU time's maximum resident set size) of each.
 # Inputs are generated on demand into .bench/ (git-ignored). Prints medians (hyperfine) and ratios.
 #   Tools/bench-canvas-thumb.sh [--runs N]
@@ -125,20 +126,29 @@ print("| median s | %.3f | %.3f | %.3fx (per-round ratios %.3f-%.3f) |" % (p, t,
 PY
 
 echo
-echo "| 200 covers, $jobs jobs, against the ideal | warm cover ms (one thread, in-process) | ideal covers/s ($jobs / warm) | batch covers/s | batch / ideal |"
-echo "| --- | --- | --- | --- | --- |"
+echo "| 200 covers, $jobs jobs, against the ideal | warm cover ms (one thread, in-process) | ideal covers/s ($jobs / warm) | batch covers/s | batch / ideal | batch / $jobs warm processes side by side |"
+echo "| --- | --- | --- | --- | --- | --- |"
 # The warm cover and the batches take turns in each round (the order alternating), so that the shared machine's load
 # falls on the ideal and on the measured throughput alike; the ratio is taken per round, and its median printed.
 # The warm cover: Tools/ThumbnailBenchmark --warm-list over the batch's 20 source files (its 200 inputs are symlinks
 # to them), with the batch's options (320x320 box, first frame, PNG written), one pass to warm up, then 10 timed.
+# The last column is what the machine gives at that moment: $jobs such warm processes run side by side (on a machine
+# other work shares, the cores the ideal counts may not all be free), against which the batch's own overhead shows.
 mkdir -p "$o/warm"
+warm() { "$thumb_bench" --warm-list "$bench/sources.txt" "$o/warm${1:-}" 10; }
+side_by_side() { # prints the mean of $jobs warm processes' times, run at once
+    local i
+    for i in $(seq 1 "$jobs"); do mkdir -p "$o/warm$i"; warm "$i" > "$bench/side-$i.txt" & done
+    wait
+    cat "$bench"/side-*.txt | awk '{ sum += $1 } END { printf "%.3f", sum / NR }'
+}
 for round in $(seq 1 "$ideal_rounds"); do
     if [ $((round % 2)) -eq 1 ]; then
-        w=$("$thumb_bench" --warm-list "$bench/sources.txt" "$o/warm" 10); p=$(one_batch processes); t=$(one_batch threads)
+        w=$(warm); s=$(side_by_side); p=$(one_batch processes); t=$(one_batch threads)
     else
-        t=$(one_batch threads); p=$(one_batch processes); w=$("$thumb_bench" --warm-list "$bench/sources.txt" "$o/warm" 10)
+        t=$(one_batch threads); p=$(one_batch processes); s=$(side_by_side); w=$(warm)
     fi
-    echo "$w $p $t"
+    echo "$w $p $t $s"
 done > "$bench/ideal.txt"
 python3 - "$jobs" "$bench/ideal.txt" <<'PY'
 import statistics, sys
@@ -149,10 +159,10 @@ ideal = cores * 1000 / warm
 for label, column in (("worker processes (default)", 1), ("threads of one process", 2)):
     rate = statistics.median(200e6 / r[column] for r in rows)
     ratios = sorted((200e6 / r[column]) / (cores * 1000 / r[0]) for r in rows)
-    print("| %s | %.2f | %.0f | %.0f | %.2fx (per-round %.2f-%.2f, median %.2f) |" % (
-        label, warm, ideal, rate, rate / ideal, ratios[0], ratios[-1], statistics.median(ratios)))
+    side = statistics.median((200e6 / r[column]) / (cores * 1000 / r[3]) for r in rows)
+    print("| %s | %.2f | %.0f | %.0f | %.2fx (per-round %.2f-%.2f, median %.2f) | %.2fx |" % (
+        label, warm, ideal, rate, rate / ideal, ratios[0], ratios[-1], statistics.median(ratios), side))
 PY
-echo
 echo "($cpu, $(nproc) cores; $ideal_rounds rounds; load average after the rows: $(cut -d' ' -f1-3 /proc/loadavg))"
 
 echo
