@@ -105,7 +105,13 @@ extension KeyValueObservable {
     /// Creates, registers and starts an observation; sends `.initial` after registration.
     /// `send` calls the handler (gated) where the delivery says; `direct` does the same for a change of
     /// a directly observed property, given as the storage reports it (see `KeyPathObservation`).
-    @usableFromInline
+    ///
+    /// Inlinable so that the observation and its subscriber are made where `Self` and `Value` are concrete: the
+    /// types' metadata are then found in the caller's caches, not looked up in the runtime's on every call. Never
+    /// inlined, though: `observe` must stay small enough to be inlined into its caller, where the handler is a
+    /// constant and the optimizer can build `direct` around it (one closure call per delivered change, not two).
+    @inlinable
+    @inline(never)
     func register<Value>(
         _ keyPath: KeyPath<Self, Value>,
         options: ObservationOptions,
@@ -118,7 +124,8 @@ extension KeyValueObservable {
     ) -> (token: ObservationToken, started: Bool) {
         let core = KeyPathObservation(
             root: self, keyPath: keyPath, options: options, delivery: delivery, handler: handler, owner: owner,
-            send: send, direct: direct)
+            send: send)
+        let subscriber = PropertyStorage<Value>.Delivery(direct)
         let token = ObservationToken(core: core)
         // Registration runs as a delivery on this thread (O11): a change this thread makes meanwhile (a
         // deinit run by a release during the key path's evaluation, the initial handler writing) is queued
@@ -126,11 +133,11 @@ extension KeyValueObservable {
         // initial call (`finishInitial`), so the initial call comes first and no change is lost.
         var started = false
         ThreadContext.current.deliverNow {
-            let value = core.start()
-            started = value != nil
+            var initial: Value?
+            started = core.start(direct: subscriber) { initial = $0 }
             beforeInitial(token)
-            if options.contains(.initial), let value {
-                core.sendInitial(value)
+            if let initial {
+                core.sendInitial(initial)
             }
             core.finishInitial()
         }
