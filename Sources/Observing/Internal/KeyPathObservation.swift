@@ -18,6 +18,9 @@ protocol ObservationCore: AnyObject, Sendable {
     /// The key path naming the observed property, as `KeyValueObserver` keys its pairs (once started); `nil`
     /// for observations that no `KeyValueObserver` makes.
     var propertyKeyPath: AnyKeyPath? { get }
+    /// Where `LiveObservations` lists it (-1 when it does not): read and written only by `LiveObservations`,
+    /// under its lock (so relaxed orderings suffice).
+    var liveIndex: Atomic<Int> { get }
 }
 
 extension ObservationCore {
@@ -135,6 +138,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     private let rootType: AnyObject.Type
     @usableFromInline
     let rootIdentifier: ObjectIdentifier
+    @usableFromInline
+    let liveIndex = Atomic<Int>(-1)
     let owner: OwnerDescription?
     /// Made, and reached in `start()` and `linkDidChange()`, through `LockedValue`'s unchecked entry points: the
     /// state holds values the compiler cannot prove disconnected (a weak reference to the observed object, key paths,
@@ -195,12 +200,12 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             // root, keeps nothing else alive; a chain's reads are kept below.
             guard let root = Self.root(of: state) else { return false }
             let keyPath = self.keyPath
-            var reads: [TrackedRead] = []
-            let value = ThreadContext.current.track(into: &reads) { root[keyPath: keyPath] }
+            var recorded = TrackedReads()
+            let value = ThreadContext.current.track(into: &recorded) { root[keyPath: keyPath] }
             // The property read is the key path itself (key paths compare equal only if their types are the
             // same), so the storage's value type is `Value` and `direct` is its own `Delivery` type.
-            if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath {
-                let storage = reads[0].storage
+            if recorded.count == 1, let read = recorded.first, read.object === root, read.keyPath == keyPath {
+                let storage = read.storage
                 let wantsPrior = options.contains(.prior)
                 let id: UInt64
                 if wantsInitial {
@@ -217,6 +222,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                 state.directDelivery = direct
                 return true
             }
+            let reads = recorded.all
             state.readNames = reads.map(ReadName.init)
             keptAlive.append(root)
             keptAlive += reads.map(\.object)
@@ -474,7 +480,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     /// direct calls made by the storage.
     @usableFromInline
     func invalidate() {
-        let first = handler.close()
+        let first = handler.closeReleasingHandler()
         // Direct mode: remove the subscriber (whichever call gets there first; the others find it gone),
         // then wait for the calls of it in progress on other threads.
         let (storage, id, delivery): ((any TrackableStorage)?, UInt64, AnyDelivery?) = state.withLockUnchecked {
@@ -575,7 +581,9 @@ private func equality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) -> (V
     }
 }
 
-/// Every observation not yet invalidated, for `ObservationDiagnostics.liveObservations()`.
+/// Every observation not yet invalidated, for `ObservationDiagnostics.liveObservations()`: an array, each
+/// observation knowing its index (`ObservationCore.liveIndex`), so that listing one is an append and unlisting it
+/// moves the last entry into its place, with no hashing (a dictionary cost about 280 instructions each way).
 ///
 /// The entries do not retain the observations, and are not weak references either (a weak reference gives every
 /// observation a side table, an allocation per registration): an observation is removed by its first
@@ -586,17 +594,32 @@ enum LiveObservations {
         unowned(unsafe) let core: any ObservationCore
     }
 
-    private static let entries = LockedValue<[ObjectIdentifier: Entry]>([:])
+    private static let entries = LockedValue<[Entry]>([])
 
+    /// Lists `core` (once: a listed observation is left as it is).
     static func insert(_ core: any ObservationCore) {
-        entries.withLock { $0[ObjectIdentifier(core)] = Entry(core: core) }
+        entries.withLock { entries in
+            guard core.liveIndex.load(ordering: .relaxed) < 0 else { return }
+            core.liveIndex.store(entries.count, ordering: .relaxed)
+            entries.append(Entry(core: core))
+        }
     }
 
+    /// Unlists `core`; does nothing if it is not listed.
     static func remove(_ core: any ObservationCore) {
-        _ = entries.withLock { $0.removeValue(forKey: ObjectIdentifier(core)) }
+        entries.withLock { entries in
+            let index = core.liveIndex.load(ordering: .relaxed)
+            guard index >= 0 else { return }
+            core.liveIndex.store(-1, ordering: .relaxed)
+            let last = entries.removeLast()
+            if index < entries.count {
+                entries[index] = last
+                last.core.liveIndex.store(index, ordering: .relaxed)
+            }
+        }
     }
 
     static var all: [any ObservationCore] {
-        entries.withLock { entries in entries.values.map(\.core) }
+        entries.withLock { entries in entries.map(\.core) }
     }
 }

@@ -52,6 +52,31 @@ struct TrackedRead {
     }
 }
 
+/// The reads of one tracking scope, in order. The first is kept inline, so that evaluating a key path that reads
+/// one property (a direct observation's) records it without allocating.
+struct TrackedReads {
+    private(set) var first: TrackedRead?
+    private var more: [TrackedRead] = []
+
+    var count: Int {
+        first == nil ? 0 : 1 + more.count
+    }
+
+    /// All the reads, in order.
+    var all: [TrackedRead] {
+        guard let first else { return [] }
+        return [first] + more
+    }
+
+    mutating func append(_ read: TrackedRead) {
+        if first == nil {
+            first = read
+        } else {
+            more.append(read)
+        }
+    }
+}
+
 /// The name of the property of `object` whose wrapper owns the storage `storage` (`title` for the
 /// wrapper `_title`), found by reflection; `<property>` if there is none. Diagnostics only.
 func propertyName(ofStorage storage: ObjectIdentifier, in object: AnyObject) -> String {

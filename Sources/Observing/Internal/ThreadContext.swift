@@ -50,7 +50,7 @@ final class ThreadContext {
 
     /// Reads recorded by `track(_:)`, innermost tracking scope last.
     /// (Only this thread touches a context, so run-time exclusivity checks are skipped.)
-    @exclusivity(unchecked) private var trackingStack: [[TrackedRead]] = []
+    @exclusivity(unchecked) private var trackingStack: [TrackedReads] = []
 
     /// The subscriber this thread is calling, for the threads that remove subscribers (see `Hazards`).
     @usableFromInline let hazard = HazardSlot()
@@ -275,7 +275,15 @@ final class ThreadContext {
     /// Evaluates `body` and sets `reads` to the `@Observed` reads it made on this thread, in order. (Not a tuple
     /// result: in code not specialized for `Result`, a tuple holding it is a metadata look-up.)
     func track<Result>(into reads: inout [TrackedRead], _ body: () -> Result) -> Result {
-        trackingStack.append([])
+        var recorded = TrackedReads()
+        let result = track(into: &recorded, body)
+        reads = recorded.all
+        return result
+    }
+
+    /// `track(into:_:)` recording into a `TrackedReads`, which holds one read without allocating.
+    func track<Result>(into reads: inout TrackedReads, _ body: () -> Result) -> Result {
+        trackingStack.append(TrackedReads())
         activeTrackers.add(1, ordering: .relaxed)
         let result = body()
         activeTrackers.subtract(1, ordering: .relaxed)
