@@ -129,7 +129,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     let options: ObservationOptions
     let delivery: ObservationDelivery
     let handler: GatedHandler<Root, Value>
-    private let send: @Sendable (Root, ObservedChange<Value>) -> Void
+    /// Calls `handler` where the delivery says (a queue, the main actor); nil for the mutating thread, where
+    /// `deliver(_:_:)` calls it itself (no closure to allocate).
+    private let send: (@Sendable (Root, ObservedChange<Value>) -> Void)?
     /// The observed key path. Why `nonisolated(unsafe)` is safe: it is immutable, and it is only evaluated
     /// inside the state's lock sections, as before it was moved out of the state (which would make the state
     /// generic); a key path that captured subscript arguments reads them, never writes them.
@@ -152,8 +154,11 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     /// moves it on. Ticket 0 is the `.initial` call's when asked for. (Direct mode is ordered by its
     /// storage's turn, `PropertyStorage.turn`.)
     private let turn = Atomic<UInt64>(0)
+    /// Set by the first `invalidate()` once no handler call of this observation runs on any thread and none can
+    /// start (see there): every later call may then return at once.
+    private let waitedForEveryCall = Atomic<Bool>(false)
 
-    /// `send` must call `handler` (on the chosen queue or actor); `handler` gates and releases it.
+    /// `send` must call `handler` (on the chosen queue or actor; nil: at once); `handler` gates and releases it.
     @usableFromInline
     init(
         root: Root,
@@ -162,7 +167,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         delivery: ObservationDelivery,
         handler: GatedHandler<Root, Value>,
         owner: OwnerDescription?,
-        send: @escaping @Sendable (Root, ObservedChange<Value>) -> Void
+        send: (@Sendable (Root, ObservedChange<Value>) -> Void)?
     ) {
         self.options = options
         self.delivery = delivery
@@ -186,26 +191,30 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 
     // MARK: Registration
 
-    /// Subscribes to what the key path reads; returns whether the observed object was still there. `direct` is
+    /// Subscribes to what the key path reads from `root` (the observed object, which the caller holds); returns
+    /// whether it started (always, since `root` exists). `direct` is
     /// the subscriber a direct observation hands to its storage (a `PropertyStorage<Value>.Delivery`, made where
     /// `Value` is concrete). With `.initial`, `initial` is called (under the lock) with the current value, and
     /// changes wait for `finishInitial()`, which the caller must call after making the initial call.
     @usableFromInline
-    func start(direct: AnyDelivery, initial: (Value) -> Void) -> Bool {
+    func start(root: Root, direct: AnyDelivery, initial: (Value) -> Void) -> Bool {
         // Objects read under the lock are released after it (see `linkDidChange`).
         var keptAlive: [AnyObject] = []
         let wantsInitial = options.contains(.initial)
         let started: Bool = state.withLockUnchecked { state in
             // The caller holds the root (`register` runs on it), so a direct observation, which read only the
-            // root, keeps nothing else alive; a chain's reads are kept below.
-            guard let root = Self.root(of: state) else { return false }
+            // root, keeps nothing else alive; a chain's reads are kept below. (Not read from the state's weak
+            // reference: a weak load is a retain and a release through the object's side table.)
             let keyPath = self.keyPath
             var recorded = TrackedReads()
             let value = ThreadContext.current.track(into: &recorded) { root[keyPath: keyPath] }
             // The property read is the key path itself (key paths compare equal only if their types are the
             // same), so the storage's value type is `Value` and `direct` is its own `Delivery` type.
-            if recorded.count == 1, let read = recorded.first, read.object === root, read.keyPath == keyPath {
-                let storage = read.storage
+            // (Read in place: a copy of the read is three retains and three releases.)
+            if recorded.count == 1, recorded.first.unsafelyUnwrapped.object === root,
+                recorded.first.unsafelyUnwrapped.keyPath == keyPath
+            {
+                let storage = recorded.first.unsafelyUnwrapped.storage
                 let wantsPrior = options.contains(.prior)
                 let id: UInt64
                 if wantsInitial {
@@ -442,9 +451,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         }
         let change = ObservedChange(kind: .setting, oldValue: outcome.old, newValue: outcome.new)
         if options.contains(.prior) {
-            send(outcome.root, change.prior.filtered(by: options))
+            deliver(outcome.root, change.prior.filtered(by: options))
         }
-        send(outcome.root, change.filtered(by: options))
+        deliver(outcome.root, change.filtered(by: options))
         turn.store(outcome.ticket &+ 1, ordering: .releasing)
     }
 
@@ -452,7 +461,17 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     @usableFromInline
     func sendInitial(_ value: Value) {
         guard let root = state.withLockUnchecked({ Self.root(of: $0) }) else { return }
-        send(root, ObservedChange(kind: .setting, oldValue: nil, newValue: value).filtered(by: options))
+        deliver(root, ObservedChange(kind: .setting, oldValue: nil, newValue: value).filtered(by: options))
+    }
+
+    /// Calls the handler with `change` through `send`, or, without one, at once on this thread unless the owner
+    /// (if any) is gone.
+    private func deliver(_ root: Root, _ change: ObservedChange<Value>) {
+        if let send {
+            send(root, change)
+        } else if owner?.link.isAlive != false {
+            handler.call(root, change)
+        }
     }
 
     /// The storage's `Delivery` of the direct-mode subscriber while it exists (tests: it must outlive a call
@@ -480,6 +499,10 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     /// direct calls made by the storage.
     @usableFromInline
     func invalidate() {
+        // A finished first call left nothing to wait for (its token's `deinit` calls this a second time).
+        if waitedForEveryCall.load(ordering: .acquiring) {
+            return
+        }
         let first = handler.closeReleasingHandler()
         // Direct mode: remove the subscriber (whichever call gets there first; the others find it gone),
         // then wait for the calls of it in progress on other threads.
@@ -512,6 +535,13 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             }
         }
         LiveObservations.remove(self)
+        // The gate and the hazard slots waited for every call but this thread's own: with none running here (no
+        // delivery in progress on this thread, no gated call of this observation up its stack), no handler call
+        // runs anywhere now, and none can start.
+        let context = ThreadContext.current
+        if !context.isDelivering && context.runningCalls(of: ObjectIdentifier(handler)) == 0 {
+            waitedForEveryCall.store(true, ordering: .releasing)
+        }
     }
 
     @usableFromInline

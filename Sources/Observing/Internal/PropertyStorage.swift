@@ -68,7 +68,7 @@ struct TrackedReads {
         return [first] + more
     }
 
-    mutating func append(_ read: TrackedRead) {
+    mutating func append(_ read: consuming TrackedRead) {
         if first == nil {
             first = read
         } else {

@@ -293,8 +293,9 @@ final class ThreadContext {
 
     /// Records a read made by an `@Observed` getter if a tracking scope is open on this thread.
     @usableFromInline
-    func recordRead(_ read: TrackedRead) {
+    func recordRead(_ read: consuming TrackedRead) {
         guard !trackingStack.isEmpty else { return }
+        // Consumed and moved in: a copy would retain the object, the storage and the key path once more.
         trackingStack[trackingStack.count - 1].append(read)
     }
 

@@ -54,8 +54,7 @@ extension KeyValueObservable {
     ) -> ObservationToken {
         let gated = GatedHandler(handler)
         return register(
-            keyPath, options: options, delivery: .mutatingThread, handler: gated, owner: nil,
-            send: { object, change in gated.call(object, change) },
+            keyPath, options: options, delivery: .mutatingThread, handler: gated, owner: nil, send: nil,
             direct: { change, object, _ in
                 // The handler is called directly here (not through `gated`) so that this path stays
                 // specialized. The storage guards this call (`Hazards`: invalidate waits for it and no call
@@ -103,8 +102,9 @@ extension KeyValueObservable {
     }
 
     /// Creates, registers and starts an observation; sends `.initial` after registration.
-    /// `send` calls the handler (gated) where the delivery says; `direct` does the same for a change of
-    /// a directly observed property, given as the storage reports it (see `KeyPathObservation`).
+    /// `send` calls the handler (gated) where the delivery says (nil: at once, on the mutating thread); `direct`
+    /// does the same for a change of a directly observed property, given as the storage reports it (see
+    /// `KeyPathObservation`).
     ///
     /// Inlinable so that the observation and its subscriber are made where `Self` and `Value` are concrete: the
     /// types' metadata are then found in the caller's caches, not looked up in the runtime's on every call. Never
@@ -119,7 +119,7 @@ extension KeyValueObservable {
         handler: GatedHandler<Self, Value>,
         owner: OwnerDescription?,
         beforeInitial: (ObservationToken) -> Void = { _ in },
-        send: @escaping @Sendable (Self, ObservedChange<Value>) -> Void,
+        send: (@Sendable (Self, ObservedChange<Value>) -> Void)?,
         direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> (token: ObservationToken, started: Bool) {
         let core = KeyPathObservation(
@@ -134,7 +134,7 @@ extension KeyValueObservable {
         var started = false
         ThreadContext.current.deliverNow {
             var initial: Value?
-            started = core.start(direct: subscriber) { initial = $0 }
+            started = core.start(root: self, direct: subscriber) { initial = $0 }
             beforeInitial(token)
             if let initial {
                 core.sendInitial(initial)

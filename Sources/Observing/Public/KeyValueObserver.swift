@@ -87,13 +87,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     ) -> Bool {
         let ownerLink = self.ownerLink
         let gated = GatedHandler(handler)
+        // No `send`: the observation calls `gated` itself, unless the owner is gone.
         return start(
-            object, keyPath, options: options, delivery: .mutatingThread, handler: gated,
-            send: { object, change in
-                if ownerLink?.isAlive != false {
-                    gated.call(object, change)
-                }
-            },
+            object, keyPath, options: options, delivery: .mutatingThread, handler: gated, send: nil,
             direct: { change, object, _ in
                 // Guarded by the storage like the token's direct path (see `KeyValueObservable.observe`).
                 guard ownerLink?.isAlive != false else { return }
@@ -135,7 +131,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         options: ObservationOptions,
         delivery: ObservationDelivery,
         handler: GatedHandler<Object, Value>,
-        send: @escaping @Sendable (Object, ObservedChange<Value>) -> Void,
+        send: (@Sendable (Object, ObservedChange<Value>) -> Void)?,
         direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> Bool {
         if let ownerLink, !ownerLink.isAlive {
