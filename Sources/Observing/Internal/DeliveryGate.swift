@@ -21,7 +21,8 @@ class DeliveryGate: @unchecked Sendable {
     @usableFromInline static var oneCall: Int { 2 }
 
     /// Whether `close()` has been called.
-    var isClosed: Bool {
+    @inlinable
+    final var isClosed: Bool {
         state.load(ordering: .acquiring) & Self.closedBit != 0
     }
 

@@ -40,17 +40,26 @@ struct OwnerDescription: Sendable {
     let typeName: String
     let identifier: ObjectIdentifier
     /// The weak reference to the owner: once it is gone the observation ends itself.
-    let link: OwnerLink
+    @usableFromInline let link: OwnerLink
 }
 
 /// A chain-mode subscription to one storage on the path.
+@usableFromInline
 struct ChainLink {
-    weak var storage: (any TrackableStorage)?
-    let storageID: ObjectIdentifier
-    let subscriptionID: UInt64
+    @usableFromInline weak var storage: (any TrackableStorage)?
+    @usableFromInline let storageID: ObjectIdentifier
+    @usableFromInline let subscriptionID: UInt64
+
+    @usableFromInline
+    init(storage: any TrackableStorage, storageID: ObjectIdentifier, subscriptionID: UInt64) {
+        self.storage = storage
+        self.storageID = storageID
+        self.subscriptionID = subscriptionID
+    }
 }
 
 /// How an observation is subscribed (see `KeyPathObservation`).
+@usableFromInline
 enum ObservationMode {
     case pending
     /// The storage is held strongly: a weak reference would give every storage a side table and
@@ -63,6 +72,7 @@ enum ObservationMode {
 
 /// The registration's `.initial` call still to be marked made (`KeyPathObservation.finishInitial()`): the direct
 /// subscriber's storage and delivery, or, in chain mode, ticket 0.
+@usableFromInline
 enum PendingInitial {
     case direct(any TrackableStorage, AnyDelivery)
     case chain
@@ -72,10 +82,11 @@ enum PendingInitial {
 /// for its `Root` and `Value` (it is reached through `ObservationCore`), and every use of a generic state type
 /// there (its fields, the lock around it, an optional of it) would look its metadata up in the runtime's cache;
 /// what depends on `Value` is in a `ChainValue`, a class, whose fields need no look-up.
+@usableFromInline
 struct ObservationState {
     /// The observed object (a `Root`).
-    weak var root: AnyObject?
-    var mode: ObservationMode = .pending
+    @usableFromInline weak var root: AnyObject?
+    @usableFromInline var mode: ObservationMode = .pending
     /// Chain mode: the storage key paths last read, to name the observed path in diagnostics. (Direct mode
     /// names its one property from its storage.)
     var readNames: [ReadName] = []
@@ -84,7 +95,7 @@ struct ObservationState {
     /// to wait for). A strong reference: a weak one would give every `Delivery` a side table.
     var directDelivery: AnyDelivery?
     /// Chain mode: the ticket the next notifying re-evaluation takes (see `turn`).
-    var nextTicket: UInt64 = 0
+    @usableFromInline var nextTicket: UInt64 = 0
     /// The key path that names the observed property for `KeyValueObserver` (see `propertyKeyPath(...)`).
     var propertyKeyPath: AnyKeyPath?
     var pendingInitial: PendingInitial?
@@ -93,17 +104,18 @@ struct ObservationState {
     /// version of each link's storage as last read, in link order. The path's value is then the last
     /// storage's value for as long as the other storages keep their versions, so a change of the last one is
     /// read from it without evaluating the path again (see `storedChainValue`). Nil for any other path.
-    var storedChainVersions: [UInt64]?
+    @usableFromInline var storedChainVersions: [UInt64]?
     /// Chain mode: the path's value as last computed, with its `==` (a `ChainValue<Value>`).
-    var chainValue: AnyObject?
+    @usableFromInline var chainValue: AnyObject?
 }
 
 /// Chain mode: the value of the observed path as last computed, and `==` when `Value` is `Equatable` (a chain
 /// notifies only when its end value changed; found on first use, since the dynamic cast is not free). Only
 /// touched under its observation's lock.
+@usableFromInline
 final class ChainValue<Value> {
-    var last: Value
-    var equality: ((Value, Value) -> Bool)??
+    @usableFromInline var last: Value
+    @usableFromInline var equality: ((Value, Value) -> Bool)??
 
     init(_ last: Value) {
         self.last = last
@@ -126,34 +138,36 @@ final class ChainValue<Value> {
 /// direct observation touches no generic type.
 @usableFromInline
 final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLinkTarget {
-    let options: ObservationOptions
+    @usableFromInline let options: ObservationOptions
     let delivery: ObservationDelivery
-    let handler: GatedHandler<Root, Value>
+    @usableFromInline let handler: GatedHandler<Root, Value>
     /// Calls `handler` where the delivery says (a queue, the main actor); nil for the mutating thread, where
     /// `deliver(_:_:)` calls it itself (no closure to allocate).
-    private let send: (@Sendable (Root, ObservedChange<Value>) -> Void)?
+    @usableFromInline let send: (@Sendable (Root, ObservedChange<Value>) -> Void)?
+    /// Calls `chainDidChange()` on its argument (see `linkDidChange()`).
+    @usableFromInline let chainChanged: @Sendable (KeyPathObservation) -> Void
     /// The observed key path. Why `nonisolated(unsafe)` is safe: it is immutable, and it is only evaluated
     /// inside the state's lock sections, as before it was moved out of the state (which would make the state
     /// generic); a key path that captured subscript arguments reads them, never writes them.
-    private nonisolated(unsafe) let keyPath: KeyPath<Root, Value>
+    @usableFromInline nonisolated(unsafe) let keyPath: KeyPath<Root, Value>
     /// The observed object's type, turned into a name only for diagnostics.
     private let rootType: AnyObject.Type
     @usableFromInline
     let rootIdentifier: ObjectIdentifier
     @usableFromInline
     let liveIndex = Atomic<Int>(-1)
-    let owner: OwnerDescription?
+    @usableFromInline let owner: OwnerDescription?
     /// Made, and reached in `start()` and `linkDidChange()`, through `LockedValue`'s unchecked entry points: the
     /// state holds values the compiler cannot prove disconnected (a weak reference to the observed object, key paths,
     /// the objects a chain read, values of any type). Why that is safe: every access holds the lock, and what crosses
     /// threads through it is the model object and its values, which can only be reached from two threads at all if the
     /// model is itself `Sendable`.
-    private let state: LockedValue<ObservationState>
+    @usableFromInline let state: LockedValue<ObservationState>
     /// Chain mode, store order (O11): each re-evaluation that notifies takes the next ticket under the state's
     /// lock (where it computes the old and new values), and sends only once `turn` equals its ticket, then
     /// moves it on. Ticket 0 is the `.initial` call's when asked for. (Direct mode is ordered by its
     /// storage's turn, `PropertyStorage.turn`.)
-    private let turn = Atomic<UInt64>(0)
+    @usableFromInline let turn = Atomic<UInt64>(0)
     /// Set by the first `invalidate()` once no handler call of this observation runs on any thread and none can
     /// start (see there): every later call may then return at once.
     private let waitedForEveryCall = Atomic<Bool>(false)
@@ -167,8 +181,10 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         delivery: ObservationDelivery,
         handler: GatedHandler<Root, Value>,
         owner: OwnerDescription?,
-        send: (@Sendable (Root, ObservedChange<Value>) -> Void)?
+        send: (@Sendable (Root, ObservedChange<Value>) -> Void)?,
+        chainChanged: @escaping @Sendable (KeyPathObservation) -> Void
     ) {
+        self.chainChanged = chainChanged
         self.options = options
         self.delivery = delivery
         self.handler = handler
@@ -183,7 +199,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     }
 
     /// The observed object, if it still exists (call under the lock).
-    private static func root(of state: ObservationState) -> Root? {
+    @inlinable
+    static func root(of state: ObservationState) -> Root? {
         // The state's root is only ever set from a `Root` (`init`).
         guard let root = state.root else { return nil }
         return unsafeDowncast(root, to: Root.self)
@@ -311,7 +328,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 
     /// Subscribes to `reads` (dropping links no longer read) until the path is stable; returns the value.
     /// Every object and storage it touches is added to `keptAlive`, to be released after the lock.
-    private func retrack(
+    @usableFromInline
+    func retrack(
         _ state: inout ObservationState, root: Root, value: Value, reads: [TrackedRead], links: [ChainLink],
         keptAlive: inout [AnyObject]
     ) -> Value {
@@ -376,7 +394,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     /// last storage, when no other storage on the path has changed since the path was last evaluated; nil when one
     /// has (or is gone), so the path must be evaluated again. Every storage it holds for a moment is added to
     /// `keptAlive`, to be released after the lock.
-    private func storedChainValue(versions: [UInt64]?, links: [ChainLink], keptAlive: inout [AnyObject]) -> Value? {
+    @inlinable
+    static func storedChainValue(versions: [UInt64]?, links: [ChainLink], keptAlive: inout [AnyObject]) -> Value? {
         guard let versions, versions.count == links.count, let last = links.last
         else { return nil }
         for index in 0..<(links.count - 1) {
@@ -391,15 +410,25 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     }
 
     /// The state's `ChainValue`, which is only ever made with this observation's `Value`.
-    private static func chainValue(_ object: AnyObject) -> ChainValue<Value> {
+    @inlinable
+    static func chainValue(_ object: AnyObject) -> ChainValue<Value> {
         unsafeDowncast(object, to: ChainValue<Value>.self)
     }
 
     // MARK: Changes
 
     /// Chain mode: a storage on the path changed; re-evaluate, re-target, notify if the end value changed.
+    /// Calls `chainChanged`, made where `Root` and `Value` are concrete, so that this path (every change of a
+    /// chained key path) is specialized: unspecialized, each generic value it handles (optionals, tuples, the
+    /// change) was a metadata look-up.
     @usableFromInline
     func linkDidChange() {
+        chainChanged(self)
+    }
+
+    /// The body of `linkDidChange()`, inlinable so that `chainChanged` specializes it.
+    @inlinable
+    func chainDidChange() {
         if handler.isClosed {
             return
         }
@@ -418,7 +447,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             let lastValue = chain.last
             keptAlive.append(root)
             let current: Value
-            if let stored = storedChainValue(versions: state.storedChainVersions, links: links, keptAlive: &keptAlive) {
+            if let stored = Self.storedChainValue(
+                versions: state.storedChainVersions, links: links, keptAlive: &keptAlive)
+            {
                 // Only the last property changed: its value is the path's, the links stay as they are.
                 chain.last = stored
                 current = stored
@@ -466,7 +497,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 
     /// Calls the handler with `change` through `send`, or, without one, at once on this thread unless the owner
     /// (if any) is gone.
-    private func deliver(_ root: Root, _ change: ObservedChange<Value>) {
+    @inlinable
+    func deliver(_ root: Root, _ change: ObservedChange<Value>) {
         if let send {
             send(root, change)
         } else if owner?.link.isAlive != false {
@@ -599,15 +631,18 @@ struct ReadName {
 }
 
 /// `==` for `Value` if it is `Equatable` (found at run time, once per observation), else `nil`.
+@usableFromInline
 func makeEquality<Value>(_ type: Value.Type) -> ((Value, Value) -> Bool)? {
     guard let equatable = type as? any Equatable.Type else { return nil }
     return equality(of: equatable, as: Value.self)
 }
 
+/// `==` of `E` for values typed `Value`. `E` is `Value` itself (`makeEquality` found it by casting `Value.self`), so
+/// the values are reinterpreted, not cast: a dynamic cast of each operand cost a chained key path's change about
+/// 700 instructions.
 private func equality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) -> (Value, Value) -> Bool {
     { lhs, rhs in
-        guard let lhs = lhs as? E, let rhs = rhs as? E else { return false }
-        return lhs == rhs
+        unsafeBitCast(lhs, to: E.self) == unsafeBitCast(rhs, to: E.self)
     }
 }
 

@@ -32,7 +32,7 @@ protocol PropertyNaming: AnyObject {
 /// One read made by an `@Observed` getter inside `ThreadContext.track(_:)`.
 @usableFromInline
 struct TrackedRead {
-    let object: AnyObject
+    @usableFromInline let object: AnyObject
     let storage: any TrackableStorage
     /// The user-facing key path of the property (`\Doc.title`).
     ///
@@ -341,6 +341,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     }
 
     /// The value, without recording the read.
+    @inlinable
     var untrackedValue: Value {
         withState { $0.value }
     }

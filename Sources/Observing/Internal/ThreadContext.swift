@@ -274,6 +274,7 @@ final class ThreadContext {
 
     /// Evaluates `body` and sets `reads` to the `@Observed` reads it made on this thread, in order. (Not a tuple
     /// result: in code not specialized for `Result`, a tuple holding it is a metadata look-up.)
+    @usableFromInline
     func track<Result>(into reads: inout [TrackedRead], _ body: () -> Result) -> Result {
         var recorded = TrackedReads()
         let result = track(into: &recorded, body)

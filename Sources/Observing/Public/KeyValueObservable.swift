@@ -124,7 +124,7 @@ extension KeyValueObservable {
     ) -> (token: ObservationToken, started: Bool) {
         let core = KeyPathObservation(
             root: self, keyPath: keyPath, options: options, delivery: delivery, handler: handler, owner: owner,
-            send: send)
+            send: send, chainChanged: { $0.chainDidChange() })
         let subscriber = PropertyStorage<Value>.Delivery(direct)
         let token = ObservationToken(core: core)
         // Registration runs as a delivery on this thread (O11): a change this thread makes meanwhile (a
