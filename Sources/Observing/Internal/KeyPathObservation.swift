@@ -94,6 +94,12 @@ struct ObservationState {
     /// thread calls it. Dropped by the first `invalidate()` once it has waited (a later call then has nothing
     /// to wait for). A strong reference: a weak one would give every `Delivery` a side table.
     var directDelivery: AnyDelivery?
+    /// The direct-mode subscriber's `Delivery` when the first `invalidate()` ran inside a delivery on its own
+    /// thread (a handler ending its own observation), which it could not wait for: later calls from other threads
+    /// wait for it while it lives. Weak, so that it does not keep the handler past that delivery's end (this
+    /// thread's context holds it until then, see `Hazards.release`); nil once it is gone, when nothing is left to
+    /// wait for.
+    weak var deliveryEndedInsideItsCall: AnyDelivery?
     /// Chain mode: the ticket the next notifying re-evaluation takes (see `turn`).
     @usableFromInline var nextTicket: UInt64 = 0
     /// The key path that names the observed property for `KeyValueObserver` (see `propertyKeyPath(...)`).
@@ -540,7 +546,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // then wait for the calls of it in progress on other threads.
         let (storage, id, delivery): ((any TrackableStorage)?, UInt64, AnyDelivery?) = state.withLockUnchecked {
             state in
-            guard case .direct(let storage, let id) = state.mode else { return (nil, 0, state.directDelivery) }
+            guard case .direct(let storage, let id) = state.mode else {
+                return (nil, 0, state.directDelivery ?? state.deliveryEndedInsideItsCall)
+            }
             return (storage, id, state.directDelivery)
         }
         // The call that removes the subscriber waits in `removeSubscriber`; the others wait here.
@@ -548,12 +556,20 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             Hazards.waitUntilNotCalled(delivery)
         }
         guard first else { return }
+        // A call of this observation may be running on this thread (this is a handler ending its own observation,
+        // or another handler of the same delivery): it was not waited for, so later calls from other threads must
+        // still wait for it (`deliveryEndedInsideItsCall`, and the gate's count).
+        let context = ThreadContext.current
+        let ownCallMayRun = context.isDelivering || context.runningCalls(of: ObjectIdentifier(handler)) != 0
         let (mode, dropped, chainValue) = state.withLockUnchecked { state in
             let mode = state.mode
             state.mode = .pending
             state.root = nil
             let dropped = state.directDelivery
             state.directDelivery = nil
+            if ownCallMayRun {
+                state.deliveryEndedInsideItsCall = dropped
+            }
             let chainValue = state.chainValue
             state.chainValue = nil
             return (mode, dropped, chainValue)
@@ -570,8 +586,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // The gate and the hazard slots waited for every call but this thread's own: with none running here (no
         // delivery in progress on this thread, no gated call of this observation up its stack), no handler call
         // runs anywhere now, and none can start.
-        let context = ThreadContext.current
-        if !context.isDelivering && context.runningCalls(of: ObjectIdentifier(handler)) == 0 {
+        if !ownCallMayRun {
             waitedForEveryCall.store(true, ordering: .releasing)
         }
     }
