@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Compiles every Swift block of README.md and Docs/*.md against the package, so no example names an API that does not
-# exist. A block whose first line is `// Apple platforms only` (UIKit, SwiftUI, AVFoundation) is skipped: it cannot be
-# built here.
+# Compiles every Swift block of README.md, Docs/*.md and the DocC catalogs' pages against the package, so no example
+# names an API that does not exist. A block whose first line is `// Apple platforms only` (UIKit, SwiftUI,
+# AVFoundation) is skipped: it cannot be built here.
 #
 #   Tools/check-docs.sh            extract and build every block; exit 1 naming the page and line of a block that fails
 #   Tools/check-docs.sh PAGE.md    only the blocks of these pages
@@ -21,6 +21,7 @@ python3 - "$@" <<'PY'
 import pathlib, re, sys
 root = pathlib.Path(".")
 pages = [root / "README.md"] + sorted((root / "Docs").glob("**/*.md")) + sorted(root.glob("Examples/**/*.md"))
+pages += sorted(root.glob("Sources/*/*.docc/**/*.md"))
 if len(sys.argv) > 1:
     pages = [pathlib.Path(page) for page in sys.argv[1:]]
 count = skipped = 0
@@ -72,7 +73,7 @@ if ! MULTICANVAS_DOC_SNIPPETS="$snippets" swift build -Xswiftc -warnings-as-erro
     # main.swift line N of the block whose fence is on line F of its page is line F+N of the page.
     grep -E "^/.*\.doc-snippets/.*(error|warning):" "$log" |
         sed -E 's#^.*/\.doc-snippets/doc-(.*)-line-([0-9]+)/main\.swift:([0-9]+):([0-9]+):#\1 \2 \3 \4#' |
-        awk '{ page = $1; gsub("__", "/", page); line = $2 + $3; $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print page ".md:" line ": " $0 }' |
+        awk '{ page = $1; gsub("__", "/", page); line = $2 + $3; $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print page ".md:" line ": " $0 }' | sed 's#_docc/#.docc/#' |
         sort -u | head -40 >&2 || true
     grep -q "doc-snippets/.*error:" "$log" || tail -20 "$log" >&2
     echo "check-docs: a documented Swift block does not build (see above)" >&2

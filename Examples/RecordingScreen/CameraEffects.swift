@@ -47,15 +47,17 @@ final class CameraEffects: CanvasEffectPerformer {
 
     /// Stops the recorder and returns the finished file (the delegate's `didFinishRecordingTo`), or nil when nothing
     /// records.
-    func finishRecording() -> URL? {
+    /// - Throws: the file system's error when the take could not be written (the delegate's `error`); the take stays
+    ///   the current recording, so the board's `cancel` that follows discards what was written of it.
+    func finishRecording() throws -> URL? {
         guard let file = recording else { return nil }
-        recording = nil
         do {
             try FileManager.default.copyItem(at: footage, to: file)  // movieOutput.stopRecording()
         } catch {
             log.append("recording failed: \(error.localizedDescription)")
-            return nil
+            throw error
         }
+        recording = nil
         return file
     }
 }

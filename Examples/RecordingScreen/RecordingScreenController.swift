@@ -80,11 +80,22 @@ final class RecordingScreenController: @MainActor CollectionHostDataSource, @Mai
     }
 
     /// The stop button: the recorder finishes its file, and the board gets the take
-    /// (`fileOutput(_:didFinishRecordingTo:from:error:)` in AVFoundation).
+    /// (`fileOutput(_:didFinishRecordingTo:from:error:)` in AVFoundation); a take the recorder failed to write is
+    /// cancelled, so the board leaves recording and the partial file is discarded.
     @discardableResult
     func stopTapped() -> CanvasRejection? {
-        guard let take = camera.finishRecording() else { return nil }
-        return board.send(.stop(take), performingEffectsWith: camera).rejection
+        do {
+            guard let take = try camera.finishRecording() else { return nil }
+            return board.send(.stop(take), performingEffectsWith: camera).rejection
+        } catch {
+            return board.send(.cancel, performingEffectsWith: camera).rejection
+        }
+    }
+
+    /// The cancel button: the take being recorded is thrown away.
+    @discardableResult
+    func cancelTapped() -> CanvasRejection? {
+        board.send(.cancel, performingEffectsWith: camera).rejection
     }
 
     /// The add button of the toolbar: one more canvas at the end (the wiring inserts its item, no reload).

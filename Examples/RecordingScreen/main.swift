@@ -2,7 +2,7 @@
 // is recorded and shows its cover (pulled from the file by FFmpeg), the screen is locked while recording, a canvas is
 // added, the screen disappears and comes back. After each step it prints what each visible cell draws, and checks it
 // against what the board says that canvas shows: the example fails (exit 1) if a cell ever shows something else, or if
-// the collection view was ever reloaded.
+// the collection view was ever reloaded. Exit 2: no footage argument; exit 3: the footage is not a readable file.
 import CanvasCovers
 import CanvasHost
 import CanvasKit
@@ -13,6 +13,13 @@ let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count == 1, let footagePath = arguments.first else {
     FileHandle.standardError.write(Data("usage: recording-screen-example VIDEO (the footage each take copies)\n".utf8))
     exit(2)
+}
+var isFolder: ObjCBool = false
+guard FileManager.default.fileExists(atPath: footagePath, isDirectory: &isFolder), !isFolder.boolValue,
+    FileManager.default.isReadableFile(atPath: footagePath)
+else {
+    FileHandle.standardError.write(Data("recording-screen-example: no readable video file at \(footagePath)\n".utf8))
+    exit(3)
 }
 let takes = FileManager.default.temporaryDirectory.appendingPathComponent("recording-screen-\(getpid())")
 try FileManager.default.createDirectory(at: takes, withIntermediateDirectories: true)
@@ -66,6 +73,9 @@ show("tap 1", rejected: screen.didSelectCanvas(at: 1))
 show("record", rejected: screen.recordTapped())
 show("stop", rejected: screen.stopTapped())
 show("tap 1 (preview off: both takes show covers)", rejected: screen.didSelectCanvas(at: 1))
+show("tap 0", rejected: screen.didSelectCanvas(at: 0))
+show("record", rejected: screen.recordTapped())
+show("cancel (the take is thrown away)", rejected: screen.cancelTapped())
 screen.addCanvasTapped()
 screen.scrollToCanvas(at: 4)
 show("add a canvas, scroll to it")

@@ -83,4 +83,57 @@ struct ConventionTests {
         #expect(long.standardOutput.contains("after '='"))
         #expect(long.standardError.isEmpty)
     }
+
+    @Test("both tools draw a progress line (count, percentage, rate, time left) on a terminal, never into a pipe")
+    func progressOnTerminal() throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "progress-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let script = folder.appending(path: "long.script")
+        try (0..<3000).map { "tap \($0 % 4)" }.joined(separator: "\n").write(
+            to: script, atomically: true, encoding: .utf8)
+
+        let sim = try BuiltBinary("canvas-sim")
+        let steps = folder.appending(path: "steps.jsonl")
+        let simDrawn = try Self.onTerminal(
+            "'\(sim.url.path)' --script '\(script.path)' --format json >'\(steps.path)'")
+        #expect(simDrawn.contains("] 3000/3000 100% "), "the last count, drawn before the line is erased")
+        #expect(simDrawn.contains("/s "), "a rate")
+        #expect(simDrawn.contains(" left"), "the time left while steps remain")
+        let written = try String(contentsOf: steps, encoding: .utf8)
+        #expect(written.split(separator: "\n").count == 3000)
+        #expect(!written.contains("\u{1B}"), "nothing of the progress line reaches the steps' file")
+
+        let thumb = try BuiltBinary("canvas-thumb")
+        let inputs = ["h264.mp4", "hevc.mp4", "rotation-90.mp4"].map { "Fixtures/\($0)" }.joined(separator: " ")
+        let thumbDrawn = try Self.onTerminal(
+            "'\(thumb.url.path)' \(inputs) --max-size 32x32 --output-dir '\(folder.path)' >'\(folder.path)/covers.txt'")
+        #expect(thumbDrawn.contains("] 1/3 33% "), "the count after the first cover")
+        #expect(thumbDrawn.contains(" left"), "the time left while covers remain")
+        #expect(thumbDrawn.contains("] 3/3 100% "))
+
+        // The same runs into pipes: no progress at all.
+        let piped = try sim.run(["--script", script.path, "--format", "json"])
+        #expect(piped.standardError.isEmpty)
+        let pipedThumb = try thumb.run(
+            ["Fixtures/h264.mp4", "Fixtures/hevc.mp4", "--max-size", "32x32", "--output-dir", folder.path])
+        #expect(pipedThumb.standardError.isEmpty)
+    }
+
+    /// Runs `command` with sh on a pseudo-terminal (util-linux's `script`, part of every Debian install) and returns
+    /// what was drawn on it.
+    private static func onTerminal(_ command: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        process.currentDirectoryURL = BuiltBinary.root
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let drawn = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(command): exit \(process.terminationStatus)")
+        return String(decoding: drawn, as: UTF8.self)
+    }
 }

@@ -15,6 +15,17 @@ struct ExampleTests {
         #expect(lines.contains("  canvas 2: cover + cover image"), "the finished take's cover, pulled from its file")
         #expect(lines.contains("  canvas 2: playback + cover image"), "another canvas records: the take plays")
         #expect(lines.contains("  camera: move preview 0 -> 2"), "the preview moves without a reload")
+        #expect(lines.contains("  camera: take discarded 0"), "cancel throws the take being recorded away")
+    }
+
+    @Test("footage that is not a readable file is refused before the session, naming the path, with exit 3")
+    func missingFootage() throws {
+        for path in ["Fixtures/no-such-video.mp4", "Fixtures"] {
+            let run = try BuiltBinary("recording-screen-example").run([path])
+            #expect(run.status == 3)
+            #expect(run.standardError == "recording-screen-example: no readable video file at \(path)\n")
+            #expect(run.standardOutput.isEmpty, "nothing of the session ran")
+        }
     }
 
     @Test("the example refuses to run without its footage, with a usage line and exit 2")

@@ -202,8 +202,9 @@ struct ChangeSequenceTests {
         }
         song?.title = "Before"
         song = nil
-        // Another thread may hold the object for the rest of a call it was making when it was dropped (seen once
-        // under ThreadSanitizer); the sequence itself never retains it, so it goes within moments.
+        // A test running in parallel may be reading `ObservationDiagnostics`, which holds each observed object for
+        // the moment it takes to tell whether it still exists (as its documentation says): then the object goes on
+        // that thread, moments later (seen once under ThreadSanitizer). The sequence itself never retains it.
         let deadline = ContinuousClock.now + .seconds(2)
         while gone != nil, ContinuousClock.now < deadline { await Task.yield() }
         #expect(gone == nil)
