@@ -97,9 +97,10 @@ struct ObservationState {
     /// The direct-mode subscriber's `Delivery` when the first `invalidate()` ran inside a delivery on its own
     /// thread (a handler ending its own observation), which it could not wait for: later calls from other threads
     /// wait for it while it lives. Weak, so that it does not keep the handler past that delivery's end (this
-    /// thread's context holds it until then, see `Hazards.release`); nil once it is gone, when nothing is left to
-    /// wait for.
-    weak var deliveryEndedInsideItsCall: AnyDelivery?
+    /// thread's context holds it until then, see `Hazards.release`); empty once it is gone, when nothing is left
+    /// to wait for. (In a box made only then: a weak field here would cost every registration its weak-reference
+    /// calls.)
+    var deliveryEndedInsideItsCall: WeakDelivery?
     /// Chain mode: the ticket the next notifying re-evaluation takes (see `turn`).
     @usableFromInline var nextTicket: UInt64 = 0
     /// The key path that names the observed property for `KeyValueObserver` (see `propertyKeyPath(...)`).
@@ -113,6 +114,12 @@ struct ObservationState {
     @usableFromInline var storedChainVersions: [UInt64]?
     /// Chain mode: the path's value as last computed, with its `==` (a `ChainValue<Value>`).
     @usableFromInline var chainValue: AnyObject?
+}
+
+/// A weak reference to a subscriber's `Delivery` (see `ObservationState.deliveryEndedInsideItsCall`). Only
+/// reached under its observation's lock.
+final class WeakDelivery {
+    weak var delivery: AnyDelivery?
 }
 
 /// Chain mode: the value of the observed path as last computed, and `==` when `Value` is `Equatable` (a chain
@@ -547,7 +554,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         let (storage, id, delivery): ((any TrackableStorage)?, UInt64, AnyDelivery?) = state.withLockUnchecked {
             state in
             guard case .direct(let storage, let id) = state.mode else {
-                return (nil, 0, state.directDelivery ?? state.deliveryEndedInsideItsCall)
+                return (nil, 0, state.directDelivery ?? state.deliveryEndedInsideItsCall?.delivery)
             }
             return (storage, id, state.directDelivery)
         }
@@ -561,15 +568,23 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // still wait for it (`deliveryEndedInsideItsCall`, and the gate's count).
         let context = ThreadContext.current
         let ownCallMayRun = context.isDelivering || context.runningCalls(of: ObjectIdentifier(handler)) != 0
+        if ownCallMayRun {
+            // Its own lock section, before the one below (which captures nothing: a lock section that captures
+            // something allocates its closure's context); until that one, `directDelivery` is still there.
+            state.withLockUnchecked { state in
+                if let delivery = state.directDelivery {
+                    let ended = WeakDelivery()
+                    ended.delivery = delivery
+                    state.deliveryEndedInsideItsCall = ended
+                }
+            }
+        }
         let (mode, dropped, chainValue) = state.withLockUnchecked { state in
             let mode = state.mode
             state.mode = .pending
             state.root = nil
             let dropped = state.directDelivery
             state.directDelivery = nil
-            if ownCallMayRun {
-                state.deliveryEndedInsideItsCall = dropped
-            }
             let chainValue = state.chainValue
             state.chainValue = nil
             return (mode, dropped, chainValue)
