@@ -63,6 +63,29 @@ import Testing
         #expect(!token.isActive)
     }
 
+    /// A handler that ends its own observation goes on running; an `invalidate()` from another thread after that
+    /// still waits for it (the first call, made inside the handler, could not wait for itself, so it must not let
+    /// later calls return at once).
+    @Test func invalidateAfterTheHandlerEndedItsOwnObservationWaitsForThatHandler() async {
+        let counter = Counter()
+        let holder = Protected<ObservationToken?>(nil)
+        let endedItself = DispatchSemaphore(value: 0)
+        let exited = Flag()
+        let token = counter.observe(\.value) { _, _ in
+            holder.withLock { $0 }?.invalidate()
+            endedItself.signal()
+            // Hold the call open so that the other thread's invalidate() runs while it is in progress.
+            Thread.sleep(forTimeInterval: 0.05)
+            exited.set()
+        }
+        holder.withLock { $0 = token }
+        let writer = StartedThread { counter.value = 1 }
+        await wait(for: endedItself)
+        token.invalidate()
+        #expect(exited.isSet, "invalidate() returned while the handler was still running")
+        await writer.finished()
+    }
+
     @Test func concurrentInvalidateCallsAllWait() async {
         let counter = Counter()
         let slow = SlowObservation()

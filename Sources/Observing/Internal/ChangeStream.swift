@@ -181,6 +181,7 @@ final class DirectChangeObservation<Root: KeyValueObservable, Value: Sendable>: 
     private let options: ObservationOptions
     private let rootType: AnyObject.Type
     let rootIdentifier: ObjectIdentifier
+    let liveIndex = Atomic<Int>(-1)
     private let storageIdentifier: ObjectIdentifier
 
     init(

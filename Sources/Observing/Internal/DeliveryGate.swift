@@ -8,8 +8,12 @@ import Synchronization
 /// The state is one atomic word: bit 0 says "closed", the other bits count the calls in progress. A
 /// call is admitted by incrementing the count first and checking the bit second, so once `close` has
 /// set the bit and seen the count drain, no call can start any more.
+///
+/// The base class of `GatedHandler` (one object per observation instead of two). Why `@unchecked Sendable` is
+/// safe: its stored properties are an atomic and a `LockedValue`, both `let` (a class that can be subclassed
+/// cannot be checked `Sendable`).
 @usableFromInline
-final class DeliveryGate: Sendable {
+class DeliveryGate: @unchecked Sendable {
     @usableFromInline let state = Atomic<Int>(0)
     private let waiters = LockedValue<[DispatchSemaphore]>([])
 
@@ -17,7 +21,8 @@ final class DeliveryGate: Sendable {
     @usableFromInline static var oneCall: Int { 2 }
 
     /// Whether `close()` has been called.
-    var isClosed: Bool {
+    @inlinable
+    final var isClosed: Bool {
         state.load(ordering: .acquiring) & Self.closedBit != 0
     }
 
@@ -65,12 +70,19 @@ final class DeliveryGate: Sendable {
         }
     }
 
+    @usableFromInline
+    init() {}
+
     /// Closes the gate: no call starts after this returns. Waits for calls running on other threads;
     /// calls running on this thread (`close` from inside the handler) are left to finish on their own.
     /// Returns `false` if the gate was already closed.
     @discardableResult
-    func close() -> Bool {
+    final func close() -> Bool {
         let before = state.bitwiseOr(Self.closedBit, ordering: .acquiringAndReleasing).oldValue
+        // No call in progress (the common case): nothing to wait for, and no waiter to register under the lock.
+        if state.load(ordering: .acquiring) / Self.oneCall == 0 {
+            return before & Self.closedBit == 0
+        }
         let id = ObjectIdentifier(self)
         let own = ThreadContext.current.runningCalls(of: id)
         while true {
@@ -93,15 +105,14 @@ final class DeliveryGate: Sendable {
 /// A handler behind a `DeliveryGate`, released when the gate closes so that what it captured is freed
 /// as soon as the observation is invalidated (not when the last reference to the token goes away).
 ///
-/// Why `@unchecked Sendable` is safe: `body` is written only by `init` and by the first `close()`,
-/// after `gate.close()` returned. By then every call admitted on another thread has left the gate
+/// Why `@unchecked Sendable` is safe: `body` is written only by `init` and by the first
+/// `closeReleasingHandler()`, after `gate.close()` returned. By then every call admitted on another thread has left the gate
 /// (their `leave` is a releasing decrement that `close` observes with an acquiring load), and no call
 /// can be admitted any more, so no other thread reads `body` again. A call still running on the closing
 /// thread itself (a handler that invalidates its own observation) read `body` before, on this thread.
 /// The same argument is why `body` skips the run-time exclusivity check.
 @usableFromInline
-final class GatedHandler<Root, Value>: @unchecked Sendable {
-    @usableFromInline let gate = DeliveryGate()
+final class GatedHandler<Root, Value>: DeliveryGate, @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var body: (@Sendable (Root, ObservedChange<Value>) -> Void)?
 
     @usableFromInline
@@ -109,9 +120,10 @@ final class GatedHandler<Root, Value>: @unchecked Sendable {
         self.body = body
     }
 
-    /// Whether `close()` was called.
-    var isClosed: Bool {
-        gate.isClosed
+    /// The gate: this object itself.
+    @inlinable
+    var gate: DeliveryGate {
+        self
     }
 
     /// Calls the handler unless the gate is closed.
@@ -133,7 +145,7 @@ final class GatedHandler<Root, Value>: @unchecked Sendable {
     /// Closes the gate (waiting for calls running on other threads) and releases the handler.
     /// Returns `false` if it was already closed.
     @discardableResult
-    func close() -> Bool {
+    func closeReleasingHandler() -> Bool {
         guard gate.close() else { return false }
         body = nil
         return true

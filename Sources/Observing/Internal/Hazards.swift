@@ -47,6 +47,7 @@ final class HazardSlot: Sendable {
 /// An address is never reused while it is named: the remover releases the `Delivery` only once no slot
 /// names it, and a removed subscriber is in no later snapshot, so once a slot stops naming it, it never
 /// names it again.
+@usableFromInline
 enum Hazards {
     /// Every live thread's slot (registered when its `ThreadContext` is made, removed when the thread ends). An
     /// array: scanning it is what every removal does, and there are only as many as threads that observed.
@@ -148,6 +149,7 @@ enum Hazards {
     }
 
     /// Waits a little before looking again: yields for the first rounds, then sleeps, up to a millisecond.
+    @usableFromInline
     static func backOff(_ attempt: Int) {
         if attempt < 64 {
             sched_yield()

@@ -18,6 +18,9 @@ protocol ObservationCore: AnyObject, Sendable {
     /// The key path naming the observed property, as `KeyValueObserver` keys its pairs (once started); `nil`
     /// for observations that no `KeyValueObserver` makes.
     var propertyKeyPath: AnyKeyPath? { get }
+    /// Where `LiveObservations` lists it (-1 when it does not): read and written only by `LiveObservations`,
+    /// under its lock (so relaxed orderings suffice).
+    var liveIndex: Atomic<Int> { get }
 }
 
 extension ObservationCore {
@@ -26,6 +29,7 @@ extension ObservationCore {
 
 /// Told by a chain-link subscription (`PropertyStorage.addLink`) that a storage on the path of a
 /// chained key path changed.
+@usableFromInline
 protocol ChainLinkTarget: AnyObject, Sendable {
     func linkDidChange()
 }
@@ -36,7 +40,99 @@ struct OwnerDescription: Sendable {
     let typeName: String
     let identifier: ObjectIdentifier
     /// The weak reference to the owner: once it is gone the observation ends itself.
-    let link: OwnerLink
+    @usableFromInline let link: OwnerLink
+}
+
+/// A chain-mode subscription to one storage on the path.
+@usableFromInline
+struct ChainLink {
+    @usableFromInline weak var storage: (any TrackableStorage)?
+    @usableFromInline let storageID: ObjectIdentifier
+    @usableFromInline let subscriptionID: UInt64
+
+    @usableFromInline
+    init(storage: any TrackableStorage, storageID: ObjectIdentifier, subscriptionID: UInt64) {
+        self.storage = storage
+        self.storageID = storageID
+        self.subscriptionID = subscriptionID
+    }
+}
+
+/// How an observation is subscribed (see `KeyPathObservation`).
+@usableFromInline
+enum ObservationMode {
+    case pending
+    /// The storage is held strongly: a weak reference would give every storage a side table and
+    /// make each retain in its setter take the slow path. If the object goes away first, the
+    /// storage (and the last value of that property) is freed when the token is invalidated or
+    /// released, like the handler.
+    case direct(storage: any TrackableStorage, subscriptionID: UInt64)
+    case chain(links: [ChainLink])
+}
+
+/// The registration's `.initial` call still to be marked made (`KeyPathObservation.finishInitial()`): the direct
+/// subscriber's storage and delivery, or, in chain mode, ticket 0.
+@usableFromInline
+enum PendingInitial {
+    case direct(any TrackableStorage, AnyDelivery)
+    case chain
+}
+
+/// What a `KeyPathObservation` keeps behind its lock. Not generic: the observation's code is not specialized
+/// for its `Root` and `Value` (it is reached through `ObservationCore`), and every use of a generic state type
+/// there (its fields, the lock around it, an optional of it) would look its metadata up in the runtime's cache;
+/// what depends on `Value` is in a `ChainValue`, a class, whose fields need no look-up.
+@usableFromInline
+struct ObservationState {
+    /// The observed object (a `Root`).
+    @usableFromInline weak var root: AnyObject?
+    @usableFromInline var mode: ObservationMode = .pending
+    /// Chain mode: the storage key paths last read, to name the observed path in diagnostics. (Direct mode
+    /// names its one property from its storage.)
+    var readNames: [ReadName] = []
+    /// The storage's `Delivery` of the direct-mode subscriber: every `invalidate()` call waits until no other
+    /// thread calls it. Dropped by the first `invalidate()` once it has waited (a later call then has nothing
+    /// to wait for). A strong reference: a weak one would give every `Delivery` a side table.
+    var directDelivery: AnyDelivery?
+    /// The direct-mode subscriber's `Delivery` when the first `invalidate()` ran inside a delivery on its own
+    /// thread (a handler ending its own observation), which it could not wait for: later calls from other threads
+    /// wait for it while it lives. Weak, so that it does not keep the handler past that delivery's end (this
+    /// thread's context holds it until then, see `Hazards.release`); empty once it is gone, when nothing is left
+    /// to wait for. (In a box made only then: a weak field here would cost every registration its weak-reference
+    /// calls.)
+    var deliveryEndedInsideItsCall: WeakDelivery?
+    /// Chain mode: the ticket the next notifying re-evaluation takes (see `turn`).
+    @usableFromInline var nextTicket: UInt64 = 0
+    /// The key path that names the observed property for `KeyValueObserver` (see `propertyKeyPath(...)`).
+    var propertyKeyPath: AnyKeyPath?
+    var pendingInitial: PendingInitial?
+    /// Chain mode, when the key path is exactly the `@Observed` properties it read, one after the other
+    /// (`\Folder.document.title`: no computed property, optional chaining or subscript in between): the
+    /// version of each link's storage as last read, in link order. The path's value is then the last
+    /// storage's value for as long as the other storages keep their versions, so a change of the last one is
+    /// read from it without evaluating the path again (see `storedChainValue`). Nil for any other path.
+    @usableFromInline var storedChainVersions: [UInt64]?
+    /// Chain mode: the path's value as last computed, with its `==` (a `ChainValue<Value>`).
+    @usableFromInline var chainValue: AnyObject?
+}
+
+/// A weak reference to a subscriber's `Delivery` (see `ObservationState.deliveryEndedInsideItsCall`). Only
+/// reached under its observation's lock.
+final class WeakDelivery {
+    weak var delivery: AnyDelivery?
+}
+
+/// Chain mode: the value of the observed path as last computed, and `==` when `Value` is `Equatable` (a chain
+/// notifies only when its end value changed; found on first use, since the dynamic cast is not free). Only
+/// touched under its observation's lock.
+@usableFromInline
+final class ChainValue<Value> {
+    @usableFromInline var last: Value
+    @usableFromInline var equality: ((Value, Value) -> Bool)??
+
+    init(_ last: Value) {
+        self.last = last
+    }
 }
 
 /// The state behind one `ObservationToken`: observes `keyPath` from `root`.
@@ -47,86 +143,50 @@ struct OwnerDescription: Sendable {
 /// under an access tracker, the observation subscribes to every `@Observed` storage it read, and any of
 /// them changing re-evaluates the path, re-targets the subscriptions and notifies if the end value changed.
 ///
-/// Neither the root nor any object on the path is retained (O3); see `Mode.direct` for the one storage
-/// a direct observation keeps.
+/// Neither the root nor any object on the path is retained (O3); see `ObservationMode.direct` for the one
+/// storage a direct observation keeps.
+///
+/// Made where `Root` and `Value` are concrete (`KeyValueObservable.register` is inlinable), but its own code is
+/// not specialized: it keeps its state in a non-generic `ObservationState`, so that registering and ending a
+/// direct observation touches no generic type.
+@usableFromInline
 final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLinkTarget {
-    private struct Link {
-        weak var storage: (any TrackableStorage)?
-        let storageID: ObjectIdentifier
-        let subscriptionID: UInt64
-    }
-
-    private enum Mode {
-        case pending
-        /// The storage is held strongly: a weak reference would give every storage a side table and
-        /// make each retain in its setter take the slow path. If the object goes away first, the
-        /// storage (and the last value of that property) is freed when the token is invalidated or
-        /// released, like the handler.
-        case direct(storage: PropertyStorage<Value>, subscriptionID: UInt64)
-        case chain(links: [Link], lastValue: Value)
-    }
-
-    private struct State {
-        weak var root: Root?
-        var mode: Mode = .pending
-        /// The storage key paths last read, to name the observed path in diagnostics.
-        var readNames: [ReadName] = []
-        let keyPath: KeyPath<Root, Value>
-        /// `==` when `Value` is `Equatable`: a chain notifies only when its end value changed.
-        /// Found on first use (chain mode only): the dynamic cast is not free.
-        var equality: ((Value, Value) -> Bool)??
-        /// The direct-mode subscriber, handed to the storage by `start()` and not kept here after it
-        /// (it captures the handler, which must go when the observation is invalidated).
-        var direct: (@Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void)?
-        /// The storage's `Delivery` of the direct-mode subscriber: every `invalidate()` call waits until no other
-        /// thread calls it. Dropped by the first `invalidate()` once it has waited (a later call then has nothing
-        /// to wait for). A strong reference: a weak one would give every `Delivery` a side table.
-        var directDelivery: AnyObject?
-        /// Chain mode: the ticket the next notifying re-evaluation takes (see `turn`).
-        var nextTicket: UInt64 = 0
-        /// The key path that names the observed property for `KeyValueObserver` (see `propertyKeyPath(...)`).
-        var propertyKeyPath: AnyKeyPath?
-        /// The registration's `.initial` call still to be marked made (`finishInitial()`): the direct
-        /// subscriber's storage and delivery, or, in chain mode, ticket 0.
-        var pendingInitial: PendingInitial?
-        /// Chain mode, when the key path is exactly the `@Observed` properties it read, one after the other
-        /// (`\Folder.document.title`: no computed property, optional chaining or subscript in between): the
-        /// version of each link's storage as last read, in link order. The path's value is then the last
-        /// storage's value for as long as the other storages keep their versions, so a change of the last one is
-        /// read from it without evaluating the path again (see `storedChainValue`). Nil for any other path.
-        var storedChainVersions: [UInt64]?
-    }
-
-    /// See `State.pendingInitial`.
-    private enum PendingInitial {
-        case direct(PropertyStorage<Value>, PropertyStorage<Value>.Delivery)
-        case chain
-    }
-
-    let options: ObservationOptions
+    @usableFromInline let options: ObservationOptions
     let delivery: ObservationDelivery
-    let handler: GatedHandler<Root, Value>
-    private let send: @Sendable (Root, ObservedChange<Value>) -> Void
+    @usableFromInline let handler: GatedHandler<Root, Value>
+    /// Calls `handler` where the delivery says (a queue, the main actor); nil for the mutating thread, where
+    /// `deliver(_:_:)` calls it itself (no closure to allocate).
+    @usableFromInline let send: (@Sendable (Root, ObservedChange<Value>) -> Void)?
+    /// Calls `chainDidChange()` on its argument (see `linkDidChange()`).
+    @usableFromInline let chainChanged: @Sendable (KeyPathObservation) -> Void
+    /// The observed key path. Why `nonisolated(unsafe)` is safe: it is immutable, and it is only evaluated
+    /// inside the state's lock sections, as before it was moved out of the state (which would make the state
+    /// generic); a key path that captured subscript arguments reads them, never writes them.
+    @usableFromInline nonisolated(unsafe) let keyPath: KeyPath<Root, Value>
     /// The observed object's type, turned into a name only for diagnostics.
     private let rootType: AnyObject.Type
+    @usableFromInline
     let rootIdentifier: ObjectIdentifier
-    let owner: OwnerDescription?
+    @usableFromInline
+    let liveIndex = Atomic<Int>(-1)
+    @usableFromInline let owner: OwnerDescription?
     /// Made, and reached in `start()` and `linkDidChange()`, through `LockedValue`'s unchecked entry points: the
     /// state holds values the compiler cannot prove disconnected (a weak reference to the observed object, key paths,
     /// the objects a chain read, values of any type). Why that is safe: every access holds the lock, and what crosses
     /// threads through it is the model object and its values, which can only be reached from two threads at all if the
     /// model is itself `Sendable`.
-    private let state: LockedValue<State>
+    @usableFromInline let state: LockedValue<ObservationState>
     /// Chain mode, store order (O11): each re-evaluation that notifies takes the next ticket under the state's
     /// lock (where it computes the old and new values), and sends only once `turn` equals its ticket, then
     /// moves it on. Ticket 0 is the `.initial` call's when asked for. (Direct mode is ordered by its
     /// storage's turn, `PropertyStorage.turn`.)
-    private let turn = Atomic<UInt64>(0)
+    @usableFromInline let turn = Atomic<UInt64>(0)
+    /// Set by the first `invalidate()` once no handler call of this observation runs on any thread and none can
+    /// start (see there): every later call may then return at once.
+    private let waitedForEveryCall = Atomic<Bool>(false)
 
-    /// `send` must call `handler` (on the chosen queue or actor); `handler` gates and releases it.
-    /// `direct` is what a direct-mode subscription calls with each change of the property and the
-    /// object: it filters the change by `options`, skips it if the owner is gone, and calls `send`.
-    /// It is built by the caller, where `Root` and `Value` are concrete, so that path is specialized.
+    /// `send` must call `handler` (on the chosen queue or actor; nil: at once); `handler` gates and releases it.
+    @usableFromInline
     init(
         root: Root,
         keyPath: KeyPath<Root, Value>,
@@ -134,74 +194,106 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         delivery: ObservationDelivery,
         handler: GatedHandler<Root, Value>,
         owner: OwnerDescription?,
-        send: @escaping @Sendable (Root, ObservedChange<Value>) -> Void,
-        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
+        send: (@Sendable (Root, ObservedChange<Value>) -> Void)?,
+        chainChanged: @escaping @Sendable (KeyPathObservation) -> Void
     ) {
+        self.chainChanged = chainChanged
         self.options = options
         self.delivery = delivery
         self.handler = handler
         self.send = send
         self.owner = owner
+        self.keyPath = keyPath
         self.rootType = type(of: root)
         self.rootIdentifier = ObjectIdentifier(root)
-        var initial = State(keyPath: keyPath, equality: nil)
+        var initial = ObservationState()
         initial.root = root
-        initial.direct = direct
         self.state = LockedValue(unchecked: initial)
+    }
+
+    /// The observed object, if it still exists (call under the lock).
+    @inlinable
+    static func root(of state: ObservationState) -> Root? {
+        // The state's root is only ever set from a `Root` (`init`).
+        guard let root = state.root else { return nil }
+        return unsafeDowncast(root, to: Root.self)
     }
 
     // MARK: Registration
 
-    /// Subscribes to what the key path reads and returns the current value (for `.initial`). With `.initial`,
+    /// Subscribes to what the key path reads from `root` (the observed object, which the caller holds); returns
+    /// whether it started (always, since `root` exists). `direct` is
+    /// the subscriber a direct observation hands to its storage (a `PropertyStorage<Value>.Delivery`, made where
+    /// `Value` is concrete). With `.initial`, `initial` is called (under the lock) with the current value, and
     /// changes wait for `finishInitial()`, which the caller must call after making the initial call.
-    func start() -> Value? {
+    @usableFromInline
+    func start(root: Root, direct: AnyDelivery, initial: (Value) -> Void) -> Bool {
         // Objects read under the lock are released after it (see `linkDidChange`).
         var keptAlive: [AnyObject] = []
-        let value: Value? = state.withLockUnchecked { state in
+        let wantsInitial = options.contains(.initial)
+        let started: Bool = state.withLockUnchecked { state in
             // The caller holds the root (`register` runs on it), so a direct observation, which read only the
-            // root, keeps nothing else alive; a chain's reads are kept below.
-            guard let root = state.root else { return nil }
-            let keyPath = state.keyPath
-            let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
-            state.readNames = reads.map(ReadName.init)
-            let direct = state.direct
-            state.direct = nil
-            if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath,
-                let storage = reads[0].storage as? PropertyStorage<Value>, let direct
+            // root, keeps nothing else alive; a chain's reads are kept below. (Not read from the state's weak
+            // reference: a weak load is a retain and a release through the object's side table.)
+            let keyPath = self.keyPath
+            var recorded = TrackedReads()
+            let value = ThreadContext.current.track(into: &recorded) { root[keyPath: keyPath] }
+            // The property read is the key path itself (key paths compare equal only if their types are the
+            // same), so the storage's value type is `Value` and `direct` is its own `Delivery` type.
+            // (Read in place: a copy of the read is three retains and three releases.)
+            if recorded.count == 1, recorded.first.unsafelyUnwrapped.object === root,
+                recorded.first.unsafelyUnwrapped.keyPath == keyPath
             {
-                let initial = options.contains(.initial)
-                let (id, delivery, current) = storage.subscribe(
-                    wantsPrior: options.contains(.prior), initialPending: initial, direct)
-                state.mode = .direct(storage: storage, subscriptionID: id)
-                state.directDelivery = delivery
-                if initial {
-                    state.pendingInitial = .direct(storage, delivery)
+                let storage = recorded.first.unsafelyUnwrapped.storage
+                let wantsPrior = options.contains(.prior)
+                let id: UInt64
+                if wantsInitial {
+                    // Read under the subscription's lock: every change stored after it is delivered.
+                    let typed = unsafeDowncast(storage, to: PropertyStorage<Value>.self)
+                    let current: Value
+                    (id, current) = typed.subscribeReadingValue(direct, wantsPrior: wantsPrior, initialPending: true)
+                    initial(current)
+                    state.pendingInitial = .direct(storage, direct)
+                } else {
+                    id = storage.subscribe(direct, wantsPrior: wantsPrior, initialPending: false)
                 }
-                return current
+                state.mode = .direct(storage: storage, subscriptionID: id)
+                state.directDelivery = direct
+                return true
             }
+            let reads = recorded.all
+            state.readNames = reads.map(ReadName.init)
             keptAlive.append(root)
             keptAlive += reads.map(\.object)
             state.propertyKeyPath = Self.propertyKeyPath(keyPath, of: root, value: value, reads: reads)
             if reads.isEmpty {
                 ObservationDiagnostics.report(
                     .unobservableKeyPath(
-                        objectType: String(reflecting: rootType), keyPath: Self.describe(state.keyPath, reads: [])))
+                        objectType: String(reflecting: rootType), keyPath: Self.describe(keyPath, reads: [])))
             }
-            if options.contains(.initial) {
+            if wantsInitial {
                 state.nextTicket = 1
                 state.pendingInitial = .chain
             }
-            return retrack(&state, root: root, value: value, reads: reads, links: [], keptAlive: &keptAlive)
+            let current = retrack(&state, root: root, value: value, reads: reads, links: [], keptAlive: &keptAlive)
+            if wantsInitial {
+                initial(current)
+            }
+            return true
         }
         withExtendedLifetime(keptAlive) {}
-        LiveObservations.insert(self)
-        return value
+        if started {
+            LiveObservations.insert(self)
+        }
+        return started
     }
 
     /// The key path of the observed property, as `KeyValueObserver` keys it (see `propertyKeyPath(_:of:value:reads:)`);
     /// available once `start()` ran.
+    @usableFromInline
     var propertyKeyPath: AnyKeyPath? {
-        state.withLock { $0.propertyKeyPath ?? $0.keyPath }
+        let property: AnyKeyPath? = state.withLockUnchecked { $0.propertyKeyPath }
+        return property ?? keyPath
     }
 
     /// The key path that names the property `keyPath` observes on `root`, for `KeyValueObserver`'s "each
@@ -228,10 +320,11 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     }
 
     /// Marks the `.initial` call as made (whether or not it was sent): changes held back for it may go.
+    @usableFromInline
     func finishInitial() {
-        // Without `.initial` nothing is pending, and the lock (with its generic state) is not worth taking.
+        // Without `.initial` nothing is pending, and the lock is not worth taking.
         guard options.contains(.initial) else { return }
-        let pending = state.withLock { state in
+        let pending = state.withLockUnchecked { state in
             let pending = state.pendingInitial
             state.pendingInitial = nil
             return pending
@@ -248,15 +341,16 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 
     /// Subscribes to `reads` (dropping links no longer read) until the path is stable; returns the value.
     /// Every object and storage it touches is added to `keptAlive`, to be released after the lock.
-    private func retrack(
-        _ state: inout State, root: Root, value: Value, reads: [TrackedRead], links: [Link],
+    @usableFromInline
+    func retrack(
+        _ state: inout ObservationState, root: Root, value: Value, reads: [TrackedRead], links: [ChainLink],
         keptAlive: inout [AnyObject]
     ) -> Value {
         var value = value
         var reads = reads
         var links = links
         for _ in 0..<16 {
-            var kept: [Link] = []
+            var kept: [ChainLink] = []
             var changed = false
             var seen = Set<ObjectIdentifier>()
             for read in reads {
@@ -268,7 +362,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                 }
                 let added = read.storage.addLink(self, wantsPrior: false, since: read.version)
                 changed = changed || added.changed
-                kept.append(Link(storage: read.storage, storageID: id, subscriptionID: added.id))
+                kept.append(ChainLink(storage: read.storage, storageID: id, subscriptionID: added.id))
             }
             for link in links where !seen.contains(link.storageID) {
                 if let storage = link.storage {
@@ -279,15 +373,21 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             links = kept
             guard changed else { break }
             // A link changed between the read and the subscription: read the path again.
-            let keyPath = state.keyPath
-            (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+            let keyPath = self.keyPath
+            reads = []
+            value = ThreadContext.current.track(into: &reads) { root[keyPath: keyPath] }
             keptAlive += reads.map(\.object)
         }
         state.readNames = reads.map(ReadName.init)
         state.storedChainVersions =
-            links.count == reads.count && Self.isStoredPropertyChain(state.keyPath, reads: reads)
+            links.count == reads.count && Self.isStoredPropertyChain(keyPath, reads: reads)
             ? reads.map(\.version) : nil
-        state.mode = .chain(links: links, lastValue: value)
+        state.mode = .chain(links: links)
+        if let chainValue = state.chainValue {
+            Self.chainValue(chainValue).last = value
+        } else {
+            state.chainValue = ChainValue(value)
+        }
         return value
     }
 
@@ -307,7 +407,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     /// last storage, when no other storage on the path has changed since the path was last evaluated; nil when one
     /// has (or is gone), so the path must be evaluated again. Every storage it holds for a moment is added to
     /// `keptAlive`, to be released after the lock.
-    private func storedChainValue(versions: [UInt64]?, links: [Link], keptAlive: inout [AnyObject]) -> Value? {
+    @inlinable
+    static func storedChainValue(versions: [UInt64]?, links: [ChainLink], keptAlive: inout [AnyObject]) -> Value? {
         guard let versions, versions.count == links.count, let last = links.last
         else { return nil }
         for index in 0..<(links.count - 1) {
@@ -321,10 +422,26 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         return leaf.untrackedValue
     }
 
+    /// The state's `ChainValue`, which is only ever made with this observation's `Value`.
+    @inlinable
+    static func chainValue(_ object: AnyObject) -> ChainValue<Value> {
+        unsafeDowncast(object, to: ChainValue<Value>.self)
+    }
+
     // MARK: Changes
 
     /// Chain mode: a storage on the path changed; re-evaluate, re-target, notify if the end value changed.
+    /// Calls `chainChanged`, made where `Root` and `Value` are concrete, so that this path (every change of a
+    /// chained key path) is specialized: unspecialized, each generic value it handles (optionals, tuples, the
+    /// change) was a metadata look-up.
+    @usableFromInline
     func linkDidChange() {
+        chainChanged(self)
+    }
+
+    /// The body of `linkDidChange()`, inlinable so that `chainChanged` specializes it.
+    @inlinable
+    func chainDidChange() {
         if handler.isClosed {
             return
         }
@@ -337,24 +454,30 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // (an object that owns the token), and that must not happen while the lock is held.
         var keptAlive: [AnyObject] = []
         let outcome: (root: Root, old: Value, new: Value, ticket: UInt64)? = state.withLockUnchecked { state in
-            guard let root = state.root, case .chain(let links, let lastValue) = state.mode else { return nil }
+            guard let root = Self.root(of: state), case .chain(let links) = state.mode, let box = state.chainValue
+            else { return nil }
+            let chain = Self.chainValue(box)
+            let lastValue = chain.last
             keptAlive.append(root)
             let current: Value
-            if let stored = storedChainValue(versions: state.storedChainVersions, links: links, keptAlive: &keptAlive) {
+            if let stored = Self.storedChainValue(
+                versions: state.storedChainVersions, links: links, keptAlive: &keptAlive)
+            {
                 // Only the last property changed: its value is the path's, the links stay as they are.
-                state.mode = .chain(links: links, lastValue: stored)
+                chain.last = stored
                 current = stored
             } else {
-                let keyPath = state.keyPath
-                let (value, reads) = ThreadContext.current.track { root[keyPath: keyPath] }
+                let keyPath = self.keyPath
+                var reads: [TrackedRead] = []
+                let value = ThreadContext.current.track(into: &reads) { root[keyPath: keyPath] }
                 keptAlive += reads.map(\.object)
                 current = retrack(
                     &state, root: root, value: value, reads: reads, links: links, keptAlive: &keptAlive)
             }
-            if state.equality == nil {
-                state.equality = .some(makeEquality(Value.self))
+            if chain.equality == nil {
+                chain.equality = .some(makeEquality(Value.self))
             }
-            if let equality = state.equality ?? nil, equality(lastValue, current) {
+            if let equality = chain.equality ?? nil, equality(lastValue, current) {
                 return nil
             }
             let ticket = state.nextTicket
@@ -372,47 +495,67 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         }
         let change = ObservedChange(kind: .setting, oldValue: outcome.old, newValue: outcome.new)
         if options.contains(.prior) {
-            send(outcome.root, change.prior.filtered(by: options))
+            deliver(outcome.root, change.prior.filtered(by: options))
         }
-        send(outcome.root, change.filtered(by: options))
+        deliver(outcome.root, change.filtered(by: options))
         turn.store(outcome.ticket &+ 1, ordering: .releasing)
     }
 
     /// Calls the handler with the current value (`.initial`).
+    @usableFromInline
     func sendInitial(_ value: Value) {
-        guard let root = state.withLock({ $0.root }) else { return }
-        send(root, ObservedChange(kind: .setting, oldValue: nil, newValue: value).filtered(by: options))
+        guard let root = state.withLockUnchecked({ Self.root(of: $0) }) else { return }
+        deliver(root, ObservedChange(kind: .setting, oldValue: nil, newValue: value).filtered(by: options))
+    }
+
+    /// Calls the handler with `change` through `send`, or, without one, at once on this thread unless the owner
+    /// (if any) is gone.
+    @inlinable
+    func deliver(_ root: Root, _ change: ObservedChange<Value>) {
+        if let send {
+            send(root, change)
+        } else if owner?.link.isAlive != false {
+            handler.call(root, change)
+        }
     }
 
     /// The storage's `Delivery` of the direct-mode subscriber while it exists (tests: it must outlive a call
     /// in progress that ends its own observation).
     var directDelivery: AnyObject? {
-        state.withLock { $0.directDelivery }
+        state.withLockUnchecked { $0.directDelivery }
     }
 
     // MARK: Ending
 
+    @usableFromInline
     var isInvalidated: Bool {
         handler.isClosed
     }
 
+    @usableFromInline
     var isActive: Bool {
         // The root comes out of the lock so its last release (if any) happens after it.
-        let root: Root? = state.withLock { $0.root }
+        let root: AnyObject? = state.withLockUnchecked { $0.root }
         return !handler.isClosed && root != nil && owner?.link.isAlive != false
     }
 
     /// Every call (not only the first) returns only once no handler call runs on another thread and
     /// none can start: the gate covers the calls made through `send`, the hazard slots (`Hazards`) the
     /// direct calls made by the storage.
+    @usableFromInline
     func invalidate() {
-        let first = handler.close()
+        // A finished first call left nothing to wait for (its token's `deinit` calls this a second time).
+        if waitedForEveryCall.load(ordering: .acquiring) {
+            return
+        }
+        let first = handler.closeReleasingHandler()
         // Direct mode: remove the subscriber (whichever call gets there first; the others find it gone),
         // then wait for the calls of it in progress on other threads.
-        // (Non-generic types out of the lock: a tuple with `PropertyStorage<Value>` in it would be looked
-        // up in the runtime's metadata cache on every call.)
-        let (storage, id, delivery): ((any TrackableStorage)?, UInt64, AnyObject?) = state.withLock { state in
-            guard case .direct(let storage, let id) = state.mode else { return (nil, 0, state.directDelivery) }
+        let (storage, id, delivery): ((any TrackableStorage)?, UInt64, AnyDelivery?) = state.withLockUnchecked {
+            state in
+            guard case .direct(let storage, let id) = state.mode else {
+                return (nil, 0, state.directDelivery ?? state.deliveryEndedInsideItsCall?.delivery)
+            }
             return (storage, id, state.directDelivery)
         }
         // The call that removes the subscriber waits in `removeSubscriber`; the others wait here.
@@ -420,30 +563,62 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             Hazards.waitUntilNotCalled(delivery)
         }
         guard first else { return }
-        let (mode, dropped) = state.withLock { state in
+        // A call of this observation may be running on this thread (this is a handler ending its own observation,
+        // or another handler of the same delivery): it was not waited for, so later calls from other threads must
+        // still wait for it (`deliveryEndedInsideItsCall`, and the gate's count).
+        let context = ThreadContext.current
+        let ownCallMayRun = context.isDelivering || context.runningCalls(of: ObjectIdentifier(handler)) != 0
+        if ownCallMayRun {
+            // Its own lock section, before the one below (which captures nothing: a lock section that captures
+            // something allocates its closure's context); until that one, `directDelivery` is still there.
+            state.withLockUnchecked { state in
+                if let delivery = state.directDelivery {
+                    let ended = WeakDelivery()
+                    ended.delivery = delivery
+                    state.deliveryEndedInsideItsCall = ended
+                }
+            }
+        }
+        let (mode, dropped, chainValue) = state.withLockUnchecked { state in
             let mode = state.mode
             state.mode = .pending
             state.root = nil
             let dropped = state.directDelivery
             state.directDelivery = nil
-            return (mode, dropped)
+            let chainValue = state.chainValue
+            state.chainValue = nil
+            return (mode, dropped, chainValue)
         }
-        // Released after the lock (it holds the handler, whose captures' deinits may do anything).
-        withExtendedLifetime(dropped) {}
-        if case .chain(let links, _) = mode {
+        // Released after the lock (it holds the handler, whose captures' deinits may do anything; the last
+        // value of a chain may be an object with a deinit too).
+        withExtendedLifetime((dropped, chainValue)) {}
+        if case .chain(let links) = mode {
             for link in links {
                 link.storage?.removeSubscriber(link.subscriptionID, waitingForCalls: false)
             }
         }
         LiveObservations.remove(self)
+        // The gate and the hazard slots waited for every call but this thread's own: with none running here (no
+        // delivery in progress on this thread, no gated call of this observation up its stack), no handler call
+        // runs anywhere now, and none can start.
+        if !ownCallMayRun {
+            waitedForEveryCall.store(true, ordering: .releasing)
+        }
     }
 
+    @usableFromInline
     var record: ObservationRecord? {
         // Checking that the object lives takes a strong reference to it for a moment; keep that moment
         // short (the description is built after), since the last release runs the object's deinit.
         guard isActive else { return nil }
-        let (keyPath, readNames) = state.withLock { ($0.keyPath, $0.readNames) }
-        let description = Self.describe(keyPath, reads: readNames.map(\.name))
+        let (root, mode, readNames) = state.withLockUnchecked { ($0.root, $0.mode, $0.readNames) }
+        let names: [String]
+        if case .direct(let storage, _) = mode, let root {
+            names = [propertyName(ofStorage: ObjectIdentifier(storage), in: root)]
+        } else {
+            names = readNames.map(\.name)
+        }
+        let description = Self.describe(keyPath, reads: names)
         return ObservationRecord(
             objectType: String(reflecting: rootType),
             objectIdentifier: rootIdentifier,
@@ -486,19 +661,24 @@ struct ReadName {
 }
 
 /// `==` for `Value` if it is `Equatable` (found at run time, once per observation), else `nil`.
+@usableFromInline
 func makeEquality<Value>(_ type: Value.Type) -> ((Value, Value) -> Bool)? {
     guard let equatable = type as? any Equatable.Type else { return nil }
     return equality(of: equatable, as: Value.self)
 }
 
+/// `==` of `E` for values typed `Value`. `E` is `Value` itself (`makeEquality` found it by casting `Value.self`), so
+/// the values are reinterpreted, not cast: a dynamic cast of each operand cost a chained key path's change about
+/// 700 instructions.
 private func equality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) -> (Value, Value) -> Bool {
     { lhs, rhs in
-        guard let lhs = lhs as? E, let rhs = rhs as? E else { return false }
-        return lhs == rhs
+        unsafeBitCast(lhs, to: E.self) == unsafeBitCast(rhs, to: E.self)
     }
 }
 
-/// Every observation not yet invalidated, for `ObservationDiagnostics.liveObservations()`.
+/// Every observation not yet invalidated, for `ObservationDiagnostics.liveObservations()`: an array, each
+/// observation knowing its index (`ObservationCore.liveIndex`), so that listing one is an append and unlisting it
+/// moves the last entry into its place, with no hashing (a dictionary cost about 280 instructions each way).
 ///
 /// The entries do not retain the observations, and are not weak references either (a weak reference gives every
 /// observation a side table, an allocation per registration): an observation is removed by its first
@@ -509,17 +689,32 @@ enum LiveObservations {
         unowned(unsafe) let core: any ObservationCore
     }
 
-    private static let entries = LockedValue<[ObjectIdentifier: Entry]>([:])
+    private static let entries = LockedValue<[Entry]>([])
 
+    /// Lists `core` (once: a listed observation is left as it is).
     static func insert(_ core: any ObservationCore) {
-        entries.withLock { $0[ObjectIdentifier(core)] = Entry(core: core) }
+        entries.withLock { entries in
+            guard core.liveIndex.load(ordering: .relaxed) < 0 else { return }
+            core.liveIndex.store(entries.count, ordering: .relaxed)
+            entries.append(Entry(core: core))
+        }
     }
 
+    /// Unlists `core`; does nothing if it is not listed.
     static func remove(_ core: any ObservationCore) {
-        _ = entries.withLock { $0.removeValue(forKey: ObjectIdentifier(core)) }
+        entries.withLock { entries in
+            let index = core.liveIndex.load(ordering: .relaxed)
+            guard index >= 0 else { return }
+            core.liveIndex.store(-1, ordering: .relaxed)
+            let last = entries.removeLast()
+            if index < entries.count {
+                entries[index] = last
+                last.core.liveIndex.store(index, ordering: .relaxed)
+            }
+        }
     }
 
     static var all: [any ObservationCore] {
-        entries.withLock { entries in entries.values.map(\.core) }
+        entries.withLock { entries in entries.map(\.core) }
     }
 }

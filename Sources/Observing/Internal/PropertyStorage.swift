@@ -3,6 +3,7 @@ import Locking
 import Synchronization
 
 /// A storage seen without its value type, for chained key paths.
+@usableFromInline
 protocol TrackableStorage: AnyObject, Sendable {
     /// Registers `link` to be told of every change (prior ones too if `wantsPrior`), and returns the
     /// subscription id and whether the storage changed since `version`.
@@ -13,6 +14,12 @@ protocol TrackableStorage: AnyObject, Sendable {
     func removeSubscriber(_ id: UInt64, waitingForCalls: Bool) -> Bool
     /// How many writes the storage has stored so far (moves with every write, equal or not).
     var currentVersion: UInt64 { get }
+    /// Registers a direct observation whose `delivery` is this storage's own `Delivery` type (made where the
+    /// value type is concrete); returns its id. With `initialPending`, changes delivered by other threads wait
+    /// for `finishInitial(_:)` before calling it (O11: the initial call comes first).
+    func subscribe(_ delivery: AnyDelivery, wantsPrior: Bool, initialPending: Bool) -> UInt64
+    /// Marks `delivery`'s `.initial` call as made: changes waiting for it may call it now.
+    func finishInitial(_ delivery: AnyDelivery)
 }
 
 /// A storage that can name its property, for diagnostics.
@@ -23,8 +30,9 @@ protocol PropertyNaming: AnyObject {
 }
 
 /// One read made by an `@Observed` getter inside `ThreadContext.track(_:)`.
+@usableFromInline
 struct TrackedRead {
-    let object: AnyObject
+    @usableFromInline let object: AnyObject
     let storage: any TrackableStorage
     /// The user-facing key path of the property (`\Doc.title`).
     ///
@@ -34,6 +42,39 @@ struct TrackedRead {
     /// check. Diagnostics name the property by reflection instead (`propertyName(ofStorage:in:)`).
     let keyPath: AnyKeyPath
     let version: UInt64
+
+    @usableFromInline
+    init(object: AnyObject, storage: any TrackableStorage, keyPath: AnyKeyPath, version: UInt64) {
+        self.object = object
+        self.storage = storage
+        self.keyPath = keyPath
+        self.version = version
+    }
+}
+
+/// The reads of one tracking scope, in order. The first is kept inline, so that evaluating a key path that reads
+/// one property (a direct observation's) records it without allocating.
+struct TrackedReads {
+    private(set) var first: TrackedRead?
+    private var more: [TrackedRead] = []
+
+    var count: Int {
+        first == nil ? 0 : 1 + more.count
+    }
+
+    /// All the reads, in order.
+    var all: [TrackedRead] {
+        guard let first else { return [] }
+        return [first] + more
+    }
+
+    mutating func append(_ read: consuming TrackedRead) {
+        if first == nil {
+            first = read
+        } else {
+            more.append(read)
+        }
+    }
 }
 
 /// The name of the property of `object` whose wrapper owns the storage `storage` (`title` for the
@@ -67,6 +108,58 @@ enum UpdatePlan<Value, Turn> {
     case notify([ObservedChange<Value>], Bool, Turn)
     /// Announce the changes (not stored yet) in the turn, if any, then store and notify.
     case announce([ObservedChange<Value>], Bool, Turn?)
+}
+
+/// What every subscriber's `PropertyStorage.Delivery` has whatever its value type: whether it was removed, and
+/// who still owes its `.initial` call. Not generic, so that the code that adds and removes subscribers (which is
+/// not specialized for the value type) touches no generic type, whose metadata would be looked up in the
+/// runtime's cache on each use.
+///
+/// Why `@unchecked Sendable` is safe: both stored properties are atomic and never reassigned.
+@usableFromInline
+class AnyDelivery: @unchecked Sendable {
+    /// Set when the subscriber is removed from the storage; a call that has not started yet is skipped.
+    @usableFromInline let closed = Atomic<Bool>(false)
+    /// While the observation's `.initial` call has not been made: the address of the hazard slot of the
+    /// registering thread (which makes it); 0 otherwise. A change delivered by another thread waits for it
+    /// to become 0 before calling this subscriber, so the initial call comes first (O11).
+    let initialOwner = Atomic<UInt>(0)
+
+    @usableFromInline
+    init() {}
+
+    /// The address that names this delivery in a hazard slot.
+    @inlinable
+    final var address: UInt {
+        UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Returns once this subscriber's `.initial` call has been made (or it was removed), unless the calling
+    /// thread is the one making it (its own changes are queued behind it; see `KeyValueObservable.register`).
+    final func awaitInitial(on context: ThreadContext) {
+        let own = UInt(bitPattern: Unmanaged.passUnretained(context.hazard).toOpaque())
+        var attempt = 0
+        while true {
+            let owner = initialOwner.load(ordering: .acquiring)
+            if owner == 0 || owner == own || closed.load(ordering: .acquiring) {
+                return
+            }
+            Hazards.backOff(attempt)
+            attempt += 1
+        }
+    }
+}
+
+/// One observation of a `PropertyStorage`. The same type for every value type (see `AnyDelivery`); its
+/// `delivery` is always the storage's own `PropertyStorage<Value>.Delivery` (`PropertyStorage.typed(_:)`).
+@usableFromInline
+struct StorageSubscriber {
+    @usableFromInline let id: UInt64
+    @usableFromInline let wantsPrior: Bool
+    /// Chain links are told of equal writes too (an equal but different object still re-targets).
+    @usableFromInline let notifiesEqualWrites: Bool
+    /// Holds the function called with the change, the object and the delivering thread's context.
+    @usableFromInline let delivery: AnyDelivery
 }
 
 /// Whether a tracking scope may be open on some thread (see `activeTrackers`).
@@ -103,50 +196,22 @@ let nextSubscriptionID = Atomic<UInt64>(1)
 /// now costs the same as that flag) is possible, but was not measured this round.
 @usableFromInline
 final class PropertyStorage<Value>: @unchecked Sendable {
-    /// One observation of this storage. `deliver` is called with each change and the object; it is
-    /// built where the observation's types are concrete, so the delivery path is specialized.
+    /// One observation of this storage (the same type for every `Value`: see `StorageSubscriber`).
     @usableFromInline
-    struct Subscriber {
-        @usableFromInline let id: UInt64
-        @usableFromInline let wantsPrior: Bool
-        /// Chain links are told of equal writes too (an equal but different object still re-targets).
-        @usableFromInline let notifiesEqualWrites: Bool
-        /// Holds the function called with the change, the object and the delivering thread's context.
-        @usableFromInline let delivery: Delivery
-
-        init(
-            id: UInt64, wantsPrior: Bool, notifiesEqualWrites: Bool,
-            deliver: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
-        ) {
-            self.id = id
-            self.wantsPrior = wantsPrior
-            self.notifiesEqualWrites = notifiesEqualWrites
-            self.delivery = Delivery(deliver)
-        }
-    }
+    typealias Subscriber = StorageSubscriber
 
     /// A subscriber's function in an object, so that the setter can call it through an unretained
-    /// reference, and so that its address names it in the threads' hazard slots (see `Hazards`).
+    /// reference, and so that its address names it in the threads' hazard slots (see `Hazards`). Built
+    /// where the observation's types are concrete, so the delivery path is specialized.
     ///
-    /// Why `@unchecked Sendable` is safe: `call` is immutable; `closed` is atomic.
+    /// Why `@unchecked Sendable` is safe: `call` is immutable; the base class's state is atomic.
     @usableFromInline
-    final class Delivery: @unchecked Sendable {
+    final class Delivery: AnyDelivery, @unchecked Sendable {
         @usableFromInline let call: (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
-        /// Set when the subscriber is removed from the storage; a call that has not started yet is skipped.
-        @usableFromInline let closed = Atomic<Bool>(false)
-        /// While the observation's `.initial` call has not been made: the address of the hazard slot of the
-        /// registering thread (which makes it); 0 otherwise. A change delivered by another thread waits for it
-        /// to become 0 before calling this subscriber, so the initial call comes first (O11).
-        let initialOwner = Atomic<UInt>(0)
 
+        @usableFromInline
         init(_ call: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void) {
             self.call = call
-        }
-
-        /// The address that names this delivery in a hazard slot.
-        @inlinable
-        var address: UInt {
-            UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
         }
 
         /// Calls the subscriber unless it was removed, publishing the call in `context`'s hazard slot
@@ -162,26 +227,23 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             }
             slot.delivery.store(previous, ordering: .releasing)
         }
-
-        /// Returns once this subscriber's `.initial` call has been made (or it was removed), unless the calling
-        /// thread is the one making it (its own changes are queued behind it; see `KeyValueObservable.register`).
-        func awaitInitial(on context: ThreadContext) {
-            let own = UInt(bitPattern: Unmanaged.passUnretained(context.hazard).toOpaque())
-            var attempt = 0
-            while true {
-                let owner = initialOwner.load(ordering: .acquiring)
-                if owner == 0 || owner == own || closed.load(ordering: .acquiring) {
-                    return
-                }
-                Hazards.backOff(attempt)
-                attempt += 1
-            }
-        }
     }
 
+    /// The `Delivery` a subscriber of this storage holds. Why the unchecked cast is safe: a storage's
+    /// subscribers are only ever made with its own `Delivery` type (`subscribe` is reached either through
+    /// `PropertyStorage<Value>` itself or with the delivery of an observation whose key path was found to
+    /// read exactly this storage, whose value type is then `Value`; `addLink` makes its own).
+    @inlinable
+    @inline(__always)
+    static func typed(_ delivery: AnyDelivery) -> Delivery {
+        unsafeDowncast(delivery, to: Delivery.self)
+    }
+
+    /// Everything but `value` comes first and has a fixed size, so that the code that handles subscribers, which
+    /// is not specialized for `Value`, reaches those fields at constant offsets (a field after `value` would need
+    /// `State`'s metadata, a look-up in the runtime's cache, on every access).
     @usableFromInline
     struct State {
-        @usableFromInline var value: Value
         @usableFromInline var version: UInt64 = 0
         @usableFromInline var subscribers: [Subscriber] = []
         @usableFromInline var priorSubscribers = 0
@@ -192,6 +254,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         @usableFromInline var unusualSubscribers = 0
         /// The ticket the next notified write takes (see `turn`).
         @usableFromInline var nextTicket: UInt64 = 0
+        @usableFromInline var value: Value
 
         init(value: Value) {
             self.value = value
@@ -266,7 +329,9 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         return withState { $0.value }
     }
 
-    @usableFromInline
+    /// Inlinable (so specialized where `Value` is concrete): in code not specialized for `Value`, the tuple read
+    /// under the lock is two metadata look-ups.
+    @inlinable
     func trackedValue(of object: AnyObject, keyPath: AnyKeyPath) -> Value {
         let (value, version) = withState { ($0.value, $0.version) }
         ThreadContext.current.recordRead(
@@ -276,6 +341,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     }
 
     /// The value, without recording the read.
+    @inlinable
     var untrackedValue: Value {
         withState { $0.value }
     }
@@ -524,7 +590,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         on context: ThreadContext
     ) {
         for subscriber in subscribers where !isEqualWrite || subscriber.notifiesEqualWrites {
-            subscriber.delivery.guardedCall(change, object, on: context)
+            typed(subscriber.delivery).guardedCall(change, object, on: context)
         }
     }
 
@@ -617,12 +683,12 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                     let prior = change.prior
                     for subscriber in subscribers
                     where subscriber.wantsPrior && (!isEqualWrite || subscriber.notifiesEqualWrites) {
-                        subscriber.delivery.guardedCall(prior, object, on: context)
+                        Self.typed(subscriber.delivery).guardedCall(prior, object, on: context)
                     }
                 }
                 for subscriber in subscribers
                 where (!change.isPrior || subscriber.wantsPrior) && (!isEqualWrite || subscriber.notifiesEqualWrites) {
-                    subscriber.delivery.guardedCall(change, object, on: context)
+                    Self.typed(subscriber.delivery).guardedCall(change, object, on: context)
                 }
             }
             self.turn.store(turn.ticket &+ 1, ordering: .releasing)
@@ -644,20 +710,45 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     // MARK: Subscribing
 
-    /// Registers a direct observation; returns its id, its `Delivery` (what `Hazards.waitUntilNotCalled`
-    /// waits for) and the value at the time of registration. With `initialPending`, changes delivered by
-    /// other threads wait for `finishInitial(_:)` before calling it (O11: the initial call comes first).
+    /// Registers a direct observation calling `deliver`; returns its id, its `Delivery` (what
+    /// `Hazards.waitUntilNotCalled` waits for) and the value at the time of registration (see
+    /// `subscribe(_:wantsPrior:initialPending:)`).
     func subscribe(
         wantsPrior: Bool, initialPending: Bool = false,
         _ deliver: @escaping (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> (id: UInt64, delivery: Delivery, value: Value) {
+        let delivery = Delivery(deliver)
+        let (id, value) = subscribeReadingValue(delivery, wantsPrior: wantsPrior, initialPending: initialPending)
+        return (id, delivery, value)
+    }
+
+    /// `subscribe(_:wantsPrior:initialPending:)`, also returning the value stored when the subscription was
+    /// added (the `.initial` call's value: every change after it is delivered to the new subscriber).
+    func subscribeReadingValue(_ delivery: AnyDelivery, wantsPrior: Bool, initialPending: Bool) -> (UInt64, Value) {
+        var value: Value?
+        let id = addSubscriber(delivery, wantsPrior: wantsPrior, initialPending: initialPending) { value = $0 }
+        // `addSubscriber` calls the closure exactly once, under the lock.
+        return (id, value.unsafelyUnwrapped)
+    }
+
+    @usableFromInline
+    func subscribe(_ delivery: AnyDelivery, wantsPrior: Bool, initialPending: Bool) -> UInt64 {
+        addSubscriber(delivery, wantsPrior: wantsPrior, initialPending: initialPending, reading: nil)
+    }
+
+    /// Adds a subscriber (see `subscribe`), calling `reading` (if any) with the value under the same lock.
+    /// Touches no generic type but `Value` itself, and that only through `reading`: this code is not
+    /// specialized for `Value`.
+    private func addSubscriber(
+        _ delivery: AnyDelivery, wantsPrior: Bool, initialPending: Bool, reading: ((Value) -> Void)?
+    ) -> UInt64 {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
-        let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: false, deliver: deliver)
+        let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: false, delivery: delivery)
         if initialPending {
             let own = UInt(bitPattern: Unmanaged.passUnretained(ThreadContext.current.hazard).toOpaque())
-            subscriber.delivery.initialOwner.store(own, ordering: .relaxed)
+            delivery.initialOwner.store(own, ordering: .relaxed)
         }
-        return withState { state in
+        withState { state in
             state.subscribers.append(subscriber)
             if wantsPrior {
                 state.priorSubscribers += 1
@@ -667,18 +758,20 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                 state.pendingInitials += 1
                 state.unusualSubscribers += 1
             }
-            return (id, subscriber.delivery, state.value)
+            reading?(state.value)
         }
+        return id
     }
 
     /// Marks `delivery`'s `.initial` call as made: changes waiting for it may call it now.
-    func finishInitial(_ delivery: Delivery) {
+    @usableFromInline
+    func finishInitial(_ delivery: AnyDelivery) {
         withState { state in
             Self.clearInitial(of: delivery, in: &state)
         }
     }
 
-    private static func clearInitial(of delivery: Delivery, in state: inout State) {
+    private static func clearInitial(of delivery: AnyDelivery, in state: inout State) {
         guard delivery.initialOwner.load(ordering: .relaxed) != 0 else { return }
         delivery.initialOwner.store(0, ordering: .releasing)
         state.pendingInitials -= 1
@@ -688,10 +781,16 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// Removes a subscription; unknown ids are ignored. The removed subscriber is closed (a call of it
     /// that has not started will not start) and released once no thread is calling it; with
     /// `waitingForCalls`, this returns only then (see `Hazards.release`). Returns whether it was found.
+    @usableFromInline
     @discardableResult
     func removeSubscriber(_ id: UInt64, waitingForCalls: Bool) -> Bool {
-        let removed: Delivery? = withState { state in
-            guard let index = state.subscribers.firstIndex(where: { $0.id == id }) else { return nil }
+        let removed: AnyDelivery? = withState { state in
+            var index = 0
+            let count = state.subscribers.count
+            while index < count && state.subscribers[index].id != id {
+                index += 1
+            }
+            guard index < count else { return nil }
             if state.subscribers[index].wantsPrior {
                 state.priorSubscribers -= 1
                 state.unusualSubscribers -= 1
@@ -716,20 +815,22 @@ extension PropertyStorage: PropertyNaming {
 }
 
 extension PropertyStorage: TrackableStorage {
+    @usableFromInline
     var currentVersion: UInt64 {
         withState { $0.version }
     }
 
+    @usableFromInline
     func addLink(_ link: any ChainLinkTarget, wantsPrior: Bool, since version: UInt64) -> (id: UInt64, changed: Bool) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
         // `link` is held weakly: a link removed while another thread calls it is released later (see
         // `Hazards.release`), and must not keep its observation alive until then.
-        let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: true) {
-            [weak link] change, _, _ in
+        let delivery = Delivery { [weak link] change, _, _ in
             if !change.isPrior {
                 link?.linkDidChange()
             }
         }
+        let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: true, delivery: delivery)
         return withState { state in
             state.subscribers.append(subscriber)
             if wantsPrior {

@@ -49,7 +49,8 @@ final class ThreadContext {
     @usableFromInline @exclusivity(unchecked) var runningGateCapacity = 16
 
     /// Reads recorded by `track(_:)`, innermost tracking scope last.
-    private var trackingStack: [[TrackedRead]] = []
+    /// (Only this thread touches a context, so run-time exclusivity checks are skipped.)
+    @exclusivity(unchecked) private var trackingStack: [TrackedReads] = []
 
     /// The subscriber this thread is calling, for the threads that remove subscribers (see `Hazards`).
     @usableFromInline let hazard = HazardSlot()
@@ -216,6 +217,7 @@ final class ThreadContext {
 
     /// Runs `work` now, as part of a delivery, even if one is already running (used for `.initial`
     /// callbacks, which must run before `observe` returns). Changes made by `work` are queued.
+    @usableFromInline
     func deliverNow(_ work: () -> Void) {
         if isDelivering {
             work()
@@ -265,16 +267,36 @@ final class ThreadContext {
 
     /// Evaluates `body` and returns the `@Observed` reads it made on this thread, in order.
     func track<Result>(_ body: () -> Result) -> (Result, [TrackedRead]) {
-        trackingStack.append([])
+        var reads: [TrackedRead] = []
+        let result = track(into: &reads, body)
+        return (result, reads)
+    }
+
+    /// Evaluates `body` and sets `reads` to the `@Observed` reads it made on this thread, in order. (Not a tuple
+    /// result: in code not specialized for `Result`, a tuple holding it is a metadata look-up.)
+    @usableFromInline
+    func track<Result>(into reads: inout [TrackedRead], _ body: () -> Result) -> Result {
+        var recorded = TrackedReads()
+        let result = track(into: &recorded, body)
+        reads = recorded.all
+        return result
+    }
+
+    /// `track(into:_:)` recording into a `TrackedReads`, which holds one read without allocating.
+    func track<Result>(into reads: inout TrackedReads, _ body: () -> Result) -> Result {
+        trackingStack.append(TrackedReads())
         activeTrackers.add(1, ordering: .relaxed)
         let result = body()
         activeTrackers.subtract(1, ordering: .relaxed)
-        return (result, trackingStack.removeLast())
+        reads = trackingStack.removeLast()
+        return result
     }
 
     /// Records a read made by an `@Observed` getter if a tracking scope is open on this thread.
-    func recordRead(_ read: TrackedRead) {
+    @usableFromInline
+    func recordRead(_ read: consuming TrackedRead) {
         guard !trackingStack.isEmpty else { return }
+        // Consumed and moved in: a copy would retain the object, the storage and the key path once more.
         trackingStack[trackingStack.count - 1].append(read)
     }
 

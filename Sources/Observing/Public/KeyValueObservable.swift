@@ -54,8 +54,7 @@ extension KeyValueObservable {
     ) -> ObservationToken {
         let gated = GatedHandler(handler)
         return register(
-            keyPath, options: options, delivery: .mutatingThread, handler: gated, owner: nil,
-            send: { object, change in gated.call(object, change) },
+            keyPath, options: options, delivery: .mutatingThread, handler: gated, owner: nil, send: nil,
             direct: { change, object, _ in
                 // The handler is called directly here (not through `gated`) so that this path stays
                 // specialized. The storage guards this call (`Hazards`: invalidate waits for it and no call
@@ -103,9 +102,16 @@ extension KeyValueObservable {
     }
 
     /// Creates, registers and starts an observation; sends `.initial` after registration.
-    /// `send` calls the handler (gated) where the delivery says; `direct` does the same for a change of
-    /// a directly observed property, given as the storage reports it (see `KeyPathObservation`).
-    @usableFromInline
+    /// `send` calls the handler (gated) where the delivery says (nil: at once, on the mutating thread); `direct`
+    /// does the same for a change of a directly observed property, given as the storage reports it (see
+    /// `KeyPathObservation`).
+    ///
+    /// Inlinable so that the observation and its subscriber are made where `Self` and `Value` are concrete: the
+    /// types' metadata are then found in the caller's caches, not looked up in the runtime's on every call. Never
+    /// inlined, though: `observe` must stay small enough to be inlined into its caller, where the handler is a
+    /// constant and the optimizer can build `direct` around it (one closure call per delivered change, not two).
+    @inlinable
+    @inline(never)
     func register<Value>(
         _ keyPath: KeyPath<Self, Value>,
         options: ObservationOptions,
@@ -113,12 +119,13 @@ extension KeyValueObservable {
         handler: GatedHandler<Self, Value>,
         owner: OwnerDescription?,
         beforeInitial: (ObservationToken) -> Void = { _ in },
-        send: @escaping @Sendable (Self, ObservedChange<Value>) -> Void,
+        send: (@Sendable (Self, ObservedChange<Value>) -> Void)?,
         direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> (token: ObservationToken, started: Bool) {
         let core = KeyPathObservation(
             root: self, keyPath: keyPath, options: options, delivery: delivery, handler: handler, owner: owner,
-            send: send, direct: direct)
+            send: send, chainChanged: { $0.chainDidChange() })
+        let subscriber = PropertyStorage<Value>.Delivery(direct)
         let token = ObservationToken(core: core)
         // Registration runs as a delivery on this thread (O11): a change this thread makes meanwhile (a
         // deinit run by a release during the key path's evaluation, the initial handler writing) is queued
@@ -126,11 +133,11 @@ extension KeyValueObservable {
         // initial call (`finishInitial`), so the initial call comes first and no change is lost.
         var started = false
         ThreadContext.current.deliverNow {
-            let value = core.start()
-            started = value != nil
+            var initial: Value?
+            started = core.start(root: self, direct: subscriber) { initial = $0 }
             beforeInitial(token)
-            if options.contains(.initial), let value {
-                core.sendInitial(value)
+            if let initial {
+                core.sendInitial(initial)
             }
             core.finishInitial()
         }

@@ -30,16 +30,24 @@ import Locking
 /// Neither the owner nor the observed objects are retained. Handlers are `@Sendable`; to avoid a cycle
 /// through the owner, capture it weakly.
 public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
+    /// An observed pair. Hashed by the object and the key path's type only: hashing a key path walks all its
+    /// components (about 275 instructions for a one-property path, three times per observe + unobserve), and an
+    /// object has few observed key paths of the same type, which `==` tells apart.
     private struct Key: Hashable {
         let object: ObjectIdentifier
         let keyPath: AnyKeyPath
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(object)
+            hasher.combine(ObjectIdentifier(type(of: keyPath)))
+        }
     }
 
     /// The observations by (object, key path). Unchecked (`LockedValue.withLockUnchecked`) only because a `Key` holds
     /// an `AnyKeyPath`: the key path of an observed property, immutable once made and capturing nothing (no subscript
     /// arguments), so `Sendable` in all but name; the tokens are `Sendable`.
     private let entries = LockedValue<[Key: ObservationToken]>([:])
-    private let ownerDescription: OwnerDescription?
+    @usableFromInline let ownerDescription: OwnerDescription?
 
     @usableFromInline
     var ownerLink: OwnerLink? {
@@ -79,13 +87,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     ) -> Bool {
         let ownerLink = self.ownerLink
         let gated = GatedHandler(handler)
+        // No `send`: the observation calls `gated` itself, unless the owner is gone.
         return start(
-            object, keyPath, options: options, delivery: .mutatingThread, handler: gated,
-            send: { object, change in
-                if ownerLink?.isAlive != false {
-                    gated.call(object, change)
-                }
-            },
+            object, keyPath, options: options, delivery: .mutatingThread, handler: gated, send: nil,
             direct: { change, object, _ in
                 // Guarded by the storage like the token's direct path (see `KeyValueObservable.observe`).
                 guard ownerLink?.isAlive != false else { return }
@@ -117,48 +121,62 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         )
     }
 
-    @usableFromInline
+    /// Registers the observation unless the pair is observed already. Inlinable, so that the observation is made
+    /// where `Object` and `Value` are concrete (see `KeyValueObservable.register`); what it does with the pairs
+    /// is not generic.
+    @inlinable
     func start<Object: KeyValueObservable, Value>(
         _ object: Object,
         _ keyPath: KeyPath<Object, Value>,
         options: ObservationOptions,
         delivery: ObservationDelivery,
         handler: GatedHandler<Object, Value>,
-        send: @escaping @Sendable (Object, ObservedChange<Value>) -> Void,
+        send: (@Sendable (Object, ObservedChange<Value>) -> Void)?,
         direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> Bool {
         if let ownerLink, !ownerLink.isAlive {
             unobserveAll()
             return false
         }
-        let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
-        if let existing = entries.withLockUnchecked({ $0[key] }), existing.core?.isActive == true {
+        let id = ObjectIdentifier(object)
+        if isObservingActively(id, keyPath) {
             return false
         }
         var inserted = false
         _ = object.register(
             keyPath, options: options, delivery: delivery, handler: handler, owner: ownerDescription,
-            beforeInitial: { token in
-                // Keyed by the property observed: a subclass key path to an inherited property is the same pair.
-                var key = key
-                if let property = token.core?.propertyKeyPath {
-                    key = Key(object: key.object, keyPath: property)
-                }
-                let replaced: ObservationToken?
-                (inserted, replaced) = entries.withLockUnchecked { entries in
-                    if let existing = entries[key], existing.core?.isActive == true {
-                        return (false, nil)
-                    }
-                    let replaced = entries[key]
-                    entries[key] = token
-                    return (true, replaced)
-                }
-                replaced?.invalidate()
-                if !inserted {
-                    token.invalidate()
-                }
-            },
+            beforeInitial: { token in inserted = self.insert(token, object: id, keyPath: keyPath) },
             send: send, direct: direct)
+        return inserted
+    }
+
+    /// Whether the pair (keyed as given, not by its property) has an active observation.
+    @usableFromInline
+    func isObservingActively(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool {
+        let key = Key(object: object, keyPath: keyPath)
+        let existing = entries.withLockUnchecked { $0[key] }
+        return existing?.core?.isActive == true
+    }
+
+    /// Files a just-registered observation under its pair, unless the pair has an active one (then `token` is
+    /// invalidated); returns whether it was filed.
+    @usableFromInline
+    func insert(_ token: ObservationToken, object: ObjectIdentifier, keyPath: AnyKeyPath) -> Bool {
+        // Keyed by the property observed: a subclass key path to an inherited property is the same pair.
+        let key = Key(object: object, keyPath: token.core?.propertyKeyPath ?? keyPath)
+        let (inserted, replaced): (Bool, ObservationToken?) = entries.withLockUnchecked { entries in
+            // One look-up in the common case (no entry, or an ended one, to replace).
+            guard let previous = entries.updateValue(token, forKey: key) else { return (true, nil) }
+            if previous.core?.isActive == true {
+                entries[key] = previous
+                return (false, nil)
+            }
+            return (true, previous)
+        }
+        replaced?.invalidate()
+        if !inserted {
+            token.invalidate()
+        }
         return inserted
     }
 
