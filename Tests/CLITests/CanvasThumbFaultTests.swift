@@ -187,8 +187,10 @@ struct CanvasThumbFaultTests {
     @Test("a batch killed with SIGKILL leaves only complete covers; the next run removes the temporary files it left")
     func killedBatch() throws {
         let out = try ScratchFolder()
-        let (batch, workers) = try startBatch(count: 60, jobs: 2, into: out.url, until: 3)
-        #expect(!workers.isEmpty)
+        // Many more inputs than it writes before the kill: under ThreadSanitizer with the whole suite running, a batch
+        // of 60 once ended before this thread saw its workers and three covers at the same time.
+        let (batch, workers) = try startBatch(count: 400, jobs: 2, into: out.url, until: 3)
+        #expect(!workers.isEmpty, "the batch should still be running its workers: \(out.contents.count) files")
         kill(-batch.pid, SIGKILL)  // the batch and its workers, mid-write or not
         let killed = try batch.wait()
         #expect(killed.status == 128 + SIGKILL)
