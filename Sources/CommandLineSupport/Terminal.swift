@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -62,7 +64,8 @@ public enum Terminal {
 }
 
 /// A one-line progress bar on standard error, redrawn in place, with the count, the rate and the time left; inert
-/// when standard error is not a terminal, so logs and pipes never see it.
+/// when standard error is not a terminal, so logs and pipes never see it. Redrawn at most ten times a second (the last
+/// step always), so a run of millions of quick steps costs no more than a slow one.
 public struct ProgressLine: Sendable {
     /// How many steps make the whole.
     public let total: Int
@@ -70,6 +73,12 @@ public struct ProgressLine: Sendable {
     public let isVisible: Bool
     private let width = 30
     private let start: ContinuousClock.Instant
+    private let lastDrawn = LastDrawn()
+
+    /// Nanoseconds after `start` of the last redraw (`Int64.min`: none yet), shared by the copies of one line.
+    private final class LastDrawn: Sendable {
+        let nanoseconds = Atomic<Int64>(.min)
+    }
 
     /// A progress line for `total` steps, drawn only when `visible` (by default: standard error is a
     /// terminal and there is more than one step). The rate is measured from this call.
@@ -99,10 +108,15 @@ public struct ProgressLine: Sendable {
         return text + (failed > 0 ? " (\(failed) failed)" : "")
     }
 
-    /// Redraws the line after `done` steps.
+    /// Redraws the line after `done` steps, unless it was redrawn less than a tenth of a second ago and steps remain.
     public func update(done: Int, failed: Int) {
         guard isVisible else { return }
-        Terminal.writeError("\r\u{1B}[2K" + text(done: done, failed: failed, elapsed: .now - start))
+        let elapsed = ContinuousClock.now - start
+        let now = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        let last = lastDrawn.nanoseconds.load(ordering: .relaxed)
+        guard done >= total || last == .min || now - last >= 100_000_000 else { return }
+        lastDrawn.nanoseconds.store(now, ordering: .relaxed)
+        Terminal.writeError("\r\u{1B}[2K" + text(done: done, failed: failed, elapsed: elapsed))
     }
 
     /// Clears the line, leaving the cursor at the start of an empty line.

@@ -102,20 +102,15 @@ var status = ExitCode.success
 if let loaded {
     if loaded.script.steps.isEmpty { Terminal.printError("canvas-sim: warning: \(loaded.name) has no events") }
     printer.begin()
-    // Steps going to a file or a pipe while standard error is a terminal: a progress line there, redrawn at most ten
-    // times a second (a script can hold millions of steps), erased at the end.
+    // Steps going to a file or a pipe while standard error is a terminal: a progress line there, erased at the end.
     let steps = loaded.script.steps.count
     let progress = ProgressLine(
         total: steps, visible: Terminal.standardErrorIsTerminal && !Terminal.standardOutputIsTerminal && steps > 1)
     var done = 0
-    var drawn = ContinuousClock.now - .seconds(1)
     simulation.run(loaded.script) { step in
         printer.print(step)
         done += 1
-        if progress.isVisible, done == steps || .now - drawn >= .milliseconds(100) {
-            progress.update(done: done, failed: 0)
-            drawn = .now
-        }
+        progress.update(done: done, failed: 0)
     }
     progress.finish()
     printer.end()

@@ -95,8 +95,13 @@ struct ConventionTests {
 
         let sim = try BuiltBinary("canvas-sim")
         let steps = folder.appending(path: "steps.jsonl")
+        let started = ContinuousClock.now
         let simDrawn = try Self.onTerminal(
             "'\(sim.url.path)' --script '\(script.path)' --format json >'\(steps.path)'")
+        let took = ContinuousClock.now - started
+        let redraws = simDrawn.components(separatedBy: "\u{1B}[2K[").count - 1
+        let allowed = Int(took.components.seconds) * 10 + Int(took.components.attoseconds / 100_000_000_000_000_000) + 2
+        #expect(redraws <= allowed, "at most ten redraws a second (and the last): \(redraws) in \(took)")
         #expect(simDrawn.contains("] 3000/3000 100% "), "the last count, drawn before the line is erased")
         #expect(simDrawn.contains("/s "), "a rate")
         #expect(simDrawn.contains(" left"), "the time left while steps remain")
