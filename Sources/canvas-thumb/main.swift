@@ -38,6 +38,10 @@ if options.version {
     exit(0)
 }
 
+// This process's work is covers (and so is a worker's): what one cover frees stays for the next instead of being
+// mapped, faulted in and zeroed again (Docs/canvas-thumb.md, "Memory between covers").
+CoverMemory.keepFreedMemory()
+
 let format: CoverImageFormat = options.format == .jpeg ? .jpeg : .png
 var coverOptions = CoverOptions(maximumSize: PixelSize(width: options.maximumWidth, height: options.maximumHeight))
 switch options.time {

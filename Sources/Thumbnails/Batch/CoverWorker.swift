@@ -48,7 +48,8 @@ public enum CoverWorker {
     /// result, until the batch closes the socket.
     ///
     /// Turns core dumps off first (a crash on a hostile file is expected and reported by the
-    /// batch; a core file would land in the working directory).
+    /// batch; a core file would land in the working directory), and keeps the memory each cover
+    /// frees for the next (``CoverMemory/keepFreedMemory()``: this process's work is covers).
     ///
     /// - Throws: ``ThumbnailError`` `.invalidArgument` when `options` cannot be right (checked
     ///   once, before any job), standard input is not a socket (the program was not started by a
@@ -66,6 +67,7 @@ public enum CoverWorker {
         #else
             _ = setrlimit(RLIMIT_CORE, &noCore)
         #endif
+        CoverMemory.keepFreedMemory()
         let connection = WorkerConnection(descriptor: STDIN_FILENO, owns: false)
         let generator = CoverGenerator()
         while let message = connection.receiveMessage() {
