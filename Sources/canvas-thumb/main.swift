@@ -106,8 +106,11 @@ let timeout: Duration? =
 // CANVAS_THUMB_ISOLATION=threads runs a batch on threads of this process instead (to measure
 // what the isolation costs).
 if jobs.count > 1, ProcessInfo.processInfo.environment["CANVAS_THUMB_ISOLATION"] != "threads" {
+    // A worker started anew reads its options from this command line; the first ones, forked from this process
+    // (which has one thread until the batch starts), are handed them.
     let command = CoverWorkerCommand.currentExecutable(
-        arguments: [rawArguments[0], workerFlag] + rawArguments.dropFirst())
+        arguments: [rawArguments[0], workerFlag] + rawArguments.dropFirst(),
+        serving: CoverWorkerCommand.Serving(options: coverOptions, format: format))
     CoverBatch.run(jobs, concurrency: concurrency, workers: command, timeout: timeout) { reporter.report($0) }
 } else if jobs.count == 1 {
     // Decoded here, so a crash or a read that never returns would end this process with nothing

@@ -160,7 +160,9 @@ public enum CoverBatch {
     ///
     /// Each worker is `workers` started anew (see ``CoverWorkerCommand``): a program that calls
     /// ``CoverWorker/serve(options:format:)`` with the options and format the batch is meant to
-    /// use. The batch sends each worker its jobs over a socket, two at a time (the next one
+    /// use; or, for the first workers, when `workers` says what they serve and this process has a
+    /// single thread when the batch starts, a fork of this process that serves them (on Linux;
+    /// see ``CoverWorkerCommand``). The batch sends each worker its jobs over a socket, two at a time (the next one
     /// waits in the socket while the worker makes the current cover, so the worker never waits
     /// for this process), and the worker answers each with its result. A job queued behind one
     /// a worker crashed on never started, and goes to the fresh worker.
@@ -180,15 +182,21 @@ public enum CoverBatch {
         report: @escaping @Sendable (CoverJobResult) -> Void
     ) {
         removeAbandonedTemporaryFiles(of: jobs)
-        runWorkerLanes(count: concurrency, jobs: jobs) { next in
-            var worker: WorkerProcess?
+        // The first workers, forked from this process while it has one thread (when the command
+        // says what they serve): a copy of this process starts in about a millisecond, a new one
+        // loads FFmpeg and the Swift runtime anew (tens of milliseconds of CPU before its first
+        // cover). One per lane; a lane without one starts its worker.
+        let forked = WorkerProcess.forkFirst(count: laneCount(concurrency, jobs: jobs), serving: workers.serving)
+        runWorkerLanes(count: concurrency, jobs: jobs) { lane, next in
+            let first = lane < forked.count ? forked[lane] : nil
+            var worker = first.map(WorkerProcess.init(adopting:))
             // Sent to the worker and not answered yet, oldest first; and taken back from a worker
             // that died (the jobs queued behind the one it crashed on), to be sent again first.
             var inFlight: [Int] = []
             var retry: [Int] = []
             // When the worker started its oldest job in flight: when it was started, or when it
             // answered the job before.
-            var started = ContinuousClock.now
+            var started = first?.started ?? ContinuousClock.now
             while true {
                 // Two jobs in flight: the worker finds its next job waiting when it answers, and
                 // never waits for this thread to be scheduled (on a loaded machine that
@@ -254,9 +262,9 @@ public enum CoverBatch {
     }
 
     /// Runs `lane` as ``laneCount(_:jobs:)`` items of a scheduler (each on a thread of its own,
-    /// each holding one slot while its worker process runs the jobs it takes), each given a
-    /// function that takes the next job index in order (nil once all are taken), and returns
-    /// when every lane has returned.
+    /// each holding one slot while its worker process runs the jobs it takes), each given its
+    /// number (0 up) and a function that takes the next job index in order (nil once all are
+    /// taken), and returns when every lane has returned.
     ///
     /// A lane, not a job, is the scheduler's item here: a lane keeps its worker process and two
     /// jobs in flight to it (the worker never waits for this process), which one item per job
@@ -264,20 +272,23 @@ public enum CoverBatch {
     private static func runWorkerLanes(
         count: Int,
         jobs: [CoverJob],
-        lane: @escaping @Sendable (_ next: () -> Int?) -> Void
+        lane: @escaping @Sendable (_ number: Int, _ next: () -> Int?) -> Void
     ) {
         let counter = JobCounter()
         let lanes = laneCount(count, jobs: jobs)
         let total = jobs.count
         let scheduler = DecodeScheduler(limit: lanes)
         let finished = DispatchGroup()
-        for _ in 0..<lanes {
+        for number in 0..<lanes {
             finished.enter()
             scheduler.submit { _ in
-                lane { counter.take(below: total) }
+                lane(number) { counter.take(below: total) }
                 finished.leave()
                 return nil
             } dropped: {
+                // Never expected (nothing cancels this scheduler); the lane then takes no job, and
+                // ends the worker forked for it.
+                lane(number) { nil }
                 finished.leave()
             }
         }
