@@ -173,6 +173,8 @@ final class WorkerProcess {
             guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0
             else { return nil }
             let (ours, theirs) = (ends[0], ends[1])
+            // Nothing buffered in C's stdio is copied into the child (it could be written twice).
+            _ = fflush(nil)
             let process = Glibc.fork()
             if process == 0 { serveForked(socket: theirs, serving: serving) }
             _ = close(theirs)
