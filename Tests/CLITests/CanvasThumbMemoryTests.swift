@@ -49,8 +49,7 @@ struct CanvasThumbMemoryTests {
         let many = try faults(covers: 42)
         let perCover = Double(many - few) / 40
         // A decoded 1080p frame is 3 MB, 760 pages, zero-filled by FFmpeg's buffer pool: with glibc's default
-        // thresholds each cover maps it (and the decoder's tables) anew, about 1,500 faults per cover; kept, a few
-        // dozen.
+        // thresholds each cover maps it (and the decoder's tables) anew, about 1,500 faults per cover; kept, a few.
         #expect(perCover < 300, "\(perCover) page faults per cover (\(few) for 2 covers, \(many) for 42)")
     }
 }
