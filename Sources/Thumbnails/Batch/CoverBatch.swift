@@ -200,8 +200,10 @@ public enum CoverBatch {
             while true {
                 // Two jobs in flight: the worker finds its next job waiting when it answers, and
                 // never waits for this thread to be scheduled (on a loaded machine that
-                // ping-pong costs milliseconds per input).
-                while inFlight.count < 2, let index = retry.isEmpty ? next() : retry.removeFirst() {
+                // ping-pong costs milliseconds per input). The second only while at least one job
+                // per lane is left: the last jobs (all of them, in a batch of as many jobs as
+                // lanes) go to whichever worker is free, not behind another worker's cover.
+                while inFlight.count < 2, let index = retry.isEmpty ? next(inFlight.isEmpty) : retry.removeFirst() {
                     if worker == nil {
                         do throws(ThumbnailError) {
                             worker = try WorkerProcess(command: workers)
@@ -263,8 +265,10 @@ public enum CoverBatch {
 
     /// Runs `lane` as ``laneCount(_:jobs:)`` items of a scheduler (each on a thread of its own,
     /// each holding one slot while its worker process runs the jobs it takes), each given its
-    /// number (0 up) and a function that takes the next job index in order (nil once all are
-    /// taken), and returns when every lane has returned.
+    /// number (0 up) and a function that takes the next job index in order: for a lane's first
+    /// job in flight (`true`) while any is left, for a second one only while at least one per
+    /// lane is left (nil otherwise, and once all are taken). Returns when every lane has
+    /// returned.
     ///
     /// A lane, not a job, is the scheduler's item here: a lane keeps its worker process and two
     /// jobs in flight to it (the worker never waits for this process), which one item per job
@@ -272,7 +276,7 @@ public enum CoverBatch {
     private static func runWorkerLanes(
         count: Int,
         jobs: [CoverJob],
-        lane: @escaping @Sendable (_ number: Int, _ next: () -> Int?) -> Void
+        lane: @escaping @Sendable (_ number: Int, _ next: (_ first: Bool) -> Int?) -> Void
     ) {
         let counter = JobCounter()
         let lanes = laneCount(count, jobs: jobs)
@@ -282,13 +286,13 @@ public enum CoverBatch {
         for number in 0..<lanes {
             finished.enter()
             scheduler.submit { _ in
-                lane(number) { counter.take(below: total) }
+                lane(number) { first in counter.take(below: total, leaving: first ? 0 : lanes - 1) }
                 finished.leave()
                 return nil
             } dropped: {
                 // Never expected (nothing cancels this scheduler); the lane then takes no job, and
                 // ends the worker forked for it.
-                lane(number) { nil }
+                lane(number) { _ in nil }
                 finished.leave()
             }
         }
@@ -308,9 +312,16 @@ public enum CoverBatch {
 private final class JobCounter: Sendable {
     private let next = Atomic<Int>(0)
 
-    /// Takes the next index, or nil once all `count` are taken.
-    func take(below count: Int) -> Int? {
-        let index = next.add(1, ordering: .relaxed).oldValue
-        return index < count ? index : nil
+    /// Takes the next index while more than `reserve` of the `count` are left untaken; nil
+    /// otherwise.
+    func take(below count: Int, leaving reserve: Int) -> Int? {
+        var index = next.load(ordering: .relaxed)
+        while count - index > reserve {
+            let (exchanged, original) = next.compareExchange(
+                expected: index, desired: index + 1, ordering: .relaxed)
+            if exchanged { return index }
+            index = original
+        }
+        return nil
     }
 }
