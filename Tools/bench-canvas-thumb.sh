@@ -142,7 +142,9 @@ echo "| --- | --- | --- | --- | --- | --- |"
 # The last column is what the machine gives at that moment: $jobs such warm processes run side by side (on a machine
 # other work shares, the cores the ideal counts may not all be free), against which the batch's own overhead shows.
 mkdir -p "$o/warm"
-warm() { "$thumb_bench" --warm-list "$bench/sources.txt" "$o/warm${1:-}" 10; }
+# The warm loop keeps freed memory as canvas-thumb does (CoverMemory.keepFreedMemory()); `warm "" --default-allocator`
+# is the same loop with glibc's defaults, printed for reference under the table.
+warm() { "$thumb_bench" --warm-list "$bench/sources.txt" "$o/warm${1:-}" 10 ${2:+"$2"}; }
 side_by_side() { # prints the mean of $jobs warm processes' times, run at once
     local i
     for i in $(seq 1 "$jobs"); do mkdir -p "$o/warm$i"; warm "$i" > "$bench/side-$i.txt" & done
@@ -152,10 +154,12 @@ side_by_side() { # prints the mean of $jobs warm processes' times, run at once
 for round in $(seq 1 "$ideal_rounds"); do
     if [ $((round % 2)) -eq 1 ]; then
         w=$(warm); s=$(side_by_side); p=$(one_batch processes | cut -d' ' -f1); t=$(one_batch threads | cut -d' ' -f1)
+        d=$(warm "" --default-allocator)
     else
+        d=$(warm "" --default-allocator)
         t=$(one_batch threads | cut -d' ' -f1); p=$(one_batch processes | cut -d' ' -f1); s=$(side_by_side); w=$(warm)
     fi
-    echo "$w $p $t $s"
+    echo "$w $p $t $s $d"
 done > "$bench/ideal.txt"
 python3 - "$jobs" "$bench/ideal.txt" <<'PY'
 import statistics, sys
@@ -169,6 +173,10 @@ for label, column in (("worker processes (default)", 1), ("threads of one proces
     side = statistics.median((200e6 / r[column]) / (cores * 1000 / r[3]) for r in rows)
     print("| %s | %.2f | %.0f | %.0f | %.2fx (per-round %.2f-%.2f, median %.2f) | %.2fx |" % (
         label, warm, ideal, rate, rate / ideal, ratios[0], ratios[-1], statistics.median(ratios), side))
+default = statistics.median(r[4] for r in rows)
+print()
+print("(the warm cover with glibc's default allocator, in the same rounds: %.2f ms, %.2fx the one with memory kept)" % (
+    default, default / warm))
 PY
 echo "($cpu, $(nproc) cores; $ideal_rounds rounds; load average after the rows: $(cut -d' ' -f1-3 /proc/loadavg))"
 
