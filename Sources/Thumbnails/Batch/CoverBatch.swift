@@ -162,9 +162,10 @@ public enum CoverBatch {
     /// ``CoverWorker/serve(options:format:)`` with the options and format the batch is meant to
     /// use; or, for the first workers, when `workers` says what they serve and this process has a
     /// single thread when the batch starts, a fork of this process that serves them (on Linux;
-    /// see ``CoverWorkerCommand``). The batch sends each worker its jobs over a socket, two at a time (the next one
-    /// waits in the socket while the worker makes the current cover, so the worker never waits
-    /// for this process), and the worker answers each with its result. A job queued behind one
+    /// see ``CoverWorkerCommand``). The batch sends each worker its jobs over a socket, two at a
+    /// time while at least one job per worker is left (the next one waits in the socket while the
+    /// worker makes the current cover, so the worker never waits for this process; the last jobs
+    /// go to whichever worker is free), and the worker answers each with its result. A job queued behind one
     /// a worker crashed on never started, and goes to the fresh worker.
     ///
     /// - Parameters:
