@@ -124,15 +124,62 @@ final class WeakDelivery {
 
 /// Chain mode: the value of the observed path as last computed, and `==` when `Value` is `Equatable` (a chain
 /// notifies only when its end value changed; found on first use, since the dynamic cast is not free). Only
-/// touched under its observation's lock.
+/// touched under its observation's lock, so the run-time exclusivity checks are skipped (each access was a call
+/// to `swift_beginAccess`, about 75 instructions).
 @usableFromInline
 final class ChainValue<Value> {
-    @usableFromInline var last: Value
-    @usableFromInline var equality: ((Value, Value) -> Bool)??
+    @usableFromInline @exclusivity(unchecked) var last: Value
+    /// `==`, or nil for values that are not `Equatable`; valid once `equalityFound`.
+    @usableFromInline @exclusivity(unchecked) var equality: ValueEquality<Value>?
+    @usableFromInline @exclusivity(unchecked) var equalityFound = false
 
     init(_ last: Value) {
         self.last = last
     }
+
+    /// Whether `lhs` and `rhs` are equal: `==` for `Equatable` values, never for others.
+    @inlinable
+    func isEqual(_ lhs: Value, _ rhs: Value) -> Bool {
+        if !equalityFound {
+            equality = makeValueEquality(Value.self)
+            equalityFound = true
+        }
+        return equality?.isEqual(lhs, rhs) ?? false
+    }
+}
+
+/// `==` for values typed `Value`, found at run time. A class rather than a closure: a closure kept in a generic class
+/// is stored in its most general form, and specialized code read it through a reabstraction thunk allocated on every
+/// change (an allocation and a release, about 150 instructions).
+@usableFromInline
+class ValueEquality<Value> {
+    @usableFromInline
+    init() {}
+
+    /// Overridden by `EquatableEquality`, the only subclass made (`makeValueEquality`).
+    @usableFromInline
+    func isEqual(_ lhs: Value, _ rhs: Value) -> Bool {
+        false
+    }
+}
+
+/// `==` of `E` for values typed `Value`, where `E` is `Value` itself (`makeValueEquality` found it by casting
+/// `Value.self`): the values are reinterpreted, not cast.
+final class EquatableEquality<E: Equatable, Value>: ValueEquality<Value> {
+    override func isEqual(_ lhs: Value, _ rhs: Value) -> Bool {
+        unsafeBitCast(lhs, to: E.self) == unsafeBitCast(rhs, to: E.self)
+    }
+}
+
+/// `ValueEquality` for `Value` if it is `Equatable`, else nil.
+@usableFromInline
+func makeValueEquality<Value>(_ type: Value.Type) -> ValueEquality<Value>? {
+    guard let equatable = type as? any Equatable.Type else { return nil }
+    return valueEquality(of: equatable, as: Value.self)
+}
+
+private func valueEquality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) -> ValueEquality<Value> {
+    EquatableEquality<E, Value>()
 }
 
 /// The state behind one `ObservationToken`: observes `keyPath` from `root`.
@@ -474,10 +521,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                 current = retrack(
                     &state, root: root, value: value, reads: reads, links: links, keptAlive: &keptAlive)
             }
-            if chain.equality == nil {
-                chain.equality = .some(makeEquality(Value.self))
-            }
-            if let equality = chain.equality ?? nil, equality(lastValue, current) {
+            if chain.isEqual(lastValue, current) {
                 return nil
             }
             let ticket = state.nextTicket

@@ -823,11 +823,14 @@ extension PropertyStorage: TrackableStorage {
     @usableFromInline
     func addLink(_ link: any ChainLinkTarget, wantsPrior: Bool, since version: UInt64) -> (id: UInt64, changed: Bool) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
-        // `link` is held weakly: a link removed while another thread calls it is released later (see
-        // `Hazards.release`), and must not keep its observation alive until then.
-        let delivery = Delivery { [weak link] change, _, _ in
+        // `link` is held strongly: a weak reference would give the observation a side table, and cost every change a
+        // weak load and two reference counts through it. A link removed while another thread calls it is released
+        // later (see `Hazards.release`) and keeps its observation until then; by then the observation has either been
+        // re-targeted (it lives on anyway) or invalidated, which released its handler and its values, so only the
+        // observation's own object waits for that release.
+        let delivery = Delivery { change, _, _ in
             if !change.isPrior {
-                link?.linkDidChange()
+                link.linkDidChange()
             }
         }
         let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: true, delivery: delivery)
