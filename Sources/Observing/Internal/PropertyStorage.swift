@@ -8,6 +8,10 @@ protocol TrackableStorage: AnyObject, Sendable {
     /// Registers `link` to be told of every change (prior ones too if `wantsPrior`), and returns the
     /// subscription id and whether the storage changed since `version`.
     func addLink(_ link: any ChainLinkTarget, wantsPrior: Bool, since version: UInt64) -> (id: UInt64, changed: Bool)
+    /// Registers `delivery`, a subscriber of this storage's own `Delivery` type (made where the value type is concrete,
+    /// `KeyPathObservation.makeLeafLink`), as the chain link `id`: told of every change but the prior ones, equal writes
+    /// included. Returns whether the storage changed since `version`.
+    func addLink(_ delivery: AnyDelivery, id: UInt64, since version: UInt64) -> Bool
     /// Removes a subscription; unknown ids are ignored (see `PropertyStorage.removeSubscriber`). Returns
     /// whether it was found.
     @discardableResult
@@ -232,7 +236,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// The `Delivery` a subscriber of this storage holds. Why the unchecked cast is safe: a storage's
     /// subscribers are only ever made with its own `Delivery` type (`subscribe` is reached either through
     /// `PropertyStorage<Value>` itself or with the delivery of an observation whose key path was found to
-    /// read exactly this storage, whose value type is then `Value`; `addLink` makes its own).
+    /// read exactly this storage, whose value type is then `Value`; `addLink` makes its own, or is handed a leaf link
+    /// made for a path whose last property is this storage's, whose value type is then the path's).
     @inlinable
     @inline(__always)
     static func typed(_ delivery: AnyDelivery) -> Delivery {
@@ -841,6 +846,15 @@ extension PropertyStorage: TrackableStorage {
                 state.unusualSubscribers += 1
             }
             return (id, state.version != version)
+        }
+    }
+
+    @usableFromInline
+    func addLink(_ delivery: AnyDelivery, id: UInt64, since version: UInt64) -> Bool {
+        let subscriber = Subscriber(id: id, wantsPrior: false, notifiesEqualWrites: true, delivery: delivery)
+        return withState { state in
+            state.subscribers.append(subscriber)
+            return state.version != version
         }
     }
 }
