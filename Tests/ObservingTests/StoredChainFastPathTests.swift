@@ -189,6 +189,18 @@ struct StoredChainFastPathTests {
         #expect(deliveries.count > 0)
     }
 
+    @Test("diagnostics name a path of stored properties from its links, before and after its middle is replaced")
+    func diagnosticsNameThePath() {
+        let volume = Volume("v")
+        let token = volume.observe(\.chapter.heading) { _, _ in }
+        #expect(ObservationDiagnostics.liveObservations(of: volume).map(\.keyPath) == ["\\Volume.chapter.heading"])
+        volume.chapter = Chapter("other")
+        volume.chapter.heading = "changed"
+        #expect(ObservationDiagnostics.liveObservations(of: volume).map(\.keyPath) == ["\\Volume.chapter.heading"])
+        token.invalidate()
+        #expect(ObservationDiagnostics.liveObservations(of: volume).isEmpty)
+    }
+
     /// The observation and the objects on the path are freed once the token goes, with leaf links made and dropped by
     /// re-targeting along the way (a leaf link holds its observation strongly).
     @Test("everything is freed after re-targeting and invalidating")

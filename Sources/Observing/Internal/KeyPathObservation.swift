@@ -341,7 +341,6 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                 return true
             }
             let reads = recorded.all
-            state.readNames = reads.map(ReadName.init)
             keptAlive.append(root)
             keptAlive += reads.map(\.object)
             state.propertyKeyPath = Self.propertyKeyPath(keyPath, of: root, value: value, reads: reads)
@@ -474,10 +473,12 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             value = ThreadContext.current.track(into: &reads) { root[keyPath: keyPath] }
             keptAlive += reads.map(\.object)
         }
-        state.readNames = reads.map(ReadName.init)
         state.storedChainVersions =
             links.count == reads.count && Self.isStoredPropertyChain(keyPath, reads: reads)
             ? reads.map(\.version) : nil
+        // A path of stored properties is named from its links (`storedChainNames`): a weak reference to each object on
+        // it would give the object a side table, and every retain and release of it, anywhere, the slow path.
+        state.readNames = state.storedChainVersions == nil ? reads.map(ReadName.init) : []
         var fastPath = StoredChainFastPath()
         if stable, let leaf, links.count == reads.count, links[leaf].isLeaf {
             fastPath.leafSubscriptionID = links[leaf].subscriptionID
@@ -601,24 +602,33 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         }
         withExtendedLifetime(keptAlive) {}
         guard let outcome else { return }
-        send(
-            outcome.root, ObservedChange(kind: .setting, oldValue: outcome.old, newValue: outcome.new),
-            ticket: outcome.ticket)
+        send(outcome.root, old: outcome.old, new: outcome.new, ticket: outcome.ticket)
     }
 
-    /// Sends `change`, computed under the lock with `ticket`, in that ticket's turn: another thread may still be
-    /// sending the previous value (or the initial call), and changes go out in the order their values were computed.
+    /// Sends the change from `old` to `new`, computed under the lock with `ticket`, in that ticket's turn: another
+    /// thread may still be sending the previous value (or the initial call), and changes go out in the order their
+    /// values were computed. The changes are built already filtered by the options, with a literal `nil` for the
+    /// indexes (a chain's change is a `.setting`): a change filtered by `filtered(by:)` was copied and destroyed
+    /// through its value witnesses, about 190 instructions.
     @inlinable
-    func send(_ root: Root, _ change: ObservedChange<Value>, ticket: UInt64) {
+    func send(_ root: Root, old: Value, new: Value, ticket: UInt64) {
         var attempt = 0
         while turn.load(ordering: .acquiring) != ticket {
             Hazards.backOff(attempt)
             attempt += 1
         }
+        let wantsOld = options.contains(.old)
         if options.contains(.prior) {
-            deliver(root, change.prior.filtered(by: options))
+            deliver(
+                root,
+                ObservedChange(
+                    kind: .setting, oldValue: wantsOld ? old : nil, newValue: nil, indexBox: nil, isPrior: true))
         }
-        deliver(root, change.filtered(by: options))
+        deliver(
+            root,
+            ObservedChange(
+                kind: .setting, oldValue: wantsOld ? old : nil, newValue: options.contains(.new) ? new : nil,
+                indexBox: nil, isPrior: false))
         turn.store(ticket &+ 1, ordering: .releasing)
     }
 
@@ -676,7 +686,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         case .unchanged:
             return
         case .send(let root, _, _, let old, let new, let ticket):
-            send(root, ObservedChange(kind: .setting, oldValue: old, newValue: new), ticket: ticket)
+            send(root, old: old, new: new, ticket: ticket)
         }
     }
 
@@ -827,10 +837,14 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // Checking that the object lives takes a strong reference to it for a moment; keep that moment
         // short (the description is built after), since the last release runs the object's deinit.
         guard isActive else { return nil }
-        let (root, mode, readNames) = state.withLockUnchecked { ($0.root, $0.mode, $0.readNames) }
+        let (root, mode, readNames, stored) = state.withLockUnchecked {
+            ($0.root, $0.mode, $0.readNames, $0.storedChainVersions != nil)
+        }
         let names: [String]
         if case .direct(let storage, _) = mode, let root {
             names = [propertyName(ofStorage: ObjectIdentifier(storage), in: root)]
+        } else if stored, case .chain(let links) = mode, let root {
+            names = Self.storedChainNames(root: root, links: links)
         } else {
             names = readNames.map(\.name)
         }
@@ -848,6 +862,21 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
 }
 
 extension KeyPathObservation {
+    /// The names of the properties of a path of stored properties, found from its links (diagnostics): the first is a
+    /// property of the root, each later one a property of the value of the one before, read from its storage now;
+    /// `<property>` from a storage that is gone on.
+    static func storedChainNames(root: AnyObject, links: [ChainLink]) -> [String] {
+        var object: AnyObject? = root
+        return links.map { link in
+            guard let current = object, let storage = link.storage else {
+                object = nil
+                return "<property>"
+            }
+            object = storage.valueObject
+            return propertyName(ofStorage: link.storageID, in: current)
+        }
+    }
+
     /// `\Doc.title` for a key path. Key paths to wrapped properties print as `<computed ...>`, so
     /// those are named from the storages the path read (`\Folder.document.title`).
     static func describe(_ keyPath: KeyPath<Root, Value>, reads names: [String]) -> String {

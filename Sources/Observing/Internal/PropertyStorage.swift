@@ -18,6 +18,8 @@ protocol TrackableStorage: AnyObject, Sendable {
     func removeSubscriber(_ id: UInt64, waitingForCalls: Bool) -> Bool
     /// How many writes the storage has stored so far (moves with every write, equal or not).
     var currentVersion: UInt64 { get }
+    /// The stored value if it is a class instance, else nil (diagnostics: naming a path of stored properties).
+    var valueObject: AnyObject? { get }
     /// Registers a direct observation whose `delivery` is this storage's own `Delivery` type (made where the
     /// value type is concrete); returns its id. With `initialPending`, changes delivered by other threads wait
     /// for `finishInitial(_:)` before calling it (O11: the initial call comes first).
@@ -823,6 +825,12 @@ extension PropertyStorage: TrackableStorage {
     @usableFromInline
     var currentVersion: UInt64 {
         withState { $0.version }
+    }
+
+    @usableFromInline
+    var valueObject: AnyObject? {
+        let value: Any = untrackedValue
+        return type(of: value) is AnyClass ? value as AnyObject : nil
     }
 
     @usableFromInline
