@@ -656,11 +656,11 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     enum FastOutcome {
         /// Not the fast path's case (a link no longer the last, a middle replaced, a collection change): evaluate the
         /// path (`chainDidChange`).
-        case general(Root?, (any TrackableStorage)?, (any TrackableStorage)?)
+        case general(Root?, AnyObject?, AnyObject?)
         /// Nothing to send: the path's value did not change (an equal value), or the observed object is gone.
-        case unchanged(Root?, (any TrackableStorage)?, (any TrackableStorage)?)
+        case unchanged(Root?, AnyObject?, AnyObject?)
         /// Send the change from `old` to `new` in the turn `ticket`.
-        case send(Root, (any TrackableStorage)?, (any TrackableStorage)?, old: Value, new: Value, ticket: UInt64)
+        case send(Root, AnyObject?, AnyObject?, old: Value, new: Value, ticket: UInt64)
     }
 
     /// A change of the last property of a path of stored properties, delivered by its storage to the leaf link
@@ -702,20 +702,20 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         subscriptionID: UInt64
     ) -> FastOutcome {
         guard subscriptionID == state.fastPath.leafSubscriptionID, change.kind == .setting,
-            let new = change.newValue, let box = state.chainValue
+            let new = change.newValue, state.chainValue != nil
         else { return .general(nil, nil, nil) }
         guard let root = Self.root(of: state) else { return .unchanged(nil, nil, nil) }
         guard let first = state.fastPath.first, first.currentVersion == state.fastPath.firstVersion else {
             return .general(root, nil, nil)
         }
-        var second: (any TrackableStorage)?
+        var second: AnyObject?
         if state.fastPath.hasSecond {
-            second = state.fastPath.second
-            guard let second, second.currentVersion == state.fastPath.secondVersion else {
-                return .general(root, first, second)
-            }
+            guard let loaded = state.fastPath.second else { return .general(root, first, nil) }
+            second = loaded
+            guard loaded.currentVersion == state.fastPath.secondVersion else { return .general(root, first, second) }
         }
-        let chain = Self.chainValue(box)
+        // Not retained: the state holds it, and only `invalidate()` drops it, under this lock, releasing it after.
+        unowned(unsafe) let chain = Self.chainValue(state.chainValue.unsafelyUnwrapped)
         let old = chain.last
         chain.last = new
         let equal = if let isEqual { isEqual(old, new) } else { chain.isEqual(old, new) }
