@@ -244,21 +244,12 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             if recorded.count == 1, recorded.first.unsafelyUnwrapped.object === root,
                 recorded.first.unsafelyUnwrapped.keyPath == keyPath
             {
-                let storage = recorded.first.unsafelyUnwrapped.storage
-                let wantsPrior = options.contains(.prior)
-                let id: UInt64
-                if wantsInitial {
-                    // Read under the subscription's lock: every change stored after it is delivered.
-                    let typed = unsafeDowncast(storage, to: PropertyStorage<Value>.self)
-                    let current: Value
-                    (id, current) = typed.subscribeReadingValue(direct, wantsPrior: wantsPrior, initialPending: true)
-                    initial(current)
-                    state.pendingInitial = .direct(storage, direct)
-                } else {
-                    id = storage.subscribe(direct, wantsPrior: wantsPrior, initialPending: false)
+                if type(of: root) == Root.self {
+                    ThreadContext.current.rememberDirectProperty(
+                        keyPath, storage: recorded.first.unsafelyUnwrapped.storage, in: root)
                 }
-                state.mode = .direct(storage: storage, subscriptionID: id)
-                state.directDelivery = direct
+                subscribeDirect(
+                    &state, storage: recorded.first.unsafelyUnwrapped.storage, direct: direct, initial: initial)
                 return true
             }
             let reads = recorded.all
@@ -286,6 +277,38 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             LiveObservations.insert(self)
         }
         return started
+    }
+
+    /// `start(root:direct:initial:)` for a key path already known to be one `@Observed` property of `root`, whose
+    /// `storage` the caller found without evaluating the key path (`ThreadContext.directProperty(_:of:)`).
+    @usableFromInline
+    func startDirect(storage: any TrackableStorage, direct: AnyDelivery, initial: (Value) -> Void) -> Bool {
+        state.withLockUnchecked { state in
+            subscribeDirect(&state, storage: storage, direct: direct, initial: initial)
+        }
+        LiveObservations.insert(self)
+        return true
+    }
+
+    /// Subscribes `direct` to `storage`, a storage of `Value` (the observed property), under the state's lock; with
+    /// `.initial`, calls `initial` with the value read under the subscription's lock.
+    private func subscribeDirect(
+        _ state: inout ObservationState, storage: any TrackableStorage, direct: AnyDelivery, initial: (Value) -> Void
+    ) {
+        let wantsPrior = options.contains(.prior)
+        let id: UInt64
+        if options.contains(.initial) {
+            // Read under the subscription's lock: every change stored after it is delivered.
+            let typed = unsafeDowncast(storage, to: PropertyStorage<Value>.self)
+            let current: Value
+            (id, current) = typed.subscribeReadingValue(direct, wantsPrior: wantsPrior, initialPending: true)
+            initial(current)
+            state.pendingInitial = .direct(storage, direct)
+        } else {
+            id = storage.subscribe(direct, wantsPrior: wantsPrior, initialPending: false)
+        }
+        state.mode = .direct(storage: storage, subscriptionID: id)
+        state.directDelivery = direct
     }
 
     /// The key path of the observed property, as `KeyValueObserver` keys it (see `propertyKeyPath(_:of:value:reads:)`);

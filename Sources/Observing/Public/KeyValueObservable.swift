@@ -132,9 +132,16 @@ extension KeyValueObservable {
         // behind the initial call, and a change another thread makes after the subscription waits for the
         // initial call (`finishInitial`), so the initial call comes first and no change is lost.
         var started = false
-        ThreadContext.current.deliverNow {
+        let context = ThreadContext.current
+        context.deliverNow {
             var initial: Value?
-            started = core.start(root: self, direct: subscriber) { initial = $0 }
+            // A key path this thread has already found to be one `@Observed` property of an object of this very type
+            // (the common case: the same literal observed again) reaches its storage directly; any other is evaluated.
+            if type(of: self) == Self.self, let storage = context.directProperty(keyPath, of: self, as: Value.self) {
+                started = core.startDirect(storage: storage, direct: subscriber) { initial = $0 }
+            } else {
+                started = core.start(root: self, direct: subscriber) { initial = $0 }
+            }
             beforeInitial(token)
             if let initial {
                 core.sendInitial(initial)
