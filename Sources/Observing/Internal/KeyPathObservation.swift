@@ -84,8 +84,8 @@ enum PendingInitial {
 /// what depends on `Value` is in a `ChainValue`, a class, whose fields need no look-up.
 @usableFromInline
 struct ObservationState {
-    /// The observed object (a `Root`).
-    @usableFromInline weak var root: AnyObject?
+    /// The observed object (a `Root`), not retained (see `RootReference`); nil once invalidated.
+    @usableFromInline var root: RootReference?
     @usableFromInline var mode: ObservationMode = .pending
     /// Chain mode: the storage key paths last read, to name the observed path in diagnostics. (Direct mode
     /// names its one property from its storage.)
@@ -114,6 +114,10 @@ struct ObservationState {
     @usableFromInline var storedChainVersions: [UInt64]?
     /// Chain mode: the path's value as last computed, with its `==` (a `ChainValue<Value>`).
     @usableFromInline var chainValue: AnyObject?
+
+    init(root: RootReference) {
+        self.root = root
+    }
 }
 
 /// A weak reference to a subscriber's `Delivery` (see `ObservationState.deliveryEndedInsideItsCall`). Only
@@ -181,6 +185,11 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     /// moves it on. Ticket 0 is the `.initial` call's when asked for. (Direct mode is ordered by its
     /// storage's turn, `PropertyStorage.turn`.)
     @usableFromInline let turn = Atomic<UInt64>(0)
+    #if !canImport(ObjectiveC)
+        /// The observed object's reference, whose unowned count keeps its memory until this observation's `deinit`
+        /// (see `RootReference`).
+        private let rootMemory: RootReference
+    #endif
     /// Set by the first `invalidate()` once no handler call of this observation runs on any thread and none can
     /// start (see there): every later call may then return at once.
     private let waitedForEveryCall = Atomic<Bool>(false)
@@ -206,16 +215,26 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         self.keyPath = keyPath
         self.rootType = type(of: root)
         self.rootIdentifier = ObjectIdentifier(root)
-        var initial = ObservationState()
-        initial.root = root
-        self.state = LockedValue(unchecked: initial)
+        let reference = RootReference(root)
+        #if !canImport(ObjectiveC)
+            reference.retainMemory()
+            rootMemory = reference
+        #endif
+        // Made in place (a state built in a variable and then handed over was copied, field by field).
+        self.state = LockedValue(unchecked: ObservationState(root: reference))
     }
+
+    #if !canImport(ObjectiveC)
+        deinit {
+            rootMemory.releaseMemory()
+        }
+    #endif
 
     /// The observed object, if it still exists (call under the lock).
     @inlinable
     static func root(of state: ObservationState) -> Root? {
         // The state's root is only ever set from a `Root` (`init`).
-        guard let root = state.root else { return nil }
+        guard let root = state.root?.object else { return nil }
         return unsafeDowncast(root, to: Root.self)
     }
 
@@ -558,8 +577,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     @usableFromInline
     var isActive: Bool {
         // The root comes out of the lock so its last release (if any) happens after it.
-        let root: AnyObject? = state.withLockUnchecked { $0.root }
-        return !handler.isClosed && root != nil && owner?.link.isAlive != false
+        let rootIsAlive = state.withLockUnchecked { $0.root?.isAlive ?? false }
+        return !handler.isClosed && rootIsAlive && owner?.link.isAlive != false
     }
 
     /// Every call (not only the first) returns only once no handler call runs on another thread and
@@ -634,7 +653,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // Checking that the object lives takes a strong reference to it for a moment; keep that moment
         // short (the description is built after), since the last release runs the object's deinit.
         guard isActive else { return nil }
-        let (root, mode, readNames) = state.withLockUnchecked { ($0.root, $0.mode, $0.readNames) }
+        let (root, mode, readNames) = state.withLockUnchecked { ($0.root?.object, $0.mode, $0.readNames) }
         let names: [String]
         if case .direct(let storage, _) = mode, let root {
             names = [propertyName(ofStorage: ObjectIdentifier(storage), in: root)]
