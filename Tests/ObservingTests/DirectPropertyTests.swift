@@ -54,7 +54,8 @@ private final class Overriding: Base {
             first.b = 7
             again.invalidate()
         }
-        #expect(found.values == [false, true])
+        // (Under ThreadSanitizer nothing is remembered: every observation evaluates its key path.)
+        #expect(found.values == [false, ThreadContext.remembersDirectProperties])
         #expect(seen.values == [0, 7])
     }
 

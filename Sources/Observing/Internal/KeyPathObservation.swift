@@ -18,9 +18,26 @@ protocol ObservationCore: AnyObject, Sendable {
     /// The key path naming the observed property, as `KeyValueObserver` keys its pairs (once started); `nil`
     /// for observations that no `KeyValueObserver` makes.
     var propertyKeyPath: AnyKeyPath? { get }
-    /// Where `LiveObservations` lists it (-1 when it does not): read and written only by `LiveObservations`,
-    /// under its lock (so relaxed orderings suffice).
-    var liveIndex: Atomic<Int> { get }
+}
+
+/// The part of an observation that `LiveObservations` reaches without knowing its type: its link in the list and
+/// whether it has ended.
+///
+/// Why `@unchecked Sendable` is safe: its one stored property is atomic (a class that can be subclassed cannot be
+/// checked `Sendable`).
+@usableFromInline
+class ListedObservation: @unchecked Sendable {
+    /// The address of the next observation in `LiveObservations`' list (0 at its end). Written by the thread that
+    /// links this one in, before the releasing exchange that publishes it; read after an acquiring one.
+    final let listNext = Atomic<UInt>(0)
+
+    @usableFromInline
+    init() {}
+
+    /// Whether the observation has ended (invalidated): the next pruning of the list drops it.
+    var hasEnded: Bool {
+        true
+    }
 }
 
 extension ObservationCore {
@@ -154,7 +171,13 @@ final class ChainValue<Value> {
 /// not specialized: it keeps its state in a non-generic `ObservationState`, so that registering and ending a
 /// direct observation touches no generic type.
 @usableFromInline
-final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLinkTarget {
+///
+/// Why `@unchecked Sendable` is safe (restated only because its base class, `ListedObservation`, is unchecked): every
+/// stored property is immutable and `Sendable`, atomic, or a `LockedValue`, except `keyPath` (see there); the state
+/// behind the lock is argued at `state`.
+final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, ObservationCore, ChainLinkTarget,
+    @unchecked Sendable
+{
     @usableFromInline let options: ObservationOptions
     let delivery: ObservationDelivery
     @usableFromInline let handler: GatedHandler<Root, Value>
@@ -171,8 +194,6 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     private let rootType: AnyObject.Type
     @usableFromInline
     let rootIdentifier: ObjectIdentifier
-    @usableFromInline
-    let liveIndex = Atomic<Int>(-1)
     @usableFromInline let owner: OwnerDescription?
     /// Made, and reached in `start()` and `linkDidChange()`, through `LockedValue`'s unchecked entry points: the
     /// state holds values the compiler cannot prove disconnected (a weak reference to the observed object, key paths,
@@ -574,6 +595,10 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         handler.isClosed
     }
 
+    override var hasEnded: Bool {
+        handler.isClosed
+    }
+
     @usableFromInline
     var isActive: Bool {
         // The root comes out of the lock so its last release (if any) happens after it.
@@ -639,7 +664,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                 link.storage?.removeSubscriber(link.subscriptionID, waitingForCalls: false)
             }
         }
-        LiveObservations.remove(self)
+        // (`LiveObservations` drops it by itself, now that it is invalidated.)
         // The gate and the hazard slots waited for every call but this thread's own: with none running here (no
         // delivery in progress on this thread, no gated call of this observation up its stack), no handler call
         // runs anywhere now, and none can start.
@@ -718,45 +743,110 @@ private func equality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) -> (V
     }
 }
 
-/// Every observation not yet invalidated, for `ObservationDiagnostics.liveObservations()`: an array, each
-/// observation knowing its index (`ObservationCore.liveIndex`), so that listing one is an append and unlisting it
-/// moves the last entry into its place, with no hashing (a dictionary cost about 280 instructions each way).
+/// Every observation not yet invalidated, for `ObservationDiagnostics.liveObservations()`, with no lock taken by a
+/// registration or an invalidation.
 ///
-/// The entries do not retain the observations, and are not weak references either (a weak reference gives every
-/// observation a side table, an allocation per registration): an observation is removed by its first
-/// `invalidate()`, which its token's `deinit` calls before it releases the observation, and nothing else owns one.
-/// So every entry names a live object while it is listed, and `all` may retain it under the lock.
+/// An intrusive singly linked list, newest first, through `ListedObservation.listNext`; the list holds a strong
+/// reference to each observation in it (taken by `insert`). Listing is a push: the observation is linked in front
+/// with a compare-and-exchange on `head`. Ending an observation does nothing here: pruning drops the ended ones
+/// (`ListedObservation.hasEnded`), and releases them. Pruning takes the whole list at once (an exchange of `head` with
+/// 0), so only one thread at a time owns the nodes it walks (`pruning` serializes the pruners), while other threads
+/// keep pushing onto the emptied head; the survivors are then pushed back in front as one chain. A push that
+/// overlaps a pruning cannot link to a freed node: its exchange succeeds only if `head` still holds the address it
+/// linked to, and every address in the list is an observation the list keeps alive (a push-only list emptied all at
+/// once has no ABA case).
+///
+/// A thread prunes after each `pruneInterval` of its own pushes (if no other thread is pruning), and every listing
+/// prunes first; so an invalidated observation (its handler and storage already released by `invalidate()`) stays
+/// allocated until then, with the unowned count on its object (`RootReference`). (Before, an array under a global
+/// lock: two lock sections per registration, and each observation's index in it, about 450 instructions.)
 enum LiveObservations {
-    private struct Entry {
-        unowned(unsafe) let core: any ObservationCore
-    }
+    /// The first listed observation's address (retained by the list); 0 when empty.
+    private static let head = Atomic<UInt>(0)
+    /// Serializes the pruners (`prune`).
+    private static let pruning = LockedValue<Void>(())
+    /// How many of its own pushes a thread makes between two prunings.
+    static var pruneInterval: Int { 64 }
 
-    private static let entries = LockedValue<[Entry]>([])
-
-    /// Lists `core` (once: a listed observation is left as it is).
-    static func insert(_ core: any ObservationCore) {
-        entries.withLock { entries in
-            guard core.liveIndex.load(ordering: .relaxed) < 0 else { return }
-            core.liveIndex.store(entries.count, ordering: .relaxed)
-            entries.append(Entry(core: core))
+    /// Lists `observation`; call once per observation.
+    static func insert(_ observation: ListedObservation) {
+        let node = Unmanaged.passRetained(observation)
+        push(first: node, last: node)
+        if ThreadContext.withCurrent({ $0.countListing(every: pruneInterval) }) {
+            release(ended: pruning.withLockIfAvailable { _ in prune(keeping: nil) } ?? 0)
         }
     }
 
-    /// Unlists `core`; does nothing if it is not listed.
-    static func remove(_ core: any ObservationCore) {
-        entries.withLock { entries in
-            let index = core.liveIndex.load(ordering: .relaxed)
-            guard index >= 0 else { return }
-            core.liveIndex.store(-1, ordering: .relaxed)
-            let last = entries.removeLast()
-            if index < entries.count {
-                entries[index] = last
-                last.core.liveIndex.store(index, ordering: .relaxed)
+    /// Links the chain `first`...`last` (already linked to each other) in front of the list.
+    private static func push(first: Unmanaged<ListedObservation>, last: Unmanaged<ListedObservation>) {
+        let address = UInt(bitPattern: first.toOpaque())
+        var current = head.load(ordering: .relaxed)
+        while true {
+            last._withUnsafeGuaranteedRef { $0.listNext.store(current, ordering: .relaxed) }
+            let (exchanged, original) = head.weakCompareExchange(
+                expected: current, desired: address, successOrdering: .releasing, failureOrdering: .relaxed)
+            if exchanged {
+                return
             }
+            current = original
         }
     }
 
+    /// The listed observation at `address` (not retained: the list holds it).
+    private static func node(_ address: UInt) -> Unmanaged<ListedObservation> {
+        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
+    }
+
+    /// Takes the list, unlinks the ended observations and pushes the others back, in their order, handing each to
+    /// `keeping` (if any); returns the first ended one (the ended ones chained through `listNext`), which the caller
+    /// releases with `release(ended:)` once it no longer holds `pruning` (their deinits may run any code, one that
+    /// lists the observations too). Call holding `pruning`.
+    private static func prune(keeping: ((ListedObservation) -> Void)?) -> UInt {
+        var address = head.exchange(0, ordering: .acquiring)
+        var firstKept: Unmanaged<ListedObservation>?
+        var lastKept: Unmanaged<ListedObservation>?
+        var ended: UInt = 0
+        while address != 0 {
+            let current = node(address)
+            let (next, hasEnded) = current._withUnsafeGuaranteedRef {
+                ($0.listNext.load(ordering: .relaxed), $0.hasEnded)
+            }
+            if hasEnded {
+                current._withUnsafeGuaranteedRef { $0.listNext.store(ended, ordering: .relaxed) }
+                ended = address
+            } else {
+                if let lastKept {
+                    lastKept._withUnsafeGuaranteedRef { $0.listNext.store(address, ordering: .relaxed) }
+                } else {
+                    firstKept = current
+                }
+                lastKept = current
+                keeping?(current.takeUnretainedValue())
+            }
+            address = next
+        }
+        if let firstKept, let lastKept {
+            push(first: firstKept, last: lastKept)
+        }
+        return ended
+    }
+
+    /// Releases the list's references to the ended observations `prune` returned.
+    private static func release(ended: UInt) {
+        var address = ended
+        while address != 0 {
+            let current = node(address)
+            address = current._withUnsafeGuaranteedRef { $0.listNext.load(ordering: .relaxed) }
+            current.release()
+        }
+    }
+
+    /// The observations not yet invalidated, retained.
     static var all: [any ObservationCore] {
-        entries.withLock { entries in entries.map(\.core) }
+        var kept: [ListedObservation] = []
+        let ended = pruning.withLockUnchecked { _ in prune { kept.append($0) } }
+        release(ended: ended)
+        // Every listed observation is an `ObservationCore` (`KeyPathObservation`, `DirectChangeObservation`).
+        return kept.map { $0 as! any ObservationCore }
     }
 }

@@ -64,6 +64,8 @@ final class ThreadContext {
     /// how to read that property's storage (see `directProperty(_:of:)`): `directPropertyCapacity` entries, made on
     /// first use, freed in `deinit`.
     @usableFromInline @exclusivity(unchecked) var directProperties: UnsafeMutablePointer<DirectPropertyEntry>?
+    /// How many observations this thread listed (`countListing(every:)`).
+    @exclusivity(unchecked) private var listings = 0
 
     @usableFromInline
     init() {
@@ -272,6 +274,14 @@ final class ThreadContext {
         pendingHead = 0
     }
 
+    // MARK: Diagnostics
+
+    /// Counts one listing of an observation by this thread (`LiveObservations.insert`); true once every `interval`.
+    func countListing(every interval: Int) -> Bool {
+        listings &+= 1
+        return listings % interval == 0
+    }
+
     // MARK: Key paths known to be one property
 
     /// How many key paths `directProperties` remembers (a direct-mapped table: a key path replaces the one in its
@@ -316,7 +326,7 @@ final class ThreadContext {
     /// ThreadSanitizer: the search reads the object's other fields, which the program may be writing on another
     /// thread under a lock of its own (a benign read, but a report); there every observation evaluates its key path.
     func rememberDirectProperty(_ keyPath: AnyKeyPath, storage: AnyObject, in object: AnyObject) {
-        if ThreadSanitizer.isActive {
+        if !Self.remembersDirectProperties {
             return
         }
         let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
@@ -342,6 +352,11 @@ final class ThreadContext {
         let address = UInt(bitPattern: Unmanaged.passUnretained(keyPath).toOpaque())
         table[Int(truncatingIfNeeded: (address >> 4) & UInt(Self.directPropertyCapacity - 1))] =
             DirectPropertyEntry(address: address, offset: offset, keyPath: keyPath)
+    }
+
+    /// Whether `rememberDirectProperty` remembers anything: not under ThreadSanitizer (see there).
+    static var remembersDirectProperties: Bool {
+        !ThreadSanitizer.isActive
     }
 
     /// Properties further into their object than this are not remembered (the search gives up).
