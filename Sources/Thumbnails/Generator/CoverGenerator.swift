@@ -26,7 +26,8 @@ public final class CoverGenerator: Sendable {
         /// Called at every cancellation check (once per packet read), before checking: a test
         /// hook that cancels at a chosen packet to prove decoding stops at the next one. Compiled
         /// only with `THUMBNAILS_TEST_HOOKS` (debug builds, and the release build of the tests).
-        private let checkObserver: (@Sendable () -> Void)?
+        /// It receives the name the cover's errors use for its input (its path).
+        private let checkObserver: (@Sendable (String) -> Void)?
     #endif
 
     /// A generator with no limit of its own on covers made at once (each call runs as soon as
@@ -52,7 +53,14 @@ public final class CoverGenerator: Sendable {
         /// A generator that calls `checkObserver` at each cancellation check (tests only).
         init(maximumConcurrency: Int = .max, checkObserver: @escaping @Sendable () -> Void) {
             scheduler = DecodeScheduler(limit: maximumConcurrency)
-            self.checkObserver = checkObserver
+            self.checkObserver = { _ in checkObserver() }
+        }
+
+        /// A generator that calls `inputObserver` with the input's name at each cancellation
+        /// check (tests only): the first call for an input is the moment its cover started.
+        init(maximumConcurrency: Int = .max, inputObserver: @escaping @Sendable (String) -> Void) {
+            scheduler = DecodeScheduler(limit: maximumConcurrency)
+            self.checkObserver = inputObserver
         }
     #endif
 
@@ -206,7 +214,7 @@ public final class CoverGenerator: Sendable {
     ) -> () throws(ThumbnailError) -> Void {
         { () throws(ThumbnailError) in
             #if THUMBNAILS_TEST_HOOKS
-                self.checkObserver?()
+                self.checkObserver?(name)
             #endif
             if cancellation.isRequested {
                 throw ThumbnailError(.cancelled, reason: "\(name): cancelled")
