@@ -118,7 +118,7 @@ extension KeyValueObservable {
         delivery: ObservationDelivery,
         handler: GatedHandler<Self, Value>,
         owner: OwnerDescription?,
-        beforeInitial: (ObservationToken, _ property: AnyKeyPath?) -> Void = { _, _ in },
+        beforeInitial: (ObservationToken, _ isDirect: Bool) -> Void = { _, _ in },
         send: (@Sendable (Self, ObservedChange<Value>) -> Void)?,
         direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> (token: ObservationToken, started: Bool) {
@@ -135,17 +135,17 @@ extension KeyValueObservable {
         let context = ThreadContext.current
         context.deliverNow {
             var initial: Value?
-            // The key path naming the observed property when it is known here (see `KeyValueObserver.insert`).
-            var property: AnyKeyPath?
+            // Whether the key path is known here to be the observed property itself (see `KeyValueObserver.insert`).
+            var isDirect = false
             // A key path this thread has already found to be one `@Observed` property of an object of this very type
             // (the common case: the same literal observed again) reaches its storage directly; any other is evaluated.
             if type(of: self) == Self.self, let storage = context.directProperty(keyPath, of: self, as: Value.self) {
                 started = core.startDirect(storage: storage, direct: subscriber) { initial = $0 }
-                property = keyPath
+                isDirect = true
             } else {
                 started = core.start(root: self, direct: subscriber) { initial = $0 }
             }
-            beforeInitial(token, property)
+            beforeInitial(token, isDirect)
             if let initial {
                 core.sendInitial(initial)
             }

@@ -161,8 +161,8 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         var inserted = false
         _ = object.register(
             keyPath, options: options, delivery: delivery, handler: handler, owner: ownerDescription,
-            beforeInitial: { token, property in
-                inserted = self.insert(token, object: id, keyPath: keyPath, property: property)
+            beforeInitial: { token, isDirect in
+                inserted = self.insert(token, object: id, keyPath: keyPath, property: isDirect ? keyPath : nil)
             },
             send: send, direct: direct)
         return inserted
