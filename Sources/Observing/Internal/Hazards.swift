@@ -91,8 +91,14 @@ enum Hazards {
     /// delivery removed while this thread is itself delivering (a handler ending an observation) is kept by
     /// this thread's context until that delivery ends, since the caller up the stack may hold it unretained.
     static func release(_ delivery: AnyObject, waitingForCalls: Bool) {
+        // The context unretained (see `ThreadContext.withCurrent`).
+        ThreadContext.withCurrent { context in
+            release(delivery, waitingForCalls: waitingForCalls, on: context)
+        }
+    }
+
+    private static func release(_ delivery: AnyObject, waitingForCalls: Bool, on context: ThreadContext) {
         let address = UInt(bitPattern: Unmanaged.passUnretained(delivery).toOpaque())
-        let context = ThreadContext.current
         if waitingForCalls {
             waitUntilNotCalled(delivery)
         }

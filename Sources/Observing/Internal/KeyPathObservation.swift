@@ -633,8 +633,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
         // A call of this observation may be running on this thread (this is a handler ending its own observation,
         // or another handler of the same delivery): it was not waited for, so later calls from other threads must
         // still wait for it (`deliveryEndedInsideItsCall`, and the gate's count).
-        let context = ThreadContext.current
-        let ownCallMayRun = context.isDelivering || context.runningCalls(of: ObjectIdentifier(handler)) != 0
+        let gate = ObjectIdentifier(handler)
+        let ownCallMayRun = ThreadContext.withCurrent { $0.isDelivering || $0.runningCalls(of: gate) != 0 }
         if ownCallMayRun {
             // Its own lock section, before the one below (which captures nothing: a lock section that captures
             // something allocates its closure's context); until that one, `directDelivery` is still there.
