@@ -124,9 +124,10 @@ enum Hazards {
     /// thread (a handler ending its own observation) is not waited for: it is up this thread's stack.
     static func waitUntilNotCalled(_ delivery: AnyObject) {
         let address = UInt(bitPattern: Unmanaged.passUnretained(delivery).toOpaque())
-        let own = ThreadContext.current.hazard
+        // The slot unretained: the thread's context holds it until this thread exits (see `ThreadContext.withCurrent`).
+        let own = ThreadContext.withCurrent { Unmanaged.passUnretained($0.hazard) }
         var attempt = 0
-        while isCalled(address, excluding: own) {
+        while own._withUnsafeGuaranteedRef({ isCalled(address, excluding: $0) }) {
             backOff(attempt)
             attempt += 1
         }
