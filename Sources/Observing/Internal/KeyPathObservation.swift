@@ -66,13 +66,37 @@ struct ChainLink {
     @usableFromInline weak var storage: (any TrackableStorage)?
     @usableFromInline let storageID: ObjectIdentifier
     @usableFromInline let subscriptionID: UInt64
+    /// Whether the subscription is the last link of a path of stored properties, made by `makeLeafLink` (its changes
+    /// take the fast path), rather than an ordinary link (`TrackableStorage.addLink(_:wantsPrior:since:)`).
+    @usableFromInline let isLeaf: Bool
 
     @usableFromInline
-    init(storage: any TrackableStorage, storageID: ObjectIdentifier, subscriptionID: UInt64) {
+    init(storage: any TrackableStorage, storageID: ObjectIdentifier, subscriptionID: UInt64, isLeaf: Bool) {
         self.storage = storage
         self.storageID = storageID
         self.subscriptionID = subscriptionID
+        self.isLeaf = isLeaf
     }
+}
+
+/// Chain mode, for a path of two or three stored properties (`\Folder.document.title`): what a change of the last
+/// property needs to be sent without evaluating the path again (`KeyPathObservation.fastChange`). Not generic, like
+/// the rest of `ObservationState`.
+@usableFromInline
+struct StoredChainFastPath {
+    /// The subscription of the last link (`ChainLink.isLeaf`); 0 when the path has no fast path.
+    @usableFromInline var leafSubscriptionID: UInt64 = 0
+    /// The storages before the last, in path order (the first is the root's; `second` only for three properties),
+    /// and their versions when the path was last evaluated. Weak, like every link: a strong reference would keep the
+    /// storage's value, the next object on the path, alive.
+    @usableFromInline weak var first: (any TrackableStorage)?
+    @usableFromInline var firstVersion: UInt64 = 0
+    @usableFromInline weak var second: (any TrackableStorage)?
+    @usableFromInline var secondVersion: UInt64 = 0
+    @usableFromInline var hasSecond = false
+
+    @usableFromInline
+    init() {}
 }
 
 /// How an observation is subscribed (see `KeyPathObservation`).
@@ -129,6 +153,8 @@ struct ObservationState {
     /// storage's value for as long as the other storages keep their versions, so a change of the last one is
     /// read from it without evaluating the path again (see `storedChainValue`). Nil for any other path.
     @usableFromInline var storedChainVersions: [UInt64]?
+    /// Chain mode: the fast path of a path of two or three stored properties (empty for any other path).
+    @usableFromInline var fastPath = StoredChainFastPath()
     /// Chain mode: the path's value as last computed, with its `==` (a `ChainValue<Value>`).
     @usableFromInline var chainValue: AnyObject?
 
@@ -145,15 +171,62 @@ final class WeakDelivery {
 
 /// Chain mode: the value of the observed path as last computed, and `==` when `Value` is `Equatable` (a chain
 /// notifies only when its end value changed; found on first use, since the dynamic cast is not free). Only
-/// touched under its observation's lock.
+/// touched under its observation's lock, so the run-time exclusivity checks are skipped (each access was a call
+/// to `swift_beginAccess`, about 75 instructions).
 @usableFromInline
 final class ChainValue<Value> {
-    @usableFromInline var last: Value
-    @usableFromInline var equality: ((Value, Value) -> Bool)??
+    @usableFromInline @exclusivity(unchecked) var last: Value
+    /// `==`, or nil for values that are not `Equatable`; valid once `equalityFound`.
+    @usableFromInline @exclusivity(unchecked) var equality: ValueEquality<Value>?
+    @usableFromInline @exclusivity(unchecked) var equalityFound = false
 
     init(_ last: Value) {
         self.last = last
     }
+
+    /// Whether `lhs` and `rhs` are equal: `==` for `Equatable` values, never for others.
+    @inlinable
+    func isEqual(_ lhs: Value, _ rhs: Value) -> Bool {
+        if !equalityFound {
+            equality = makeValueEquality(Value.self)
+            equalityFound = true
+        }
+        return equality?.isEqual(lhs, rhs) ?? false
+    }
+}
+
+/// `==` for values typed `Value`, found at run time. A class rather than a closure: a closure kept in a generic class
+/// is stored in its most general form, and specialized code read it through a reabstraction thunk allocated on every
+/// change (an allocation and a release, about 150 instructions).
+@usableFromInline
+class ValueEquality<Value> {
+    @usableFromInline
+    init() {}
+
+    /// Overridden by `EquatableEquality`, the only subclass made (`makeValueEquality`).
+    @usableFromInline
+    func isEqual(_ lhs: Value, _ rhs: Value) -> Bool {
+        false
+    }
+}
+
+/// `==` of `E` for values typed `Value`, where `E` is `Value` itself (`makeValueEquality` found it by casting
+/// `Value.self`): the values are reinterpreted, not cast.
+final class EquatableEquality<E: Equatable, Value>: ValueEquality<Value> {
+    override func isEqual(_ lhs: Value, _ rhs: Value) -> Bool {
+        unsafeBitCast(lhs, to: E.self) == unsafeBitCast(rhs, to: E.self)
+    }
+}
+
+/// `ValueEquality` for `Value` if it is `Equatable`, else nil.
+@usableFromInline
+func makeValueEquality<Value>(_ type: Value.Type) -> ValueEquality<Value>? {
+    guard let equatable = type as? any Equatable.Type else { return nil }
+    return valueEquality(of: equatable, as: Value.self)
+}
+
+private func valueEquality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) -> ValueEquality<Value> {
+    EquatableEquality<E, Value>()
 }
 
 /// The state behind one `ObservationToken`: observes `keyPath` from `root`.
@@ -186,6 +259,10 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     @usableFromInline let send: (@Sendable (Root, ObservedChange<Value>) -> Void)?
     /// Calls `chainDidChange()` on its argument (see `linkDidChange()`).
     @usableFromInline let chainChanged: @Sendable (KeyPathObservation) -> Void
+    /// Calls `makeLeafLink(for:subscriptionID:)` on its argument: made where `Root` and `Value` are concrete, like
+    /// `chainChanged`, so that the subscriber it makes, which every change of the path's last property calls, is
+    /// specialized.
+    @usableFromInline let leafLink: @Sendable (KeyPathObservation, any TrackableStorage, UInt64) -> AnyDelivery
     /// The observed key path. Why `nonisolated(unsafe)` is safe: it is immutable, and it is only evaluated
     /// inside the state's lock sections, as before it was moved out of the state (which would make the state
     /// generic); a key path that captured subscript arguments reads them, never writes them.
@@ -225,9 +302,11 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
         handler: GatedHandler<Root, Value>,
         owner: OwnerDescription?,
         send: (@Sendable (Root, ObservedChange<Value>) -> Void)?,
-        chainChanged: @escaping @Sendable (KeyPathObservation) -> Void
+        chainChanged: @escaping @Sendable (KeyPathObservation) -> Void,
+        leafLink: @escaping @Sendable (KeyPathObservation, any TrackableStorage, UInt64) -> AnyDelivery
     ) {
         self.chainChanged = chainChanged
+        self.leafLink = leafLink
         self.options = options
         self.delivery = delivery
         self.handler = handler
@@ -293,7 +372,6 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
                 return true
             }
             let reads = recorded.all
-            state.readNames = reads.map(ReadName.init)
             keptAlive.append(root)
             keptAlive += reads.map(\.object)
             state.propertyKeyPath = Self.propertyKeyPath(keyPath, of: root, value: value, reads: reads)
@@ -412,39 +490,70 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
         var value = value
         var reads = reads
         var links = links
+        var leaf: Int?
+        var stable = false
         for _ in 0..<16 {
+            // The last read of a path of two or three stored properties gets a leaf link (the fast path).
+            leaf = Self.fastPathLeaf(keyPath, reads: reads)
             var kept: [ChainLink] = []
             var changed = false
             var seen = Set<ObjectIdentifier>()
-            for read in reads {
+            for (index, read) in reads.enumerated() {
                 let id = ObjectIdentifier(read.storage)
                 guard seen.insert(id).inserted else { continue }
-                if let existing = links.first(where: { $0.storageID == id }) {
+                let isLeaf = index == leaf
+                if let existing = links.first(where: { $0.storageID == id && $0.isLeaf == isLeaf }) {
                     kept.append(existing)
                     continue
                 }
-                let added = read.storage.addLink(self, wantsPrior: false, since: read.version)
+                let added: (id: UInt64, changed: Bool)
+                if isLeaf {
+                    let subscription = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
+                    let delivery = leafLink(self, read.storage, subscription)
+                    added = (subscription, read.storage.addLink(delivery, id: subscription, since: read.version))
+                } else {
+                    added = read.storage.addLink(self, wantsPrior: false, since: read.version)
+                }
                 changed = changed || added.changed
-                kept.append(ChainLink(storage: read.storage, storageID: id, subscriptionID: added.id))
+                kept.append(ChainLink(storage: read.storage, storageID: id, subscriptionID: added.id, isLeaf: isLeaf))
             }
-            for link in links where !seen.contains(link.storageID) {
+            // Links no longer read, and links whose role changed (a storage that moved between the last place and
+            // another), are dropped.
+            for link in links where !kept.contains(where: { $0.subscriptionID == link.subscriptionID }) {
                 if let storage = link.storage {
                     keptAlive.append(storage)
                     storage.removeSubscriber(link.subscriptionID, waitingForCalls: false)
                 }
             }
             links = kept
-            guard changed else { break }
+            guard changed else {
+                stable = true
+                break
+            }
             // A link changed between the read and the subscription: read the path again.
             let keyPath = self.keyPath
             reads = []
             value = ThreadContext.current.track(into: &reads) { root[keyPath: keyPath] }
             keptAlive += reads.map(\.object)
         }
-        state.readNames = reads.map(ReadName.init)
         state.storedChainVersions =
             links.count == reads.count && Self.isStoredPropertyChain(keyPath, reads: reads)
             ? reads.map(\.version) : nil
+        // A path of stored properties is named from its links (`storedChainNames`): a weak reference to each object on
+        // it would give the object a side table, and every retain and release of it, anywhere, the slow path.
+        state.readNames = state.storedChainVersions == nil ? reads.map(ReadName.init) : []
+        var fastPath = StoredChainFastPath()
+        if stable, let leaf, links.count == reads.count, links[leaf].isLeaf {
+            fastPath.leafSubscriptionID = links[leaf].subscriptionID
+            fastPath.first = reads[0].storage
+            fastPath.firstVersion = reads[0].version
+            if leaf == 2 {
+                fastPath.second = reads[1].storage
+                fastPath.secondVersion = reads[1].version
+                fastPath.hasSecond = true
+            }
+        }
+        state.fastPath = fastPath
         state.mode = .chain(links: links)
         if let chainValue = state.chainValue {
             Self.chainValue(chainValue).last = value
@@ -452,6 +561,16 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
             state.chainValue = ChainValue(value)
         }
         return value
+    }
+
+    /// The index of the last read when `reads` are a path of two or three stored properties, each a different storage
+    /// (`isStoredPropertyChain`): its link takes the fast path. Nil otherwise.
+    private static func fastPathLeaf(_ keyPath: KeyPath<Root, Value>, reads: [TrackedRead]) -> Int? {
+        guard reads.count == 2 || reads.count == 3,
+            Set(reads.map { ObjectIdentifier($0.storage) }).count == reads.count,
+            isStoredPropertyChain(keyPath, reads: reads)
+        else { return nil }
+        return reads.count - 1
     }
 
     /// Whether `keyPath` is exactly the properties `reads` read, in order: each read is a different storage, and the
@@ -537,10 +656,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
                 current = retrack(
                     &state, root: root, value: value, reads: reads, links: links, keptAlive: &keptAlive)
             }
-            if chain.equality == nil {
-                chain.equality = .some(makeEquality(Value.self))
-            }
-            if let equality = chain.equality ?? nil, equality(lastValue, current) {
+            if chain.isEqual(lastValue, current) {
                 return nil
             }
             let ticket = state.nextTicket
@@ -549,19 +665,129 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
         }
         withExtendedLifetime(keptAlive) {}
         guard let outcome else { return }
-        // Another thread may still be sending the previous value (or the initial call): changes go out in
-        // the order their values were computed above.
+        send(outcome.root, old: outcome.old, new: outcome.new, ticket: outcome.ticket)
+    }
+
+    /// Sends the change from `old` to `new`, computed under the lock with `ticket`, in that ticket's turn: another
+    /// thread may still be sending the previous value (or the initial call), and changes go out in the order their
+    /// values were computed. The changes are built already filtered by the options, with a literal `nil` for the
+    /// indexes (a chain's change is a `.setting`): a change filtered by `filtered(by:)` was copied and destroyed
+    /// through its value witnesses, about 190 instructions.
+    @inlinable
+    func send(_ root: Root, old: Value, new: Value, ticket: UInt64) {
         var attempt = 0
-        while turn.load(ordering: .acquiring) != outcome.ticket {
+        while turn.load(ordering: .acquiring) != ticket {
             Hazards.backOff(attempt)
             attempt += 1
         }
-        let change = ObservedChange(kind: .setting, oldValue: outcome.old, newValue: outcome.new)
+        let wantsOld = options.contains(.old)
         if options.contains(.prior) {
-            deliver(outcome.root, change.prior.filtered(by: options))
+            deliver(
+                root,
+                ObservedChange(
+                    kind: .setting, oldValue: wantsOld ? old : nil, newValue: nil, indexBox: nil, isPrior: true))
         }
-        deliver(outcome.root, change.filtered(by: options))
-        turn.store(outcome.ticket &+ 1, ordering: .releasing)
+        deliver(
+            root,
+            ObservedChange(
+                kind: .setting, oldValue: wantsOld ? old : nil, newValue: options.contains(.new) ? new : nil,
+                indexBox: nil, isPrior: false))
+        turn.store(ticket &+ 1, ordering: .releasing)
+    }
+
+    // MARK: The fast path of a path of stored properties
+
+    /// The subscriber of the last link of a path of two or three stored properties (`ChainLink.isLeaf`) on `storage`,
+    /// the last property's: its value type is `Value` (the path's key path is the read key paths appended,
+    /// `isStoredPropertyChain`), so the subscriber is that storage's own `Delivery` type, and hands each change
+    /// straight to `leafDidChange` with the storage's `==` (built where the property's type is concrete, so cheaper
+    /// than `ChainValue`'s). It holds the observation strongly, like every link (see `PropertyStorage.addLink`).
+    @inlinable
+    func makeLeafLink(for storage: any TrackableStorage, subscriptionID: UInt64) -> AnyDelivery {
+        let isEqual = unsafeDowncast(storage, to: PropertyStorage<Value>.self).isEqual
+        return PropertyStorage<Value>.Delivery { change, _, _ in
+            if !change.isPrior {
+                self.leafDidChange(change, isEqual: isEqual, subscriptionID: subscriptionID)
+            }
+        }
+    }
+
+    /// What the fast path's lock section leaves for after the lock. The root and the storages it loaded from weak
+    /// references are carried out, so that they are released after the lock (a release may be the last one, whose
+    /// deinits may end this very observation).
+    @usableFromInline
+    enum FastOutcome {
+        /// Not the fast path's case (a link no longer the last, a middle replaced, a collection change): evaluate the
+        /// path (`chainDidChange`).
+        case general(Root?, AnyObject?, AnyObject?)
+        /// Nothing to send: the path's value did not change (an equal value), or the observed object is gone.
+        case unchanged(Root?, AnyObject?, AnyObject?)
+        /// Send the change from `old` to `new` in the turn `ticket`.
+        case send(Root, AnyObject?, AnyObject?, old: Value, new: Value, ticket: UInt64)
+    }
+
+    /// A change of the last property of a path of stored properties, delivered by its storage to the leaf link
+    /// `subscriptionID`: sent without evaluating the path when the other properties are unchanged.
+    /// `isEqual` is the last storage's `==` (nil when it has none: `ChainValue`'s, found at run time, is used then).
+    @inlinable
+    func leafDidChange(
+        _ change: ObservedChange<Value>, isEqual: ((Value, Value) -> Bool)?, subscriptionID: UInt64
+    ) {
+        if handler.isClosed {
+            return
+        }
+        if let owner, !owner.link.isAlive {
+            invalidate()
+            return
+        }
+        let outcome = state.withLockUnchecked { state in
+            fastChange(&state, change, isEqual: isEqual, subscriptionID: subscriptionID)
+        }
+        switch consume outcome {
+        case .general:
+            chainDidChange()
+        case .unchanged:
+            return
+        case .send(let root, _, _, let old, let new, let ticket):
+            send(root, old: old, new: new, ticket: ticket)
+        }
+    }
+
+    /// The fast path (call under the lock): when `subscriptionID` is still the last link and the storages before it
+    /// still have the versions they had when the path was last evaluated, the path's value is the last property's, so
+    /// the change's new value is the path's. A moved version is a middle replaced (even by another thread whose
+    /// notification has not arrived yet): the general path evaluates the path again and re-targets. The versions are
+    /// checked in path order, and each storage is alive while it is read: loaded from its weak reference, held until
+    /// after the lock. No allocation, no evaluation of the key path, no cast.
+    @inlinable
+    func fastChange(
+        _ state: inout ObservationState, _ change: ObservedChange<Value>, isEqual: ((Value, Value) -> Bool)?,
+        subscriptionID: UInt64
+    ) -> FastOutcome {
+        guard subscriptionID == state.fastPath.leafSubscriptionID, change.kind == .setting,
+            let new = change.newValue, state.chainValue != nil
+        else { return .general(nil, nil, nil) }
+        guard let root = Self.root(of: state) else { return .unchanged(nil, nil, nil) }
+        guard let first = state.fastPath.first, first.currentVersion == state.fastPath.firstVersion else {
+            return .general(root, nil, nil)
+        }
+        var second: AnyObject?
+        if state.fastPath.hasSecond {
+            guard let loaded = state.fastPath.second else { return .general(root, first, nil) }
+            second = loaded
+            guard loaded.currentVersion == state.fastPath.secondVersion else { return .general(root, first, second) }
+        }
+        // Not retained: the state holds it, and only `invalidate()` drops it, under this lock, releasing it after.
+        unowned(unsafe) let chain = Self.chainValue(state.chainValue.unsafelyUnwrapped)
+        let old = chain.last
+        chain.last = new
+        let equal = if let isEqual { isEqual(old, new) } else { chain.isEqual(old, new) }
+        if equal {
+            return .unchanged(root, first, second)
+        }
+        let ticket = state.nextTicket
+        state.nextTicket = ticket &+ 1
+        return .send(root, first, second, old: old, new: new, ticket: ticket)
     }
 
     /// Calls the handler with the current value (`.initial`).
@@ -678,10 +904,14 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
         // Checking that the object lives takes a strong reference to it for a moment; keep that moment
         // short (the description is built after), since the last release runs the object's deinit.
         guard isActive else { return nil }
-        let (root, mode, readNames) = state.withLockUnchecked { ($0.root?.object, $0.mode, $0.readNames) }
+        let (root, mode, readNames, stored) = state.withLockUnchecked {
+            ($0.root?.object, $0.mode, $0.readNames, $0.storedChainVersions != nil)
+        }
         let names: [String]
         if case .direct(let storage, _) = mode, let root {
             names = [propertyName(ofStorage: ObjectIdentifier(storage), in: root)]
+        } else if stored, case .chain(let links) = mode, let root {
+            names = Self.storedChainNames(root: root, links: links)
         } else {
             names = readNames.map(\.name)
         }
@@ -699,6 +929,21 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
 }
 
 extension KeyPathObservation {
+    /// The names of the properties of a path of stored properties, found from its links (diagnostics): the first is a
+    /// property of the root, each later one a property of the value of the one before, read from its storage now;
+    /// `<property>` from a storage that is gone on.
+    static func storedChainNames(root: AnyObject, links: [ChainLink]) -> [String] {
+        var object: AnyObject? = root
+        return links.map { link in
+            guard let current = object, let storage = link.storage else {
+                object = nil
+                return "<property>"
+            }
+            object = storage.valueObject
+            return propertyName(ofStorage: link.storageID, in: current)
+        }
+    }
+
     /// `\Doc.title` for a key path. Key paths to wrapped properties print as `<computed ...>`, so
     /// those are named from the storages the path read (`\Folder.document.title`).
     static func describe(_ keyPath: KeyPath<Root, Value>, reads names: [String]) -> String {

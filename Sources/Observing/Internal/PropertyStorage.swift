@@ -8,12 +8,18 @@ protocol TrackableStorage: AnyObject, Sendable {
     /// Registers `link` to be told of every change (prior ones too if `wantsPrior`), and returns the
     /// subscription id and whether the storage changed since `version`.
     func addLink(_ link: any ChainLinkTarget, wantsPrior: Bool, since version: UInt64) -> (id: UInt64, changed: Bool)
+    /// Registers `delivery`, a subscriber of this storage's own `Delivery` type (made where the value type is concrete,
+    /// `KeyPathObservation.makeLeafLink`), as the chain link `id`: told of every change but the prior ones, equal writes
+    /// included. Returns whether the storage changed since `version`.
+    func addLink(_ delivery: AnyDelivery, id: UInt64, since version: UInt64) -> Bool
     /// Removes a subscription; unknown ids are ignored (see `PropertyStorage.removeSubscriber`). Returns
     /// whether it was found.
     @discardableResult
     func removeSubscriber(_ id: UInt64, waitingForCalls: Bool) -> Bool
     /// How many writes the storage has stored so far (moves with every write, equal or not).
     var currentVersion: UInt64 { get }
+    /// The stored value if it is a class instance, else nil (diagnostics: naming a path of stored properties).
+    var valueObject: AnyObject? { get }
     /// Registers a direct observation whose `delivery` is this storage's own `Delivery` type (made where the
     /// value type is concrete); returns its id. With `initialPending`, changes delivered by other threads wait
     /// for `finishInitial(_:)` before calling it (O11: the initial call comes first).
@@ -232,7 +238,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// The `Delivery` a subscriber of this storage holds. Why the unchecked cast is safe: a storage's
     /// subscribers are only ever made with its own `Delivery` type (`subscribe` is reached either through
     /// `PropertyStorage<Value>` itself or with the delivery of an observation whose key path was found to
-    /// read exactly this storage, whose value type is then `Value`; `addLink` makes its own).
+    /// read exactly this storage, whose value type is then `Value`; `addLink` makes its own, or is handed a leaf link
+    /// made for a path whose last property is this storage's, whose value type is then the path's).
     @inlinable
     @inline(__always)
     static func typed(_ delivery: AnyDelivery) -> Delivery {
@@ -828,13 +835,22 @@ extension PropertyStorage: TrackableStorage {
     }
 
     @usableFromInline
+    var valueObject: AnyObject? {
+        let value: Any = untrackedValue
+        return type(of: value) is AnyClass ? value as AnyObject : nil
+    }
+
+    @usableFromInline
     func addLink(_ link: any ChainLinkTarget, wantsPrior: Bool, since version: UInt64) -> (id: UInt64, changed: Bool) {
         let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
-        // `link` is held weakly: a link removed while another thread calls it is released later (see
-        // `Hazards.release`), and must not keep its observation alive until then.
-        let delivery = Delivery { [weak link] change, _, _ in
+        // `link` is held strongly: a weak reference would give the observation a side table, and cost every change a
+        // weak load and two reference counts through it. A link removed while another thread calls it is released
+        // later (see `Hazards.release`) and keeps its observation until then; by then the observation has either been
+        // re-targeted (it lives on anyway) or invalidated, which released its handler and its values, so only the
+        // observation's own object waits for that release.
+        let delivery = Delivery { change, _, _ in
             if !change.isPrior {
-                link?.linkDidChange()
+                link.linkDidChange()
             }
         }
         let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: true, delivery: delivery)
@@ -845,6 +861,15 @@ extension PropertyStorage: TrackableStorage {
                 state.unusualSubscribers += 1
             }
             return (id, state.version != version)
+        }
+    }
+
+    @usableFromInline
+    func addLink(_ delivery: AnyDelivery, id: UInt64, since version: UInt64) -> Bool {
+        let subscriber = Subscriber(id: id, wantsPrior: false, notifiesEqualWrites: true, delivery: delivery)
+        return withState { state in
+            state.subscribers.append(subscriber)
+            return state.version != version
         }
     }
 }

@@ -124,7 +124,8 @@ extension KeyValueObservable {
     ) -> (token: ObservationToken, started: Bool) {
         let core = KeyPathObservation(
             root: self, keyPath: keyPath, options: options, delivery: delivery, handler: handler, owner: owner,
-            send: send, chainChanged: { $0.chainDidChange() })
+            send: send, chainChanged: { $0.chainDidChange() },
+            leafLink: { $0.makeLeafLink(for: $1, subscriptionID: $2) })
         let subscriber = PropertyStorage<Value>.Delivery(direct)
         let token = ObservationToken(core: core)
         // Registration runs as a delivery on this thread (O11): a change this thread makes meanwhile (a
