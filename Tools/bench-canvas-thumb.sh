@@ -6,9 +6,11 @@
 #   3. 200 covers from 20 different files: one canvas-thumb call vs ffmpegthumbnailer once per file
 #      through xargs -P with the same parallelism; and what the crash isolation costs: the same call
 #      with its inputs in worker processes (the default) and on threads of one process
-#      (CANVAS_THUMB_ISOLATION=threads), in interleaved rounds;
+#      (CANVAS_THUMB_ISOLATION=threads), in interleaved rounds: wall time, and CPU time (user + system of the batch
+#      and its workers, GNU time);
 #   4. the batch against its ideal: one warm in-process cover of the batch's own 200 inputs (same options, one
-#      thread, Tools/ThumbnailBenchmark --warm-list) gives ideal throughput = cores / warm time per cover, and the
+#      thread, the allocator set as canvas-thumb sets it, Tools/ThumbnailBenchmark --warm-list) gives ideal
+#      throughput = cores / warm time per cover, and the
 #      batch's measured throughput (worker processes, and threads) is printed as a ratio of it, and of what that many
 #      warm processes side by side give at the moment (the cores the machine really has free);
 #   5. peak memory (GNU time's maximum resident set size) of each.
@@ -103,12 +105,14 @@ echo "| --- | --- | --- | --- |"
 # both (hyperfine would run all rounds of one, then all of the other).
 batch_args=(--output-dir "$o/batch-ours" --max-size 320x320 --jobs "$jobs")
 mapfile -t batch_inputs < "$bench/inputs.txt"
-one_batch() { # one_batch processes|threads: prints the wall time in microseconds
+one_batch() { # one_batch processes|threads: prints the wall time in microseconds, then the CPU time (user + system
+    # of the batch and of the workers it waited for, from GNU time) in milliseconds
     local start end
     start=$(date +%s%N)
-    CANVAS_THUMB_ISOLATION="$1" "$thumb" "${batch_args[@]}" "${batch_inputs[@]}" >/dev/null 2>&1
+    CANVAS_THUMB_ISOLATION="$1" /usr/bin/time -f "%U %S" -o "$bench/cpu.txt" \
+        "$thumb" "${batch_args[@]}" "${batch_inputs[@]}" >/dev/null 2>&1
     end=$(date +%s%N)
-    echo $(((end - start) / 1000))
+    echo "$(((end - start) / 1000)) $(awk '{ printf "%.0f", ($1 + $2) * 1000 }' "$bench/cpu.txt")"
 }
 one_batch processes >/dev/null; one_batch threads >/dev/null   # warm-up
 for round in $(seq 1 "$runs"); do
@@ -116,13 +120,16 @@ for round in $(seq 1 "$runs"); do
     else t=$(one_batch threads); p=$(one_batch processes); fi
     echo "$p $t"
 done > "$bench/isolation.txt"
+# Wall and CPU time come from the same rounds. The CPU time (the batch with its workers) is the figure the machine's
+# other work moves least; the wall time's per-round spread shows how much that work moved.
 python3 - "$bench/isolation.txt" <<'PY'
 import statistics, sys
 rows = [tuple(map(int, line.split())) for line in open(sys.argv[1])]
-p = statistics.median(r[0] for r in rows) / 1e6
-t = statistics.median(r[1] for r in rows) / 1e6
-ratios = sorted(r[0] / r[1] for r in rows)
-print("| median s | %.3f | %.3f | %.3fx (per-round ratios %.3f-%.3f) |" % (p, t, p / t, ratios[0], ratios[-1]))
+for label, column, scale in (("median s", 0, 1e6), ("CPU s, user + system (median)", 1, 1e3)):
+    p = statistics.median(r[column] for r in rows) / scale
+    t = statistics.median(r[column + 2] for r in rows) / scale
+    ratios = sorted(r[column] / r[column + 2] for r in rows)
+    print("| %s | %.3f | %.3f | %.3fx (per-round ratios %.3f-%.3f) |" % (label, p, t, p / t, ratios[0], ratios[-1]))
 PY
 
 echo
@@ -135,7 +142,9 @@ echo "| --- | --- | --- | --- | --- | --- |"
 # The last column is what the machine gives at that moment: $jobs such warm processes run side by side (on a machine
 # other work shares, the cores the ideal counts may not all be free), against which the batch's own overhead shows.
 mkdir -p "$o/warm"
-warm() { "$thumb_bench" --warm-list "$bench/sources.txt" "$o/warm${1:-}" 10; }
+# The warm loop keeps freed memory as canvas-thumb does (CoverMemory.keepFreedMemory()); `warm "" --default-allocator`
+# is the same loop with glibc's defaults, printed for reference under the table.
+warm() { "$thumb_bench" --warm-list "$bench/sources.txt" "$o/warm${1:-}" 10 ${2:+"$2"}; }
 side_by_side() { # prints the mean of $jobs warm processes' times, run at once
     local i
     for i in $(seq 1 "$jobs"); do mkdir -p "$o/warm$i"; warm "$i" > "$bench/side-$i.txt" & done
@@ -144,11 +153,13 @@ side_by_side() { # prints the mean of $jobs warm processes' times, run at once
 }
 for round in $(seq 1 "$ideal_rounds"); do
     if [ $((round % 2)) -eq 1 ]; then
-        w=$(warm); s=$(side_by_side); p=$(one_batch processes); t=$(one_batch threads)
+        w=$(warm); s=$(side_by_side); p=$(one_batch processes | cut -d' ' -f1); t=$(one_batch threads | cut -d' ' -f1)
+        d=$(warm "" --default-allocator)
     else
-        t=$(one_batch threads); p=$(one_batch processes); s=$(side_by_side); w=$(warm)
+        d=$(warm "" --default-allocator)
+        t=$(one_batch threads | cut -d' ' -f1); p=$(one_batch processes | cut -d' ' -f1); s=$(side_by_side); w=$(warm)
     fi
-    echo "$w $p $t $s"
+    echo "$w $p $t $s $d"
 done > "$bench/ideal.txt"
 python3 - "$jobs" "$bench/ideal.txt" <<'PY'
 import statistics, sys
@@ -162,6 +173,10 @@ for label, column in (("worker processes (default)", 1), ("threads of one proces
     side = statistics.median((200e6 / r[column]) / (cores * 1000 / r[3]) for r in rows)
     print("| %s | %.2f | %.0f | %.0f | %.2fx (per-round %.2f-%.2f, median %.2f) | %.2fx |" % (
         label, warm, ideal, rate, rate / ideal, ratios[0], ratios[-1], statistics.median(ratios), side))
+default = statistics.median(r[4] for r in rows)
+print()
+print("(the warm cover with glibc's default allocator, in the same rounds: %.2f ms, %.2fx the one with memory kept)" % (
+    default, default / warm))
 PY
 echo "($cpu, $(nproc) cores; $ideal_rounds rounds; load average after the rows: $(cut -d' ' -f1-3 /proc/loadavg))"
 

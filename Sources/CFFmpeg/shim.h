@@ -1,7 +1,8 @@
 // Shims for the parts of FFmpeg's headers that Swift cannot import: function-like and
 // compound-literal macros (AVERROR, AVERROR_EOF, AV_NOPTS_VALUE, AV_TIME_BASE_Q, av_err2str),
 // fixed-size arrays that arrive as tuples (AVFrame.data, AVFrame.linesize), and the display
-// matrix, field order and HDR metadata reads, whose APIs moved between FFmpeg 5.1 and 6.1.
+// matrix, field order and HDR metadata reads, whose APIs moved between FFmpeg 5.1 and 6.1; and
+// glibc's mallopt, for the memory FFmpeg's buffers take (Swift's Glibc module leaves it out).
 //
 // Only Sources/Thumbnails/Internals calls these; everything is `static inline` so the module
 // needs no compiled C sources.
@@ -171,5 +172,28 @@ static inline double cffmpeg_frame_peak_luminance(const AVFrame *frame) {
 
 /// AVSEEK_SIZE: the `whence` bit with which an AVIOContext asks its seek callback for the size.
 static inline int cffmpeg_seek_size(void) { return AVSEEK_SIZE; }
+
+// MARK: - The C allocator
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+/// Tells glibc's malloc to serve allocations below `mmap_threshold` bytes from its heap (not
+/// from a mapping of their own, unmapped when freed) and to give memory back to the kernel only
+/// when more than `trim_threshold` bytes are free at the heap's top: memory a cover frees stays
+/// for the next cover. FFmpeg's frame buffers and decoder tables are zero-filled megabytes, so
+/// otherwise each cover maps them anew and faults every page in. Returns 1 when glibc took both
+/// settings, 0 when it refused one, or on another C library (which has no `mallopt`; nothing is
+/// changed there). Swift's Glibc module does not import <malloc.h>.
+static inline int cffmpeg_keep_freed_memory(int mmap_threshold, int trim_threshold) {
+#if defined(__GLIBC__)
+    return mallopt(M_MMAP_THRESHOLD, mmap_threshold) == 1 && mallopt(M_TRIM_THRESHOLD, trim_threshold) == 1;
+#else
+    (void)mmap_threshold;
+    (void)trim_threshold;
+    return 0;
+#endif
+}
 
 #endif

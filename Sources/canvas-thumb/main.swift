@@ -38,6 +38,10 @@ if options.version {
     exit(0)
 }
 
+// This process's work is covers (and so is a worker's): what one cover frees stays for the next instead of being
+// mapped, faulted in and zeroed again (Docs/canvas-thumb.md, "Memory between covers").
+CoverMemory.keepFreedMemory()
+
 let format: CoverImageFormat = options.format == .jpeg ? .jpeg : .png
 var coverOptions = CoverOptions(maximumSize: PixelSize(width: options.maximumWidth, height: options.maximumHeight))
 switch options.time {
@@ -102,8 +106,11 @@ let timeout: Duration? =
 // CANVAS_THUMB_ISOLATION=threads runs a batch on threads of this process instead (to measure
 // what the isolation costs).
 if jobs.count > 1, ProcessInfo.processInfo.environment["CANVAS_THUMB_ISOLATION"] != "threads" {
+    // A worker started anew reads its options from this command line; the first ones, forked from this process
+    // (which has one thread until the batch starts), are handed them.
     let command = CoverWorkerCommand.currentExecutable(
-        arguments: [rawArguments[0], workerFlag] + rawArguments.dropFirst())
+        arguments: [rawArguments[0], workerFlag] + rawArguments.dropFirst(),
+        serving: CoverWorkerCommand.Serving(options: coverOptions, format: format))
     CoverBatch.run(jobs, concurrency: concurrency, workers: command, timeout: timeout) { reporter.report($0) }
 } else if jobs.count == 1 {
     // Decoded here, so a crash or a read that never returns would end this process with nothing

@@ -13,6 +13,9 @@ struct BuiltBinary {
         var status: Int32
         var standardOutput: String
         var standardError: String
+        /// The minor page faults of the process and of the children it waited for (its workers),
+        /// when the run knows them (``RawProcess``); 0 otherwise.
+        var minorPageFaults = 0
         var outputLines: [String] {
             standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
         }

@@ -184,6 +184,65 @@ struct CanvasThumbFaultTests {
         #expect(run.standardError.isEmpty, "\(run.standardError)")
     }
 
+    /// The command line of process `pid` (its arguments joined by spaces), from /proc.
+    private func commandLine(of pid: pid_t) -> String {
+        let bytes = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+        return String(decoding: bytes.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+    }
+
+    /// What each open descriptor of process `pid` refers to (`socket:[...]`, a path), by number.
+    private func descriptors(of pid: pid_t) -> [Int: String] {
+        let folder = "/proc/\(pid)/fd"
+        var result: [Int: String] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            if let number = Int(entry),
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(entry)")
+            {
+                result[number] = target
+            }
+        }
+        return result
+    }
+
+    @Test(
+        "a batch's first workers are forked from it, holding nothing of it but their socket; one after a crash is started anew"
+    )
+    func forkedWorkers() throws {
+        let out = try ScratchFolder()
+        let (batch, workers) = try startBatch(count: 400, jobs: 2, into: out.url, until: 1)
+        defer {
+            kill(-batch.pid, SIGKILL)
+            _ = try? batch.wait()
+        }
+        #expect(workers.count == 2, "one worker per job: \(workers)")
+        for worker in workers {
+            // Forked: the batch's own command line, not the worker flag a started worker gets.
+            #expect(!commandLine(of: worker).contains("--cover-worker"), "\(commandLine(of: worker).prefix(120))")
+            let open = descriptors(of: worker)
+            #expect(open[0]?.hasPrefix("socket:") == true, "its socket as standard input: \(open)")
+            #expect(open[1] == "/dev/null" && open[2] == "/dev/null", "\(open)")
+            // Not the batch's end of another worker's socket, nor the batch's standard output or error (files here).
+            #expect(open.values.filter { $0.hasPrefix("socket:") }.count == 1, "\(open)")
+            #expect(!open.values.contains { $0.hasSuffix("/stdout") || $0.hasSuffix("/stderr") }, "\(open)")
+        }
+        let crashed = try #require(workers.first)
+        kill(crashed, SIGSEGV)
+        var fresh: [pid_t] = []
+        let deadline = Date().addingTimeInterval(30)
+        while fresh.isEmpty, Date() < deadline {
+            fresh = batch.children.filter { !workers.contains($0) }
+            usleep(2000)
+        }
+        let started = try #require(fresh.first, "a fresh worker takes the crashed one's place")
+        // Started anew once the batch's threads run: a copy of a multi-threaded process may not run FFmpeg.
+        var line = commandLine(of: started)
+        while !line.contains("--cover-worker"), Date() < deadline {
+            usleep(2000)  // between its fork and its exec, /proc shows the batch's command line
+            line = commandLine(of: started)
+        }
+        #expect(line.contains("--cover-worker"), "\(line.prefix(120))")
+    }
+
     @Test("a batch killed with SIGKILL leaves only complete covers; the next run removes the temporary files it left")
     func killedBatch() throws {
         let out = try ScratchFolder()

@@ -69,6 +69,28 @@ struct CanvasThumbTimeoutTests {
         #expect(run.standardError.isEmpty, "\(run.standardError)")
     }
 
+    @Test("a batch of as many inputs as jobs gives each input a worker of its own: a stuck one holds up no other")
+    func inputPerWorker() throws {
+        let stuck = try StuckPlaylist()
+        let out = try ScratchFolder()
+        let batch = try RawProcess(
+            tool.url,
+            [stuck.playlist.path, fixture, "--output-dir", out.url.path, "--jobs", "2", "--timeout", "120"].map {
+                Array($0.utf8)
+            })
+        defer {
+            kill(-batch.pid, SIGKILL)
+            _ = try? batch.wait()
+        }
+        let writer = try #require(stuck.waitForReader(), "a worker should be reading the stuck input")
+        defer { close(writer) }
+        // The other input's cover is written while the stuck one still blocks its worker (for 120 s): it was not
+        // queued behind it.
+        let deadline = Date().addingTimeInterval(30)
+        while !out.contents.contains("h264.png"), Date() < deadline { usleep(2000) }
+        #expect(out.contents.contains("h264.png"), "\(out.contents)")
+    }
+
     @Test("a single input that never answers ends at --timeout with its one line, JSON or text, exit 1")
     func stuckSingleInput() throws {
         let stuck = try StuckPlaylist()

@@ -52,9 +52,10 @@ final class RawProcess {
     /// ends shows as status 137 instead of stopping the tests.
     func wait(killingAfter limit: Double = 120) throws -> BuiltBinary.Run {
         var status: Int32 = 0
+        var usage = rusage()
         let deadline = Date().addingTimeInterval(limit)
         while true {
-            let ended = waitpid(pid, &status, WNOHANG)
+            let ended = wait4(pid, &status, WNOHANG, &usage)
             if ended == pid || (ended < 0 && errno != EINTR) { break }
             if Date() > deadline {
                 kill(-pid, SIGKILL)
@@ -70,7 +71,8 @@ final class RawProcess {
             standardOutput: String(
                 decoding: try Data(contentsOf: folder.appendingPathComponent("stdout")), as: UTF8.self),
             standardError: String(
-                decoding: try Data(contentsOf: folder.appendingPathComponent("stderr")), as: UTF8.self))
+                decoding: try Data(contentsOf: folder.appendingPathComponent("stderr")), as: UTF8.self),
+            minorPageFaults: usage.ru_minflt)
     }
 
     /// The processes whose parent is this one (its workers), from /proc.

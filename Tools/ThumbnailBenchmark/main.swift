@@ -74,8 +74,9 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--service-miss
 // one input path a line (Tools/bench-canvas-thumb.sh passes the batch's); each is covered as the batch does it
 // (320x320 box, first frame, keyframe mode, PNG written, here to OUTDIR/N.png), one at a time on one thread. One
 // untimed pass over the list warms the process and the page cache; then ROUNDS timed passes; prints the median of
-// the passes' mean milliseconds per cover.
-if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--warm-list" {
+// the passes' mean milliseconds per cover. The allocator keeps freed memory as canvas-thumb's does
+// (CoverMemory.keepFreedMemory()); a sixth argument --default-allocator leaves glibc's defaults.
+if CommandLine.arguments.count >= 5, CommandLine.arguments[1] == "--warm-list" {
     let paths =
         (try? String(contentsOfFile: CommandLine.arguments[2], encoding: .utf8))?
         .split(separator: "\n").map(String.init).filter { !$0.isEmpty } ?? []
@@ -86,6 +87,9 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--warm-list" {
         exit(2)
     }
     let options = CoverOptions(maximumSize: PixelSize(width: 320, height: 320))
+    // The allocator as canvas-thumb and its workers set it (unless --default-allocator, for comparison), so the
+    // ideal is the product's own warm cover.
+    if !CommandLine.arguments.contains("--default-allocator") { CoverMemory.keepFreedMemory() }
     let generator = CoverGenerator()
     let clock = ContinuousClock()
     var means: [Double] = []

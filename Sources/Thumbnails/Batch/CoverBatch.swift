@@ -160,9 +160,12 @@ public enum CoverBatch {
     ///
     /// Each worker is `workers` started anew (see ``CoverWorkerCommand``): a program that calls
     /// ``CoverWorker/serve(options:format:)`` with the options and format the batch is meant to
-    /// use. The batch sends each worker its jobs over a socket, two at a time (the next one
-    /// waits in the socket while the worker makes the current cover, so the worker never waits
-    /// for this process), and the worker answers each with its result. A job queued behind one
+    /// use; or, for the first workers, when `workers` says what they serve and this process has a
+    /// single thread when the batch starts, a fork of this process that serves them (on Linux;
+    /// see ``CoverWorkerCommand``). The batch sends each worker its jobs over a socket, two at a
+    /// time while at least one job per worker is left (the next one waits in the socket while the
+    /// worker makes the current cover, so the worker never waits for this process; the last jobs
+    /// go to whichever worker is free), and the worker answers each with its result. A job queued behind one
     /// a worker crashed on never started, and goes to the fresh worker.
     ///
     /// - Parameters:
@@ -180,20 +183,28 @@ public enum CoverBatch {
         report: @escaping @Sendable (CoverJobResult) -> Void
     ) {
         removeAbandonedTemporaryFiles(of: jobs)
-        runWorkerLanes(count: concurrency, jobs: jobs) { next in
-            var worker: WorkerProcess?
+        // The first workers, forked from this process while it has one thread (when the command
+        // says what they serve): a copy of this process starts in about a millisecond, a new one
+        // loads FFmpeg and the Swift runtime anew (tens of milliseconds of CPU before its first
+        // cover). One per lane; a lane without one starts its worker.
+        let forked = WorkerProcess.forkFirst(count: laneCount(concurrency, jobs: jobs), serving: workers.serving)
+        runWorkerLanes(count: concurrency, jobs: jobs) { lane, next in
+            let first = lane < forked.count ? forked[lane] : nil
+            var worker = first.map(WorkerProcess.init(adopting:))
             // Sent to the worker and not answered yet, oldest first; and taken back from a worker
             // that died (the jobs queued behind the one it crashed on), to be sent again first.
             var inFlight: [Int] = []
             var retry: [Int] = []
             // When the worker started its oldest job in flight: when it was started, or when it
             // answered the job before.
-            var started = ContinuousClock.now
+            var started = first?.started ?? ContinuousClock.now
             while true {
                 // Two jobs in flight: the worker finds its next job waiting when it answers, and
                 // never waits for this thread to be scheduled (on a loaded machine that
-                // ping-pong costs milliseconds per input).
-                while inFlight.count < 2, let index = retry.isEmpty ? next() : retry.removeFirst() {
+                // ping-pong costs milliseconds per input). The second only while at least one job
+                // per lane is left: the last jobs (all of them, in a batch of as many jobs as
+                // lanes) go to whichever worker is free, not behind another worker's cover.
+                while inFlight.count < 2, let index = retry.isEmpty ? next(inFlight.isEmpty) : retry.removeFirst() {
                     if worker == nil {
                         do throws(ThumbnailError) {
                             worker = try WorkerProcess(command: workers)
@@ -254,9 +265,11 @@ public enum CoverBatch {
     }
 
     /// Runs `lane` as ``laneCount(_:jobs:)`` items of a scheduler (each on a thread of its own,
-    /// each holding one slot while its worker process runs the jobs it takes), each given a
-    /// function that takes the next job index in order (nil once all are taken), and returns
-    /// when every lane has returned.
+    /// each holding one slot while its worker process runs the jobs it takes), each given its
+    /// number (0 up) and a function that takes the next job index in order: for a lane's first
+    /// job in flight (`true`) while any is left, for a second one only while at least one per
+    /// lane is left (nil otherwise, and once all are taken). Returns when every lane has
+    /// returned.
     ///
     /// A lane, not a job, is the scheduler's item here: a lane keeps its worker process and two
     /// jobs in flight to it (the worker never waits for this process), which one item per job
@@ -264,20 +277,23 @@ public enum CoverBatch {
     private static func runWorkerLanes(
         count: Int,
         jobs: [CoverJob],
-        lane: @escaping @Sendable (_ next: () -> Int?) -> Void
+        lane: @escaping @Sendable (_ number: Int, _ next: (_ first: Bool) -> Int?) -> Void
     ) {
         let counter = JobCounter()
         let lanes = laneCount(count, jobs: jobs)
         let total = jobs.count
         let scheduler = DecodeScheduler(limit: lanes)
         let finished = DispatchGroup()
-        for _ in 0..<lanes {
+        for number in 0..<lanes {
             finished.enter()
             scheduler.submit { _ in
-                lane { counter.take(below: total) }
+                lane(number) { first in counter.take(below: total, leaving: first ? 0 : lanes - 1) }
                 finished.leave()
                 return nil
             } dropped: {
+                // Never expected (nothing cancels this scheduler); the lane then takes no job, and
+                // ends the worker forked for it.
+                lane(number) { _ in nil }
                 finished.leave()
             }
         }
@@ -297,9 +313,16 @@ public enum CoverBatch {
 private final class JobCounter: Sendable {
     private let next = Atomic<Int>(0)
 
-    /// Takes the next index, or nil once all `count` are taken.
-    func take(below count: Int) -> Int? {
-        let index = next.add(1, ordering: .relaxed).oldValue
-        return index < count ? index : nil
+    /// Takes the next index while more than `reserve` of the `count` are left untaken; nil
+    /// otherwise.
+    func take(below count: Int, leaving reserve: Int) -> Int? {
+        var index = next.load(ordering: .relaxed)
+        while count - index > reserve {
+            let (exchanged, original) = next.compareExchange(
+                expected: index, desired: index + 1, ordering: .relaxed)
+            if exchanged { return index }
+            index = original
+        }
+        return nil
     }
 }

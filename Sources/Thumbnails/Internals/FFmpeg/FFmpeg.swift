@@ -32,6 +32,12 @@ enum FFmpeg {
     /// Runs once, the first time ``prepare()`` reads it (a static's lazy initialisation is atomic).
     private static let logRouted: Void = installLogCallback()
 
+    /// Keeps the memory FFmpeg's buffers free in the process (glibc's `mallopt` through the shim;
+    /// see ``CoverMemory``): false when the C library refused or has no `mallopt`.
+    static func keepFreedMemory(heapAllocationLimit: Int, retainedFreeMemory: Int) -> Bool {
+        cffmpeg_keep_freed_memory(Int32(clamping: heapAllocationLimit), Int32(clamping: retainedFreeMemory)) == 1
+    }
+
     // MARK: Errors
 
     /// FFmpeg's message for an error code (`av_strerror`; the shim stands in for `av_err2str`).
