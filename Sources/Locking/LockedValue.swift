@@ -59,7 +59,11 @@ public struct LockedValue<Value: ~Copyable>: ~Copyable {
         return try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
             ThreadSanitizer.acquire(address: lock)
             defer { ThreadSanitizer.release(address: lock) }
-            return try body(&value)
+            // Why `nonisolated(unsafe)` is safe: it is this entry point's promise, stated above and proved by each caller,
+            // that the value and the result may stay connected to the caller's region (the checker rejects that for a
+            // `sending` result). Nothing else is unchecked: the section is the same lock and the same annotation.
+            nonisolated(unsafe) let result = try body(&value)
+            return result
         }
     }
 
@@ -76,11 +80,18 @@ public struct LockedValue<Value: ~Copyable>: ~Copyable {
     public borrowing func withLockUnchecked<Result, E: Error>(
         _ body: (inout Value) throws(E) -> Result
     ) throws(E) -> Result {
-        try withoutActuallyEscaping(body) { (body) throws(E) -> Result in
-            // `sending` only tells the region checker what the closure promises; the calling convention is the same,
-            // so the cast changes what is checked, not what runs.
-            typealias Checked = (inout sending Value) throws(E) -> sending Result
-            return try withLock(unsafeBitCast(body, to: Checked.self))
+        // Calls `Mutex.withLock` directly, not `withLock(_:)` through `withoutActuallyEscaping` and a cast to the
+        // `sending` signature: that conversion allocated a context for every section whose closure captures anything
+        // (about 200 instructions, a `malloc` and a `free` per call, measured with callgrind).
+        let lock = withUnsafePointer(to: mutex) { UnsafeRawPointer($0) }
+        return try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
+            ThreadSanitizer.acquire(address: lock)
+            defer { ThreadSanitizer.release(address: lock) }
+            // Why `nonisolated(unsafe)` is safe: it is this entry point's promise, stated above and proved by each caller,
+            // that the value and the result may stay connected to the caller's region (the checker rejects that for a
+            // `sending` result). Nothing else is unchecked: the section is the same lock and the same annotation.
+            nonisolated(unsafe) let result = try body(&value)
+            return result
         }
     }
 
@@ -95,7 +106,11 @@ public struct LockedValue<Value: ~Copyable>: ~Copyable {
         return try mutex.withLockIfAvailable { (value: inout sending Value) throws(E) -> sending Result in
             ThreadSanitizer.acquire(address: lock)
             defer { ThreadSanitizer.release(address: lock) }
-            return try body(&value)
+            // Why `nonisolated(unsafe)` is safe: it is this entry point's promise, stated above and proved by each caller,
+            // that the value and the result may stay connected to the caller's region (the checker rejects that for a
+            // `sending` result). Nothing else is unchecked: the section is the same lock and the same annotation.
+            nonisolated(unsafe) let result = try body(&value)
+            return result
         }
     }
 }

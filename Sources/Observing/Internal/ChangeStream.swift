@@ -130,7 +130,12 @@ enum ChangeStream {
 /// A direct observation for a change stream: one `@Observed` / `@ObservedArray` property of `root`,
 /// subscribed to without holding its storage strongly (see `ChangeStream.start`). Listed by
 /// `ObservationDiagnostics` like any observation until it ends.
-final class DirectChangeObservation<Root: KeyValueObservable, Value: Sendable>: ObservationCore {
+///
+/// Why `@unchecked Sendable` is safe (restated only because its base class, `ListedObservation`, is unchecked): its
+/// stored properties are immutable and `Sendable`, or the `LockedValue` argued at `state`.
+final class DirectChangeObservation<Root: KeyValueObservable, Value: Sendable>: ListedObservation, ObservationCore,
+    @unchecked Sendable
+{
     private struct State {
         weak var root: Root?
         weak var storage: PropertyStorage<Value>?
@@ -181,7 +186,6 @@ final class DirectChangeObservation<Root: KeyValueObservable, Value: Sendable>: 
     private let options: ObservationOptions
     private let rootType: AnyObject.Type
     let rootIdentifier: ObjectIdentifier
-    let liveIndex = Atomic<Int>(-1)
     private let storageIdentifier: ObjectIdentifier
 
     init(
@@ -199,6 +203,7 @@ final class DirectChangeObservation<Root: KeyValueObservable, Value: Sendable>: 
         initial.root = root
         initial.storage = storage
         state = LockedValue(unchecked: initial)
+        super.init()
         let sink = Sink(continuation)
         // The subscriber holds the finisher: released with the storage (the object went away) or when
         // the subscription is removed.
@@ -219,6 +224,10 @@ final class DirectChangeObservation<Root: KeyValueObservable, Value: Sendable>: 
         state.withLock { $0.isInvalidated }
     }
 
+    override var hasEnded: Bool {
+        isInvalidated
+    }
+
     var isActive: Bool {
         // The root comes out of the lock so that its last release (if any) happens after it.
         let (root, invalidated): (Root?, Bool) = state.withLock { ($0.root, $0.isInvalidated) }
@@ -237,7 +246,7 @@ final class DirectChangeObservation<Root: KeyValueObservable, Value: Sendable>: 
         }
         guard let id else { return }
         storage?.removeSubscriber(id, waitingForCalls: true)
-        LiveObservations.remove(self)
+        // (`LiveObservations` drops it by itself, now that it is invalidated.)
     }
 
     var record: ObservationRecord? {

@@ -137,16 +137,17 @@ final class GatedHandler<Root, Value>: DeliveryGate, @unchecked Sendable {
     /// Calls the handler unless the gate is closed, on the thread whose context is `context`.
     @inlinable
     func call(_ root: Root, _ change: ObservedChange<Value>, on context: ThreadContext) {
-        guard gate.enter(on: context) else { return }
+        // `enter` and `leave` of this object itself, not through `gate` (a computed property: a retain and a release).
+        guard enter(on: context) else { return }
         body?(root, change)
-        gate.leave(on: context)
+        leave(on: context)
     }
 
     /// Closes the gate (waiting for calls running on other threads) and releases the handler.
     /// Returns `false` if it was already closed.
     @discardableResult
     func closeReleasingHandler() -> Bool {
-        guard gate.close() else { return false }
+        guard close() else { return false }
         body = nil
         return true
     }

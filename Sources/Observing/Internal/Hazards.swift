@@ -91,8 +91,14 @@ enum Hazards {
     /// delivery removed while this thread is itself delivering (a handler ending an observation) is kept by
     /// this thread's context until that delivery ends, since the caller up the stack may hold it unretained.
     static func release(_ delivery: AnyObject, waitingForCalls: Bool) {
+        // The context unretained (see `ThreadContext.withCurrent`).
+        ThreadContext.withCurrent { context in
+            release(delivery, waitingForCalls: waitingForCalls, on: context)
+        }
+    }
+
+    private static func release(_ delivery: AnyObject, waitingForCalls: Bool, on context: ThreadContext) {
         let address = UInt(bitPattern: Unmanaged.passUnretained(delivery).toOpaque())
-        let context = ThreadContext.current
         if waitingForCalls {
             waitUntilNotCalled(delivery)
         }
@@ -118,9 +124,10 @@ enum Hazards {
     /// thread (a handler ending its own observation) is not waited for: it is up this thread's stack.
     static func waitUntilNotCalled(_ delivery: AnyObject) {
         let address = UInt(bitPattern: Unmanaged.passUnretained(delivery).toOpaque())
-        let own = ThreadContext.current.hazard
+        // The slot unretained: the thread's context holds it until this thread exits (see `ThreadContext.withCurrent`).
+        let own = ThreadContext.withCurrent { Unmanaged.passUnretained($0.hazard) }
         var attempt = 0
-        while isCalled(address, excluding: own) {
+        while own._withUnsafeGuaranteedRef({ isCalled(address, excluding: $0) }) {
             backOff(attempt)
             attempt += 1
         }

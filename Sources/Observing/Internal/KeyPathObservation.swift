@@ -18,9 +18,26 @@ protocol ObservationCore: AnyObject, Sendable {
     /// The key path naming the observed property, as `KeyValueObserver` keys its pairs (once started); `nil`
     /// for observations that no `KeyValueObserver` makes.
     var propertyKeyPath: AnyKeyPath? { get }
-    /// Where `LiveObservations` lists it (-1 when it does not): read and written only by `LiveObservations`,
-    /// under its lock (so relaxed orderings suffice).
-    var liveIndex: Atomic<Int> { get }
+}
+
+/// The part of an observation that `LiveObservations` reaches without knowing its type: its link in the list and
+/// whether it has ended.
+///
+/// Why `@unchecked Sendable` is safe: its one stored property is atomic (a class that can be subclassed cannot be
+/// checked `Sendable`).
+@usableFromInline
+class ListedObservation: @unchecked Sendable {
+    /// The address of the next observation in `LiveObservations`' list (0 at its end). Written by the thread that
+    /// links this one in, before the releasing exchange that publishes it; read after an acquiring one.
+    final let listNext = Atomic<UInt>(0)
+
+    @usableFromInline
+    init() {}
+
+    /// Whether the observation has ended (invalidated): the next pruning of the list drops it.
+    var hasEnded: Bool {
+        true
+    }
 }
 
 extension ObservationCore {
@@ -62,6 +79,17 @@ struct ChainLink {
     }
 }
 
+/// The weak references of a `StoredChainFastPath`. Only touched under its observation's lock, so the run-time
+/// exclusivity checks are skipped.
+@usableFromInline
+final class StoredChainStorages {
+    @usableFromInline @exclusivity(unchecked) weak var first: (any TrackableStorage)?
+    @usableFromInline @exclusivity(unchecked) weak var second: (any TrackableStorage)?
+
+    @usableFromInline
+    init() {}
+}
+
 /// Chain mode, for a path of two or three stored properties (`\Folder.document.title`): what a change of the last
 /// property needs to be sent without evaluating the path again (`KeyPathObservation.fastChange`). Not generic, like
 /// the rest of `ObservationState`.
@@ -71,11 +99,37 @@ struct StoredChainFastPath {
     @usableFromInline var leafSubscriptionID: UInt64 = 0
     /// The storages before the last, in path order (the first is the root's; `second` only for three properties),
     /// and their versions when the path was last evaluated. Weak, like every link: a strong reference would keep the
-    /// storage's value, the next object on the path, alive.
-    @usableFromInline weak var first: (any TrackableStorage)?
+    /// storage's value, the next object on the path, alive. The weak references live in a box made only for a path
+    /// with a fast path: a weak field here would make every observation's state (direct ones too) impossible to move
+    /// bit by bit, which cost every registration about 250 instructions of value witnesses.
+    @usableFromInline var storages: StoredChainStorages?
     @usableFromInline var firstVersion: UInt64 = 0
-    @usableFromInline weak var second: (any TrackableStorage)?
     @usableFromInline var secondVersion: UInt64 = 0
+
+    @inlinable
+    var first: (any TrackableStorage)? {
+        get { storages?.first }
+        set { boxed.first = newValue }
+    }
+
+    @inlinable
+    var second: (any TrackableStorage)? {
+        get { storages?.second }
+        set { boxed.second = newValue }
+    }
+
+    /// `storages`, made on first use.
+    @usableFromInline
+    var boxed: StoredChainStorages {
+        mutating get {
+            if let storages {
+                return storages
+            }
+            let made = StoredChainStorages()
+            storages = made
+            return made
+        }
+    }
     @usableFromInline var hasSecond = false
 
     @usableFromInline
@@ -108,8 +162,8 @@ enum PendingInitial {
 /// what depends on `Value` is in a `ChainValue`, a class, whose fields need no look-up.
 @usableFromInline
 struct ObservationState {
-    /// The observed object (a `Root`).
-    @usableFromInline weak var root: AnyObject?
+    /// The observed object (a `Root`), not retained (see `RootReference`); nil once invalidated.
+    @usableFromInline var root: RootReference?
     @usableFromInline var mode: ObservationMode = .pending
     /// Chain mode: the storage key paths last read, to name the observed path in diagnostics. (Direct mode
     /// names its one property from its storage.)
@@ -140,6 +194,10 @@ struct ObservationState {
     @usableFromInline var fastPath = StoredChainFastPath()
     /// Chain mode: the path's value as last computed, with its `==` (a `ChainValue<Value>`).
     @usableFromInline var chainValue: AnyObject?
+
+    init(root: RootReference) {
+        self.root = root
+    }
 }
 
 /// A weak reference to a subscriber's `Delivery` (see `ObservationState.deliveryEndedInsideItsCall`). Only
@@ -223,7 +281,13 @@ private func valueEquality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) 
 /// not specialized: it keeps its state in a non-generic `ObservationState`, so that registering and ending a
 /// direct observation touches no generic type.
 @usableFromInline
-final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLinkTarget {
+///
+/// Why `@unchecked Sendable` is safe (restated only because its base class, `ListedObservation`, is unchecked): every
+/// stored property is immutable and `Sendable`, atomic, or a `LockedValue`, except `keyPath` (see there); the state
+/// behind the lock is argued at `state`.
+final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, ObservationCore, ChainLinkTarget,
+    @unchecked Sendable
+{
     @usableFromInline let options: ObservationOptions
     let delivery: ObservationDelivery
     @usableFromInline let handler: GatedHandler<Root, Value>
@@ -244,8 +308,6 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     private let rootType: AnyObject.Type
     @usableFromInline
     let rootIdentifier: ObjectIdentifier
-    @usableFromInline
-    let liveIndex = Atomic<Int>(-1)
     @usableFromInline let owner: OwnerDescription?
     /// Made, and reached in `start()` and `linkDidChange()`, through `LockedValue`'s unchecked entry points: the
     /// state holds values the compiler cannot prove disconnected (a weak reference to the observed object, key paths,
@@ -258,6 +320,11 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
     /// moves it on. Ticket 0 is the `.initial` call's when asked for. (Direct mode is ordered by its
     /// storage's turn, `PropertyStorage.turn`.)
     @usableFromInline let turn = Atomic<UInt64>(0)
+    #if !canImport(ObjectiveC)
+        /// The observed object's reference, whose unowned count keeps its memory until this observation's `deinit`
+        /// (see `RootReference`).
+        private let rootMemory: RootReference
+    #endif
     /// Set by the first `invalidate()` once no handler call of this observation runs on any thread and none can
     /// start (see there): every later call may then return at once.
     private let waitedForEveryCall = Atomic<Bool>(false)
@@ -285,16 +352,26 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         self.keyPath = keyPath
         self.rootType = type(of: root)
         self.rootIdentifier = ObjectIdentifier(root)
-        var initial = ObservationState()
-        initial.root = root
-        self.state = LockedValue(unchecked: initial)
+        let reference = RootReference(root)
+        #if !canImport(ObjectiveC)
+            reference.retainMemory()
+            rootMemory = reference
+        #endif
+        // Made in place (a state built in a variable and then handed over was copied, field by field).
+        self.state = LockedValue(unchecked: ObservationState(root: reference))
     }
+
+    #if !canImport(ObjectiveC)
+        deinit {
+            rootMemory.releaseMemory()
+        }
+    #endif
 
     /// The observed object, if it still exists (call under the lock).
     @inlinable
     static func root(of state: ObservationState) -> Root? {
         // The state's root is only ever set from a `Root` (`init`).
-        guard let root = state.root else { return nil }
+        guard let root = state.root?.object else { return nil }
         return unsafeDowncast(root, to: Root.self)
     }
 
@@ -323,21 +400,12 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             if recorded.count == 1, recorded.first.unsafelyUnwrapped.object === root,
                 recorded.first.unsafelyUnwrapped.keyPath == keyPath
             {
-                let storage = recorded.first.unsafelyUnwrapped.storage
-                let wantsPrior = options.contains(.prior)
-                let id: UInt64
-                if wantsInitial {
-                    // Read under the subscription's lock: every change stored after it is delivered.
-                    let typed = unsafeDowncast(storage, to: PropertyStorage<Value>.self)
-                    let current: Value
-                    (id, current) = typed.subscribeReadingValue(direct, wantsPrior: wantsPrior, initialPending: true)
-                    initial(current)
-                    state.pendingInitial = .direct(storage, direct)
-                } else {
-                    id = storage.subscribe(direct, wantsPrior: wantsPrior, initialPending: false)
+                if type(of: root) == Root.self {
+                    ThreadContext.current.rememberDirectProperty(
+                        keyPath, storage: recorded.first.unsafelyUnwrapped.storage, in: root)
                 }
-                state.mode = .direct(storage: storage, subscriptionID: id)
-                state.directDelivery = direct
+                subscribeDirect(
+                    &state, storage: recorded.first.unsafelyUnwrapped.storage, direct: direct, initial: initial)
                 return true
             }
             let reads = recorded.all
@@ -364,6 +432,38 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
             LiveObservations.insert(self)
         }
         return started
+    }
+
+    /// `start(root:direct:initial:)` for a key path already known to be one `@Observed` property of `root`, whose
+    /// `storage` the caller found without evaluating the key path (`ThreadContext.directProperty(_:of:)`).
+    @usableFromInline
+    func startDirect(storage: any TrackableStorage, direct: AnyDelivery, initial: (Value) -> Void) -> Bool {
+        state.withLockUnchecked { state in
+            subscribeDirect(&state, storage: storage, direct: direct, initial: initial)
+        }
+        LiveObservations.insert(self)
+        return true
+    }
+
+    /// Subscribes `direct` to `storage`, a storage of `Value` (the observed property), under the state's lock; with
+    /// `.initial`, calls `initial` with the value read under the subscription's lock.
+    private func subscribeDirect(
+        _ state: inout ObservationState, storage: any TrackableStorage, direct: AnyDelivery, initial: (Value) -> Void
+    ) {
+        let wantsPrior = options.contains(.prior)
+        let id: UInt64
+        if options.contains(.initial) {
+            // Read under the subscription's lock: every change stored after it is delivered.
+            let typed = unsafeDowncast(storage, to: PropertyStorage<Value>.self)
+            let current: Value
+            (id, current) = typed.subscribeReadingValue(direct, wantsPrior: wantsPrior, initialPending: true)
+            initial(current)
+            state.pendingInitial = .direct(storage, direct)
+        } else {
+            id = storage.subscribe(direct, wantsPrior: wantsPrior, initialPending: false)
+        }
+        state.mode = .direct(storage: storage, subscriptionID: id)
+        state.directDelivery = direct
     }
 
     /// The key path of the observed property, as `KeyValueObserver` keys it (see `propertyKeyPath(_:of:value:reads:)`);
@@ -758,11 +858,15 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         handler.isClosed
     }
 
+    override var hasEnded: Bool {
+        handler.isClosed
+    }
+
     @usableFromInline
     var isActive: Bool {
         // The root comes out of the lock so its last release (if any) happens after it.
-        let root: AnyObject? = state.withLockUnchecked { $0.root }
-        return !handler.isClosed && root != nil && owner?.link.isAlive != false
+        let rootIsAlive = state.withLockUnchecked { $0.root?.isAlive ?? false }
+        return !handler.isClosed && rootIsAlive && owner?.link.isAlive != false
     }
 
     /// Every call (not only the first) returns only once no handler call runs on another thread and
@@ -792,8 +896,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // A call of this observation may be running on this thread (this is a handler ending its own observation,
         // or another handler of the same delivery): it was not waited for, so later calls from other threads must
         // still wait for it (`deliveryEndedInsideItsCall`, and the gate's count).
-        let context = ThreadContext.current
-        let ownCallMayRun = context.isDelivering || context.runningCalls(of: ObjectIdentifier(handler)) != 0
+        let gate = ObjectIdentifier(handler)
+        let ownCallMayRun = ThreadContext.withCurrent { $0.isDelivering || $0.runningCalls(of: gate) != 0 }
         if ownCallMayRun {
             // Its own lock section, before the one below (which captures nothing: a lock section that captures
             // something allocates its closure's context); until that one, `directDelivery` is still there.
@@ -823,7 +927,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
                 link.storage?.removeSubscriber(link.subscriptionID, waitingForCalls: false)
             }
         }
-        LiveObservations.remove(self)
+        // (`LiveObservations` drops it by itself, now that it is invalidated.)
         // The gate and the hazard slots waited for every call but this thread's own: with none running here (no
         // delivery in progress on this thread, no gated call of this observation up its stack), no handler call
         // runs anywhere now, and none can start.
@@ -838,7 +942,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ObservationCore, ChainLi
         // short (the description is built after), since the last release runs the object's deinit.
         guard isActive else { return nil }
         let (root, mode, readNames, stored) = state.withLockUnchecked {
-            ($0.root, $0.mode, $0.readNames, $0.storedChainVersions != nil)
+            ($0.root?.object, $0.mode, $0.readNames, $0.storedChainVersions != nil)
         }
         let names: [String]
         if case .direct(let storage, _) = mode, let root {
@@ -921,45 +1025,110 @@ private func equality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) -> (V
     }
 }
 
-/// Every observation not yet invalidated, for `ObservationDiagnostics.liveObservations()`: an array, each
-/// observation knowing its index (`ObservationCore.liveIndex`), so that listing one is an append and unlisting it
-/// moves the last entry into its place, with no hashing (a dictionary cost about 280 instructions each way).
+/// Every observation not yet invalidated, for `ObservationDiagnostics.liveObservations()`, with no lock taken by a
+/// registration or an invalidation.
 ///
-/// The entries do not retain the observations, and are not weak references either (a weak reference gives every
-/// observation a side table, an allocation per registration): an observation is removed by its first
-/// `invalidate()`, which its token's `deinit` calls before it releases the observation, and nothing else owns one.
-/// So every entry names a live object while it is listed, and `all` may retain it under the lock.
+/// An intrusive singly linked list, newest first, through `ListedObservation.listNext`; the list holds a strong
+/// reference to each observation in it (taken by `insert`). Listing is a push: the observation is linked in front
+/// with a compare-and-exchange on `head`. Ending an observation does nothing here: pruning drops the ended ones
+/// (`ListedObservation.hasEnded`), and releases them. Pruning takes the whole list at once (an exchange of `head` with
+/// 0), so only one thread at a time owns the nodes it walks (`pruning` serializes the pruners), while other threads
+/// keep pushing onto the emptied head; the survivors are then pushed back in front as one chain. A push that
+/// overlaps a pruning cannot link to a freed node: its exchange succeeds only if `head` still holds the address it
+/// linked to, and every address in the list is an observation the list keeps alive (a push-only list emptied all at
+/// once has no ABA case).
+///
+/// A thread prunes after each `pruneInterval` of its own pushes (if no other thread is pruning), and every listing
+/// prunes first; so an invalidated observation (its handler and storage already released by `invalidate()`) stays
+/// allocated until then, with the unowned count on its object (`RootReference`). (Before, an array under a global
+/// lock: two lock sections per registration, and each observation's index in it, about 450 instructions.)
 enum LiveObservations {
-    private struct Entry {
-        unowned(unsafe) let core: any ObservationCore
-    }
+    /// The first listed observation's address (retained by the list); 0 when empty.
+    private static let head = Atomic<UInt>(0)
+    /// Serializes the pruners (`prune`).
+    private static let pruning = LockedValue<Void>(())
+    /// How many of its own pushes a thread makes between two prunings.
+    static var pruneInterval: Int { 64 }
 
-    private static let entries = LockedValue<[Entry]>([])
-
-    /// Lists `core` (once: a listed observation is left as it is).
-    static func insert(_ core: any ObservationCore) {
-        entries.withLock { entries in
-            guard core.liveIndex.load(ordering: .relaxed) < 0 else { return }
-            core.liveIndex.store(entries.count, ordering: .relaxed)
-            entries.append(Entry(core: core))
+    /// Lists `observation`; call once per observation.
+    static func insert(_ observation: ListedObservation) {
+        let node = Unmanaged.passRetained(observation)
+        push(first: node, last: node)
+        if ThreadContext.withCurrent({ $0.countListing(every: pruneInterval) }) {
+            release(ended: pruning.withLockIfAvailable { _ in prune(keeping: nil) } ?? 0)
         }
     }
 
-    /// Unlists `core`; does nothing if it is not listed.
-    static func remove(_ core: any ObservationCore) {
-        entries.withLock { entries in
-            let index = core.liveIndex.load(ordering: .relaxed)
-            guard index >= 0 else { return }
-            core.liveIndex.store(-1, ordering: .relaxed)
-            let last = entries.removeLast()
-            if index < entries.count {
-                entries[index] = last
-                last.core.liveIndex.store(index, ordering: .relaxed)
+    /// Links the chain `first`...`last` (already linked to each other) in front of the list.
+    private static func push(first: Unmanaged<ListedObservation>, last: Unmanaged<ListedObservation>) {
+        let address = UInt(bitPattern: first.toOpaque())
+        var current = head.load(ordering: .relaxed)
+        while true {
+            last._withUnsafeGuaranteedRef { $0.listNext.store(current, ordering: .relaxed) }
+            let (exchanged, original) = head.weakCompareExchange(
+                expected: current, desired: address, successOrdering: .releasing, failureOrdering: .relaxed)
+            if exchanged {
+                return
             }
+            current = original
         }
     }
 
+    /// The listed observation at `address` (not retained: the list holds it).
+    private static func node(_ address: UInt) -> Unmanaged<ListedObservation> {
+        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
+    }
+
+    /// Takes the list, unlinks the ended observations and pushes the others back, in their order, handing each to
+    /// `keeping` (if any); returns the first ended one (the ended ones chained through `listNext`), which the caller
+    /// releases with `release(ended:)` once it no longer holds `pruning` (their deinits may run any code, one that
+    /// lists the observations too). Call holding `pruning`.
+    private static func prune(keeping: ((ListedObservation) -> Void)?) -> UInt {
+        var address = head.exchange(0, ordering: .acquiring)
+        var firstKept: Unmanaged<ListedObservation>?
+        var lastKept: Unmanaged<ListedObservation>?
+        var ended: UInt = 0
+        while address != 0 {
+            let current = node(address)
+            let (next, hasEnded) = current._withUnsafeGuaranteedRef {
+                ($0.listNext.load(ordering: .relaxed), $0.hasEnded)
+            }
+            if hasEnded {
+                current._withUnsafeGuaranteedRef { $0.listNext.store(ended, ordering: .relaxed) }
+                ended = address
+            } else {
+                if let lastKept {
+                    lastKept._withUnsafeGuaranteedRef { $0.listNext.store(address, ordering: .relaxed) }
+                } else {
+                    firstKept = current
+                }
+                lastKept = current
+                keeping?(current.takeUnretainedValue())
+            }
+            address = next
+        }
+        if let firstKept, let lastKept {
+            push(first: firstKept, last: lastKept)
+        }
+        return ended
+    }
+
+    /// Releases the list's references to the ended observations `prune` returned.
+    private static func release(ended: UInt) {
+        var address = ended
+        while address != 0 {
+            let current = node(address)
+            address = current._withUnsafeGuaranteedRef { $0.listNext.load(ordering: .relaxed) }
+            current.release()
+        }
+    }
+
+    /// The observations not yet invalidated, retained.
     static var all: [any ObservationCore] {
-        entries.withLock { entries in entries.map(\.core) }
+        var kept: [ListedObservation] = []
+        let ended = pruning.withLockUnchecked { _ in prune { kept.append($0) } }
+        release(ended: ended)
+        // Every listed observation is an `ObservationCore` (`KeyPathObservation`, `DirectChangeObservation`).
+        return kept.map { $0 as! any ObservationCore }
     }
 }

@@ -287,6 +287,10 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     @usableFromInline let sanitized = ThreadSanitizer.isActive
     /// The Swift Observation registrar of this property, created by its first read (see `ObservationBridge`).
     @usableFromInline let observation = ObservationSlot()
+    /// The address of the key path this storage was last read through by a tracked getter (0: never), which
+    /// `ThreadContext.directProperty(_:of:)` compares with the key path it looks up. Relaxed: it is only compared,
+    /// never followed, and the key path it names is kept alive by the entry that compares it.
+    @usableFromInline let lastTrackedKeyPath = Atomic<UInt>(0)
 
     @usableFromInline
     init(_ value: Value, isEqual: ((Value, Value) -> Bool)?) {
@@ -338,9 +342,12 @@ final class PropertyStorage<Value>: @unchecked Sendable {
 
     /// Inlinable (so specialized where `Value` is concrete): in code not specialized for `Value`, the tuple read
     /// under the lock is two metadata look-ups.
+    ///
+    /// Also notes `keyPath` as the key path this storage was last read through (`lastTrackedKeyPath`).
     @inlinable
     func trackedValue(of object: AnyObject, keyPath: AnyKeyPath) -> Value {
         let (value, version) = withState { ($0.value, $0.version) }
+        lastTrackedKeyPath.store(UInt(bitPattern: Unmanaged.passUnretained(keyPath).toOpaque()), ordering: .relaxed)
         ThreadContext.current.recordRead(
             TrackedRead(
                 object: object, storage: self, keyPath: keyPath, version: version))

@@ -1,3 +1,4 @@
+import Locking
 public import ObservingThreadLocal
 import Synchronization
 
@@ -59,6 +60,12 @@ final class ThreadContext {
     private var retired: [AnyObject] = []
     /// Storages freed by a handler during the current delivery (see `PropertyStorage.endTurn`).
     private var freedStorages: [UInt] = []
+    /// The key paths this thread found to be one `@Observed` property of an object of exactly their root type, with
+    /// how to read that property's storage (see `directProperty(_:of:)`): `directPropertyCapacity` entries, made on
+    /// first use, freed in `deinit`.
+    @usableFromInline @exclusivity(unchecked) var directProperties: UnsafeMutablePointer<DirectPropertyEntry>?
+    /// How many observations this thread listed (`countListing(every:)`).
+    @exclusivity(unchecked) private var listings = 0
 
     @usableFromInline
     init() {
@@ -67,6 +74,10 @@ final class ThreadContext {
 
     deinit {
         runningGates.deallocate()
+        if let directProperties {
+            directProperties.deinitialize(count: Self.directPropertyCapacity)
+            directProperties.deallocate()
+        }
     }
 
     /// The context of the calling thread, created on first use and freed when the thread exits.
@@ -263,6 +274,94 @@ final class ThreadContext {
         pendingHead = 0
     }
 
+    // MARK: Diagnostics
+
+    /// Counts one listing of an observation by this thread (`LiveObservations.insert`); true once every `interval`.
+    func countListing(every interval: Int) -> Bool {
+        listings &+= 1
+        return listings % interval == 0
+    }
+
+    // MARK: Key paths known to be one property
+
+    /// How many key paths `directProperties` remembers (a direct-mapped table: a key path replaces the one in its
+    /// entry).
+    @usableFromInline static var directPropertyCapacity: Int { 64 }
+
+    /// The storage of the `@Observed` property that `keyPath` is, read from `object` without evaluating the key path,
+    /// if this thread found before that this key path object is exactly one property of an object of its root type
+    /// (`rememberDirectProperty`), and that property's storage in `object` was last read through this key path; nil
+    /// otherwise (then the caller evaluates the key path under the tracker, about 1,400 instructions, most of them
+    /// in the standard library's key path projection). The caller checks that `object`'s type is exactly the key
+    /// path's root type (a subclass may override the property).
+    ///
+    /// Why the storage found is the one the key path's getter reads:
+    /// - an entry keeps its key path alive, so an address found here names the very key path object that was
+    ///   evaluated (the runtime makes one per literal);
+    /// - an object of that exact type has the same layout as the one the entry was made from, so the word at the
+    ///   entry's offset is the same declared field there: the property wrapper whose storage the getter read then,
+    ///   and a storage of `Value`;
+    /// - the one way the field found could be another property's is two wrappers of one object sharing a storage
+    ///   (`_b = _a`) when the entry was made; so the storage found must also have been last read through this key
+    ///   path (`PropertyStorage.lastTrackedKeyPath`), which another property's storage was not. (The first
+    ///   observation of each object's property therefore still evaluates the key path.)
+    @inlinable
+    func directProperty<Value>(_ keyPath: AnyKeyPath, of object: AnyObject, as _: Value.Type) -> PropertyStorage<Value>?
+    {
+        guard let table = directProperties else { return nil }
+        let address = UInt(bitPattern: Unmanaged.passUnretained(keyPath).toOpaque())
+        let entry = table + Int(truncatingIfNeeded: (address >> 4) & UInt(Self.directPropertyCapacity - 1))
+        guard entry.pointee.address == address else { return nil }
+        let storage = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+            .load(fromByteOffset: entry.pointee.offset, as: Unmanaged<PropertyStorage<Value>>.self)
+        guard storage._withUnsafeGuaranteedRef({ $0.lastTrackedKeyPath.load(ordering: .relaxed) == address }) else {
+            return nil
+        }
+        return storage.takeUnretainedValue()
+    }
+
+    /// Remembers that `keyPath`, evaluated on `object` (of exactly the key path's root type), read exactly one
+    /// `@Observed` property, whose storage is `storage`: finds the field of `object` holding it (the first word, after
+    /// the object's header, equal to its address; the field exists, so the search never reads past it). Not under
+    /// ThreadSanitizer: the search reads the object's other fields, which the program may be writing on another
+    /// thread under a lock of its own (a benign read, but a report); there every observation evaluates its key path.
+    func rememberDirectProperty(_ keyPath: AnyKeyPath, storage: AnyObject, in object: AnyObject) {
+        if !Self.remembersDirectProperties {
+            return
+        }
+        let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        let target = UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque())
+        let word = MemoryLayout<UInt>.size
+        // After the metadata pointer (a native object's reference counts follow it, which are no heap address; an
+        // Objective-C object's fields may start there).
+        var offset = word
+        while base.load(fromByteOffset: offset, as: UInt.self) != target {
+            offset += word
+            if offset > Self.largestDirectPropertyOffset {
+                return
+            }
+        }
+        let table: UnsafeMutablePointer<DirectPropertyEntry>
+        if let existing = directProperties {
+            table = existing
+        } else {
+            table = .allocate(capacity: Self.directPropertyCapacity)
+            table.initialize(repeating: DirectPropertyEntry(), count: Self.directPropertyCapacity)
+            directProperties = table
+        }
+        let address = UInt(bitPattern: Unmanaged.passUnretained(keyPath).toOpaque())
+        table[Int(truncatingIfNeeded: (address >> 4) & UInt(Self.directPropertyCapacity - 1))] =
+            DirectPropertyEntry(address: address, offset: offset, keyPath: keyPath)
+    }
+
+    /// Whether `rememberDirectProperty` remembers anything: not under ThreadSanitizer (see there).
+    static var remembersDirectProperties: Bool {
+        !ThreadSanitizer.isActive
+    }
+
+    /// Properties further into their object than this are not remembered (the search gives up).
+    static var largestDirectPropertyOffset: Int { 4096 }
+
     // MARK: Key-path tracking (O4)
 
     /// Evaluates `body` and returns the `@Observed` reads it made on this thread, in order.
@@ -303,6 +402,25 @@ final class ThreadContext {
     /// Whether a tracking scope is open on this thread (used by the Swift Observation bridge).
     var isRecordingReads: Bool {
         !trackingStack.isEmpty
+    }
+}
+
+/// One entry of `ThreadContext.directProperties`.
+@usableFromInline
+struct DirectPropertyEntry {
+    /// The key path's address; 0 for an empty entry.
+    @usableFromInline var address: UInt = 0
+    /// Where the field holding the property's storage is, in bytes from the object's start.
+    @usableFromInline var offset = 0
+    /// Keeps the key path alive, so that its address cannot name another key path while the entry lives.
+    var keyPath: AnyKeyPath?
+
+    init() {}
+
+    init(address: UInt, offset: Int, keyPath: AnyKeyPath) {
+        self.address = address
+        self.offset = offset
+        self.keyPath = keyPath
     }
 }
 

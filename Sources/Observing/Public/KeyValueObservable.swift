@@ -118,7 +118,7 @@ extension KeyValueObservable {
         delivery: ObservationDelivery,
         handler: GatedHandler<Self, Value>,
         owner: OwnerDescription?,
-        beforeInitial: (ObservationToken) -> Void = { _ in },
+        beforeInitial: (ObservationToken, _ isDirect: Bool) -> Void = { _, _ in },
         send: (@Sendable (Self, ObservedChange<Value>) -> Void)?,
         direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
     ) -> (token: ObservationToken, started: Bool) {
@@ -133,14 +133,27 @@ extension KeyValueObservable {
         // behind the initial call, and a change another thread makes after the subscription waits for the
         // initial call (`finishInitial`), so the initial call comes first and no change is lost.
         var started = false
-        ThreadContext.current.deliverNow {
-            var initial: Value?
-            started = core.start(root: self, direct: subscriber) { initial = $0 }
-            beforeInitial(token)
-            if let initial {
-                core.sendInitial(initial)
+        // The context unretained (a retain and a release fewer: the thread-local slot holds it, see `withCurrent`).
+        ThreadContext.withCurrent { context in
+            context.deliverNow {
+                var initial: Value?
+                // Whether the key path is known here to be the observed property itself (see `KeyValueObserver.insert`).
+                var isDirect = false
+                // A key path this thread has already found to be one `@Observed` property of an object of this very type
+                // (the common case: the same literal observed again) reaches its storage directly; any other is evaluated.
+                if type(of: self) == Self.self, let storage = context.directProperty(keyPath, of: self, as: Value.self)
+                {
+                    started = core.startDirect(storage: storage, direct: subscriber) { initial = $0 }
+                    isDirect = true
+                } else {
+                    started = core.start(root: self, direct: subscriber) { initial = $0 }
+                }
+                beforeInitial(token, isDirect)
+                if let initial {
+                    core.sendInitial(initial)
+                }
+                core.finishInitial()
             }
-            core.finishInitial()
         }
         return (token, started)
     }

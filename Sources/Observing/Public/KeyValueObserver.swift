@@ -31,9 +31,9 @@ import Locking
 /// through the owner, capture it weakly.
 public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// An observed pair. Hashed by the object and the key path's type only: hashing a key path walks all its
-    /// components (about 275 instructions for a one-property path, three times per observe + unobserve), and an
-    /// object has few observed key paths of the same type, which `==` tells apart.
-    private struct Key: Hashable {
+    /// components (about 275 instructions for a one-property path), and an object has few observed key paths of the
+    /// same type, which `==` tells apart.
+    fileprivate struct Key: Hashable {
         let object: ObjectIdentifier
         let keyPath: AnyKeyPath
 
@@ -41,12 +41,20 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             hasher.combine(object)
             hasher.combine(ObjectIdentifier(type(of: keyPath)))
         }
+
+        /// The same pair: the same object and an equal key path (the same key path object, the common case, is
+        /// found without comparing components).
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.object == rhs.object
+                && (lhs.keyPath === rhs.keyPath
+                    || (type(of: lhs.keyPath) == type(of: rhs.keyPath) && lhs.keyPath == rhs.keyPath))
+        }
     }
 
     /// The observations by (object, key path). Unchecked (`LockedValue.withLockUnchecked`) only because a `Key` holds
     /// an `AnyKeyPath`: the key path of an observed property, immutable once made and capturing nothing (no subscript
     /// arguments), so `Sendable` in all but name; the tokens are `Sendable`.
-    private let entries = LockedValue<[Key: ObservationToken]>([:])
+    private let entries = LockedValue<Pairs>(Pairs())
     @usableFromInline let ownerDescription: OwnerDescription?
 
     @usableFromInline
@@ -85,16 +93,24 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
     ) -> Bool {
-        let ownerLink = self.ownerLink
         let gated = GatedHandler(handler)
+        // Guarded by the storage like the token's direct path (see `KeyValueObservable.observe`). Without an owner the
+        // closure captures no owner link: with a handler that captures nothing, it then captures nothing at all, and
+        // costs no allocation.
+        let direct: @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
+        if let ownerLink {
+            direct = { change, object, _ in
+                guard ownerLink.isAlive else { return }
+                handler(unsafeDowncast(object, to: Object.self), change.filtered(by: options))
+            }
+        } else {
+            direct = { change, object, _ in
+                handler(unsafeDowncast(object, to: Object.self), change.filtered(by: options))
+            }
+        }
         // No `send`: the observation calls `gated` itself, unless the owner is gone.
         return start(
-            object, keyPath, options: options, delivery: .mutatingThread, handler: gated, send: nil,
-            direct: { change, object, _ in
-                // Guarded by the storage like the token's direct path (see `KeyValueObservable.observe`).
-                guard ownerLink?.isAlive != false else { return }
-                handler(unsafeDowncast(object, to: Object.self), change.filtered(by: options))
-            })
+            object, keyPath, options: options, delivery: .mutatingThread, handler: gated, send: nil, direct: direct)
     }
 
     /// Observes `keyPath` of `object` with the chosen delivery (O9), unless that pair is already observed.
@@ -145,7 +161,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         var inserted = false
         _ = object.register(
             keyPath, options: options, delivery: delivery, handler: handler, owner: ownerDescription,
-            beforeInitial: { token in inserted = self.insert(token, object: id, keyPath: keyPath) },
+            beforeInitial: { token, isDirect in
+                inserted = self.insert(token, object: id, keyPath: keyPath, property: isDirect ? keyPath : nil)
+            },
             send: send, direct: direct)
         return inserted
     }
@@ -154,21 +172,25 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     @usableFromInline
     func isObservingActively(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool {
         let key = Key(object: object, keyPath: keyPath)
-        let existing = entries.withLockUnchecked { $0[key] }
+        let existing = entries.withLockUnchecked { $0.token(for: key) }
         return existing?.core?.isActive == true
     }
 
     /// Files a just-registered observation under its pair, unless the pair has an active one (then `token` is
     /// invalidated); returns whether it was filed.
+    /// `property` is the key path naming the observed property when the caller knows it (then the observation's state
+    /// is not asked, one lock section less).
     @usableFromInline
-    func insert(_ token: ObservationToken, object: ObjectIdentifier, keyPath: AnyKeyPath) -> Bool {
+    func insert(_ token: ObservationToken, object: ObjectIdentifier, keyPath: AnyKeyPath, property: AnyKeyPath?)
+        -> Bool
+    {
         // Keyed by the property observed: a subclass key path to an inherited property is the same pair.
-        let key = Key(object: object, keyPath: token.core?.propertyKeyPath ?? keyPath)
+        let key = Key(object: object, keyPath: property ?? token.core?.propertyKeyPath ?? keyPath)
         let (inserted, replaced): (Bool, ObservationToken?) = entries.withLockUnchecked { entries in
             // One look-up in the common case (no entry, or an ended one, to replace).
-            guard let previous = entries.updateValue(token, forKey: key) else { return (true, nil) }
+            guard let previous = entries.updateToken(token, for: key) else { return (true, nil) }
             if previous.core?.isActive == true {
-                entries[key] = previous
+                entries.updateToken(previous, for: key)
                 return (false, nil)
             }
             return (true, previous)
@@ -184,9 +206,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// inherited property and the superclass's key path name the same observation (see ``observe(_:_:options:_:)``).
     public func unobserve<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
         let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
-        var token = entries.withLockUnchecked { $0.removeValue(forKey: key) }
+        var token = entries.withLockUnchecked { $0.removeToken(for: key) }
         if token == nil, let property = Self.propertyKey(object, keyPath) {
-            token = entries.withLockUnchecked { $0.removeValue(forKey: property) }
+            token = entries.withLockUnchecked { $0.removeToken(for: property) }
         }
         token?.invalidate()
     }
@@ -206,10 +228,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// Ends every observation of `object`; does nothing if there is none.
     public func unobserve(_ object: AnyObject) {
         let id = ObjectIdentifier(object)
-        let tokens = entries.withLockUnchecked { entries in
-            let keys = entries.keys.filter { $0.object == id }
-            return keys.compactMap { entries.removeValue(forKey: $0) }
-        }
+        let tokens = entries.withLockUnchecked { $0.removeTokens(of: id) }
         for token in tokens {
             token.invalidate()
         }
@@ -217,11 +236,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// Ends every observation; idempotent.
     public func unobserveAll() {
-        let tokens = entries.withLockUnchecked { entries in
-            let tokens = Array(entries.values)
-            entries.removeAll()
-            return tokens
-        }
+        let tokens = entries.withLockUnchecked { $0.removeAll() }
         for token in tokens {
             token.invalidate()
         }
@@ -232,16 +247,16 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         -> Bool
     {
         let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
-        var token = entries.withLockUnchecked { $0[key] }
+        var token = entries.withLockUnchecked { $0.token(for: key) }
         if token == nil, let property = Self.propertyKey(object, keyPath) {
-            token = entries.withLockUnchecked { $0[property] }
+            token = entries.withLockUnchecked { $0.token(for: property) }
         }
         return token?.core?.isActive == true
     }
 
     /// The number of active observations.
     public var observationCount: Int {
-        let tokens = entries.withLockUnchecked { Array($0.values) }
+        let tokens = entries.withLockUnchecked { $0.tokens }
         return tokens.count { $0.core?.isActive == true }
     }
 
@@ -252,11 +267,97 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             let state = ownerDescription.link.isAlive ? "" : " (gone)"
             lines[0] += " owned by \(ownerDescription.typeName) \(ownerDescription.identifier)\(state)"
         }
-        let tokens = entries.withLockUnchecked { Array($0.values) }
+        let tokens = entries.withLockUnchecked { $0.tokens }
         let records = tokens.compactMap { $0.core?.record }.map {
             "  \($0.objectType) \($0.objectIdentifier) \($0.keyPath)"
         }
         return (lines + records.sorted()).joined(separator: "\n")
+    }
+}
+
+/// The pairs of a `KeyValueObserver`: an array searched in order while it is small (the common case, a few pairs
+/// per observer: each look-up compares object identities, then key path identities, with no hashing), a
+/// dictionary once it holds more than `arrayLimit` (a dictionary cost about 200 instructions per look-up, three per
+/// observe + unobserve).
+private struct Pairs {
+    private struct Pair {
+        let key: KeyValueObserver.Key
+        var token: ObservationToken
+    }
+
+    private static var arrayLimit: Int { 16 }
+
+    private var array: [Pair] = []
+    private var dictionary: [KeyValueObserver.Key: ObservationToken]?
+
+    private func index(of key: KeyValueObserver.Key) -> Int? {
+        array.firstIndex { $0.key == key }
+    }
+
+    func token(for key: KeyValueObserver.Key) -> ObservationToken? {
+        if let dictionary {
+            return dictionary[key]
+        }
+        return index(of: key).map { array[$0].token }
+    }
+
+    /// Files `token` under `key`; returns the token it replaced, if any.
+    @discardableResult
+    mutating func updateToken(_ token: ObservationToken, for key: KeyValueObserver.Key) -> ObservationToken? {
+        if dictionary != nil {
+            return dictionary?.updateValue(token, forKey: key)
+        }
+        if let index = index(of: key) {
+            let previous = array[index].token
+            array[index].token = token
+            return previous
+        }
+        if array.count < Self.arrayLimit {
+            array.append(Pair(key: key, token: token))
+            return nil
+        }
+        var large = [KeyValueObserver.Key: ObservationToken](minimumCapacity: array.count * 2)
+        for pair in array {
+            large[pair.key] = pair.token
+        }
+        large[key] = token
+        array = []
+        dictionary = large
+        return nil
+    }
+
+    mutating func removeToken(for key: KeyValueObserver.Key) -> ObservationToken? {
+        if dictionary != nil {
+            return dictionary?.removeValue(forKey: key)
+        }
+        guard let index = index(of: key) else { return nil }
+        return array.remove(at: index).token
+    }
+
+    /// Removes and returns the tokens of `object`'s pairs.
+    mutating func removeTokens(of object: ObjectIdentifier) -> [ObservationToken] {
+        if var large = dictionary {
+            dictionary = nil
+            let keys = large.keys.filter { $0.object == object }
+            let removed = keys.compactMap { large.removeValue(forKey: $0) }
+            dictionary = large
+            return removed
+        }
+        let removed = array.filter { $0.key.object == object }.map(\.token)
+        array.removeAll { $0.key.object == object }
+        return removed
+    }
+
+    /// Removes and returns every token.
+    mutating func removeAll() -> [ObservationToken] {
+        let all = tokens
+        array = []
+        dictionary = nil
+        return all
+    }
+
+    var tokens: [ObservationToken] {
+        dictionary.map { Array($0.values) } ?? array.map(\.token)
     }
 }
 
