@@ -38,10 +38,6 @@ if options.version {
     exit(0)
 }
 
-// This process's work is covers (and so is a worker's): what one cover frees stays for the next instead of being
-// mapped, faulted in and zeroed again (Docs/canvas-thumb.md, "Memory between covers").
-CoverMemory.keepFreedMemory()
-
 let format: CoverImageFormat = options.format == .jpeg ? .jpeg : .png
 var coverOptions = CoverOptions(maximumSize: PixelSize(width: options.maximumWidth, height: options.maximumHeight))
 switch options.time {
@@ -81,6 +77,11 @@ do {
     Terminal.printError("canvas-thumb: \(error.message)")
     exit(2)
 }
+
+// A batch's work is covers (and so is a worker's, which inherits this or sets it itself): what one cover frees stays
+// for the next instead of being mapped, faulted in and zeroed again (Docs/canvas-thumb.md, "Memory between covers").
+// A single cover has no next one, and runs with glibc's defaults.
+if jobs.count > 1 { CoverMemory.keepFreedMemory() }
 
 let progress = ProgressLine(total: jobs.count)
 let reporter = CoverBatchReporter(programName: "canvas-thumb", json: options.json) { event in

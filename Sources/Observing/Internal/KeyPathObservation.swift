@@ -79,6 +79,17 @@ struct ChainLink {
     }
 }
 
+/// The weak references of a `StoredChainFastPath`. Only touched under its observation's lock, so the run-time
+/// exclusivity checks are skipped.
+@usableFromInline
+final class StoredChainStorages {
+    @usableFromInline @exclusivity(unchecked) weak var first: (any TrackableStorage)?
+    @usableFromInline @exclusivity(unchecked) weak var second: (any TrackableStorage)?
+
+    @usableFromInline
+    init() {}
+}
+
 /// Chain mode, for a path of two or three stored properties (`\Folder.document.title`): what a change of the last
 /// property needs to be sent without evaluating the path again (`KeyPathObservation.fastChange`). Not generic, like
 /// the rest of `ObservationState`.
@@ -88,11 +99,37 @@ struct StoredChainFastPath {
     @usableFromInline var leafSubscriptionID: UInt64 = 0
     /// The storages before the last, in path order (the first is the root's; `second` only for three properties),
     /// and their versions when the path was last evaluated. Weak, like every link: a strong reference would keep the
-    /// storage's value, the next object on the path, alive.
-    @usableFromInline weak var first: (any TrackableStorage)?
+    /// storage's value, the next object on the path, alive. The weak references live in a box made only for a path
+    /// with a fast path: a weak field here would make every observation's state (direct ones too) impossible to move
+    /// bit by bit, which cost every registration about 250 instructions of value witnesses.
+    @usableFromInline var storages: StoredChainStorages?
     @usableFromInline var firstVersion: UInt64 = 0
-    @usableFromInline weak var second: (any TrackableStorage)?
     @usableFromInline var secondVersion: UInt64 = 0
+
+    @inlinable
+    var first: (any TrackableStorage)? {
+        get { storages?.first }
+        set { boxed.first = newValue }
+    }
+
+    @inlinable
+    var second: (any TrackableStorage)? {
+        get { storages?.second }
+        set { boxed.second = newValue }
+    }
+
+    /// `storages`, made on first use.
+    @usableFromInline
+    var boxed: StoredChainStorages {
+        mutating get {
+            if let storages {
+                return storages
+            }
+            let made = StoredChainStorages()
+            storages = made
+            return made
+        }
+    }
     @usableFromInline var hasSecond = false
 
     @usableFromInline

@@ -22,7 +22,7 @@ public enum CoverMemory {
     /// 55 MB for a batch of 1080p covers) instead of falling back between covers.
     ///
     /// The settings are process-wide and last until the process ends, so this is for programs
-    /// whose work is covers: `canvas-thumb` calls it at its start, and
+    /// whose work is covers: `canvas-thumb` calls it before a batch, and
     /// ``CoverWorker/serve(options:format:)`` in every worker process. A library that makes a
     /// cover now and then inside an app has no need of it.
     ///
