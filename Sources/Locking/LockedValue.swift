@@ -59,11 +59,7 @@ public struct LockedValue<Value: ~Copyable>: ~Copyable {
         return try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
             ThreadSanitizer.acquire(address: lock)
             defer { ThreadSanitizer.release(address: lock) }
-            // Why `nonisolated(unsafe)` is safe: it is this entry point's promise, stated above and proved by each caller,
-            // that the value and the result may stay connected to the caller's region (the checker rejects that for a
-            // `sending` result). Nothing else is unchecked: the section is the same lock and the same annotation.
-            nonisolated(unsafe) let result = try body(&value)
-            return result
+            return try body(&value)
         }
     }
 
@@ -106,11 +102,7 @@ public struct LockedValue<Value: ~Copyable>: ~Copyable {
         return try mutex.withLockIfAvailable { (value: inout sending Value) throws(E) -> sending Result in
             ThreadSanitizer.acquire(address: lock)
             defer { ThreadSanitizer.release(address: lock) }
-            // Why `nonisolated(unsafe)` is safe: it is this entry point's promise, stated above and proved by each caller,
-            // that the value and the result may stay connected to the caller's region (the checker rejects that for a
-            // `sending` result). Nothing else is unchecked: the section is the same lock and the same annotation.
-            nonisolated(unsafe) let result = try body(&value)
-            return result
+            return try body(&value)
         }
     }
 }

@@ -280,11 +280,11 @@ private func valueEquality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) 
 /// Made where `Root` and `Value` are concrete (`KeyValueObservable.register` is inlinable), but its own code is
 /// not specialized: it keeps its state in a non-generic `ObservationState`, so that registering and ending a
 /// direct observation touches no generic type.
-@usableFromInline
 ///
 /// Why `@unchecked Sendable` is safe (restated only because its base class, `ListedObservation`, is unchecked): every
 /// stored property is immutable and `Sendable`, atomic, or a `LockedValue`, except `keyPath` (see there); the state
 /// behind the lock is argued at `state`.
+@usableFromInline
 final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, ObservationCore, ChainLinkTarget,
     @unchecked Sendable
 {
