@@ -65,7 +65,10 @@ for sanitizer in "${sanitizers[@]}"; do
         echo "sanitize: $sanitizer: $reports report(s) (full log: $log)" >&2
         failed=1
     elif [ "$status" -ne 0 ]; then
-        grep -v "Cannot export local symbol" "$log" | tail -40
+        # The failing tests and their issues first: in a log of hundreds of passes the tail alone rarely names them.
+        grep -E -A 6 "✘|recorded an issue|Fatal error|fatal error" "$log" | grep -v "Cannot export local symbol" \
+            | head -80 || true
+        grep -v "Cannot export local symbol" "$log" | tail -20
         echo "sanitize: $sanitizer: failed with status $status (full log: $log)" >&2
         failed=1
     else

@@ -133,7 +133,7 @@ struct CanvasThumbFaultTests {
     }
 
     /// Starts a batch of `count` covers of one fixture into `out` and waits until it has
-    /// `written` covers and a worker process is running (a guard against a hang: at most 30 s).
+    /// `written` covers and a worker process per job is running (a guard against a hang: at most 30 s).
     private func startBatch(count: Int, jobs: Int, into out: URL, until written: Int) throws -> (RawProcess, [pid_t]) {
         let arguments =
             Array(
@@ -148,7 +148,9 @@ struct CanvasThumbFaultTests {
             let covers = (try? FileManager.default.contentsOfDirectory(atPath: out.path))?.filter {
                 $0.hasSuffix(".png")
             }
-            if !workers.isEmpty, (covers?.count ?? 0) >= written { return (batch, workers) }
+            // Every job's worker, not just the first: the batch forks them one after another, and under load the
+            // first can write covers before the second exists.
+            if workers.count >= jobs, (covers?.count ?? 0) >= written { return (batch, workers) }
             usleep(2000)
         }
         return (batch, [])
