@@ -5,8 +5,8 @@ import Testing
 
 @testable import Observing
 
-/// The delivery path that touches no reference count and no gate (see `Hazards` in the module): a change reaches
-/// its subscriber through an unretained reference published in the thread's hazard slot. These tests pin what that
+/// The delivery path that touches no reference count (see `Hazards` in the module): a change reaches its subscriber
+/// through an unretained reference published in the thread's hazard slot. These tests pin what that
 /// path must still guarantee: O7 (after `invalidate()` returns, no call starts; it waits for a call running
 /// elsewhere) with one subscriber and with several, and that nothing a running call uses is freed under it.
 @Suite struct HazardTests {
@@ -142,6 +142,72 @@ import Testing
         // The next removal releases what no thread calls any more.
         token.invalidate()
         #expect(link == nil, "the dropped link was never released")
+    }
+
+    /// Calls made through an observation nest on one thread: a chain's handler registers other observations with
+    /// `.initial`, whose initial calls run inside it, each inside the one before, deeper than the stack of hazard slots
+    /// a thread starts with. `invalidate()` of the outer observation from another thread, while the innermost call
+    /// runs, must still wait for the outer handler to return: the nested calls must not hide it (as one slot per
+    /// thread, saved and restored around each call, would).
+    @Test func invalidateWaitsForAnOuterCallWhileNestedCallsRunOnItsThread() async {
+        let model = DoubledCounter()
+        let others = (0..<20).map { _ in Counter() }
+        let entered = DispatchSemaphore(value: 0)
+        let exited = Flag()
+        let inner = Protected<[ObservationToken]>([])
+        // Registers an observation of `others[depth]` whose initial call registers the next one, down to the last,
+        // whose initial call lets the test go on and sleeps a little.
+        @Sendable func nest(_ depth: Int) {
+            let token = others[depth].observe(\.value, options: [.initial]) { _, _ in
+                if depth + 1 < others.count {
+                    nest(depth + 1)
+                } else {
+                    entered.signal()
+                    Thread.sleep(forTimeInterval: 0.02)
+                }
+            }
+            inner.withLock { $0.append(token) }
+        }
+        let outer = model.observe(\.doubled, options: [.new]) { _, _ in
+            nest(0)
+            // The nested calls have returned; the outer call still runs.
+            Thread.sleep(forTimeInterval: 0.05)
+            exited.set()
+        }
+        let writer = StartedThread { model.value = 1 }
+        await wait(for: entered)
+        outer.invalidate()
+        #expect(exited.isSet, "invalidate() returned while the outer handler was still running")
+        await writer.finished()
+        #expect(inner.withLock { $0.count } == others.count)
+        for token in inner.withLock({ $0 }) {
+            token.invalidate()
+        }
+    }
+
+    /// A nested call (an `.initial` call made inside a chain's handler) that invalidates the outer observation, which
+    /// runs up the same thread's stack: `invalidate()` returns at once (no waiting for its own thread), the outer
+    /// handler finishes, and is not called again.
+    @Test func nestedCallEndingTheOuterObservationDoesNotWaitForItself() {
+        let model = DoubledCounter()
+        let other = Counter()
+        let holder = Protected<ObservationToken?>(nil)
+        let inner = Protected<ObservationToken?>(nil)
+        let calls = CallCounter()
+        let outer = model.observe(\.doubled, options: [.new]) { _, _ in
+            calls.increment()
+            let token = other.observe(\.value, options: [.initial]) { _, _ in
+                holder.withLock { $0 }?.invalidate()
+            }
+            inner.withLock { $0 = token }
+        }
+        holder.withLock { $0 = outer }
+        model.value = 1
+        #expect(calls.count == 1)
+        #expect(!outer.isActive)
+        model.value = 2
+        #expect(calls.count == 1, "the outer observation was called after it ended")
+        inner.withLock { $0 }?.invalidate()
     }
 
     /// Threads observe and invalidate one property while others write it, all through the one-subscriber path:
@@ -312,6 +378,16 @@ private final class SwitchingTitle: KeyValueObservable, @unchecked Sendable {
     /// The subscribers' deliveries of `title` (the chain links registered on it).
     var titleDeliveries: [AnyObject] {
         _title.storage.withState { $0.subscribers.map(\.delivery) }
+    }
+}
+
+/// A computed property over one `@Observed` one: observing it makes a chain observation, whose handler is called
+/// through the observation (not by the storage). Shared between threads; see `LinkedDocument`.
+private final class DoubledCounter: KeyValueObservable, @unchecked Sendable {
+    @Observed var value = 0
+
+    var doubled: Int {
+        value * 2
     }
 }
 

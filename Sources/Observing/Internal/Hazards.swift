@@ -9,23 +9,31 @@ import Synchronization
     import Darwin
 #endif
 
-/// One thread's hazard: the address of the subscriber `Delivery` that the thread is calling (0 when none).
+/// One hazard of a thread: the address of the object whose handler call the thread is making (0 when none).
 ///
-/// This is how a change reaches its handler with no reference count and no gate touched (O7 without
-/// per-change atomic operations): the setter reads the subscriber's `Delivery` unretained and publishes
-/// its address here before calling it; whoever removes a subscriber from a storage looks at every thread's
-/// slot and keeps the removed `Delivery` alive (and, for `invalidate()`, waits) while some thread still
-/// names it. See `Hazards` for the two ways a slot is published, and why each is ordered.
+/// This is how a change reaches its handler with no reference count touched (O7 without per-change atomic
+/// read-modify-writes): the caller publishes the address of what it calls here before calling it; whoever ends an
+/// observation looks at every thread's slots and keeps what it removed alive (and, for `invalidate()`, waits) while
+/// some thread still names it. A thread has one slot for the storage's calls of its subscribers (`ThreadContext.hazard`:
+/// the setter's single-subscriber path writes it without looking anything up) and a stack of slots for the calls
+/// made through an observation (`ThreadContext.publishCall(_:)`: the `.initial` call, a chain's change, queue and
+/// main-actor delivery), which nest: an `.initial` call made inside a handler, a main-actor call made at once inside a
+/// delivery. See `Hazards` for how a slot is published, and why each way is ordered.
 @usableFromInline
 final class HazardSlot: Sendable {
-    /// The `Delivery` being called by the owning thread, as its address bits; 0 when none.
+    /// The address of the `Delivery` or the observation being called by the owning thread; 0 when none.
     @usableFromInline let delivery = Atomic<UInt>(0)
+    /// The thread that owns the slot (`ThreadContext.threadID`): a remover does not wait for its own thread's calls.
+    let owner: UInt
 
     @usableFromInline
-    init() {}
+    init(owner: UInt) {
+        self.owner = owner
+    }
 }
 
-/// The hazard slots of all threads, and the removed subscribers that a thread may still be calling.
+/// The hazard slots of all threads, and the removed subscribers that a thread may still be calling: the one mechanism
+/// behind O7 (no handler call starts after `invalidate()` returns, and it waits for the calls running elsewhere).
 ///
 /// The protocol (hazard pointers, with the storage lock as the ordering point of the fast path):
 /// - Fast path (`PropertyStorage.setValue`, one subscriber): the setter publishes the `Delivery`'s address
@@ -40,6 +48,10 @@ final class HazardSlot: Sendable {
 ///   consistent). In the single total order of those four operations, one thread's store comes before the
 ///   other thread's load (Dekker): either the caller sees the `Delivery` closed and skips it, or the
 ///   remover sees the address and waits.
+/// - Calls made through an observation (`KeyPathObservation.callHandler`): the same as the previous case, with the
+///   observation's address pushed on the thread's stack of slots and its `closed` flag, which `invalidate()` sets
+///   (sequentially consistent) before it reads the slots. A nested call takes the next slot of the stack, so the
+///   calls further up the thread's stack stay published.
 /// - A slot is cleared with a releasing store and read with (sequentially consistent, so acquiring)
 ///   loads, so everything the handler did happens before the remover goes on (and before the `Delivery`,
 ///   with what its closure captured, is released).
@@ -64,15 +76,19 @@ enum Hazards {
         slots.withLock { $0.append(slot) }
     }
 
-    static func unregister(_ slot: HazardSlot) {
-        slots.withLock { slots in slots.removeAll { $0 === slot } }
+    /// Removes every slot of the thread `owner` (at its exit).
+    static func unregister(owner: UInt) {
+        slots.withLock { slots in slots.removeAll { $0.owner == owner } }
     }
 
-    /// Whether a thread other than the owner of `excluded` is calling the delivery at `address`.
-    static func isCalled(_ address: UInt, excluding excluded: HazardSlot) -> Bool {
+    /// Whether a thread other than `excluded` is calling what is at `address` or at `other` (pass the same address
+    /// twice for one).
+    static func isCalled(_ address: UInt, or other: UInt, excludingThread excluded: UInt) -> Bool {
         slots.withLock { slots in
             slots.contains {
-                $0 !== excluded && $0.delivery.load(ordering: .sequentiallyConsistent) == address
+                guard $0.owner != excluded else { return false }
+                let named = $0.delivery.load(ordering: .sequentiallyConsistent)
+                return named == address || named == other
             }
         }
     }
@@ -90,24 +106,29 @@ enum Hazards {
     /// kept in a list and released by a later call (re-targeting a chain must not block a handler). A
     /// delivery removed while this thread is itself delivering (a handler ending an observation) is kept by
     /// this thread's context until that delivery ends, since the caller up the stack may hold it unretained.
-    static func release(_ delivery: AnyObject, waitingForCalls: Bool) {
+    ///
+    /// With `waitingForCalls`, a nonzero `other` is the address of something else to wait for in the same scan of the
+    /// slots (the observation whose subscriber this is, `KeyPathObservation.invalidate()`).
+    static func release(_ delivery: AnyObject, waitingForCalls: Bool, alsoFor other: UInt = 0) {
         // The context unretained (see `ThreadContext.withCurrent`).
         ThreadContext.withCurrent { context in
-            release(delivery, waitingForCalls: waitingForCalls, on: context)
+            release(delivery, waitingForCalls: waitingForCalls, alsoFor: other, on: context)
         }
     }
 
-    private static func release(_ delivery: AnyObject, waitingForCalls: Bool, on context: ThreadContext) {
+    private static func release(
+        _ delivery: AnyObject, waitingForCalls: Bool, alsoFor other: UInt, on context: ThreadContext
+    ) {
         let address = UInt(bitPattern: Unmanaged.passUnretained(delivery).toOpaque())
         if waitingForCalls {
-            waitUntilNotCalled(delivery)
+            waitUntilNotCalled(address, or: other == 0 ? address : other, on: context)
         }
         // This thread may be calling it (a handler ending its observation, a link dropped by its own call); a
         // reclaim never looks at the reclaiming thread's own slot, so the context keeps it until that call returns.
         if context.isDelivering {
             context.retire(delivery)
         }
-        if !waitingForCalls && isCalled(address, excluding: context.hazard) {
+        if !waitingForCalls && isCalled(address, or: address, excludingThread: context.threadID) {
             deferred.withLockUnchecked { list in
                 list.append(delivery)
                 deferredCount.store(list.count, ordering: .relaxed)
@@ -115,19 +136,22 @@ enum Hazards {
             return
         }
         if deferredCount.load(ordering: .relaxed) != 0 {
-            reclaimDeferred(excluding: context.hazard)
+            reclaimDeferred(excludingThread: context.threadID)
         }
     }
 
-    /// Returns once no thread but the calling one is calling `delivery` (already closed by its removal):
-    /// what makes `invalidate()` wait for a handler call in progress elsewhere (O7). A call on the calling
-    /// thread (a handler ending its own observation) is not waited for: it is up this thread's stack.
-    static func waitUntilNotCalled(_ delivery: AnyObject) {
-        let address = UInt(bitPattern: Unmanaged.passUnretained(delivery).toOpaque())
-        // The slot unretained: the thread's context holds it until this thread exits (see `ThreadContext.withCurrent`).
-        let own = ThreadContext.withCurrent { Unmanaged.passUnretained($0.hazard) }
+    /// Returns once no thread but the calling one is calling what is at `address` or at `other` (a `Delivery`
+    /// already closed by its removal, an observation already closed by `invalidate()`): what makes `invalidate()`
+    /// wait for a handler call in progress elsewhere (O7). A call on the calling thread (a handler ending its own
+    /// observation) is not waited for: it is up this thread's stack.
+    static func waitUntilNotCalled(_ address: UInt, or other: UInt) {
+        ThreadContext.withCurrent { waitUntilNotCalled(address, or: other, on: $0) }
+    }
+
+    private static func waitUntilNotCalled(_ address: UInt, or other: UInt, on context: ThreadContext) {
+        let own = context.threadID
         var attempt = 0
-        while own._withUnsafeGuaranteedRef({ isCalled(address, excluding: $0) }) {
+        while isCalled(address, or: other, excludingThread: own) {
             backOff(attempt)
             attempt += 1
         }
@@ -135,14 +159,14 @@ enum Hazards {
 
     /// Releases the deferred deliveries that no other thread calls any more (they are released after the
     /// lock, since a release may run deinits).
-    private static func reclaimDeferred(excluding own: HazardSlot) {
+    private static func reclaimDeferred(excludingThread own: UInt) {
         let free: [AnyObject] = deferred.withLock { list in
             guard !list.isEmpty else { return [] }
             var kept: [AnyObject] = []
             var free: [AnyObject] = []
             for delivery in list {
                 let address = UInt(bitPattern: Unmanaged.passUnretained(delivery).toOpaque())
-                if isCalled(address, excluding: own) {
+                if isCalled(address, or: address, excludingThread: own) {
                     kept.append(delivery)
                 } else {
                     free.append(delivery)

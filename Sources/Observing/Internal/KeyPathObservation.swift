@@ -282,18 +282,31 @@ private func valueEquality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) 
 /// direct observation touches no generic type.
 ///
 /// Why `@unchecked Sendable` is safe (restated only because its base class, `ListedObservation`, is unchecked): every
-/// stored property is immutable and `Sendable`, atomic, or a `LockedValue`, except `keyPath` (see there); the state
-/// behind the lock is argued at `state`.
+/// stored property is immutable and `Sendable`, atomic, or a `LockedValue`, except `keyPath` and `body` (see there);
+/// the state behind the lock is argued at `state`.
 @usableFromInline
 final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, ObservationCore, ChainLinkTarget,
     @unchecked Sendable
 {
     @usableFromInline let options: ObservationOptions
     let delivery: ObservationDelivery
-    @usableFromInline let handler: GatedHandler<Root, Value>
-    /// Calls `handler` where the delivery says (a queue, the main actor); nil for the mutating thread, where
+    /// The handler, for the calls made through this observation (`callHandler`: the `.initial` call, a chain's
+    /// changes, queue and main-actor delivery); released by the first `invalidate()` once no other thread calls it,
+    /// so that what it captured is freed as soon as the observation ends (not when the token goes away).
+    ///
+    /// Why a `var` in a `Sendable` class is safe: it is written only by `init` and by the first `invalidate()`, after
+    /// that call set `closed` and waited until no other thread names this observation in a hazard slot. A call that
+    /// publishes itself after that wait began sees `closed` and does not read `body` (see `Hazards`); a call published
+    /// before is waited for, and its slot's releasing clear is what the wait's load reads, so its read of `body`
+    /// happens before the write. A call still running on the invalidating thread itself read `body` before, on this
+    /// thread, and holds its own reference. The same argument is why `body` skips the run-time exclusivity check.
+    @usableFromInline @exclusivity(unchecked) var body: (@Sendable (Root, ObservedChange<Value>) -> Void)?
+    /// Set by the first `invalidate()` (sequentially consistent, before it reads the hazard slots): a call made through
+    /// this observation that has not started will not start.
+    @usableFromInline let closed = Atomic<Bool>(false)
+    /// Calls `callHandler` where the delivery says (a queue, the main actor); nil for the mutating thread, where
     /// `deliver(_:_:)` calls it itself (no closure to allocate).
-    @usableFromInline let send: (@Sendable (Root, ObservedChange<Value>) -> Void)?
+    @usableFromInline let send: (@Sendable (KeyPathObservation, Root, ObservedChange<Value>) -> Void)?
     /// Calls `chainDidChange()` on its argument (see `linkDidChange()`).
     @usableFromInline let chainChanged: @Sendable (KeyPathObservation) -> Void
     /// Calls `makeLeafLink(for:subscriptionID:)` on its argument: made where `Root` and `Value` are concrete, like
@@ -329,16 +342,16 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     /// start (see there): every later call may then return at once.
     private let waitedForEveryCall = Atomic<Bool>(false)
 
-    /// `send` must call `handler` (on the chosen queue or actor; nil: at once); `handler` gates and releases it.
+    /// `send` must call `callHandler` on the observation it is given (on the chosen queue or actor; nil: at once).
     @usableFromInline
     init(
         root: Root,
         keyPath: KeyPath<Root, Value>,
         options: ObservationOptions,
         delivery: ObservationDelivery,
-        handler: GatedHandler<Root, Value>,
+        handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void,
         owner: OwnerDescription?,
-        send: (@Sendable (Root, ObservedChange<Value>) -> Void)?,
+        send: (@Sendable (KeyPathObservation, Root, ObservedChange<Value>) -> Void)?,
         chainChanged: @escaping @Sendable (KeyPathObservation) -> Void,
         leafLink: @escaping @Sendable (KeyPathObservation, any TrackableStorage, UInt64) -> AnyDelivery
     ) {
@@ -346,7 +359,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
         self.leafLink = leafLink
         self.options = options
         self.delivery = delivery
-        self.handler = handler
+        self.body = handler
         self.send = send
         self.owner = owner
         self.keyPath = keyPath
@@ -661,7 +674,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     /// The body of `linkDidChange()`, inlinable so that `chainChanged` specializes it.
     @inlinable
     func chainDidChange() {
-        if handler.isClosed {
+        if isClosed {
             return
         }
         if let owner, !owner.link.isAlive {
@@ -770,7 +783,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     func leafDidChange(
         _ change: ObservedChange<Value>, isEqual: ((Value, Value) -> Bool)?, subscriptionID: UInt64
     ) {
-        if handler.isClosed {
+        if isClosed {
             return
         }
         if let owner, !owner.link.isAlive {
@@ -839,9 +852,30 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     @inlinable
     func deliver(_ root: Root, _ change: ObservedChange<Value>) {
         if let send {
-            send(root, change)
+            send(self, root, change)
         } else if owner?.link.isAlive != false {
-            handler.call(root, change)
+            callHandler(root, change)
+        }
+    }
+
+    /// The address that names this observation in a hazard slot.
+    @inlinable
+    var address: UInt {
+        UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Calls the handler unless the observation was invalidated, published in the calling thread's stack of hazard
+    /// slots for the length of the call (O7: `invalidate()` waits for it, see `Hazards`).
+    @inlinable
+    func callHandler(_ root: Root, _ change: ObservedChange<Value>) {
+        ThreadContext.withCurrent { context in
+            // Published first, then `closed` read, both sequentially consistent: `invalidate()` stores `closed`, then
+            // reads the slots, so either this call sees it closed or `invalidate()` sees the call and waits.
+            context.publishCall(address)
+            if !closed.load(ordering: .sequentiallyConsistent), let body {
+                body(root, change)
+            }
+            context.endCall()
         }
     }
 
@@ -853,34 +887,41 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
 
     // MARK: Ending
 
+    /// Whether `invalidate()` has been called.
+    @inlinable
+    var isClosed: Bool {
+        closed.load(ordering: .acquiring)
+    }
+
     @usableFromInline
     var isInvalidated: Bool {
-        handler.isClosed
+        isClosed
     }
 
     override var hasEnded: Bool {
-        handler.isClosed
+        isClosed
     }
 
     @usableFromInline
     var isActive: Bool {
         // The root comes out of the lock so its last release (if any) happens after it.
         let rootIsAlive = state.withLockUnchecked { $0.root?.isAlive ?? false }
-        return !handler.isClosed && rootIsAlive && owner?.link.isAlive != false
+        return !isClosed && rootIsAlive && owner?.link.isAlive != false
     }
 
     /// Every call (not only the first) returns only once no handler call runs on another thread and
-    /// none can start: the gate covers the calls made through `send`, the hazard slots (`Hazards`) the
-    /// direct calls made by the storage.
+    /// none can start: the hazard slots (`Hazards`) name both the storage's direct calls (the subscriber's `Delivery`)
+    /// and the calls made through this observation (`callHandler`), and one scan waits for both.
     @usableFromInline
     func invalidate() {
         // A finished first call left nothing to wait for (its token's `deinit` calls this a second time).
         if waitedForEveryCall.load(ordering: .acquiring) {
             return
         }
-        let first = handler.closeReleasingHandler()
+        // Sequentially consistent, before the slots are read (below): see `callHandler`.
+        let first = !closed.exchange(true, ordering: .sequentiallyConsistent)
         // Direct mode: remove the subscriber (whichever call gets there first; the others find it gone),
-        // then wait for the calls of it in progress on other threads.
+        // then wait for the calls of it, and of this observation, in progress on other threads.
         let (storage, id, delivery): ((any TrackableStorage)?, UInt64, AnyDelivery?) = state.withLockUnchecked {
             state in
             guard case .direct(let storage, let id) = state.mode else {
@@ -888,16 +929,19 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
             }
             return (storage, id, state.directDelivery)
         }
+        let own = address
         // The call that removes the subscriber waits in `removeSubscriber`; the others wait here.
-        if storage?.removeSubscriber(id, waitingForCalls: true) != true, let delivery {
-            Hazards.waitUntilNotCalled(delivery)
+        if storage?.removeSubscriber(id, waitingAlsoFor: own) != true {
+            Hazards.waitUntilNotCalled(delivery?.address ?? own, or: own)
         }
         guard first else { return }
+        // No other thread calls the handler now, and none will: released here (not under a lock: what it captured
+        // may have a deinit that does anything).
+        body = nil
         // A call of this observation may be running on this thread (this is a handler ending its own observation,
         // or another handler of the same delivery): it was not waited for, so later calls from other threads must
-        // still wait for it (`deliveryEndedInsideItsCall`, and the gate's count).
-        let gate = ObjectIdentifier(handler)
-        let ownCallMayRun = ThreadContext.withCurrent { $0.isDelivering || $0.runningCalls(of: gate) != 0 }
+        // still wait for it (`deliveryEndedInsideItsCall`, and this thread's slots).
+        let ownCallMayRun = ThreadContext.withCurrent { $0.isDelivering || $0.isCalling(own) }
         if ownCallMayRun {
             // Its own lock section, before the one below (which captures nothing: a lock section that captures
             // something allocates its closure's context); until that one, `directDelivery` is still there.
@@ -928,9 +972,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
             }
         }
         // (`LiveObservations` drops it by itself, now that it is invalidated.)
-        // The gate and the hazard slots waited for every call but this thread's own: with none running here (no
-        // delivery in progress on this thread, no gated call of this observation up its stack), no handler call
-        // runs anywhere now, and none can start.
+        // The hazard slots waited for every call but this thread's own: with none running here (no delivery in
+        // progress on this thread, no call of this observation up its stack), no handler call runs anywhere now, and
+        // none can start.
         if !ownCallMayRun {
             waitedForEveryCall.store(true, ordering: .releasing)
         }

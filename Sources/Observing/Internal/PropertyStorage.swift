@@ -16,6 +16,10 @@ protocol TrackableStorage: AnyObject, Sendable {
     /// whether it was found.
     @discardableResult
     func removeSubscriber(_ id: UInt64, waitingForCalls: Bool) -> Bool
+    /// Removes a direct observation's subscription and returns once no other thread calls it, nor the observation at
+    /// address `observation` (one scan of the hazard slots for both, see `KeyPathObservation.invalidate()`). Returns
+    /// whether it was found; when not, nothing was waited for.
+    func removeSubscriber(_ id: UInt64, waitingAlsoFor observation: UInt) -> Bool
     /// How many writes the storage has stored so far (moves with every write, equal or not).
     var currentVersion: UInt64 { get }
     /// The stored value if it is a class instance, else nil (diagnostics: naming a path of stored properties).
@@ -798,7 +802,21 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     @usableFromInline
     @discardableResult
     func removeSubscriber(_ id: UInt64, waitingForCalls: Bool) -> Bool {
-        let removed: AnyDelivery? = withState { state in
+        guard let removed = remove(id) else { return false }
+        Hazards.release(removed, waitingForCalls: waitingForCalls)
+        return true
+    }
+
+    @usableFromInline
+    func removeSubscriber(_ id: UInt64, waitingAlsoFor observation: UInt) -> Bool {
+        guard let removed = remove(id) else { return false }
+        Hazards.release(removed, waitingForCalls: true, alsoFor: observation)
+        return true
+    }
+
+    /// Takes the subscription `id` out of the list and closes its `Delivery` (nil if there is none).
+    private func remove(_ id: UInt64) -> AnyDelivery? {
+        withState { state in
             var index = 0
             let count = state.subscribers.count
             while index < count && state.subscribers[index].id != id {
@@ -814,9 +832,6 @@ final class PropertyStorage<Value>: @unchecked Sendable {
             delivery.closed.store(true, ordering: .sequentiallyConsistent)
             return delivery
         }
-        guard let removed else { return false }
-        Hazards.release(removed, waitingForCalls: waitingForCalls)
-        return true
     }
 }
 

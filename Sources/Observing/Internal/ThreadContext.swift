@@ -10,7 +10,7 @@ import Synchronization
     import Darwin
 #endif
 
-/// Per-thread state of the observation machinery: the re-entrancy queue (O8), the stack of handler
+/// Per-thread state of the observation machinery: the re-entrancy queue (O8), the hazard slots of the handler
 /// calls in progress on this thread (O7) and the key-path access tracker (O4).
 ///
 /// Deliberately not `Sendable`: each instance is reached only through the thread-local slot of the
@@ -41,20 +41,26 @@ final class ThreadContext {
     @exclusivity(unchecked) private var pendingHead = 0
     private var stoppedCycle: (source: CycleSource, rounds: Int)?
 
-    /// Gates of the handler calls running on this thread, innermost last: `runningGateCount` entries of
-    /// a buffer of `runningGateCapacity`. A hand-managed buffer rather than an `Array` because a push and
-    /// a pop happen around every handler call, and an `Array` would check its uniqueness each time.
-    /// Only this thread touches it (the context is thread-confined); it is freed in `deinit`.
-    @usableFromInline @exclusivity(unchecked) var runningGates: UnsafeMutablePointer<ObjectIdentifier>
-    @usableFromInline @exclusivity(unchecked) var runningGateCount = 0
-    @usableFromInline @exclusivity(unchecked) var runningGateCapacity = 16
+    /// The slots of the calls made through an observation on this thread (`publishCall(_:)`), innermost at
+    /// `callDepth - 1`: `callSlotCount` slots made so far (each registered with `Hazards` when made, unregistered at
+    /// this thread's exit), in a buffer of `callSlotCapacity`, each retained by it. A hand-managed buffer rather
+    /// than an `Array` because a push and a pop happen around every such call, and an `Array` would check its
+    /// uniqueness each time. Only this thread touches it (the context is thread-confined; removers read the slots
+    /// through `Hazards`' list, never this buffer); it is freed in `deinit`.
+    @usableFromInline @exclusivity(unchecked) var callSlots: UnsafeMutablePointer<Unmanaged<HazardSlot>>
+    @usableFromInline @exclusivity(unchecked) var callDepth = 0
+    @usableFromInline @exclusivity(unchecked) var callSlotCount = 0
+    @usableFromInline @exclusivity(unchecked) var callSlotCapacity = 8
 
     /// Reads recorded by `track(_:)`, innermost tracking scope last.
     /// (Only this thread touches a context, so run-time exclusivity checks are skipped.)
     @exclusivity(unchecked) private var trackingStack: [TrackedReads] = []
 
-    /// The subscriber this thread is calling, for the threads that remove subscribers (see `Hazards`).
-    @usableFromInline let hazard = HazardSlot()
+    /// This thread's identity in its hazard slots (`HazardSlot.owner`): never reused.
+    @usableFromInline let threadID: UInt
+    /// The subscriber the storage's setter is calling on this thread, for the threads that remove subscribers (see
+    /// `Hazards`; the calls made through an observation use `callSlots`).
+    @usableFromInline let hazard: HazardSlot
     /// Removed subscribers (and subscriber lists of freed storages) that a caller up this thread's stack
     /// may still hold unretained: released when the outermost delivery ends.
     private var retired: [AnyObject] = []
@@ -69,11 +75,16 @@ final class ThreadContext {
 
     @usableFromInline
     init() {
-        runningGates = .allocate(capacity: runningGateCapacity)
+        threadID = nextThreadID.add(1, ordering: .relaxed).oldValue
+        hazard = HazardSlot(owner: threadID)
+        callSlots = .allocate(capacity: callSlotCapacity)
     }
 
     deinit {
-        runningGates.deallocate()
+        for index in 0..<callSlotCount {
+            callSlots[index].release()
+        }
+        callSlots.deallocate()
         if let directProperties {
             directProperties.deinitialize(count: Self.directPropertyCapacity)
             directProperties.deallocate()
@@ -127,42 +138,60 @@ final class ThreadContext {
         Unmanaged<ThreadContext>.fromOpaque(currentPointer())._withUnsafeGuaranteedRef(body)
     }
 
-    // MARK: Handler calls in progress (O7)
+    // MARK: Calls made through an observation (O7)
 
-    /// Records that a call admitted by `gate` runs on this thread (innermost last).
+    /// Publishes `address` (an observation's) in the next slot of this thread's stack of calls, before the call it
+    /// names (see `Hazards`: a sequentially consistent store, which the caller follows with a sequentially consistent
+    /// load of the observation's `closed` flag). Pair with `endCall()`.
     @inlinable
     @inline(__always)
-    func pushRunningGate(_ gate: ObjectIdentifier) {
-        if _slowPath(runningGateCount == runningGateCapacity) {
-            growRunningGates()
+    func publishCall(_ address: UInt) {
+        if _slowPath(callDepth == callSlotCount) {
+            addCallSlot()
         }
-        // In bounds: `runningGateCount < runningGateCapacity` after the check above.
-        (runningGates + runningGateCount).initialize(to: gate)
-        runningGateCount += 1
+        // In bounds: `callDepth < callSlotCount` after the check above.
+        callSlots[callDepth]._withUnsafeGuaranteedRef { $0.delivery.store(address, ordering: .sequentiallyConsistent) }
+        callDepth += 1
     }
 
-    /// Ends the innermost call recorded by `pushRunningGate`.
+    /// Ends the innermost call published by `publishCall(_:)`: a releasing store, so that a remover that reads the
+    /// cleared slot also sees everything the call did.
     @inlinable
     @inline(__always)
-    func popRunningGate() {
-        // Pops are paired with pushes (`DeliveryGate.enter`/`leave`), so the count is positive here.
-        runningGateCount -= 1
+    func endCall() {
+        // Pops are paired with pushes, so the depth is positive here.
+        callDepth -= 1
+        callSlots[callDepth]._withUnsafeGuaranteedRef { $0.delivery.store(0, ordering: .releasing) }
     }
 
-    /// How many calls admitted by `gate` run on this thread.
-    func runningCalls(of gate: ObjectIdentifier) -> Int {
-        UnsafeBufferPointer(start: runningGates, count: runningGateCount).reduce(0) { $0 + ($1 == gate ? 1 : 0) }
+    /// Whether a call published by `publishCall(address)` runs on this thread (up its stack).
+    func isCalling(_ address: UInt) -> Bool {
+        for index in 0..<callDepth
+        where callSlots[index]._withUnsafeGuaranteedRef({
+            $0.delivery.load(ordering: .relaxed) == address
+        }) {
+            return true
+        }
+        return false
     }
 
+    /// Makes the next slot of the stack (a call nested deeper than any before on this thread), registered with
+    /// `Hazards` before it is used.
     @usableFromInline
     @inline(never)
-    func growRunningGates() {
-        let capacity = runningGateCapacity * 2
-        let grown = UnsafeMutablePointer<ObjectIdentifier>.allocate(capacity: capacity)
-        grown.moveInitialize(from: runningGates, count: runningGateCount)
-        runningGates.deallocate()
-        runningGates = grown
-        runningGateCapacity = capacity
+    func addCallSlot() {
+        if callSlotCount == callSlotCapacity {
+            let capacity = callSlotCapacity * 2
+            let grown = UnsafeMutablePointer<Unmanaged<HazardSlot>>.allocate(capacity: capacity)
+            grown.moveInitialize(from: callSlots, count: callSlotCount)
+            callSlots.deallocate()
+            callSlots = grown
+            callSlotCapacity = capacity
+        }
+        let slot = HazardSlot(owner: threadID)
+        Hazards.register(slot)
+        (callSlots + callSlotCount).initialize(to: Unmanaged.passRetained(slot))
+        callSlotCount += 1
     }
 
     // MARK: Delivery (O8)
@@ -424,6 +453,9 @@ struct DirectPropertyEntry {
     }
 }
 
+/// The source of `ThreadContext.threadID` (identities are never reused).
+let nextThreadID = Atomic<UInt>(1)
+
 /// How many tracking scopes are open on all threads: getters look at the thread-local context only
 /// when this is not zero, so reads outside `observe` cost one relaxed load.
 let activeTrackers = Atomic<Int>(0)
@@ -435,7 +467,7 @@ let threadContextKey: pthread_key_t = {
         let destructor: @convention(c) (UnsafeMutableRawPointer) -> Void = { pointer in
             let context = Unmanaged<ThreadContext>.fromOpaque(pointer)
             observing_set_current_context(nil)
-            Hazards.unregister(context.takeUnretainedValue().hazard)
+            Hazards.unregister(owner: context.takeUnretainedValue().threadID)
             context.release()
         }
     #else
@@ -443,7 +475,7 @@ let threadContextKey: pthread_key_t = {
             guard let pointer else { return }
             let context = Unmanaged<ThreadContext>.fromOpaque(pointer)
             observing_set_current_context(nil)
-            Hazards.unregister(context.takeUnretainedValue().hazard)
+            Hazards.unregister(owner: context.takeUnretainedValue().threadID)
             context.release()
         }
     #endif

@@ -52,11 +52,10 @@ extension KeyValueObservable {
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken {
-        let gated = GatedHandler(handler)
-        return register(
-            keyPath, options: options, delivery: .mutatingThread, handler: gated, owner: nil, send: nil,
+        register(
+            keyPath, options: options, delivery: .mutatingThread, handler: handler, owner: nil, send: nil,
             direct: { change, object, _ in
-                // The handler is called directly here (not through `gated`) so that this path stays
+                // The handler is called directly here (not through the observation) so that this path stays
                 // specialized. The storage guards this call (`Hazards`: invalidate waits for it and no call
                 // starts after), and drops this closure, and with it the handler, on invalidate.
                 let root = unsafeDowncast(object, to: Self.self)
@@ -76,11 +75,9 @@ extension KeyValueObservable {
         delivery: ObservationDelivery,
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
-        let gated = GatedHandler(handler)
-        let send = makeSend(delivery: delivery, handler: gated)
-        return register(
-            keyPath, options: options, delivery: delivery, handler: gated, owner: nil, send: send,
-            direct: { change, object, _ in send(unsafeDowncast(object, to: Self.self), change.filtered(by: options)) }
+        register(
+            keyPath, options: options, delivery: delivery, handler: handler, owner: nil,
+            send: makeSend(delivery: delivery, for: Self.self, Value.self), direct: nil
         ).token
     }
 
@@ -91,20 +88,17 @@ extension KeyValueObservable {
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @MainActor @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
-        let gated = GatedHandler { (object: Self, change: ObservedChange<Value>) in
-            MainActor.assumeIsolated { handler(object, change) }
-        }
-        let send = makeSend(delivery: .mainActor, handler: gated)
-        return register(
-            keyPath, options: options, delivery: .mainActor, handler: gated, owner: nil, send: send,
-            direct: { change, object, _ in send(unsafeDowncast(object, to: Self.self), change.filtered(by: options)) }
+        register(
+            keyPath, options: options, delivery: .mainActor,
+            handler: { object, change in MainActor.assumeIsolated { handler(object, change) } }, owner: nil,
+            send: makeSend(delivery: .mainActor, for: Self.self, Value.self), direct: nil
         ).token
     }
 
     /// Creates, registers and starts an observation; sends `.initial` after registration.
-    /// `send` calls the handler (gated) where the delivery says (nil: at once, on the mutating thread); `direct`
-    /// does the same for a change of a directly observed property, given as the storage reports it (see
-    /// `KeyPathObservation`).
+    /// `send` calls the observation's handler (`KeyPathObservation.callHandler`) where the delivery says (nil: at
+    /// once, on the mutating thread); `direct` calls `handler` for a change of a directly observed property, given as
+    /// the storage reports it (see `KeyPathObservation`); nil: such a change goes through `send` too.
     ///
     /// Inlinable so that the observation and its subscriber are made where `Self` and `Value` are concrete: the
     /// types' metadata are then found in the caller's caches, not looked up in the runtime's on every call. Never
@@ -116,17 +110,29 @@ extension KeyValueObservable {
         _ keyPath: KeyPath<Self, Value>,
         options: ObservationOptions,
         delivery: ObservationDelivery,
-        handler: GatedHandler<Self, Value>,
+        handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void,
         owner: OwnerDescription?,
         beforeInitial: (ObservationToken, _ isDirect: Bool) -> Void = { _, _ in },
-        send: (@Sendable (Self, ObservedChange<Value>) -> Void)?,
-        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
+        send: (@Sendable (KeyPathObservation<Self, Value>, Self, ObservedChange<Value>) -> Void)?,
+        direct: (@Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void)?
     ) -> (token: ObservationToken, started: Bool) {
         let core = KeyPathObservation(
             root: self, keyPath: keyPath, options: options, delivery: delivery, handler: handler, owner: owner,
             send: send, chainChanged: { $0.chainDidChange() },
             leafLink: { $0.makeLeafLink(for: $1, subscriptionID: $2) })
-        let subscriber = PropertyStorage<Value>.Delivery(direct)
+        // Without `direct`, a change of the property goes through the observation (the queue, the main actor). That
+        // subscriber holds the observation, which holds it (`ObservationState.directDelivery`) until `invalidate()`,
+        // which every observation gets (its token's `deinit`) and which drops both.
+        // (Not `direct ?? { ... }`: `??` is generic, and the closure it returns is reabstracted, a thunk called around
+        // every delivered change.)
+        let subscriber: PropertyStorage<Value>.Delivery
+        if let direct {
+            subscriber = PropertyStorage<Value>.Delivery(direct)
+        } else {
+            subscriber = PropertyStorage<Value>.Delivery { change, object, _ in
+                core.deliver(unsafeDowncast(object, to: Self.self), change.filtered(by: options))
+            }
+        }
         let token = ObservationToken(core: core)
         // Registration runs as a delivery on this thread (O11): a change this thread makes meanwhile (a
         // deinit run by a release during the key path's evaluation, the initial handler writing) is queued
@@ -159,19 +165,20 @@ extension KeyValueObservable {
     }
 }
 
-/// Calls `handler` where `delivery` says: at once, on a queue, or on the main actor (at once when
-/// already there, else on the main queue).
+/// Calls the handler of the observation it is given where `delivery` says: at once, on a queue, or on the main actor
+/// (at once when already there, else on the main queue).
 @usableFromInline
 func makeSend<Root: Sendable, Value: Sendable>(
     delivery: ObservationDelivery,
-    handler: GatedHandler<Root, Value>
-) -> @Sendable (Root, ObservedChange<Value>) -> Void {
+    for _: Root.Type,
+    _: Value.Type
+) -> @Sendable (KeyPathObservation<Root, Value>, Root, ObservedChange<Value>) -> Void {
     switch delivery {
     case .mutatingThread:
-        return { object, change in handler.call(object, change) }
+        return { observation, object, change in observation.callHandler(object, change) }
     case .queue(let queue):
-        return { object, change in
-            queue.async { handler.call(object, change) }
+        return { observation, object, change in
+            queue.async { observation.callHandler(object, change) }
         }
     case .mainActor:
         // A call made at once on the main actor must not overtake calls already handed to the main queue (O11):
@@ -179,13 +186,13 @@ func makeSend<Root: Sendable, Value: Sendable>(
         // observation never run at the same time (they run in store order, see `PropertyStorage.turn`), so
         // the count read here is the one the previous send left.
         let queued = QueuedCalls()
-        return { object, change in
+        return { observation, object, change in
             if isOnMainActor && queued.count.load(ordering: .acquiring) == 0 {
-                handler.call(object, change)
+                observation.callHandler(object, change)
             } else {
                 queued.count.add(1, ordering: .relaxed)
                 DispatchQueue.main.async {
-                    handler.call(object, change)
+                    observation.callHandler(object, change)
                     queued.count.subtract(1, ordering: .releasing)
                 }
             }

@@ -93,7 +93,6 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
     ) -> Bool {
-        let gated = GatedHandler(handler)
         // Guarded by the storage like the token's direct path (see `KeyValueObservable.observe`). Without an owner the
         // closure captures no owner link: with a handler that captures nothing, it then captures nothing at all, and
         // costs no allocation.
@@ -108,9 +107,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
                 handler(unsafeDowncast(object, to: Object.self), change.filtered(by: options))
             }
         }
-        // No `send`: the observation calls `gated` itself, unless the owner is gone.
+        // No `send`: the observation calls `handler` itself, unless the owner is gone.
         return start(
-            object, keyPath, options: options, delivery: .mutatingThread, handler: gated, send: nil, direct: direct)
+            object, keyPath, options: options, delivery: .mutatingThread, handler: handler, send: nil, direct: direct)
     }
 
     /// Observes `keyPath` of `object` with the chosen delivery (O9), unless that pair is already observed.
@@ -125,16 +124,14 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
     ) -> Bool {
         let ownerLink = self.ownerLink
-        let gated = GatedHandler { (object: Object, change: ObservedChange<Value>) in
-            if ownerLink?.isAlive != false {
-                handler(object, change)
-            }
-        }
-        let send = makeSend(delivery: delivery, handler: gated)
         return start(
-            object, keyPath, options: options, delivery: delivery, handler: gated, send: send,
-            direct: { change, object, _ in send(unsafeDowncast(object, to: Object.self), change.filtered(by: options)) }
-        )
+            object, keyPath, options: options, delivery: delivery,
+            handler: { object, change in
+                if ownerLink?.isAlive != false {
+                    handler(object, change)
+                }
+            },
+            send: makeSend(delivery: delivery, for: Object.self, Value.self), direct: nil)
     }
 
     /// Registers the observation unless the pair is observed already. Inlinable, so that the observation is made
@@ -146,9 +143,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         _ keyPath: KeyPath<Object, Value>,
         options: ObservationOptions,
         delivery: ObservationDelivery,
-        handler: GatedHandler<Object, Value>,
-        send: (@Sendable (Object, ObservedChange<Value>) -> Void)?,
-        direct: @escaping @Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void
+        handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void,
+        send: (@Sendable (KeyPathObservation<Object, Value>, Object, ObservedChange<Value>) -> Void)?,
+        direct: (@Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void)?
     ) -> Bool {
         if let ownerLink, !ownerLink.isAlive {
             unobserveAll()
