@@ -827,7 +827,10 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                 state.priorSubscribers -= 1
                 state.unusualSubscribers -= 1
             }
-            let delivery = state.subscribers.remove(at: index).delivery
+            // The last one (the common case: one subscriber) without `remove(at:)`, which moves the elements after it.
+            let delivery =
+                index == count - 1
+                ? state.subscribers.removeLast().delivery : state.subscribers.remove(at: index).delivery
             Self.clearInitial(of: delivery, in: &state)
             delivery.closed.store(true, ordering: .sequentiallyConsistent)
             return delivery
