@@ -185,6 +185,59 @@ import Testing
         }
     }
 
+    /// A thread's hazard slots are given back when it exits and taken by later threads; a call published in a slot
+    /// taken that way is waited for like any other, and the thread that owned it before is no longer excluded.
+    @Test func slotGivenBackByAnExitedThreadIsScannedForItsNextOwner() {
+        let address: UInt = 0x10
+        let first = UInt.max - 1
+        let second = UInt.max - 2
+        let slot = Hazards.acquireSlot(owner: first)
+        slot._withUnsafeGuaranteedRef { $0.delivery.store(address, ordering: .sequentiallyConsistent) }
+        #expect(Hazards.isCalled(address, or: address, excludingThread: 0))
+        #expect(!Hazards.isCalled(address, or: address, excludingThread: first), "a thread waited for itself")
+        slot._withUnsafeGuaranteedRef { $0.delivery.store(0, ordering: .releasing) }
+        Hazards.releaseSlot(slot)
+        #expect(slot._withUnsafeGuaranteedRef { $0.owner.load(ordering: .acquiring) } == 0)
+        // Free slots are taken before a new one is made: the list's free slots, then a new one, which ends the search.
+        var taken: [Unmanaged<HazardSlot>] = []
+        while !taken.contains(where: { $0.toOpaque() == slot.toOpaque() }) {
+            let next = Hazards.acquireSlot(owner: second)
+            taken.append(next)
+            if next._withUnsafeGuaranteedRef({ $0.next.load(ordering: .relaxed) }) == 0 && taken.count > 1 {
+                break
+            }
+        }
+        if taken.contains(where: { $0.toOpaque() == slot.toOpaque() }) {
+            slot._withUnsafeGuaranteedRef { $0.delivery.store(address, ordering: .sequentiallyConsistent) }
+            #expect(
+                Hazards.isCalled(address, or: address, excludingThread: first), "the slot's next owner was excluded")
+            #expect(!Hazards.isCalled(address, or: address, excludingThread: second))
+            slot._withUnsafeGuaranteedRef { $0.delivery.store(0, ordering: .releasing) }
+        }
+        for next in taken {
+            Hazards.releaseSlot(next)
+        }
+    }
+
+    /// The nesting test again, on a thread started after another one that nested as deep exited: the second thread
+    /// takes the slots the first gave back, and `invalidate()` still waits for its outer call.
+    @Test func invalidateWaitsForAnOuterCallOnAThreadThatTookGivenBackSlots() async {
+        await StartedThread {
+            let counters = (0..<20).map { _ in Counter() }
+            let tokens = Protected<[ObservationToken]>([])
+            @Sendable func nest(_ depth: Int) {
+                guard depth < counters.count else { return }
+                let token = counters[depth].observe(\.value, options: [.initial]) { _, _ in nest(depth + 1) }
+                tokens.withLock { $0.append(token) }
+            }
+            nest(0)
+            for token in tokens.withLock({ $0 }) {
+                token.invalidate()
+            }
+        }.finished()
+        await invalidateWaitsForAnOuterCallWhileNestedCallsRunOnItsThread()
+    }
+
     /// A nested call (an `.initial` call made inside a chain's handler) that invalidates the outer observation, which
     /// runs up the same thread's stack: `invalidate()` returns at once (no waiting for its own thread), the outer
     /// handler finishes, and is not called again.

@@ -19,16 +19,23 @@ import Synchronization
 /// made through an observation (`ThreadContext.publishCall(_:)`: the `.initial` call, a chain's change, queue and
 /// main-actor delivery), which nest: an `.initial` call made inside a handler, a main-actor call made at once inside a
 /// delivery. See `Hazards` for how a slot is published, and why each way is ordered.
+///
+/// Slots are never freed: they form `Hazards`' list, which removers walk without a lock, and a thread that exits
+/// gives its slots back (`owner` 0) for the next threads to take.
 @usableFromInline
 final class HazardSlot: Sendable {
     /// The address of the `Delivery` or the observation being called by the owning thread; 0 when none.
     @usableFromInline let delivery = Atomic<UInt>(0)
-    /// The thread that owns the slot (`ThreadContext.threadID`): a remover does not wait for its own thread's calls.
-    let owner: UInt
+    /// The thread that owns the slot (`ThreadContext.threadID`), 0 while no thread does: a remover does not wait for
+    /// its own thread's calls. (Another thread's slot may change owner while a remover looks at it, but a remover's
+    /// own slots cannot, so whichever owner it reads, it excludes exactly its own.)
+    let owner: Atomic<UInt>
+    /// The address of the next slot in `Hazards`' list (0 at its end): written before the slot is published, never
+    /// after.
+    let next = Atomic<UInt>(0)
 
-    @usableFromInline
     init(owner: UInt) {
-        self.owner = owner
+        self.owner = Atomic(owner)
     }
 }
 
@@ -61,9 +68,11 @@ final class HazardSlot: Sendable {
 /// names it again.
 @usableFromInline
 enum Hazards {
-    /// Every live thread's slot (registered when its `ThreadContext` is made, removed when the thread ends). An
-    /// array: scanning it is what every removal does, and there are only as many as threads that observed.
-    private static let slots = LockedValue<[HazardSlot]>([])
+    /// The first slot of the list of every slot ever made (its address; each slot is retained by the list, forever).
+    /// A push-only list walked without a lock: scanning it is what every removal does, and a lock around it was two
+    /// atomic read-modify-writes per removal. It holds as many slots as threads observed at once, times the deepest
+    /// nesting of their calls: a thread takes free slots before it makes new ones (`acquireSlot`).
+    private static let head = Atomic<UInt>(0)
     /// Removed deliveries that another thread was calling when they were removed without waiting
     /// (re-targeted chain links); released by a later `release` once no slot names them. Reached through
     /// `withLockUnchecked` because they are typed `AnyObject`: under the lock they are only appended, compared by
@@ -72,25 +81,67 @@ enum Hazards {
     /// How many deliveries `deferred` holds (so that a removal skips its lock when there are none).
     private static let deferredCount = Atomic<Int>(0)
 
-    static func register(_ slot: HazardSlot) {
-        slots.withLock { $0.append(slot) }
+    /// The slot at `address` in the list (not retained: the list holds it forever).
+    private static func slot(_ address: UInt) -> Unmanaged<HazardSlot> {
+        Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
     }
 
-    /// Removes every slot of the thread `owner` (at its exit).
-    static func unregister(owner: UInt) {
-        slots.withLock { slots in slots.removeAll { $0.owner == owner } }
+    /// A slot for the thread `owner`: a free one of the list (given back by a thread that exited; it names nothing),
+    /// or a new one pushed in front. Unretained: the list holds it forever.
+    static func acquireSlot(owner: UInt) -> Unmanaged<HazardSlot> {
+        var address = head.load(ordering: .acquiring)
+        while address != 0 {
+            let current = slot(address)
+            let taken = current._withUnsafeGuaranteedRef {
+                $0.owner.compareExchange(expected: 0, desired: owner, ordering: .acquiring).exchanged
+            }
+            if taken {
+                return current
+            }
+            address = current._withUnsafeGuaranteedRef { $0.next.load(ordering: .relaxed) }
+        }
+        let made = Unmanaged.passRetained(HazardSlot(owner: owner))
+        let madeAddress = UInt(bitPattern: made.toOpaque())
+        var first = head.load(ordering: .relaxed)
+        while true {
+            made._withUnsafeGuaranteedRef { $0.next.store(first, ordering: .relaxed) }
+            // Sequentially consistent, like the loads of `head` by the removers' scans (see `isCalled`).
+            let (exchanged, original) = head.compareExchange(
+                expected: first, desired: madeAddress, ordering: .sequentiallyConsistent)
+            if exchanged {
+                return made
+            }
+            first = original
+        }
+    }
+
+    /// Gives `slot` back (its thread exits; it names nothing, since every call clears its slot when it ends).
+    static func releaseSlot(_ slot: Unmanaged<HazardSlot>) {
+        slot._withUnsafeGuaranteedRef { $0.owner.store(0, ordering: .releasing) }
     }
 
     /// Whether a thread other than `excluded` is calling what is at `address` or at `other` (pass the same address
     /// twice for one).
+    ///
+    /// A slot pushed after this scan loaded `head` is missed, which is safe: its thread publishes in it only after the
+    /// push (a sequentially consistent exchange, after this scan's sequentially consistent load of `head`, so after the
+    /// remover closed what it removed, which the caller then sees closed); the setter's fast path makes its thread's
+    /// slot inside the storage lock that the remover took before scanning.
     static func isCalled(_ address: UInt, or other: UInt, excludingThread excluded: UInt) -> Bool {
-        slots.withLock { slots in
-            slots.contains {
-                guard $0.owner != excluded else { return false }
-                let named = $0.delivery.load(ordering: .sequentiallyConsistent)
-                return named == address || named == other
+        var current = head.load(ordering: .sequentiallyConsistent)
+        while current != 0 {
+            let (named, owner, next) = slot(current)._withUnsafeGuaranteedRef {
+                (
+                    $0.delivery.load(ordering: .sequentiallyConsistent), $0.owner.load(ordering: .relaxed),
+                    $0.next.load(ordering: .relaxed)
+                )
             }
+            if owner != excluded && named != 0 && (named == address || named == other) {
+                return true
+            }
+            current = next
         }
+        return false
     }
 
     /// Whether `delivery` was removed while another thread called it and is still waiting to be released

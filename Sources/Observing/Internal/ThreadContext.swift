@@ -42,8 +42,8 @@ final class ThreadContext {
     private var stoppedCycle: (source: CycleSource, rounds: Int)?
 
     /// The slots of the calls made through an observation on this thread (`publishCall(_:)`), innermost at
-    /// `callDepth - 1`: `callSlotCount` slots made so far (each registered with `Hazards` when made, unregistered at
-    /// this thread's exit), in a buffer of `callSlotCapacity`, each retained by it. A hand-managed buffer rather
+    /// `callDepth - 1`: `callSlotCount` slots taken so far (from `Hazards`, which holds them; given back at this
+    /// thread's exit), in a buffer of `callSlotCapacity`. A hand-managed buffer rather
     /// than an `Array` because a push and a pop happen around every such call, and an `Array` would check its
     /// uniqueness each time. Only this thread touches it (the context is thread-confined; removers read the slots
     /// through `Hazards`' list, never this buffer); it is freed in `deinit`.
@@ -76,14 +76,12 @@ final class ThreadContext {
     @usableFromInline
     init() {
         threadID = nextThreadID.add(1, ordering: .relaxed).oldValue
-        hazard = HazardSlot(owner: threadID)
+        // Unretained: `Hazards`' list holds every slot forever.
+        hazard = Hazards.acquireSlot(owner: threadID).takeUnretainedValue()
         callSlots = .allocate(capacity: callSlotCapacity)
     }
 
     deinit {
-        for index in 0..<callSlotCount {
-            callSlots[index].release()
-        }
         callSlots.deallocate()
         if let directProperties {
             directProperties.deinitialize(count: Self.directPropertyCapacity)
@@ -103,7 +101,6 @@ final class ThreadContext {
     @inline(never)
     static func makeCurrent() -> UnsafeMutableRawPointer {
         let context = ThreadContext()
-        Hazards.register(context.hazard)
         let pointer = Unmanaged.passRetained(context).toOpaque()
         // The C slot is what every lookup reads; the pthread key only runs the destructor at thread exit.
         pthread_setspecific(threadContextKey, pointer)
@@ -175,8 +172,7 @@ final class ThreadContext {
         return false
     }
 
-    /// Makes the next slot of the stack (a call nested deeper than any before on this thread), registered with
-    /// `Hazards` before it is used.
+    /// Takes the next slot of the stack (a call nested deeper than any before on this thread) from `Hazards`.
     @usableFromInline
     @inline(never)
     func addCallSlot() {
@@ -188,10 +184,16 @@ final class ThreadContext {
             callSlots = grown
             callSlotCapacity = capacity
         }
-        let slot = HazardSlot(owner: threadID)
-        Hazards.register(slot)
-        (callSlots + callSlotCount).initialize(to: Unmanaged.passRetained(slot))
+        (callSlots + callSlotCount).initialize(to: Hazards.acquireSlot(owner: threadID))
         callSlotCount += 1
+    }
+
+    /// Gives this thread's hazard slots back to `Hazards` (at its exit).
+    func releaseSlots() {
+        Hazards.releaseSlot(Unmanaged.passUnretained(hazard))
+        for index in 0..<callSlotCount {
+            Hazards.releaseSlot(callSlots[index])
+        }
     }
 
     // MARK: Delivery (O8)
@@ -467,7 +469,7 @@ let threadContextKey: pthread_key_t = {
         let destructor: @convention(c) (UnsafeMutableRawPointer) -> Void = { pointer in
             let context = Unmanaged<ThreadContext>.fromOpaque(pointer)
             observing_set_current_context(nil)
-            Hazards.unregister(owner: context.takeUnretainedValue().threadID)
+            context.takeUnretainedValue().releaseSlots()
             context.release()
         }
     #else
@@ -475,7 +477,7 @@ let threadContextKey: pthread_key_t = {
             guard let pointer else { return }
             let context = Unmanaged<ThreadContext>.fromOpaque(pointer)
             observing_set_current_context(nil)
-            Hazards.unregister(owner: context.takeUnretainedValue().threadID)
+            context.takeUnretainedValue().releaseSlots()
             context.release()
         }
     #endif
