@@ -941,7 +941,10 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
         // A call of this observation may be running on this thread (this is a handler ending its own observation,
         // or another handler of the same delivery): it was not waited for, so later calls from other threads must
         // still wait for it (`deliveryEndedInsideItsCall`, and this thread's slots).
-        let ownCallMayRun = ThreadContext.withCurrent { $0.isDelivering || $0.isCalling(own) }
+        // (The depth first: no call through an observation on this thread, the common case, needs no search.)
+        let ownCallMayRun = ThreadContext.withCurrent {
+            $0.isDelivering || ($0.callDepth != 0 && $0.isCalling(own))
+        }
         if ownCallMayRun {
             // Its own lock section, before the one below (which captures nothing: a lock section that captures
             // something allocates its closure's context); until that one, `directDelivery` is still there.
