@@ -52,7 +52,7 @@ extension KeyValueObservable {
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken {
-        register(
+        let core = register(
             keyPath, options: options, delivery: .mutatingThread, handler: handler, owner: nil, send: nil,
             direct: { change, object, _ in
                 // The handler is called directly here (not through the observation) so that this path stays
@@ -61,7 +61,8 @@ extension KeyValueObservable {
                 let root = unsafeDowncast(object, to: Self.self)
                 change.withFiltered(by: options) { handler(root, $0) }
             }
-        ).token
+        ).core
+        return ObservationToken(core: core)
     }
 
     /// Observes `keyPath`, delivering on the thread, queue or actor chosen by `delivery` (O9).
@@ -75,10 +76,11 @@ extension KeyValueObservable {
         delivery: ObservationDelivery,
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
-        register(
-            keyPath, options: options, delivery: delivery, handler: handler, owner: nil,
-            send: makeSend(delivery: delivery, for: Self.self, Value.self), direct: nil
-        ).token
+        ObservationToken(
+            core: register(
+                keyPath, options: options, delivery: delivery, handler: handler, owner: nil,
+                send: makeSend(delivery: delivery, for: Self.self, Value.self), direct: nil
+            ).core)
     }
 
     /// Observes `keyPath` with a main-actor handler: called synchronously for changes made on the main
@@ -88,11 +90,12 @@ extension KeyValueObservable {
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @MainActor @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
-        register(
-            keyPath, options: options, delivery: .mainActor,
-            handler: { object, change in MainActor.assumeIsolated { handler(object, change) } }, owner: nil,
-            send: makeSend(delivery: .mainActor, for: Self.self, Value.self), direct: nil
-        ).token
+        ObservationToken(
+            core: register(
+                keyPath, options: options, delivery: .mainActor,
+                handler: { object, change in MainActor.assumeIsolated { handler(object, change) } }, owner: nil,
+                send: makeSend(delivery: .mainActor, for: Self.self, Value.self), direct: nil
+            ).core)
     }
 
     /// Creates, registers and starts an observation; sends `.initial` after registration.
@@ -112,10 +115,10 @@ extension KeyValueObservable {
         delivery: ObservationDelivery,
         handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void,
         owner: OwnerDescription?,
-        beforeInitial: (ObservationToken, _ isDirect: Bool) -> Void = { _, _ in },
+        beforeInitial: (any ObservationCore, _ isDirect: Bool) -> Void = { _, _ in },
         send: (@Sendable (KeyPathObservation<Self, Value>, Self, ObservedChange<Value>) -> Void)?,
         direct: (@Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void)?
-    ) -> (token: ObservationToken, started: Bool) {
+    ) -> (core: KeyPathObservation<Self, Value>, started: Bool) {
         let core = KeyPathObservation(
             root: self, keyPath: keyPath, options: options, delivery: delivery, handler: handler, owner: owner,
             send: send, chainChanged: { $0.chainDidChange() },
@@ -133,7 +136,6 @@ extension KeyValueObservable {
                 core.deliver(unsafeDowncast(object, to: Self.self), change.filtered(by: options))
             }
         }
-        let token = ObservationToken(core: core)
         // Registration runs as a delivery on this thread (O11): a change this thread makes meanwhile (a
         // deinit run by a release during the key path's evaluation, the initial handler writing) is queued
         // behind the initial call, and a change another thread makes after the subscription waits for the
@@ -154,14 +156,14 @@ extension KeyValueObservable {
                 } else {
                     started = core.start(root: self, direct: subscriber) { initial = $0 }
                 }
-                beforeInitial(token, isDirect)
+                beforeInitial(core, isDirect)
                 if let initial {
                     core.sendInitial(initial)
                 }
                 core.finishInitial()
             }
         }
-        return (token, started)
+        return (core, started)
     }
 }
 

@@ -53,7 +53,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// The observations by (object, key path). Unchecked (`LockedValue.withLockUnchecked`) only because a `Key` holds
     /// an `AnyKeyPath`: the key path of an observed property, immutable once made and capturing nothing (no subscript
-    /// arguments), so `Sendable` in all but name; the tokens are `Sendable`.
+    /// arguments), so `Sendable` in all but name; the observations are `Sendable`.
     private let entries = LockedValue<Pairs>(Pairs())
     @usableFromInline let ownerDescription: OwnerDescription?
 
@@ -158,8 +158,8 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         var inserted = false
         _ = object.register(
             keyPath, options: options, delivery: delivery, handler: handler, owner: ownerDescription,
-            beforeInitial: { token, isDirect in
-                inserted = self.insert(token, object: id, keyPath: keyPath, property: isDirect ? keyPath : nil)
+            beforeInitial: { core, isDirect in
+                inserted = self.insert(core, object: id, keyPath: keyPath, property: isDirect ? keyPath : nil)
             },
             send: send, direct: direct)
         return inserted
@@ -170,23 +170,24 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     func isObservingActively(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool {
         let key = Key(object: object, keyPath: keyPath)
         let existing = entries.withLockUnchecked { $0.token(for: key) }
-        return existing?.core?.isActive == true
+        return existing?.isActive == true
     }
 
-    /// Files a just-registered observation under its pair, unless the pair has an active one (then `token` is
-    /// invalidated); returns whether it was filed.
+    /// Files a just-registered observation under its pair, unless the pair has an active one (then `core` is
+    /// invalidated); returns whether it was filed. The observer holds the observations themselves, not tokens (a token
+    /// is one more object per registration, and the observer ends every observation it holds itself).
     /// `property` is the key path naming the observed property when the caller knows it (then the observation's state
     /// is not asked, one lock section less).
     @usableFromInline
-    func insert(_ token: ObservationToken, object: ObjectIdentifier, keyPath: AnyKeyPath, property: AnyKeyPath?)
+    func insert(_ core: any ObservationCore, object: ObjectIdentifier, keyPath: AnyKeyPath, property: AnyKeyPath?)
         -> Bool
     {
         // Keyed by the property observed: a subclass key path to an inherited property is the same pair.
-        let key = Key(object: object, keyPath: property ?? token.core?.propertyKeyPath ?? keyPath)
-        let (inserted, replaced): (Bool, ObservationToken?) = entries.withLockUnchecked { entries in
+        let key = Key(object: object, keyPath: property ?? core.propertyKeyPath ?? keyPath)
+        let (inserted, replaced): (Bool, (any ObservationCore)?) = entries.withLockUnchecked { entries in
             // One look-up in the common case (no entry, or an ended one, to replace).
-            guard let previous = entries.updateToken(token, for: key) else { return (true, nil) }
-            if previous.core?.isActive == true {
+            guard let previous = entries.updateToken(core, for: key) else { return (true, nil) }
+            if previous.isActive {
                 entries.updateToken(previous, for: key)
                 return (false, nil)
             }
@@ -194,7 +195,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         }
         replaced?.invalidate()
         if !inserted {
-            token.invalidate()
+            core.invalidate()
         }
         return inserted
     }
@@ -248,13 +249,13 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         if token == nil, let property = Self.propertyKey(object, keyPath) {
             token = entries.withLockUnchecked { $0.token(for: property) }
         }
-        return token?.core?.isActive == true
+        return token?.isActive == true
     }
 
     /// The number of active observations.
     public var observationCount: Int {
         let tokens = entries.withLockUnchecked { $0.tokens }
-        return tokens.count { $0.core?.isActive == true }
+        return tokens.count { $0.isActive }
     }
 
     /// The observer, its owner and its active observations, one per line.
@@ -265,7 +266,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             lines[0] += " owned by \(ownerDescription.typeName) \(ownerDescription.identifier)\(state)"
         }
         let tokens = entries.withLockUnchecked { $0.tokens }
-        let records = tokens.compactMap { $0.core?.record }.map {
+        let records = tokens.compactMap { $0.record }.map {
             "  \($0.objectType) \($0.objectIdentifier) \($0.keyPath)"
         }
         return (lines + records.sorted()).joined(separator: "\n")
@@ -279,19 +280,19 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 private struct Pairs {
     private struct Pair {
         let key: KeyValueObserver.Key
-        var token: ObservationToken
+        var token: any ObservationCore
     }
 
     private static var arrayLimit: Int { 16 }
 
     private var array: [Pair] = []
-    private var dictionary: [KeyValueObserver.Key: ObservationToken]?
+    private var dictionary: [KeyValueObserver.Key: any ObservationCore]?
 
     private func index(of key: KeyValueObserver.Key) -> Int? {
         array.firstIndex { $0.key == key }
     }
 
-    func token(for key: KeyValueObserver.Key) -> ObservationToken? {
+    func token(for key: KeyValueObserver.Key) -> (any ObservationCore)? {
         if let dictionary {
             return dictionary[key]
         }
@@ -300,7 +301,7 @@ private struct Pairs {
 
     /// Files `token` under `key`; returns the token it replaced, if any.
     @discardableResult
-    mutating func updateToken(_ token: ObservationToken, for key: KeyValueObserver.Key) -> ObservationToken? {
+    mutating func updateToken(_ token: any ObservationCore, for key: KeyValueObserver.Key) -> (any ObservationCore)? {
         if dictionary != nil {
             return dictionary?.updateValue(token, forKey: key)
         }
@@ -313,7 +314,7 @@ private struct Pairs {
             array.append(Pair(key: key, token: token))
             return nil
         }
-        var large = [KeyValueObserver.Key: ObservationToken](minimumCapacity: array.count * 2)
+        var large = [KeyValueObserver.Key: any ObservationCore](minimumCapacity: array.count * 2)
         for pair in array {
             large[pair.key] = pair.token
         }
@@ -323,7 +324,7 @@ private struct Pairs {
         return nil
     }
 
-    mutating func removeToken(for key: KeyValueObserver.Key) -> ObservationToken? {
+    mutating func removeToken(for key: KeyValueObserver.Key) -> (any ObservationCore)? {
         if dictionary != nil {
             return dictionary?.removeValue(forKey: key)
         }
@@ -332,7 +333,7 @@ private struct Pairs {
     }
 
     /// Removes and returns the tokens of `object`'s pairs.
-    mutating func removeTokens(of object: ObjectIdentifier) -> [ObservationToken] {
+    mutating func removeTokens(of object: ObjectIdentifier) -> [any ObservationCore] {
         if var large = dictionary {
             dictionary = nil
             let keys = large.keys.filter { $0.object == object }
@@ -346,14 +347,14 @@ private struct Pairs {
     }
 
     /// Removes and returns every token.
-    mutating func removeAll() -> [ObservationToken] {
+    mutating func removeAll() -> [any ObservationCore] {
         let all = tokens
         array = []
         dictionary = nil
         return all
     }
 
-    var tokens: [ObservationToken] {
+    var tokens: [any ObservationCore] {
         dictionary.map { Array($0.values) } ?? array.map(\.token)
     }
 }
