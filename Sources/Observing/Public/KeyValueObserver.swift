@@ -329,7 +329,8 @@ private struct Pairs {
             return dictionary?.removeValue(forKey: key)
         }
         guard let index = index(of: key) else { return nil }
-        return array.remove(at: index).token
+        // The last pair (the common case: one) without `remove(at:)`, which moves the pairs after it.
+        return index == array.count - 1 ? array.removeLast().token : array.remove(at: index).token
     }
 
     /// Removes and returns the tokens of `object`'s pairs.
