@@ -65,7 +65,8 @@ final class HazardSlot: Sendable {
 ///
 /// An address is never reused while it is named: the remover releases the `Delivery` only once no slot
 /// names it, and a removed subscriber is in no later snapshot, so once a slot stops naming it, it never
-/// names it again.
+/// names it again. An observation named by a call made through it is alive for the length of the call (its caller
+/// holds it: the token's registration, a chain link's subscriber, a queued block).
 @usableFromInline
 enum Hazards {
     /// The first slot of the list of every slot ever made (its address; each slot is retained by the list, forever).
