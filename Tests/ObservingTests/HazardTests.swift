@@ -198,14 +198,12 @@ import Testing
         slot._withUnsafeGuaranteedRef { $0.delivery.store(0, ordering: .releasing) }
         Hazards.releaseSlot(slot)
         #expect(slot._withUnsafeGuaranteedRef { $0.owner.load(ordering: .acquiring) } == 0)
-        // Free slots are taken before a new one is made: the list's free slots, then a new one, which ends the search.
+        // Free slots are taken before a new one is made: the list's free slots, until this one (unless another thread
+        // took it meanwhile, and a new slot is made: the search ends there).
         var taken: [Unmanaged<HazardSlot>] = []
-        while !taken.contains(where: { $0.toOpaque() == slot.toOpaque() }) {
-            let next = Hazards.acquireSlot(owner: second)
-            taken.append(next)
-            if next._withUnsafeGuaranteedRef({ $0.next.load(ordering: .relaxed) }) == 0 && taken.count > 1 {
-                break
-            }
+        let count = Hazards.slotCount
+        while !taken.contains(where: { $0.toOpaque() == slot.toOpaque() }) && Hazards.slotCount == count {
+            taken.append(Hazards.acquireSlot(owner: second))
         }
         if taken.contains(where: { $0.toOpaque() == slot.toOpaque() }) {
             slot._withUnsafeGuaranteedRef { $0.delivery.store(address, ordering: .sequentiallyConsistent) }

@@ -93,8 +93,11 @@ enum Hazards {
         var address = head.load(ordering: .acquiring)
         while address != 0 {
             let current = slot(address)
+            // Looked at before the compare-and-exchange, which would take the cache line of a slot in use from the
+            // thread that writes it on every change.
             let taken = current._withUnsafeGuaranteedRef {
-                $0.owner.compareExchange(expected: 0, desired: owner, ordering: .acquiring).exchanged
+                $0.owner.load(ordering: .relaxed) == 0
+                    && $0.owner.compareExchange(expected: 0, desired: owner, ordering: .acquiring).exchanged
             }
             if taken {
                 return current
@@ -114,6 +117,17 @@ enum Hazards {
             }
             first = original
         }
+    }
+
+    /// How many slots the list holds (tests).
+    static var slotCount: Int {
+        var count = 0
+        var current = head.load(ordering: .acquiring)
+        while current != 0 {
+            count += 1
+            current = slot(current)._withUnsafeGuaranteedRef { $0.next.load(ordering: .relaxed) }
+        }
+        return count
     }
 
     /// Gives `slot` back (its thread exits; it names nothing, since every call clears its slot when it ends).
