@@ -125,7 +125,7 @@ extension KeyValueObservable {
             leafLink: { $0.makeLeafLink(for: $1, subscriptionID: $2) })
         // Without `direct`, a change of the property goes through the observation (the queue, the main actor). That
         // subscriber holds the observation, which holds it (`ObservationState.directDelivery`) until `invalidate()`,
-        // which every observation gets (its token's `deinit`) and which drops both.
+        // which every observation gets (its token's `deinit`, or its `KeyValueObserver`) and which drops both.
         // (Not `direct ?? { ... }`: `??` is generic, and the closure it returns is reabstracted, a thunk called around
         // every delivered change.)
         let subscriber: PropertyStorage<Value>.Delivery
