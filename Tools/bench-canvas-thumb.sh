@@ -14,7 +14,8 @@
 #      batch's measured throughput (worker processes, and threads) is printed as a ratio of it, and of what that many
 #      warm processes side by side give at the moment (the cores the machine really has free);
 #   5. peak memory (GNU time's maximum resident set size) of each.
-# Inputs are generated on demand into .bench/ (git-ignored). Prints medians (hyperfine) and ratios.
+# Inputs are generated on demand into .bench/ (git-ignored). Prints medians (hyperfine) and ratios; every ratio is
+# taken between figures measured in the same round, the rounds interleaving the commands it compares.
 #   Tools/bench-canvas-thumb.sh [--runs N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,17 +57,42 @@ median() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"
 peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }   # kilobytes
 
 compare() { # compare TITLE then 4 commands: ours floor ffmpegthumbnailer ffmpeg
+    # In rounds: each round times the four commands (3 runs each, after one warm-up) in turn, the order rotating, so
+    # that the machine's speed drifting during the row (on this VM the floor alone moved from 77 to 105 ms within a
+    # minute) falls on every command alike; the ratios are taken per round and their median printed with their range.
     local title="$1"; shift
-    hyperfine -N -w 3 -r "$runs" --export-json "$bench/h.json" "$@" >/dev/null
-    read -r ours floor ftn ff <<< "$(median "$bench/h.json")"
-    printf '| %s | %s | %s | %s | %s | %.2fx | %.2fx | %.2fx |\n' "$title" "$ours" "$floor" "$ftn" "$ff" \
-        "$(echo "$ours / $floor" | bc -l)" "$(echo "$ftn / $ours" | bc -l)" "$(echo "$ff / $ours" | bc -l)"
+    local round rounds=$(((runs + 2) / 3)) commands
+    : > "$bench/rounds.txt"
+    for round in $(seq 1 "$rounds"); do
+        case $((round % 4)) in
+            0) commands=("$1" "$2" "$3" "$4") ;;
+            1) commands=("$2" "$3" "$4" "$1") ;;
+            2) commands=("$3" "$4" "$1" "$2") ;;
+            3) commands=("$4" "$1" "$2" "$3") ;;
+        esac
+        hyperfine -N -w 1 -r 3 --export-json "$bench/h.json" "${commands[@]}" >/dev/null
+        # The medians back in the order ours, floor, ffmpegthumbnailer, ffmpeg.
+        python3 - "$bench/h.json" "$1" "$2" "$3" "$4" >> "$bench/rounds.txt" <<'PY'
+import json, sys
+medians = {r["command"]: r["median"] * 1000 for r in json.load(open(sys.argv[1]))["results"]}
+print(" ".join("%.3f" % medians[c] for c in sys.argv[2:6]))
+PY
+    done
+    python3 - "$title" "$bench/rounds.txt" <<'PY'
+import statistics, sys
+rows = [tuple(map(float, line.split())) for line in open(sys.argv[2])]
+med = [statistics.median(r[i] for r in rows) for i in range(4)]
+floor = sorted(r[0] / r[1] for r in rows)
+print("| %s | %.2f | %.2f | %.2f | %.2f | %.2fx (per-round %.2f-%.2f) | %.2fx | %.2fx |" % (
+    sys.argv[1], med[0], med[1], med[2], med[3], statistics.median(floor), floor[0], floor[-1],
+    statistics.median(r[2] / r[0] for r in rows), statistics.median(r[3] / r[0] for r in rows)))
+PY
 }
 
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
-echo "canvas-thumb benchmark, $cpu, $(nproc) cores, FFmpeg $(pkg-config --modversion libavformat) (libavformat), $runs runs each, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "canvas-thumb benchmark, $cpu, $(nproc) cores, FFmpeg $(pkg-config --modversion libavformat) (libavformat), $runs runs each ($(((runs + 2) / 3)) interleaved rounds of 3 for single covers), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| cover (320x320) | canvas-thumb ms | C floor ms | ffmpegthumbnailer ms | ffmpeg ms | ours / floor | ffmpegthumbnailer / ours | ffmpeg / ours |"
+echo "| cover (320x320) | canvas-thumb ms | C floor ms | ffmpegthumbnailer ms | ffmpeg ms | ours / floor (median of per-round ratios) | ffmpegthumbnailer / ours | ffmpeg / ours |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 o="$bench/out"
 compare "1080p first frame" \
