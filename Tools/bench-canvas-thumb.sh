@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks canvas-thumb as whole processes, side by side in one run:
-#   1. one 1080p first-frame cover at 320x320: canvas-thumb vs the C floor (Tools/Floor/cover_floor.c,
-#      compiled here), ffmpegthumbnailer -s 320 -t 0, and ffmpeg -frames:v 1 with a scale filter;
+#   1. one 1080p first-frame cover at 320x320: canvas-thumb as deployed (built by Tools/build-canvas-thumb.sh, the
+#      Swift libraries linked in) vs the C floor (Tools/Floor/cover_floor.c, compiled here), ffmpegthumbnailer -s 320
+#      -t 0, and ffmpeg -frames:v 1 with a scale filter;
 #   2. the same on a 4K video, and at a 50% seek of the 1080p video;
 #   3. 200 covers from 20 different files: one canvas-thumb call vs ffmpegthumbnailer once per file
 #      through xargs -P with the same parallelism; and what the crash isolation costs: the same call
@@ -47,9 +48,9 @@ ls "$bench"/batch/in-*.mp4 > "$bench/inputs.txt"
 
 cc -O2 Tools/Floor/cover_floor.c $(pkg-config --cflags --libs libavformat libavcodec libswscale libavutil) \
     -o "$bench/cover_floor"
-swift build -c release --product canvas-thumb >/dev/null
+# canvas-thumb as it is deployed: built by Tools/build-canvas-thumb.sh, with the Swift libraries linked in.
+thumb="$(bash Tools/build-canvas-thumb.sh --print-path 2>/dev/null)"
 swift build -c release --product ThumbnailBenchmark >/dev/null
-thumb="$(swift build -c release --show-bin-path)/canvas-thumb"
 thumb_bench="$(swift build -c release --show-bin-path)/ThumbnailBenchmark"
 jobs=$(nproc)
 
