@@ -157,36 +157,11 @@ struct StoredChainFastPathTests {
     @Test("fast-path changes racing invalidate: no call starts after invalidate returns")
     func noCallStartsAfterInvalidate() async {
         let volume = Volume("v")
-        let deadline = Deadline(seconds: min(StressScale.seconds, 1))
-        let limit = Deadline(seconds: 30)
-        let violations = CallCounter()
-        let deliveries = CallCounter()
-        let keepGoing: @Sendable () -> Bool = { !deadline.hasPassed || (deliveries.count == 0 && !limit.hasPassed) }
-        let writers = max(StressScale.threads / 2, 1)
-        await runOnThreads(writers + 1) { index in
-            if index < writers {
-                var value = index * 1_000_000
-                while keepGoing() {
-                    value += 1
-                    volume.chapter.heading = "\(value)"
-                }
-                return
-            }
-            while keepGoing() {
-                let ended = Flag()
-                let token = volume.observe(\.chapter.heading) { _, _ in
-                    deliveries.increment()
-                    if ended.isSet {
-                        violations.increment()
-                    }
-                }
-                Thread.sleep(forTimeInterval: 0.000_1)
-                token.invalidate()
-                ended.set()
-            }
-        }
-        #expect(violations.count == 0, "\(violations.count) handler calls started after invalidate() returned")
-        #expect(deliveries.count > 0)
+        let (violations, deliveries) = await invalidateRacingWriters(
+            write: { volume.chapter.heading = "\($0)" },
+            observe: { called in volume.observe(\.chapter.heading) { _, _ in called() } })
+        #expect(violations == 0, "\(violations) handler calls started after invalidate() returned")
+        #expect(deliveries > 0)
     }
 
     @Test("diagnostics name a path of stored properties from its links, before and after its middle is replaced")

@@ -1,6 +1,7 @@
 import Foundation
 import Observing
 import Synchronization
+import TestSupport
 
 /// Runs `body(index)` on `count` new threads and returns when all have finished.
 func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
@@ -97,4 +98,44 @@ struct SlowObservation {
             exited.set()
         }
     }
+}
+
+/// O7 under concurrent writes: `max(StressScale.threads / 2, 1)` threads call `write` with ever new values while one
+/// more thread keeps observing (`observe`, given the function its handler must call) and invalidating at once. Bounded
+/// like the stress test; on a loaded machine the writers may not run while any observation exists within that time,
+/// so the loops go on (up to 30 s) until one delivery was seen and the caller's checks check something.
+/// Returns the handler calls that started after their `invalidate()` returned, and all the handler calls.
+func invalidateRacingWriters(
+    write: @escaping @Sendable (Int) -> Void,
+    observe: @escaping @Sendable (_ handlerCalled: @escaping @Sendable () -> Void) -> ObservationToken
+) async -> (violations: Int, deliveries: Int) {
+    let deadline = Deadline(seconds: min(StressScale.seconds, 1))
+    let limit = Deadline(seconds: 30)
+    let violations = CallCounter()
+    let deliveries = CallCounter()
+    let keepGoing: @Sendable () -> Bool = { !deadline.hasPassed || (deliveries.count == 0 && !limit.hasPassed) }
+    let writers = max(StressScale.threads / 2, 1)
+    await runOnThreads(writers + 1) { index in
+        if index < writers {
+            var value = index * 1_000_000
+            while keepGoing() {
+                value += 1
+                write(value)
+            }
+            return
+        }
+        while keepGoing() {
+            let ended = Flag()
+            let token = observe {
+                deliveries.increment()
+                if ended.isSet {
+                    violations.increment()
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.000_1)
+            token.invalidate()
+            ended.set()
+        }
+    }
+    return (violations.count, deliveries.count)
 }
