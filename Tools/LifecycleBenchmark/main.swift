@@ -101,6 +101,29 @@ func scrollEndToEnd(_ scroll: (Int) -> Void) {
     for offset in stride(from: scrollSteps - 1, through: 0, by: -1) { scroll(offset) }
 }
 
+/// One cell's keys bound and unbound `count` times through a `KeyValueObserver` (the floor row below).
+func bindCellKeys(_ observer: KeyValueObserver, _ model: CanvasModel, _ board: CanvasBoard, count: Int) {
+    for _ in 0..<count {
+        observer.observe(model, \.status, options: []) { _, _ in }
+        observer.observe(model, \.isSelected, options: []) { _, _ in }
+        observer.observe(model, \.videoURL, options: []) { _, _ in }
+        observer.observe(board, \.isRecording, options: []) { _, _ in }
+        observer.unobserve(model, \.status)
+        observer.unobserve(model, \.isSelected)
+        observer.unobserve(model, \.videoURL)
+        observer.unobserve(board, \.isRecording)
+    }
+}
+
+// `--profile-cell-keys`: only the floor row's loop, for a profiler (`PROFILE_ITERATIONS` iterations, default
+// 1,000,000; callgrind runs two counts and subtracts).
+if CommandLine.arguments.contains("--profile-cell-keys") {
+    let board = CanvasBoard(canvasCount: 2)
+    let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000
+    bindCellKeys(KeyValueObserver(), board.canvases[1], board, count: count)
+    exit(0)
+}
+
 let bareSource = Strings()
 let bareHost = CollectionHost(dataSource: bareSource, configuration: .init(viewportSize: visibleCount))
 bareHost.screenDidAppear()
@@ -112,16 +135,7 @@ let floorBoard = CanvasBoard(canvasCount: 2)
 let floorModel = floorBoard.canvases[1]
 let floorObserver = KeyValueObserver()
 let observationFloor = bestTime(operations: 10_000) {
-    for _ in 0..<10_000 {
-        floorObserver.observe(floorModel, \.status, options: []) { _, _ in }
-        floorObserver.observe(floorModel, \.isSelected, options: []) { _, _ in }
-        floorObserver.observe(floorModel, \.videoURL, options: []) { _, _ in }
-        floorObserver.observe(floorBoard, \.isRecording, options: []) { _, _ in }
-        floorObserver.unobserve(floorModel, \.status)
-        floorObserver.unobserve(floorModel, \.isSelected)
-        floorObserver.unobserve(floorModel, \.videoURL)
-        floorObserver.unobserve(floorBoard, \.isRecording)
-    }
+    bindCellKeys(floorObserver, floorModel, floorBoard, count: 10_000)
 }
 
 // MARK: The canvas screen

@@ -415,7 +415,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
             {
                 if type(of: root) == Root.self {
                     ThreadContext.current.rememberDirectProperty(
-                        keyPath, storage: recorded.first.unsafelyUnwrapped.storage, in: root)
+                        keyPath, readThrough: recorded.first.unsafelyUnwrapped.keyPath,
+                        storage: recorded.first.unsafelyUnwrapped.storage, in: root)
                 }
                 subscribeDirect(
                     &state, storage: recorded.first.unsafelyUnwrapped.storage, direct: direct, initial: initial)

@@ -321,21 +321,25 @@ final class ThreadContext {
 
     /// The storage of the `@Observed` property that `keyPath` is, read from `object` without evaluating the key path,
     /// if this thread found before that this key path object is exactly one property of an object of its root type
-    /// (`rememberDirectProperty`), and that property's storage in `object` was last read through this key path; nil
-    /// otherwise (then the caller evaluates the key path under the tracker, about 1,400 instructions, most of them
+    /// (`rememberDirectProperty`), and that property's storage in `object` was last read through the property's own
+    /// key path (the one its getter passes, the entry's `readAddress`); nil otherwise (then the caller evaluates the key path under the tracker, about 1,400 instructions, most of them
     /// in the standard library's key path projection). The caller checks that `object`'s type is exactly the key
     /// path's root type (a subclass may override the property).
     ///
     /// Why the storage found is the one the key path's getter reads:
-    /// - an entry keeps its key path alive, so an address found here names the very key path object that was
-    ///   evaluated (the runtime makes one per literal);
+    /// - an entry keeps its key paths alive, so an address found here names the very key path object that was
+    ///   evaluated (the runtime makes one per literal and module: a key path written in another module than the
+    ///   property is another object than the one the property's getter passes, equal to it);
     /// - an object of that exact type has the same layout as the one the entry was made from, so the word at the
     ///   entry's offset is the same declared field there: the property wrapper whose storage the getter read then,
     ///   and a storage of `Value`;
     /// - the one way the field found could be another property's is two wrappers of one object sharing a storage
-    ///   (`_b = _a`) when the entry was made; so the storage found must also have been last read through this key
-    ///   path (`PropertyStorage.lastTrackedKeyPath`), which another property's storage was not. (The first
-    ///   observation of each object's property therefore still evaluates the key path.)
+    ///   (`_b = _a`) when the entry was made; so the storage found must also have been last read through the key
+    ///   path the getter passed when the entry was made (`PropertyStorage.lastTrackedKeyPath`, compared with the
+    ///   entry's `readAddress`), which another property's storage was not: each property's getter passes its own.
+    ///   (The first observation of each object's property therefore still evaluates the key path.) Compared with
+    ///   the key path looked up instead, a key path written in another module would never be found: its
+    ///   evaluation marks the storage with the getter's key path, not with it.
     @inlinable
     func directProperty<Value>(_ keyPath: AnyKeyPath, of object: AnyObject, as _: Value.Type) -> PropertyStorage<Value>?
     {
@@ -345,18 +349,21 @@ final class ThreadContext {
         guard entry.pointee.address == address else { return nil }
         let storage = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
             .load(fromByteOffset: entry.pointee.offset, as: Unmanaged<PropertyStorage<Value>>.self)
-        guard storage._withUnsafeGuaranteedRef({ $0.lastTrackedKeyPath.load(ordering: .relaxed) == address }) else {
+        let readThrough = entry.pointee.readAddress
+        guard storage._withUnsafeGuaranteedRef({ $0.lastTrackedKeyPath.load(ordering: .relaxed) == readThrough }) else {
             return nil
         }
         return storage.takeUnretainedValue()
     }
 
     /// Remembers that `keyPath`, evaluated on `object` (of exactly the key path's root type), read exactly one
-    /// `@Observed` property, whose storage is `storage`: finds the field of `object` holding it (the first word, after
+    /// `@Observed` property, whose storage is `storage`, through the property's own key path `readThrough`: finds the field of `object` holding it (the first word, after
     /// the object's header, equal to its address; the field exists, so the search never reads past it). Not under
     /// ThreadSanitizer: the search reads the object's other fields, which the program may be writing on another
     /// thread under a lock of its own (a benign read, but a report); there every observation evaluates its key path.
-    func rememberDirectProperty(_ keyPath: AnyKeyPath, storage: AnyObject, in object: AnyObject) {
+    func rememberDirectProperty(
+        _ keyPath: AnyKeyPath, readThrough: AnyKeyPath, storage: AnyObject, in object: AnyObject
+    ) {
         if !Self.remembersDirectProperties {
             return
         }
@@ -382,7 +389,7 @@ final class ThreadContext {
         }
         let address = UInt(bitPattern: Unmanaged.passUnretained(keyPath).toOpaque())
         table[Int(truncatingIfNeeded: (address >> 4) & UInt(Self.directPropertyCapacity - 1))] =
-            DirectPropertyEntry(address: address, offset: offset, keyPath: keyPath)
+            DirectPropertyEntry(address: address, offset: offset, keyPath: keyPath, readThrough: readThrough)
     }
 
     /// Whether `rememberDirectProperty` remembers anything: not under ThreadSanitizer (see there).
@@ -443,15 +450,22 @@ struct DirectPropertyEntry {
     @usableFromInline var address: UInt = 0
     /// Where the field holding the property's storage is, in bytes from the object's start.
     @usableFromInline var offset = 0
-    /// Keeps the key path alive, so that its address cannot name another key path while the entry lives.
+    /// The address of the key path the property's getter read its storage through when the entry was made (the
+    /// property's own, which the getter passes; another object than `keyPath` when the key path was written in
+    /// another module than the property).
+    @usableFromInline var readAddress: UInt = 0
+    /// Keep the two key paths alive, so that their addresses cannot name other key paths while the entry lives.
     var keyPath: AnyKeyPath?
+    var readKeyPath: AnyKeyPath?
 
     init() {}
 
-    init(address: UInt, offset: Int, keyPath: AnyKeyPath) {
+    init(address: UInt, offset: Int, keyPath: AnyKeyPath, readThrough: AnyKeyPath) {
         self.address = address
         self.offset = offset
         self.keyPath = keyPath
+        readAddress = UInt(bitPattern: Unmanaged.passUnretained(readThrough).toOpaque())
+        readKeyPath = readThrough
     }
 }
 
