@@ -559,7 +559,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
                 }
                 let added: (id: UInt64, changed: Bool)
                 if isLeaf {
-                    let subscription = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
+                    let subscription = nextSubscriptionID.add(2, ordering: .relaxed).oldValue
                     let delivery = leafLink(self, read.storage, subscription)
                     added = (subscription, read.storage.addLink(delivery, id: subscription, since: read.version))
                 } else {
@@ -923,18 +923,29 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
         let first = !closed.exchange(true, ordering: .sequentiallyConsistent)
         // Direct mode: remove the subscriber (whichever call gets there first; the others find it gone),
         // then wait for the calls of it, and of this observation, in progress on other threads.
-        let (storage, id, delivery): ((any TrackableStorage)?, UInt64, AnyDelivery?) = state.withLockUnchecked {
-            state in
-            guard case .direct(let storage, let id) = state.mode else {
-                return (nil, 0, state.directDelivery ?? state.deliveryEndedInsideItsCall?.delivery)
+        // The first call takes the direct mode's storage out of the state (moved, not copied: no reference count
+        // touched) and reads the `Delivery`'s address without retaining it: only the first call drops the `Delivery`,
+        // below, after its wait, so the address names it until then. A later call finds the mode pending and waits
+        // for that `Delivery`, holding it (so that its address cannot name another `Delivery` while it waits).
+        let (storage, id, delivery, deliveryAddress): ((any TrackableStorage)?, UInt64, AnyDelivery?, UInt?) =
+            state.withLockUnchecked { state in
+                if first, case .direct = state.mode,
+                    case .direct(let storage, let id) = replacing(&state.mode, with: .pending)
+                {
+                    return (storage, id, nil, state.directDelivery?.address)
+                }
+                guard case .direct(let storage, let id) = state.mode else {
+                    let delivery = state.directDelivery ?? state.deliveryEndedInsideItsCall?.delivery
+                    return (nil, 0, delivery, delivery?.address)
+                }
+                return (storage, id, state.directDelivery, state.directDelivery?.address)
             }
-            return (storage, id, state.directDelivery)
-        }
         let own = address
         // The call that removes the subscriber waits in `removeSubscriber`; the others wait here.
         if storage?.removeSubscriber(id, waitingAlsoFor: own) != true {
-            Hazards.waitUntilNotCalled(delivery?.address ?? own, or: own)
+            Hazards.waitUntilNotCalled(deliveryAddress ?? own, or: own)
         }
+        withExtendedLifetime(delivery) {}
         guard first else { return }
         // No other thread calls the handler now, and none will: released here (not under a lock: what it captured
         // may have a deinit that does anything).
@@ -957,15 +968,13 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
                 }
             }
         }
+        // Moved out, not copied (a copy and the assignment after it are a retain and a release each).
         let (mode, dropped, chainValue) = state.withLockUnchecked { state in
-            let mode = state.mode
-            state.mode = .pending
             state.root = nil
-            let dropped = state.directDelivery
-            state.directDelivery = nil
-            let chainValue = state.chainValue
-            state.chainValue = nil
-            return (mode, dropped, chainValue)
+            return (
+                replacing(&state.mode, with: .pending), replacing(&state.directDelivery, with: nil),
+                replacing(&state.chainValue, with: nil)
+            )
         }
         // Released after the lock (it holds the handler, whose captures' deinits may do anything; the last
         // value of a chain may be an object with a deinit too).
@@ -1179,4 +1188,12 @@ enum LiveObservations {
         // Every listed observation is an `ObservationCore` (`KeyPathObservation`, `DirectChangeObservation`).
         return kept.map { $0 as! any ObservationCore }
     }
+}
+
+/// Puts `new` in `value` and returns what was there, moving both (no copy, so no reference count is touched).
+@inline(__always)
+func replacing<T>(_ value: inout T, with new: consuming T) -> T {
+    var old = new
+    swap(&value, &old)
+    return old
 }

@@ -183,8 +183,10 @@ func activeTrackerCount() -> Int {
     activeTrackers.load(ordering: .relaxed)
 }
 
-/// A process-wide source of subscription ids (ids are never reused).
-let nextSubscriptionID = Atomic<UInt64>(1)
+/// A process-wide source of chain-link subscription ids, all even (never reused). A storage's direct subscribers take
+/// odd ids from the storage's own count under its lock (`State.nextSubscriberID`: no atomic instruction), so the
+/// two never meet; an id is only ever looked for in the storage that gave it.
+let nextSubscriptionID = Atomic<UInt64>(2)
 
 /// The storage behind one `@Observed` or `@ObservedArray` property of one object: the value, and the
 /// observations registered on it, behind one lock.
@@ -265,6 +267,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
         @usableFromInline var unusualSubscribers = 0
         /// The ticket the next notified write takes (see `turn`).
         @usableFromInline var nextTicket: UInt64 = 0
+        /// The id the next direct subscriber takes (odd, see `nextSubscriptionID`).
+        var nextSubscriberID: UInt64 = 1
         @usableFromInline var value: Value
 
         init(value: Value) {
@@ -760,14 +764,16 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     private func addSubscriber(
         _ delivery: AnyDelivery, wantsPrior: Bool, initialPending: Bool, reading: ((Value) -> Void)?
     ) -> UInt64 {
-        let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
-        let subscriber = Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: false, delivery: delivery)
         if initialPending {
             let own = UInt(bitPattern: Unmanaged.passUnretained(ThreadContext.current.hazard).toOpaque())
             delivery.initialOwner.store(own, ordering: .relaxed)
         }
-        withState { state in
-            state.subscribers.append(subscriber)
+        return withState { state in
+            let id = state.nextSubscriberID
+            state.nextSubscriberID &+= 2
+            // Made here, not before the lock: a subscriber made outside is copied in (a retain and a release).
+            state.subscribers.append(
+                Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: false, delivery: delivery))
             if wantsPrior {
                 state.priorSubscribers += 1
                 state.unusualSubscribers += 1
@@ -777,8 +783,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
                 state.unusualSubscribers += 1
             }
             reading?(state.value)
+            return id
         }
-        return id
     }
 
     /// Marks `delivery`'s `.initial` call as made: changes waiting for it may call it now.
@@ -860,7 +866,7 @@ extension PropertyStorage: TrackableStorage {
 
     @usableFromInline
     func addLink(_ link: any ChainLinkTarget, wantsPrior: Bool, since version: UInt64) -> (id: UInt64, changed: Bool) {
-        let id = nextSubscriptionID.add(1, ordering: .relaxed).oldValue
+        let id = nextSubscriptionID.add(2, ordering: .relaxed).oldValue
         // `link` is held strongly: a weak reference would give the observation a side table, and cost every change a
         // weak load and two reference counts through it. A link removed while another thread calls it is released
         // later (see `Hazards.release`) and keeps its observation until then; by then the observation has either been
