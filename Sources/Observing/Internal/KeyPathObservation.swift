@@ -343,9 +343,11 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     private let waitedForEveryCall = Atomic<Bool>(false)
 
     /// `send` must call `callHandler` on the observation it is given (on the chosen queue or actor; nil: at once).
+    /// `root` is borrowed (`__shared`: `borrowing` crashes this compiler here), since only its address and type are
+    /// kept: an owned argument is a retain in the caller and a release here.
     @usableFromInline
     init(
-        root: Root,
+        root: __shared Root,
         keyPath: KeyPath<Root, Value>,
         options: ObservationOptions,
         delivery: ObservationDelivery,
@@ -905,8 +907,14 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
 
     @usableFromInline
     var isActive: Bool {
-        // The root comes out of the lock so its last release (if any) happens after it.
-        let rootIsAlive = state.withLockUnchecked { $0.root?.isAlive ?? false }
+        #if canImport(ObjectiveC)
+            // The root comes out of the lock so its last release (if any) happens after it.
+            let rootIsAlive = state.withLockUnchecked { $0.root?.isAlive ?? false }
+        #else
+            // `rootMemory` keeps the object's memory until this observation's `deinit`, so its liveness is read
+            // without the lock (the state's root, which `invalidate()` clears, differs only once `closed` is set).
+            let rootIsAlive = rootMemory.isAlive
+        #endif
         return !isClosed && rootIsAlive && owner?.link.isAlive != false
     }
 

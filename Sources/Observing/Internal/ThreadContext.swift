@@ -319,7 +319,8 @@ final class ThreadContext {
     /// entry).
     @usableFromInline static var directPropertyCapacity: Int { 64 }
 
-    /// The storage of the `@Observed` property that `keyPath` is, read from `object` without evaluating the key path,
+    /// The storage of the `@Observed` property that `keyPath` is, read from `object` without evaluating the key path
+    /// (not retained: `object` holds it),
     /// if this thread found before that this key path object is exactly one property of an object of its root type
     /// (`rememberDirectProperty`), and that property's storage in `object` was last read through the property's own
     /// key path (the one its getter passes, the entry's `readAddress`); nil otherwise (then the caller evaluates the key path under the tracker, about 1,400 instructions, most of them
@@ -341,7 +342,8 @@ final class ThreadContext {
     ///   the key path looked up instead, a key path written in another module would never be found: its
     ///   evaluation marks the storage with the getter's key path, not with it.
     @inlinable
-    func directProperty<Value>(_ keyPath: AnyKeyPath, of object: AnyObject, as _: Value.Type) -> PropertyStorage<Value>?
+    func directProperty<Value>(_ keyPath: AnyKeyPath, of object: AnyObject, as _: Value.Type)
+        -> Unmanaged<PropertyStorage<Value>>?
     {
         guard let table = directProperties else { return nil }
         let address = UInt(bitPattern: Unmanaged.passUnretained(keyPath).toOpaque())
@@ -353,7 +355,7 @@ final class ThreadContext {
         guard storage._withUnsafeGuaranteedRef({ $0.lastTrackedKeyPath.load(ordering: .relaxed) == readThrough }) else {
             return nil
         }
-        return storage.takeUnretainedValue()
+        return storage
     }
 
     /// Remembers that `keyPath`, evaluated on `object` (of exactly the key path's root type), read exactly one

@@ -128,11 +128,12 @@ extension KeyValueObservable {
         // which every observation gets (its token's `deinit`, or its `KeyValueObserver`) and which drops both.
         // (Not `direct ?? { ... }`: `??` is generic, and the closure it returns is reabstracted, a thunk called around
         // every delivered change.)
-        let subscriber: PropertyStorage<Value>.Delivery
-        if let direct {
-            subscriber = PropertyStorage<Value>.Delivery(direct)
-        } else {
-            subscriber = PropertyStorage<Value>.Delivery { change, object, _ in
+        // Made where it is handed over (below): one made out here is retained for the closure that uses it.
+        func makeSubscriber() -> PropertyStorage<Value>.Delivery {
+            if let direct {
+                return PropertyStorage<Value>.Delivery(direct)
+            }
+            return PropertyStorage<Value>.Delivery { change, object, _ in
                 core.deliver(unsafeDowncast(object, to: Self.self), change.filtered(by: options))
             }
         }
@@ -151,10 +152,13 @@ extension KeyValueObservable {
                 // (the common case: the same literal observed again) reaches its storage directly; any other is evaluated.
                 if type(of: self) == Self.self, let storage = context.directProperty(keyPath, of: self, as: Value.self)
                 {
-                    started = core.startDirect(storage: storage, direct: subscriber) { initial = $0 }
+                    // Not retained for the call: the object, which the caller holds, holds its storage.
+                    started = storage._withUnsafeGuaranteedRef {
+                        core.startDirect(storage: $0, direct: makeSubscriber()) { initial = $0 }
+                    }
                     isDirect = true
                 } else {
-                    started = core.start(root: self, direct: subscriber) { initial = $0 }
+                    started = core.start(root: self, direct: makeSubscriber()) { initial = $0 }
                 }
                 beforeInitial(core, isDirect)
                 if let initial {

@@ -45,9 +45,14 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         /// The same pair: the same object and an equal key path (the same key path object, the common case, is
         /// found without comparing components).
         static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.object == rhs.object
-                && (lhs.keyPath === rhs.keyPath
-                    || (type(of: lhs.keyPath) == type(of: rhs.keyPath) && lhs.keyPath == rhs.keyPath))
+            lhs.matches(rhs.object, rhs.keyPath)
+        }
+
+        /// `self == Key(object: object, keyPath: keyPath)`, without making that key (a retain and a release).
+        func matches(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool {
+            self.object == object
+                && (self.keyPath === keyPath
+                    || (type(of: self.keyPath) == type(of: keyPath) && self.keyPath == keyPath))
         }
     }
 
@@ -168,9 +173,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// Whether the pair (keyed as given, not by its property) has an active observation.
     @usableFromInline
     func isObservingActively(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool {
-        let key = Key(object: object, keyPath: keyPath)
-        let existing = entries.withLockUnchecked { $0.token(for: key) }
-        return existing?.isActive == true
+        // Asked under the lock (the observation's `isActive` takes no lock of the observer's): taking the
+        // observation out to ask it after is a retain and a release.
+        entries.withLockUnchecked { $0.token(object, keyPath)?.isActive == true }
     }
 
     /// Files a just-registered observation under its pair, unless the pair has an active one (then `core` is
@@ -183,12 +188,19 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         -> Bool
     {
         // Keyed by the property observed: a subclass key path to an inherited property is the same pair.
-        let key = Key(object: object, keyPath: property ?? core.propertyKeyPath ?? keyPath)
+        if let property {
+            return file(core, object: object, keyPath: property)
+        }
+        return file(core, object: object, keyPath: core.propertyKeyPath ?? keyPath)
+    }
+
+    /// `insert` for the key path naming the observed property.
+    private func file(_ core: any ObservationCore, object: ObjectIdentifier, keyPath: AnyKeyPath) -> Bool {
         let (inserted, replaced): (Bool, (any ObservationCore)?) = entries.withLockUnchecked { entries in
             // One look-up in the common case (no entry, or an ended one, to replace).
-            guard let previous = entries.updateToken(core, for: key) else { return (true, nil) }
+            guard let previous = entries.updateToken(core, object, keyPath) else { return (true, nil) }
             if previous.isActive {
-                entries.updateToken(previous, for: key)
+                entries.updateToken(previous, object, keyPath)
                 return (false, nil)
             }
             return (true, previous)
@@ -203,10 +215,10 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// Ends the observation of `keyPath` of `object`; does nothing if there is none. A subclass key path to an
     /// inherited property and the superclass's key path name the same observation (see ``observe(_:_:options:_:)``).
     public func unobserve<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
-        let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
-        var token = entries.withLockUnchecked { $0.removeToken(for: key) }
+        let id = ObjectIdentifier(object)
+        var token = entries.withLockUnchecked { $0.removeToken(id, keyPath) }
         if token == nil, let property = Self.propertyKey(object, keyPath) {
-            token = entries.withLockUnchecked { $0.removeToken(for: property) }
+            token = entries.withLockUnchecked { $0.removeToken(property.object, property.keyPath) }
         }
         token?.invalidate()
     }
@@ -244,12 +256,12 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     public func isObserving<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>)
         -> Bool
     {
-        let key = Key(object: ObjectIdentifier(object), keyPath: keyPath)
-        var token = entries.withLockUnchecked { $0.token(for: key) }
-        if token == nil, let property = Self.propertyKey(object, keyPath) {
-            token = entries.withLockUnchecked { $0.token(for: property) }
+        let id = ObjectIdentifier(object)
+        if let active = entries.withLockUnchecked({ $0.token(id, keyPath).map { $0.isActive } }) {
+            return active
         }
-        return token?.isActive == true
+        guard let property = Self.propertyKey(object, keyPath) else { return false }
+        return entries.withLockUnchecked { $0.token(property.object, property.keyPath)?.isActive == true }
     }
 
     /// The number of active observations.
@@ -288,28 +300,40 @@ private struct Pairs {
     private var array: [Pair] = []
     private var dictionary: [KeyValueObserver.Key: any ObservationCore]?
 
-    private func index(of key: KeyValueObserver.Key) -> Int? {
-        array.firstIndex { $0.key == key }
+    // The look-ups take the object and the key path, not a `Key`: making one is a retain and a release of the key
+    // path, and only the dictionary (past `arrayLimit` pairs) needs it.
+
+    private func index(of object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Int? {
+        var index = 0
+        while index < array.count {
+            if array[index].key.matches(object, keyPath) {
+                return index
+            }
+            index += 1
+        }
+        return nil
     }
 
-    func token(for key: KeyValueObserver.Key) -> (any ObservationCore)? {
+    func token(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> (any ObservationCore)? {
         if let dictionary {
-            return dictionary[key]
+            return dictionary[KeyValueObserver.Key(object: object, keyPath: keyPath)]
         }
-        return index(of: key).map { array[$0].token }
+        return index(of: object, keyPath).map { array[$0].token }
     }
 
     /// Files `token` under `key`; returns the token it replaced, if any.
     @discardableResult
-    mutating func updateToken(_ token: any ObservationCore, for key: KeyValueObserver.Key) -> (any ObservationCore)? {
+    mutating func updateToken(_ token: any ObservationCore, _ object: ObjectIdentifier, _ keyPath: AnyKeyPath)
+        -> (any ObservationCore)?
+    {
         if dictionary != nil {
-            return dictionary?.updateValue(token, forKey: key)
+            return dictionary?.updateValue(token, forKey: KeyValueObserver.Key(object: object, keyPath: keyPath))
         }
-        if let index = index(of: key) {
-            let previous = array[index].token
-            array[index].token = token
-            return previous
+        if let index = index(of: object, keyPath) {
+            // Moved out, not copied.
+            return replacing(&array[index].token, with: token)
         }
+        let key = KeyValueObserver.Key(object: object, keyPath: keyPath)
         if array.count < Self.arrayLimit {
             array.append(Pair(key: key, token: token))
             return nil
@@ -324,16 +348,15 @@ private struct Pairs {
         return nil
     }
 
-    mutating func removeToken(for key: KeyValueObserver.Key) -> (any ObservationCore)? {
+    mutating func removeToken(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> (any ObservationCore)? {
         if dictionary != nil {
-            return dictionary?.removeValue(forKey: key)
+            return dictionary?.removeValue(forKey: KeyValueObserver.Key(object: object, keyPath: keyPath))
         }
-        guard let index = index(of: key) else { return nil }
+        guard let index = index(of: object, keyPath) else { return nil }
         // The last pair (the common case: one) without `remove(at:)`, which moves the pairs after it.
         return index == array.count - 1 ? array.removeLast().token : array.remove(at: index).token
     }
 
-    /// Removes and returns the tokens of `object`'s pairs.
     mutating func removeTokens(of object: ObjectIdentifier) -> [any ObservationCore] {
         if var large = dictionary {
             dictionary = nil
