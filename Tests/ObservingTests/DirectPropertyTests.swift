@@ -79,6 +79,33 @@ private final class Overriding: Base {
         #expect(seen.values == ["b=2"])
     }
 
+    @Test func keyPathsAPageApartFallInDifferentSets() {
+        // Two key path literals seen here (the model's own and an app's), 4,096 bytes apart: their low twelve bits are
+        // the same, and a table indexed by low bits gave both one entry, so each observation pushed the other out.
+        let first: UInt = 0x55f5_856f_b140
+        let second: UInt = 0x55f5_856f_a140
+        #expect(ThreadContext.directPropertySet(for: first) != ThreadContext.directPropertySet(for: second))
+        for address in [first, second, 0, UInt.max] {
+            let set = ThreadContext.directPropertySet(for: address)
+            #expect(set % 2 == 0 && set + 1 < ThreadContext.directPropertyCapacity)
+        }
+    }
+
+    @Test func twoKeyPathsObservedInTurnAreBothFound() async {
+        let found = Recorder<Bool>()
+        await runOnThreads(1) { _ in
+            let pair = Pair()
+            for _ in 0..<2 {
+                pair.observe(\.a) { _, _ in }.invalidate()
+                pair.observe(\.b) { _, _ in }.invalidate()
+            }
+            found.append(ThreadContext.current.directProperty(\Pair.a, of: pair, as: Int.self) != nil)
+            found.append(ThreadContext.current.directProperty(\Pair.b, of: pair, as: Int.self) != nil)
+        }
+        let remembered = ThreadContext.remembersDirectProperties
+        #expect(found.values == [remembered, remembered])
+    }
+
     @Test func anOverridingSubclassIsEvaluatedEveryTime() async {
         let seen = Recorder<Int>()
         await runOnThreads(1) { _ in

@@ -315,9 +315,20 @@ final class ThreadContext {
 
     // MARK: Key paths known to be one property
 
-    /// How many key paths `directProperties` remembers (a direct-mapped table: a key path replaces the one in its
-    /// entry).
+    /// How many key paths `directProperties` remembers: 32 sets of two entries. A key path is looked for in the two
+    /// entries of its set (`directPropertySet(for:)`), so two key paths never push each other out, and a third of one
+    /// set replaces the entry not used last.
     @usableFromInline static var directPropertyCapacity: Int { 64 }
+
+    /// The first of the two entries of the set of the key path at `address`, from all of its bits (a multiplicative
+    /// hash): key path objects lie on a heap whose blocks often share their low bits (two literals a page apart, one
+    /// in the model's module and one in the app's, were seen here), so the low bits alone gave them one entry, and
+    /// each observation of one pushed the other out.
+    @inlinable
+    static func directPropertySet(for address: UInt) -> Int {
+        // 32 sets: the top five bits of the product.
+        Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> (UInt(UInt.bitWidth) - 5)) &* 2
+    }
 
     /// The storage of the `@Observed` property that `keyPath` is, read from `object` without evaluating the key path
     /// (not retained: `object` holds it),
@@ -347,8 +358,11 @@ final class ThreadContext {
     {
         guard let table = directProperties else { return nil }
         let address = UInt(bitPattern: Unmanaged.passUnretained(keyPath).toOpaque())
-        let entry = table + Int(truncatingIfNeeded: (address >> 4) & UInt(Self.directPropertyCapacity - 1))
-        guard entry.pointee.address == address else { return nil }
+        var entry = table + Self.directPropertySet(for: address)
+        if entry.pointee.address != address {
+            entry += 1
+            guard entry.pointee.address == address else { return nil }
+        }
         let storage = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
             .load(fromByteOffset: entry.pointee.offset, as: Unmanaged<PropertyStorage<Value>>.self)
         let readThrough = entry.pointee.readAddress
@@ -390,8 +404,19 @@ final class ThreadContext {
             directProperties = table
         }
         let address = UInt(bitPattern: Unmanaged.passUnretained(keyPath).toOpaque())
-        table[Int(truncatingIfNeeded: (address >> 4) & UInt(Self.directPropertyCapacity - 1))] =
-            DirectPropertyEntry(address: address, offset: offset, keyPath: keyPath, readThrough: readThrough)
+        let set = Self.directPropertySet(for: address)
+        // The entry already holding this key path, else an empty one, else the one not filled last (the set's first
+        // entry notes which: `filledSecond`).
+        let index: Int
+        if table[set].address == address || table[set].address == 0 {
+            index = set
+        } else if table[set + 1].address == address || table[set + 1].address == 0 {
+            index = set + 1
+        } else {
+            index = table[set].filledSecond ? set : set + 1
+        }
+        table[index] = DirectPropertyEntry(address: address, offset: offset, keyPath: keyPath, readThrough: readThrough)
+        table[set].filledSecond = index == set + 1
     }
 
     /// Whether `rememberDirectProperty` remembers anything: not under ThreadSanitizer (see there).
@@ -459,6 +484,8 @@ struct DirectPropertyEntry {
     /// Keep the two key paths alive, so that their addresses cannot name other key paths while the entry lives.
     var keyPath: AnyKeyPath?
     var readKeyPath: AnyKeyPath?
+    /// In a set's first entry: whether its second entry was the one filled last.
+    var filledSecond = false
 
     init() {}
 
