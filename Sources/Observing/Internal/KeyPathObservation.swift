@@ -949,8 +949,13 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
                 return (storage, id, state.directDelivery, state.directDelivery?.address)
             }
         let own = address
-        // The call that removes the subscriber waits in `removeSubscriber`; the others wait here.
-        if storage?.removeSubscriber(id, waitingAlsoFor: own) != true {
+        // The call that removes the subscriber waits in `removeSubscriber`; the others wait here. (`storage` consumed
+        // into the call: called through the optional, it was retained and released around the call.)
+        var removed = false
+        if let storage = consume storage {
+            removed = storage.removeSubscriber(id, waitingAlsoFor: own)
+        }
+        if !removed {
             Hazards.waitUntilNotCalled(deliveryAddress ?? own, or: own)
         }
         withExtendedLifetime(delivery) {}

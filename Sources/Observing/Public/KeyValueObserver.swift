@@ -164,7 +164,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         _ = object.register(
             keyPath, options: options, delivery: delivery, handler: handler, owner: ownerDescription,
             beforeInitial: { core, isDirect in
-                inserted = self.insert(core, object: id, keyPath: keyPath, property: isDirect ? keyPath : nil)
+                inserted = self.insert(core, object: id, keyPath: keyPath, isDirect: isDirect)
             },
             send: send, direct: direct)
         return inserted
@@ -181,15 +181,14 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// Files a just-registered observation under its pair, unless the pair has an active one (then `core` is
     /// invalidated); returns whether it was filed. The observer holds the observations themselves, not tokens (a token
     /// is one more object per registration, and the observer ends every observation it holds itself).
-    /// `property` is the key path naming the observed property when the caller knows it (then the observation's state
-    /// is not asked, one lock section less).
+    /// `isDirect`: the caller knows `keyPath` to be the observed property itself (then the observation's state is not
+    /// asked, one lock section less).
     @usableFromInline
-    func insert(_ core: any ObservationCore, object: ObjectIdentifier, keyPath: AnyKeyPath, property: AnyKeyPath?)
-        -> Bool
-    {
-        // Keyed by the property observed: a subclass key path to an inherited property is the same pair.
-        if let property {
-            return file(core, object: object, keyPath: property)
+    func insert(_ core: any ObservationCore, object: ObjectIdentifier, keyPath: AnyKeyPath, isDirect: Bool) -> Bool {
+        // Keyed by the property observed: a subclass key path to an inherited property is the same pair. (A key path
+        // known to be the property itself is passed on as it came: through an optional it was retained and released.)
+        if isDirect {
+            return file(core, object: object, keyPath: keyPath)
         }
         return file(core, object: object, keyPath: core.propertyKeyPath ?? keyPath)
     }
