@@ -238,6 +238,15 @@ let closureAndLock = measure { count in
 rows.append(
     Row(name: "closure behind an uncontended Mutex", nanoseconds: closureAndLock, note: "baseline for the target"))
 
+// One atomic read-modify-write (a `lock xadd` on x86-64), uncontended: registration runs a few dozen of them (reference
+// counts, lock sections, flags), so its time follows their count (Tools/count-atomics.py counts them).
+let counter = Atomic<Int>(0)
+let atomicAdd = measure { count in
+    for _ in 0..<count { counter.add(1, ordering: .relaxed) }
+}
+blackHole(counter.load(ordering: .relaxed))
+rows.append(Row(name: "one uncontended atomic add", nanoseconds: atomicAdd, note: "baseline"))
+
 let tracked = TrackedModel()
 func arm() {
     withObservationTracking {
