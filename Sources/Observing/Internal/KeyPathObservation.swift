@@ -1109,7 +1109,7 @@ private func equality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) -> (V
 /// once has no ABA case).
 ///
 /// A thread prunes after each `pruneInterval` of its own pushes (if no other thread is pruning), and every listing
-/// prunes first; so an invalidated observation (its handler and storage already released by `invalidate()`) stays
+/// prunes first; the interval follows the list's length (see there); so an invalidated observation (its handler and storage already released by `invalidate()`) stays
 /// allocated until then, with the unowned count on its object (`RootReference`). (Before, an array under a global
 /// lock: two lock sections per registration, and each observation's index in it, about 450 instructions.)
 enum LiveObservations {
@@ -1117,8 +1117,15 @@ enum LiveObservations {
     private static let head = Atomic<UInt>(0)
     /// Serializes the pruners (`prune`).
     private static let pruning = LockedValue<Void>(())
-    /// How many of its own pushes a thread makes between two prunings.
-    static var pruneInterval: Int { 64 }
+    /// How many observations the last pruning kept (relaxed: it only sets the interval).
+    private static let keptByLastPruning = Atomic<Int>(0)
+
+    /// How many of its own pushes a thread makes between two prunings: a quarter of the observations the last pruning
+    /// kept, and at least 8, so that a push walks at most about four nodes of the list on average, and the ended
+    /// observations freed together stay few while the list is short. (A fixed 64 freed them in batches of up to 64 in
+    /// a short list, more than the allocator's per-thread cache keeps of one size, so most of those frees, and the
+    /// allocations after them, took the allocator's lock: two atomic instructions each.)
+    static var pruneInterval: Int { max(8, keptByLastPruning.load(ordering: .relaxed) / 4) }
 
     /// Lists `observation`; call once per observation.
     static func insert(_ observation: ListedObservation) {
@@ -1158,6 +1165,7 @@ enum LiveObservations {
         var firstKept: Unmanaged<ListedObservation>?
         var lastKept: Unmanaged<ListedObservation>?
         var ended: UInt = 0
+        var keptCount = 0
         while address != 0 {
             let current = node(address)
             let (next, hasEnded) = current._withUnsafeGuaranteedRef {
@@ -1173,6 +1181,7 @@ enum LiveObservations {
                     firstKept = current
                 }
                 lastKept = current
+                keptCount += 1
                 keeping?(current.takeUnretainedValue())
             }
             address = next
@@ -1180,6 +1189,7 @@ enum LiveObservations {
         if let firstKept, let lastKept {
             push(first: firstKept, last: lastKept)
         }
+        keptByLastPruning.store(keptCount, ordering: .relaxed)
         return ended
     }
 

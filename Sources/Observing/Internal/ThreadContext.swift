@@ -307,10 +307,13 @@ final class ThreadContext {
 
     // MARK: Diagnostics
 
-    /// Counts one listing of an observation by this thread (`LiveObservations.insert`); true once every `interval`.
+    /// Counts one listing of an observation by this thread (`LiveObservations.insert`); true once `interval` listings
+    /// were counted since it was last true (the interval may change between calls).
     func countListing(every interval: Int) -> Bool {
-        listings &+= 1
-        return listings % interval == 0
+        listings += 1
+        guard listings >= interval else { return false }
+        listings = 0
+        return true
     }
 
     // MARK: Key paths known to be one property

@@ -1,0 +1,33 @@
+import Testing
+
+@testable import Observing
+
+/// The list of live observations frees the ended ones at each pruning; how often a thread prunes follows the list's
+/// length, so that ended observations are freed a few at a time while the list is short and a push walks only a few
+/// nodes on average while it is long.
+@Suite struct LiveObservationsTests {
+    @Test func thePruneIntervalFollowsTheListsLength() {
+        let circles = (0..<400).map { _ in Circle() }
+        let tokens = circles.map { $0.observe(\.radius) { _, _ in } }
+        // A listing prunes first, keeping at least these 400 (other tests' observations only add to them).
+        #expect(ObservationDiagnostics.liveObservationCount >= 400)
+        #expect(LiveObservations.pruneInterval >= 100)
+        for token in tokens {
+            token.invalidate()
+        }
+        withExtendedLifetime(circles) {}
+        // Never below 8, whatever the list holds.
+        #expect(LiveObservations.pruneInterval >= 8)
+    }
+
+    @Test func aThreadCountsItsListingsAcrossAChangingInterval() {
+        let context = ThreadContext.current
+        // An interval of 1 is due at once and starts the count again from nothing.
+        #expect(context.countListing(every: 1))
+        // Every third listing, then every fifth: the count starts again after each true.
+        let first = (0..<6).map { _ in context.countListing(every: 3) }
+        let then = (0..<5).map { _ in context.countListing(every: 5) }
+        #expect(first == [false, false, true, false, false, true])
+        #expect(then == [false, false, false, false, true])
+    }
+}
