@@ -58,6 +58,34 @@ import Testing
     }
 
     /// FBKVO testUnobserveKeyPath.
+    @Test func unobserveTellsWhetherAnActiveObservationEnded() {
+        let observer = KeyValueObserver()
+        let circle = Circle()
+        #expect(!observer.unobserve(circle, \.radius))
+        observer.observe(circle, \.radius) { _, _ in }
+        #expect(observer.unobserve(circle, \.radius))
+        #expect(!observer.unobserve(circle, \.radius))
+        // An observation whose object went away had already ended: removing its pair ends nothing.
+        do {
+            let gone = Circle()
+            observer.observe(gone, \.radius) { _, _ in }
+            observer.observe(circle, \.borderWidth) { _, _ in }
+            #expect(observer.observationCount == 2)
+            withExtendedLifetime(gone) {}
+        }
+        #expect(observer.observationCount == 1)
+        #expect(observer.unobserve(circle, \.borderWidth))
+        #expect(observer.observationCount == 0)
+        // Nor does removing a pair whose observation ended with the observer's owner.
+        var owner: Owner? = Owner()
+        let owned = KeyValueObserver(owner: owner!)
+        owned.observe(circle, \.radius) { _, _ in }
+        #expect(owned.isObserving(circle, \.radius))
+        owner = nil
+        #expect(!owned.isObserving(circle, \.radius))
+        #expect(!owned.unobserve(circle, \.radius))
+    }
+
     @Test func unobserveOneKeyPath() {
         let circle = Circle()
         let observer = KeyValueObserver()

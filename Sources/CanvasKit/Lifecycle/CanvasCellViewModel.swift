@@ -257,11 +257,7 @@ struct ObservedKey<Object: KeyValueObservable>: Sendable {
         observe = { observer, object, changed in
             observer.observe(object, keyPath, options: []) { _, _ in changed() }
         }
-        unobserve = { observer, object in
-            guard observer.isObserving(object, keyPath) else { return false }
-            observer.unobserve(object, keyPath)
-            return true
-        }
+        unobserve = { observer, object in observer.unobserve(object, keyPath) }
     }
 }
 

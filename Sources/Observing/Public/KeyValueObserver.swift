@@ -213,13 +213,23 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// Ends the observation of `keyPath` of `object`; does nothing if there is none. A subclass key path to an
     /// inherited property and the superclass's key path name the same observation (see ``observe(_:_:options:_:)``).
-    public func unobserve<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
+    ///
+    /// Returns whether an active observation ended (one that ``isObserving(_:_:)`` would have reported): false when
+    /// the pair was not observed, or its observation had already ended (its object went away). So "stop observing,
+    /// and tell whether that stopped something" is one call, not ``isObserving(_:_:)`` and then this.
+    @discardableResult
+    public func unobserve<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>)
+        -> Bool
+    {
         let id = ObjectIdentifier(object)
         var token = entries.withLockUnchecked { $0.removeToken(id, keyPath) }
         if token == nil, let property = Self.propertyKey(object, keyPath) {
             token = entries.withLockUnchecked { $0.removeToken(property.object, property.keyPath) }
         }
-        token?.invalidate()
+        guard let token else { return false }
+        let wasActive = token.isActive
+        token.invalidate()
+        return wasActive
     }
 
     /// The key of the property `keyPath` observes when it differs from `keyPath` itself (a subclass key path to an
