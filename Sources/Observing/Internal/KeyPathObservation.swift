@@ -1108,9 +1108,9 @@ private func equality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) -> (V
 /// linked to, and every address in the list is an observation the list keeps alive (a push-only list emptied all at
 /// once has no ABA case).
 ///
-/// A thread prunes after each `pruneInterval` of its own pushes (if no other thread is pruning), and every listing
-/// prunes first; the interval follows the list's length (see there); so an invalidated observation (its handler and storage already released by `invalidate()`) stays
-/// allocated until then, with the unowned count on its object (`RootReference`). (Before, an array under a global
+/// A thread prunes after each `pruneInterval` of its own pushes (if no other thread is pruning; the interval follows
+/// the list's length), and every listing prunes first; so an invalidated observation (its handler and storage already
+/// released by `invalidate()`) stays allocated until then, with the unowned count on its object (`RootReference`). (Before, an array under a global
 /// lock: two lock sections per registration, and each observation's index in it, about 450 instructions.)
 enum LiveObservations {
     /// The first listed observation's address (retained by the list); 0 when empty.

@@ -320,7 +320,7 @@ final class ThreadContext {
 
     /// How many key paths `directProperties` remembers: 32 sets of two entries. A key path is looked for in the two
     /// entries of its set (`directPropertySet(for:)`), so two key paths never push each other out, and a third of one
-    /// set replaces the entry not used last.
+    /// set replaces the entry filled first.
     @usableFromInline static var directPropertyCapacity: Int { 64 }
 
     /// The first of the two entries of the set of the key path at `address`, from all of its bits (a multiplicative
@@ -334,11 +334,11 @@ final class ThreadContext {
     }
 
     /// The storage of the `@Observed` property that `keyPath` is, read from `object` without evaluating the key path
-    /// (not retained: `object` holds it),
-    /// if this thread found before that this key path object is exactly one property of an object of its root type
-    /// (`rememberDirectProperty`), and that property's storage in `object` was last read through the property's own
-    /// key path (the one its getter passes, the entry's `readAddress`); nil otherwise (then the caller evaluates the key path under the tracker, about 1,400 instructions, most of them
-    /// in the standard library's key path projection). The caller checks that `object`'s type is exactly the key
+    /// (not retained: `object` holds it), if this thread found before that this key path object is exactly one
+    /// property of an object of its root type (`rememberDirectProperty`), and that property's storage in `object` was
+    /// last read through the property's own key path (the one its getter passes, the entry's `readAddress`); nil
+    /// otherwise (then the caller evaluates the key path under the tracker, about 1,400 instructions, most of them in
+    /// the standard library's key path projection). The caller checks that `object`'s type is exactly the key
     /// path's root type (a subclass may override the property).
     ///
     /// Why the storage found is the one the key path's getter reads:
@@ -376,10 +376,11 @@ final class ThreadContext {
     }
 
     /// Remembers that `keyPath`, evaluated on `object` (of exactly the key path's root type), read exactly one
-    /// `@Observed` property, whose storage is `storage`, through the property's own key path `readThrough`: finds the field of `object` holding it (the first word, after
-    /// the object's header, equal to its address; the field exists, so the search never reads past it). Not under
-    /// ThreadSanitizer: the search reads the object's other fields, which the program may be writing on another
-    /// thread under a lock of its own (a benign read, but a report); there every observation evaluates its key path.
+    /// `@Observed` property, whose storage is `storage`, through the property's own key path `readThrough`: finds the
+    /// field of `object` holding it (the first word, after the object's header, equal to its address; the field
+    /// exists, so the search never reads past it). Not under ThreadSanitizer: the search reads the object's other
+    /// fields, which the program may be writing on another thread under a lock of its own (a benign read, but a
+    /// report); there every observation evaluates its key path.
     func rememberDirectProperty(
         _ keyPath: AnyKeyPath, readThrough: AnyKeyPath, storage: AnyObject, in object: AnyObject
     ) {
