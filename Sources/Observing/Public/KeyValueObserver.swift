@@ -330,7 +330,7 @@ private struct Pairs {
         return index(of: object, keyPath).map { array[$0].token }
     }
 
-    /// Files `token` under `key`; returns the token it replaced, if any.
+    /// Files `token` under the pair (`object`, `keyPath`); returns the token it replaced, if any.
     @discardableResult
     mutating func updateToken(_ token: any ObservationCore, _ object: ObjectIdentifier, _ keyPath: AnyKeyPath)
         -> (any ObservationCore)?
@@ -366,6 +366,7 @@ private struct Pairs {
         return index == array.count - 1 ? array.removeLast().token : array.remove(at: index).token
     }
 
+    /// Removes and returns the tokens of `object`'s pairs.
     mutating func removeTokens(of object: ObjectIdentifier) -> [any ObservationCore] {
         if var large = dictionary {
             dictionary = nil
