@@ -58,6 +58,23 @@ import Testing
     }
 
     /// FBKVO testUnobserveKeyPath.
+    @Test func equalKeyPathsThatAreDifferentObjectsAreOnePair() {
+        // `appending(path:)` makes a new key path object on every call: two objects, equal, of one type.
+        let first = (\Folder.document).appending(path: \Document?.?.title)
+        let second = (\Folder.document).appending(path: \Document?.?.title)
+        #expect(first == second && first !== second)
+        let folder = Folder()
+        folder.document = Document(title: "a")
+        let observer = KeyValueObserver()
+        let calls = CallCounter()
+        #expect(observer.observe(folder, first) { _, _ in calls.increment() })
+        #expect(!observer.observe(folder, second) { _, _ in calls.increment() })
+        folder.document?.title = "b"
+        #expect(calls.count == 1)
+        #expect(observer.unobserve(folder, second))
+        #expect(observer.observationCount == 0)
+    }
+
     @Test func unobserveTellsWhetherAnActiveObservationEnded() {
         let observer = KeyValueObserver()
         let circle = Circle()

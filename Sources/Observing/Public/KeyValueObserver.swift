@@ -1,4 +1,5 @@
 import Locking
+import Synchronization
 
 /// An owner-scoped observer: the role of FBKVOController (guarantee O2).
 ///
@@ -60,6 +61,11 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// an `AnyKeyPath`: the key path of an observed property, immutable once made and capturing nothing (no subscript
     /// arguments), so `Sendable` in all but name; the observations are `Sendable`.
     private let entries = LockedValue<Pairs>(Pairs())
+    /// The pairs' `filterMask`, stored (relaxed) by every change of the pairs under their lock: a pair whose bit is not
+    /// in it is not filed, so `observe` of a new pair needs no lock section to learn that. Only the calling thread's
+    /// own changes, and those that happen before its call, are sure to be seen, which is all the look-up promised
+    /// (two threads observing one pair at the same time both register, and the filing keeps one).
+    private let filedPairs = Atomic<UInt>(0)
     @usableFromInline let ownerDescription: OwnerDescription?
 
     @usableFromInline
@@ -170,12 +176,24 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         return inserted
     }
 
+    /// Changes the pairs under their lock, and then stores their `filterMask` in `filedPairs`.
+    private func changingPairs<Result>(_ body: (inout Pairs) -> Result) -> Result {
+        entries.withLockUnchecked { entries in
+            let result = body(&entries)
+            filedPairs.store(entries.filterMask, ordering: .relaxed)
+            return result
+        }
+    }
+
     /// Whether the pair (keyed as given, not by its property) has an active observation.
     @usableFromInline
     func isObservingActively(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool {
         // Asked under the lock (the observation's `isActive` takes no lock of the observer's): taking the
         // observation out to ask it after is a retain and a release.
-        entries.withLockUnchecked { $0.token(object, keyPath)?.isActive == true }
+        if filedPairs.load(ordering: .relaxed) & Pairs.filterBit(object, keyPath) == 0 {
+            return false
+        }
+        return entries.withLockUnchecked { $0.token(object, keyPath)?.isActive == true }
     }
 
     /// Files a just-registered observation under its pair, unless the pair has an active one (then `core` is
@@ -195,7 +213,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// `insert` for the key path naming the observed property.
     private func file(_ core: any ObservationCore, object: ObjectIdentifier, keyPath: AnyKeyPath) -> Bool {
-        let (inserted, replaced): (Bool, (any ObservationCore)?) = entries.withLockUnchecked { entries in
+        let (inserted, replaced): (Bool, (any ObservationCore)?) = changingPairs { entries in
             // One look-up in the common case (no entry, or an ended one, to replace).
             guard let previous = entries.updateToken(core, object, keyPath) else { return (true, nil) }
             if previous.isActive {
@@ -222,9 +240,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         -> Bool
     {
         let id = ObjectIdentifier(object)
-        var token = entries.withLockUnchecked { $0.removeToken(id, keyPath) }
+        var token = changingPairs { $0.removeToken(id, keyPath) }
         if token == nil, let property = Self.propertyKey(object, keyPath) {
-            token = entries.withLockUnchecked { $0.removeToken(property.object, property.keyPath) }
+            token = changingPairs { $0.removeToken(property.object, property.keyPath) }
         }
         guard let token else { return false }
         let wasActive = token.isActive
@@ -247,7 +265,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// Ends every observation of `object`; does nothing if there is none.
     public func unobserve(_ object: AnyObject) {
         let id = ObjectIdentifier(object)
-        let tokens = entries.withLockUnchecked { $0.removeTokens(of: id) }
+        let tokens = changingPairs { $0.removeTokens(of: id) }
         for token in tokens {
             token.invalidate()
         }
@@ -255,7 +273,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// Ends every observation; idempotent.
     public func unobserveAll() {
-        let tokens = entries.withLockUnchecked { $0.removeAll() }
+        let tokens = changingPairs { $0.removeAll() }
         for token in tokens {
             token.invalidate()
         }
@@ -302,12 +320,36 @@ private struct Pairs {
     private struct Pair {
         let key: KeyValueObserver.Key
         var token: any ObservationCore
+        /// `filterBit` of the key (kept: reading the key's fields again would copy them, two reference counts).
+        let bit: UInt
     }
 
     private static var arrayLimit: Int { 16 }
 
     private var array: [Pair] = []
     private var dictionary: [KeyValueObserver.Key: any ObservationCore]?
+
+    /// One of 64 bits for the pair (`object`, `keyPath`), from the object and the key path's type, which equal key
+    /// paths share (different key path objects may be equal, so not from the key path's address).
+    static func filterBit(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> UInt {
+        let type = UInt(bitPattern: ObjectIdentifier(Swift.type(of: keyPath)))
+        let mixed = (UInt(bitPattern: object) ^ (type &* 0x9E37_79B9_7F4A_7C15)) &* 0x9E37_79B9_7F4A_7C15
+        return 1 << (mixed >> (UInt(UInt.bitWidth) - 6))
+    }
+
+    /// The bits of every filed pair (ended ones too); all bits once the pairs are in the dictionary.
+    var filterMask: UInt {
+        if dictionary != nil {
+            return .max
+        }
+        var mask: UInt = 0
+        var index = 0
+        while index < array.count {
+            mask |= array[index].bit
+            index += 1
+        }
+        return mask
+    }
 
     // The look-ups take the object and the key path, not a `Key`: making one is a retain and a release of the key
     // path, and only the dictionary (past `arrayLimit` pairs) needs it.
@@ -344,7 +386,7 @@ private struct Pairs {
         }
         let key = KeyValueObserver.Key(object: object, keyPath: keyPath)
         if array.count < Self.arrayLimit {
-            array.append(Pair(key: key, token: token))
+            array.append(Pair(key: key, token: token, bit: Self.filterBit(object, keyPath)))
             return nil
         }
         var large = [KeyValueObserver.Key: any ObservationCore](minimumCapacity: array.count * 2)
