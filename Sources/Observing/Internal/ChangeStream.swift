@@ -224,6 +224,10 @@ final class DirectChangeObservation<Root: KeyValueObservable, Value: Sendable>: 
         state.withLock { $0.isInvalidated }
     }
 
+    override func end() {
+        invalidate()
+    }
+
     override var hasEnded: Bool {
         isInvalidated
     }

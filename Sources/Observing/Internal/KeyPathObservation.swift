@@ -38,6 +38,12 @@ class ListedObservation: @unchecked Sendable {
     var hasEnded: Bool {
         true
     }
+
+    /// Ends the observation: its `ObservationCore.invalidate()` (a class method, so that a token reaches it through a
+    /// reference it does not retain for the call). Every subclass overrides it.
+    func end() {
+        preconditionFailure("\(type(of: self)) does not override end()")
+    }
 }
 
 extension ObservationCore {
@@ -899,6 +905,10 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     @usableFromInline
     var isInvalidated: Bool {
         isClosed
+    }
+
+    override func end() {
+        invalidate()
     }
 
     override var hasEnded: Bool {

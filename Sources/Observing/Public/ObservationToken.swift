@@ -9,15 +9,24 @@
 /// handler (and what the handler captures) until it is invalidated.
 public final class ObservationToken: Sendable, Hashable, CustomStringConvertible {
     let core: (any ObservationCore)?
+    /// The same object as `core`, not retained (`core` holds it), to end it through: a call on the stored existential
+    /// retained it and released it around the call, two atomic instructions (`deinit` makes one on every token).
+    private let ending: Unmanaged<ListedObservation>?
 
     @usableFromInline
-    init(core: (any ObservationCore)?) {
+    init<Core: ListedObservation & ObservationCore>(core: Core) {
         self.core = core
+        ending = Unmanaged.passUnretained(core)
+    }
+
+    private init() {
+        core = nil
+        ending = nil
     }
 
     /// A token that observes nothing (already invalidated).
     public static var inert: ObservationToken {
-        ObservationToken(core: nil)
+        ObservationToken()
     }
 
     /// Ends the observation. Idempotent, callable from any thread and from inside the handler.
@@ -26,7 +35,7 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
     /// thread is waited for, so don't call this while holding a lock that handler needs. A call from
     /// inside the handler itself returns at once and lets that call finish.
     public func invalidate() {
-        core?.invalidate()
+        ending?._withUnsafeGuaranteedRef { $0.end() }
     }
 
     /// Whether the observation can still deliver: not invalidated, and the observed object still exists.
@@ -35,7 +44,7 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
     }
 
     deinit {
-        core?.invalidate()
+        ending?._withUnsafeGuaranteedRef { $0.end() }
     }
 
     /// Tokens are equal only to themselves (identity).
