@@ -98,6 +98,23 @@ struct CoverInputsTests {
         #expect(namer.outputPath(for: FileSystemPath("/x/y.mp4")) == FileSystemPath("/out/y.png"))
     }
 
+    @Test("a library of many files of one name gets each the next free number, around names already taken")
+    func manyFilesOfOneName() {
+        var namer = CoverOutputNamer(directory: FileSystemPath("/out"), fileExtension: "png")
+        let inputs = ["/a/clip.mp4", "/b/clip-3.mp4", "/c/clip.mp4", "/d/clip.mp4", "/e/CLIP.mp4"]
+        let names = inputs.map {
+            String(decoding: namer.outputPath(for: FileSystemPath($0)).lastComponent, as: UTF8.self)
+        }
+        // The literal clip-3 keeps its name; the clips after it skip 3, as they would counting from 1 each time; a name
+        // differing only in case is the same name.
+        #expect(names == ["clip.png", "clip-3.png", "clip-2.png", "clip-4.png", "CLIP-5.png"])
+        let more = (0..<3_000).map { index in
+            String(decoding: namer.outputPath(for: FileSystemPath("/f\(index)/clip.mp4")).lastComponent, as: UTF8.self)
+        }
+        #expect(more.first == "clip-6.png" && more.last == "clip-3005.png")
+        #expect(Set(more).count == more.count && !more.contains(where: names.contains))
+    }
+
     /// A name that is not UTF-8: Latin-1 `café`, a 0xFF byte, a line break.
     static let oddNames: [[UInt8]] = [
         Array("caf".utf8) + [0xE9] + Array(".mp4".utf8),
