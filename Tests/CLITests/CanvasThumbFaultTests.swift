@@ -211,7 +211,10 @@ struct CanvasThumbFaultTests {
     )
     func forkedWorkers() throws {
         let out = try ScratchFolder()
-        let (batch, workers) = try startBatch(count: 400, jobs: 2, into: out.url, until: 1)
+        // Far more inputs than the batch makes while this thread looks at its workers: under ThreadSanitizer with the
+        // whole suite running, this thread once got the processor back only after a batch of 400 had ended, and then
+        // the worker it crashed had nothing left to be replaced for.
+        let (batch, workers) = try startBatch(count: 4_000, jobs: 2, into: out.url, until: 1)
         defer {
             kill(-batch.pid, SIGKILL)
             _ = try? batch.wait()
@@ -228,6 +231,7 @@ struct CanvasThumbFaultTests {
             #expect(!open.values.contains { $0.hasSuffix("/stdout") || $0.hasSuffix("/stderr") }, "\(open)")
         }
         let crashed = try #require(workers.first)
+        #expect(batch.children.contains(crashed), "the batch should still be running that worker")
         kill(crashed, SIGSEGV)
         var fresh: [pid_t] = []
         let deadline = Date().addingTimeInterval(30)
