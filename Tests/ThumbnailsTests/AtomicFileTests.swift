@@ -171,4 +171,31 @@ struct AtomicFileTests {
                 ".f.png.cover-tmp-\(dead)-FFFFFF", ".h.txt.tmp-HHHHHH", ".i.jpg.tmp-IIIIII", "e.png",
             ])
     }
+
+    #if os(Linux)
+        @Test("a zombie writer's temporary file is abandoned: a killed batch's workers stay zombies until reaped")
+        func zombieWritersFileIsRemoved() throws {
+            let folder = try TemporaryFolder()
+            // A child that exits and is not waited for yet: a zombie, which `kill(pid, 0)` still finds.
+            var child: pid_t = 0
+            let arguments = ["/bin/true"]
+            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            #expect(posix_spawn(&child, "/bin/true", nil, nil, &argv, environ) == 0)
+            var state = ""
+            for _ in 0..<5_000 where !state.hasPrefix("Z") {
+                usleep(1_000)
+                let stat = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)) ?? ""
+                state = stat.lastIndex(of: ")").map { String(stat[stat.index($0, offsetBy: 2)...].prefix(1)) } ?? ""
+            }
+            #expect(state == "Z", "the child should be a zombie")
+            #expect(kill(child, 0) == 0)
+            let name = ".a.png.cover-tmp-\(child)-AAAAAA"
+            try Data("partial".utf8).write(to: folder.url.appending(path: name))
+            #expect(AtomicFile.removeAbandoned(in: FileSystemPath(folder.url)) == 1)
+            #expect(try contents(of: folder.url).isEmpty)
+            var status: Int32 = 0
+            #expect(waitpid(child, &status, 0) == child)
+        }
+    #endif
 }

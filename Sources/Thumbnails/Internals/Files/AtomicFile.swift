@@ -194,10 +194,29 @@ enum AtomicFile {
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
-    /// Whether a process with this id exists (one this user may not signal exists too).
+    /// Whether a process with this id exists (one this user may not signal exists too) and has not ended: a zombie (a
+    /// process that was killed or exited and that its parent has not waited for yet, as a killed batch's workers are
+    /// until they are reaped) has ended, and the file it was writing is abandoned.
     private static func processExists(_ process: pid_t) -> Bool {
-        kill(process, 0) == 0 || errno != ESRCH
+        guard kill(process, 0) == 0 || errno != ESRCH else { return false }
+        #if os(Linux)
+            return !hasEnded(process)
+        #else
+            return true
+        #endif
     }
+
+    #if os(Linux)
+        /// Whether the process is a zombie or dead (its state in `/proc/PID/stat`, the field after the name in
+        /// parentheses, is `Z` or `X`).
+        private static func hasEnded(_ process: pid_t) -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
+            return state == "Z" || state == "X"
+        }
+    #endif
 
     /// Unlinks `path` if it is a regular file of this user that nobody holds a lock on (and, with
     /// `modifiedBefore`, last modified before that many seconds since 1970).
