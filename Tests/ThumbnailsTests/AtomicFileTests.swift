@@ -180,7 +180,9 @@ struct AtomicFileTests {
             var child: pid_t = 0
             let arguments = ["/bin/true"]
             var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-            defer { argv.forEach { free($0) } }
+            defer {
+                for argument in argv { free(argument) }
+            }
             #expect(posix_spawn(&child, "/bin/true", nil, nil, &argv, environ) == 0)
             var state = ""
             for _ in 0..<5_000 where !state.hasPrefix("Z") {
