@@ -186,15 +186,6 @@ struct CanvasThumbFaultTests {
         #expect(run.standardError.isEmpty, "\(run.standardError)")
     }
 
-    /// Whether process `pid` exists and has not ended (its /proc state is not zombie or dead).
-    private func isRunning(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return false }
-        let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
-        return state != "Z" && state != "X"
-    }
-
     /// The command line of process `pid` (its arguments joined by spaces), from /proc.
     private func commandLine(of pid: pid_t) -> String {
         let bytes = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
@@ -271,10 +262,10 @@ struct CanvasThumbFaultTests {
         // A worker in the middle of a system call dies when the call returns (then it is a zombie until reaped):
         // the next run below must find its temporary file abandoned, so it starts once the workers have ended.
         let deadline = Date().addingTimeInterval(30)
-        while workers.contains(where: isRunning), Date() < deadline {
+        while workers.contains(where: RawProcess.isRunning), Date() < deadline {
             usleep(2000)
         }
-        #expect(!workers.contains(where: isRunning), "the killed workers should have ended")
+        #expect(!workers.contains(where: RawProcess.isRunning), "the killed workers should have ended")
         for name in out.contents where !name.hasPrefix(".") {
             let bytes = try [UInt8](Data(contentsOf: out.url.appendingPathComponent(name)))
             #expect(bytes.starts(with: Self.png), "\(name) is a complete PNG")

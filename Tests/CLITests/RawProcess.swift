@@ -79,14 +79,24 @@ final class RawProcess {
     var children: [pid_t] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> pid_t? in
-            guard let child = pid_t(entry),
-                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return nil }
-            // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard let child = pid_t(entry), let fields = Self.statFields(of: child) else { return nil }
             return fields.count > 1 && pid_t(fields[1]) == pid ? child : nil
         }
+    }
+
+    /// Whether process `pid` exists and has not ended (its state is not zombie or dead).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard let state = statFields(of: pid)?.first else { return false }
+        return state != "Z" && state != "X"
+    }
+
+    /// The fields of /proc/PID/stat after the name: state, ppid, ... (the name may hold spaces, so the fields are
+    /// read after its closing parenthesis); nil when there is no such process.
+    private static func statFields(of pid: pid_t) -> [Substring]? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
     }
 }
 

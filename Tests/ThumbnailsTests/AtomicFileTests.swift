@@ -184,11 +184,10 @@ struct AtomicFileTests {
                 for argument in argv { free(argument) }
             }
             #expect(posix_spawn(&child, "/bin/true", nil, nil, &argv, environ) == 0)
-            var state = ""
-            for _ in 0..<5_000 where !state.hasPrefix("Z") {
+            var state = AtomicFile.processState(child)
+            for _ in 0..<5_000 where state != "Z" {
                 usleep(1_000)
-                let stat = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)) ?? ""
-                state = stat.lastIndex(of: ")").map { String(stat[stat.index($0, offsetBy: 2)...].prefix(1)) } ?? ""
+                state = AtomicFile.processState(child)
             }
             #expect(state == "Z", "the child should be a zombie")
             #expect(kill(child, 0) == 0)

@@ -207,14 +207,19 @@ enum AtomicFile {
     }
 
     #if os(Linux)
-        /// Whether the process is a zombie or dead (its state in `/proc/PID/stat`, the field after the name in
-        /// parentheses, is `Z` or `X`).
+        /// Whether the process is a zombie or dead (its state is `Z` or `X`).
         private static func hasEnded(_ process: pid_t) -> Bool {
+            let state = processState(process)
+            return state == "Z" || state == "X"
+        }
+
+        /// The process's state letter in `/proc/PID/stat` (the field after the name in parentheses, which may hold
+        /// spaces), or nil when there is no such process.
+        static func processState(_ process: pid_t) -> Character? {
             guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
-            else { return false }
-            let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
-            return state == "Z" || state == "X"
+            else { return nil }
+            return stat[stat.index(after: close)...].drop { $0 == " " }.first
         }
     #endif
 
