@@ -214,6 +214,17 @@ enum Hazards {
         ThreadContext.withCurrent { waitUntilNotCalled(address, or: other, on: $0) }
     }
 
+    /// `waitUntilNotCalled(_:or:)` that also returns as soon as `stop` returns true (asked before each scan): for an
+    /// address that may stop naming its object once `stop` is true (the object released, the address reused).
+    static func waitUntilNotCalled(_ address: UInt, or other: UInt, unless stop: () -> Bool) {
+        let own = ThreadContext.withCurrent { $0.threadID }
+        var attempt = 0
+        while !stop() && isCalled(address, or: other, excludingThread: own) {
+            backOff(attempt)
+            attempt += 1
+        }
+    }
+
     private static func waitUntilNotCalled(_ address: UInt, or other: UInt, on context: ThreadContext) {
         let own = context.threadID
         var attempt = 0

@@ -142,15 +142,11 @@ struct StoredChainFastPath {
     init() {}
 }
 
-/// How an observation is subscribed (see `KeyPathObservation`).
+/// How a chain-mode observation is subscribed (see `KeyPathObservation`): pending until it starts, and again once it
+/// is invalidated. (Direct mode's one subscription is not in the locked state: see `KeyPathObservation.directStorage`.)
 @usableFromInline
 enum ObservationMode {
     case pending
-    /// The storage is held strongly: a weak reference would give every storage a side table and
-    /// make each retain in its setter take the slow path. If the object goes away first, the
-    /// storage (and the last value of that property) is freed when the token is invalidated or
-    /// released, like the handler.
-    case direct(storage: any TrackableStorage, subscriptionID: UInt64)
     case chain(links: [ChainLink])
 }
 
@@ -174,10 +170,6 @@ struct ObservationState {
     /// Chain mode: the storage key paths last read, to name the observed path in diagnostics. (Direct mode
     /// names its one property from its storage.)
     var readNames: [ReadName] = []
-    /// The storage's `Delivery` of the direct-mode subscriber: every `invalidate()` call waits until no other
-    /// thread calls it. Dropped by the first `invalidate()` once it has waited (a later call then has nothing
-    /// to wait for). A strong reference: a weak one would give every `Delivery` a side table.
-    var directDelivery: AnyDelivery?
     /// The direct-mode subscriber's `Delivery` when the first `invalidate()` ran inside a delivery on its own
     /// thread (a handler ending its own observation), which it could not wait for: later calls from other threads
     /// wait for it while it lives. Weak, so that it does not keep the handler past that delivery's end (this
@@ -189,7 +181,6 @@ struct ObservationState {
     @usableFromInline var nextTicket: UInt64 = 0
     /// The key path that names the observed property for `KeyValueObserver` (see `propertyKeyPath(...)`).
     var propertyKeyPath: AnyKeyPath?
-    var pendingInitial: PendingInitial?
     /// Chain mode, when the key path is exactly the `@Observed` properties it read, one after the other
     /// (`\Folder.document.title`: no computed property, optional chaining or subscript in between): the
     /// version of each link's storage as last read, in link order. The path's value is then the last
@@ -348,6 +339,38 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     /// start (see there): every later call may then return at once.
     private let waitedForEveryCall = Atomic<Bool>(false)
 
+    // Direct mode's subscription. Not in the locked state: registering and ending a direct observation then take no
+    // lock section of the observation's own (four atomic instructions each way). Why that is safe:
+    // - `directDeliveryAddress`, `directSubscriptionID` and `directStorageID` are written once, by `start` or
+    //   `startDirect`, before the observation is published (to its token, its `KeyValueObserver` or the list of live
+    //   observations: each hands it over through a releasing store or a lock), and only read after that;
+    // - `directStorage` is written by `start` or `startDirect` in the same way, then taken out by the first
+    //   `invalidate()` (the one call whose exchange of `closed` found it false), and read by nothing else;
+    // - `pendingInitial` is only touched by the registering thread, inside `register`.
+    // The Delivery is held by the storage's subscriber list alone (it is alive while subscribed, and the first
+    // `invalidate()` holds it from its removal until it is done); the observation keeps only its address, which names
+    // it in the hazard slots. A later `invalidate()` reads that address only while the first has not finished
+    // (`directRemoved`, `firstCallFinished`), so it never names another object (see `waitForFirstCall`).
+
+    /// Direct mode: the observed property's storage, held strongly (a weak reference would give every storage a side
+    /// table and make each retain in its setter take the slow path). If the object goes away first, the storage (and
+    /// the last value of that property) is freed when the token is invalidated or released, like the handler.
+    @exclusivity(unchecked) var directStorage: (any TrackableStorage)?
+    /// Direct mode: the subscription's id in `directStorage`.
+    @exclusivity(unchecked) var directSubscriptionID: UInt64 = 0
+    /// Direct mode: the address of the subscriber's `Delivery` (0: not direct mode).
+    @exclusivity(unchecked) var directDeliveryAddress: UInt = 0
+    /// Direct mode: the storage's identity, to name the property in diagnostics once the storage is released.
+    @exclusivity(unchecked) var directStorageID: ObjectIdentifier?
+    /// The registration's `.initial` call still to be marked made (`finishInitial()`).
+    @exclusivity(unchecked) var pendingInitial: PendingInitial?
+    /// Direct mode: set by the first `invalidate()` once it removed (and closed) the subscriber, so no call of it
+    /// starts after; a later call waits for this before it looks at the hazard slots.
+    private let directRemoved = Atomic<Bool>(false)
+    /// Set by the first `invalidate()` when it is done but could not wait for a call on its own thread (a handler
+    /// ending its own observation): a later call waits for that call through `deliveryEndedInsideItsCall`.
+    private let firstCallFinished = Atomic<Bool>(false)
+
     /// `send` must call `callHandler` on the observation it is given (on the chosen queue or actor; nil: at once).
     /// `root` is borrowed (`__shared`: `borrowing` crashes this compiler here), since only its address and type are
     /// kept: an owned argument is a retain in the caller and a release here.
@@ -426,8 +449,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
                         keyPath, readThrough: recorded.first.unsafelyUnwrapped.keyPath,
                         storage: recorded.first.unsafelyUnwrapped.storage, in: root)
                 }
-                subscribeDirect(
-                    &state, storage: recorded.first.unsafelyUnwrapped.storage, direct: direct, initial: initial)
+                subscribeDirect(storage: recorded.first.unsafelyUnwrapped.storage, direct: direct, initial: initial)
                 return true
             }
             let reads = recorded.all
@@ -441,7 +463,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
             }
             if wantsInitial {
                 state.nextTicket = 1
-                state.pendingInitial = .chain
+                pendingInitial = .chain
             }
             let current = retrack(&state, root: root, value: value, reads: reads, links: [], keptAlive: &keptAlive)
             if wantsInitial {
@@ -458,20 +480,18 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
 
     /// `start(root:direct:initial:)` for a key path already known to be one `@Observed` property of `root`, whose
     /// `storage` the caller found without evaluating the key path (`ThreadContext.directProperty(_:of:)`).
+    /// No lock section: nothing else reaches the observation before it is published (see `directStorage`).
     @usableFromInline
     func startDirect(storage: any TrackableStorage, direct: AnyDelivery, initial: (Value) -> Void) -> Bool {
-        state.withLockUnchecked { state in
-            subscribeDirect(&state, storage: storage, direct: direct, initial: initial)
-        }
+        subscribeDirect(storage: storage, direct: direct, initial: initial)
         LiveObservations.insert(self)
         return true
     }
 
-    /// Subscribes `direct` to `storage`, a storage of `Value` (the observed property), under the state's lock; with
-    /// `.initial`, calls `initial` with the value read under the subscription's lock.
-    private func subscribeDirect(
-        _ state: inout ObservationState, storage: any TrackableStorage, direct: AnyDelivery, initial: (Value) -> Void
-    ) {
+    /// Subscribes `direct` to `storage`, a storage of `Value` (the observed property), and notes the subscription
+    /// (before the observation is published); with `.initial`, calls `initial` with the value read under the
+    /// subscription's lock.
+    private func subscribeDirect(storage: any TrackableStorage, direct: AnyDelivery, initial: (Value) -> Void) {
         let wantsPrior = options.contains(.prior)
         let id: UInt64
         if options.contains(.initial) {
@@ -480,12 +500,14 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
             let current: Value
             (id, current) = typed.subscribeReadingValue(direct, wantsPrior: wantsPrior, initialPending: true)
             initial(current)
-            state.pendingInitial = .direct(storage, direct)
+            pendingInitial = .direct(storage, direct)
         } else {
             id = storage.subscribe(direct, wantsPrior: wantsPrior, initialPending: false)
         }
-        state.mode = .direct(storage: storage, subscriptionID: id)
-        state.directDelivery = direct
+        directSubscriptionID = id
+        directDeliveryAddress = direct.address
+        directStorageID = ObjectIdentifier(storage)
+        directStorage = storage
     }
 
     /// The key path of the observed property, as `KeyValueObserver` keys it (see `propertyKeyPath(_:of:value:reads:)`);
@@ -522,14 +544,9 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     /// Marks the `.initial` call as made (whether or not it was sent): changes held back for it may go.
     @usableFromInline
     func finishInitial() {
-        // Without `.initial` nothing is pending, and the lock is not worth taking.
+        // Only the registering thread touches `pendingInitial`, so no lock.
         guard options.contains(.initial) else { return }
-        let pending = state.withLockUnchecked { state in
-            let pending = state.pendingInitial
-            state.pendingInitial = nil
-            return pending
-        }
-        switch pending {
+        switch replacing(&pendingInitial, with: nil) {
         case .direct(let storage, let delivery):
             storage.finishInitial(delivery)
         case .chain:
@@ -888,10 +905,13 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
         }
     }
 
-    /// The storage's `Delivery` of the direct-mode subscriber while it exists (tests: it must outlive a call
-    /// in progress that ends its own observation).
+    /// The storage's `Delivery` of the direct-mode subscriber (tests: it must outlive a call in progress that ends its
+    /// own observation). Only while the observation is active: the storage's subscriber list holds it until the first
+    /// `invalidate()`.
     var directDelivery: AnyObject? {
-        state.withLockUnchecked { $0.directDelivery }
+        guard directDeliveryAddress != 0, !isClosed else { return nil }
+        return Unmanaged<AnyDelivery>.fromOpaque(UnsafeRawPointer(bitPattern: directDeliveryAddress).unsafelyUnwrapped)
+            .takeUnretainedValue()
     }
 
     // MARK: Ending
@@ -939,69 +959,109 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
         }
         // Sequentially consistent, before the slots are read (below): see `callHandler`.
         let first = !closed.exchange(true, ordering: .sequentiallyConsistent)
-        // Direct mode: remove the subscriber (whichever call gets there first; the others find it gone),
-        // then wait for the calls of it, and of this observation, in progress on other threads.
-        // The first call takes the direct mode's storage out of the state (moved, not copied: no reference count
-        // touched) and reads the `Delivery`'s address without retaining it: only the first call drops the `Delivery`,
-        // below, after its wait, so the address names it until then. A later call finds the mode pending and waits
-        // for that `Delivery`, holding it (so that its address cannot name another `Delivery` while it waits).
-        let (storage, id, delivery, deliveryAddress): ((any TrackableStorage)?, UInt64, AnyDelivery?, UInt?) =
-            state.withLockUnchecked { state in
-                if first, case .direct = state.mode,
-                    case .direct(let storage, let id) = replacing(&state.mode, with: .pending)
-                {
-                    return (storage, id, nil, state.directDelivery?.address)
-                }
-                guard case .direct(let storage, let id) = state.mode else {
-                    let delivery = state.directDelivery ?? state.deliveryEndedInsideItsCall?.delivery
-                    return (nil, 0, delivery, delivery?.address)
-                }
-                return (storage, id, state.directDelivery, state.directDelivery?.address)
+        if directDeliveryAddress != 0 {
+            if first {
+                endDirect()
+            } else {
+                waitForFirstCall()
             }
+            return
+        }
+        endChain(first: first)
+    }
+
+    /// The first `invalidate()` of a direct observation: removes the subscriber, waits for the calls of it and of this
+    /// observation in progress on other threads, and releases the handler. Takes no lock of the observation's: only
+    /// this call writes the direct subscription after it started (see `directStorage`).
+    private func endDirect() {
         let own = address
-        // The call that removes the subscriber waits in `removeSubscriber`; the others wait here. (`storage` consumed
-        // into the call: called through the optional, it was retained and released around the call.)
-        var removed = false
-        if let storage = consume storage {
-            removed = storage.removeSubscriber(id, waitingAlsoFor: own)
+        // Moved out (no reference count touched); released at the end of this call. Always there: only this call
+        // takes it.
+        let storage = replacing(&directStorage, with: nil).unsafelyUnwrapped
+        // Owned from here: the storage's list held it, so it lives until this call drops it, after the wait.
+        let delivery = storage.takeSubscriber(directSubscriptionID)
+        // No call of the subscriber starts after its removal (it is closed): a later call may look at the slots now.
+        directRemoved.store(true, ordering: .releasing)
+        if let delivery {
+            // Waits for the calls of the `Delivery` and of this observation on other threads; keeps the `Delivery` in
+            // this thread's context if this thread is delivering (the setter up the stack may be calling it).
+            Hazards.release(delivery, waitingForCalls: true, alsoFor: own)
+        } else {
+            Hazards.waitUntilNotCalled(own, or: own)
         }
-        if !removed {
-            Hazards.waitUntilNotCalled(deliveryAddress ?? own, or: own)
+        // No other thread calls the handler now, and none will: released here (not under a lock: what it captured
+        // may have a deinit that does anything).
+        body = nil
+        // A call of this observation may be running on this thread (a handler ending its own observation, or another
+        // handler of the same delivery): it was not waited for, so later calls from other threads must still wait for
+        // it (`deliveryEndedInsideItsCall`, and this thread's slots). (The depth first: no call through an
+        // observation on this thread, the common case, needs no search.)
+        let (delivering, ownCallMayRun) = ThreadContext.withCurrent {
+            ($0.isDelivering, $0.isDelivering || ($0.callDepth != 0 && $0.isCalling(own)))
         }
+        if ownCallMayRun {
+            // While this thread delivers, its context keeps the `Delivery` (`Hazards.release`) until that delivery
+            // ends; a weak reference lets later calls wait for it without keeping it (and the handler) longer.
+            if delivering, let delivery {
+                let ended = WeakDelivery()
+                ended.delivery = delivery
+                state.withLockUnchecked { $0.deliveryEndedInsideItsCall = ended }
+            }
+            firstCallFinished.store(true, ordering: .releasing)
+        } else {
+            // With no call of it running here, no handler call runs anywhere now, and none can start.
+            waitedForEveryCall.store(true, ordering: .releasing)
+        }
+        // The `Delivery` (with the handler the storage's closure captured) and the storage are released here, after
+        // the flags: a later call reads `directDeliveryAddress` only while neither flag is set. (One at a time: a tuple
+        // of the two would be a copy, a retain and a release each.)
         withExtendedLifetime(delivery) {}
+        withExtendedLifetime(storage) {}
+    }
+
+    /// A later `invalidate()` of a direct observation: returns once the first call has removed the subscriber and no
+    /// other thread calls it or this observation.
+    ///
+    /// It waits for the calls itself rather than for the first call to end, because that one may be waiting for this
+    /// thread (a handler of this observation ending it while another thread does too). The `Delivery`'s address
+    /// names it only until the first call releases it, which comes after a flag is set, so the scan stops as soon as
+    /// one is: then the first call has waited for every other thread (`waitedForEveryCall`), or it left the one call
+    /// it could not wait for, its own thread's, in `deliveryEndedInsideItsCall`, held weakly.
+    private func waitForFirstCall() {
+        let own = address
+        var attempt = 0
+        while !directRemoved.load(ordering: .acquiring) {
+            Hazards.backOff(attempt)
+            attempt += 1
+        }
+        Hazards.waitUntilNotCalled(directDeliveryAddress, or: own, unless: {
+            waitedForEveryCall.load(ordering: .acquiring) || firstCallFinished.load(ordering: .acquiring)
+        })
+        if waitedForEveryCall.load(ordering: .acquiring) || !firstCallFinished.load(ordering: .acquiring) {
+            return
+        }
+        // Retained out of the lock, so it cannot go away (nor its address name another object) while waited for.
+        let ended = state.withLockUnchecked { $0.deliveryEndedInsideItsCall?.delivery }
+        Hazards.waitUntilNotCalled(ended?.address ?? own, or: own)
+        withExtendedLifetime(ended) {}
+    }
+
+    /// `invalidate()` of an observation in chain mode (or never started): drops its links and its values.
+    private func endChain(first: Bool) {
+        let own = address
+        Hazards.waitUntilNotCalled(own, or: own)
         guard first else { return }
         // No other thread calls the handler now, and none will: released here (not under a lock: what it captured
         // may have a deinit that does anything).
         body = nil
-        // A call of this observation may be running on this thread (this is a handler ending its own observation,
-        // or another handler of the same delivery): it was not waited for, so later calls from other threads must
-        // still wait for it (`deliveryEndedInsideItsCall`, and this thread's slots).
-        // (The depth first: no call through an observation on this thread, the common case, needs no search.)
-        let ownCallMayRun = ThreadContext.withCurrent {
-            $0.isDelivering || ($0.callDepth != 0 && $0.isCalling(own))
-        }
-        if ownCallMayRun {
-            // Its own lock section, before the one below (which captures nothing: a lock section that captures
-            // something allocates its closure's context); until that one, `directDelivery` is still there.
-            state.withLockUnchecked { state in
-                if let delivery = state.directDelivery {
-                    let ended = WeakDelivery()
-                    ended.delivery = delivery
-                    state.deliveryEndedInsideItsCall = ended
-                }
-            }
-        }
+        let ownCallMayRun = ThreadContext.withCurrent { $0.isDelivering || ($0.callDepth != 0 && $0.isCalling(own)) }
         // Moved out, not copied (a copy and the assignment after it are a retain and a release each).
-        let (mode, dropped, chainValue) = state.withLockUnchecked { state in
+        let (mode, chainValue) = state.withLockUnchecked { state in
             state.root = nil
-            return (
-                replacing(&state.mode, with: .pending), replacing(&state.directDelivery, with: nil),
-                replacing(&state.chainValue, with: nil)
-            )
+            return (replacing(&state.mode, with: .pending), replacing(&state.chainValue, with: nil))
         }
-        // Released after the lock (it holds the handler, whose captures' deinits may do anything; the last
-        // value of a chain may be an object with a deinit too).
-        withExtendedLifetime((dropped, chainValue)) {}
+        // Released after the lock (the last value of a chain may be an object with a deinit).
+        withExtendedLifetime(chainValue) {}
         if case .chain(let links) = mode {
             for link in links {
                 link.storage?.removeSubscriber(link.subscriptionID, waitingForCalls: false)
@@ -1025,8 +1085,8 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
             ($0.root?.object, $0.mode, $0.readNames, $0.storedChainVersions != nil)
         }
         let names: [String]
-        if case .direct(let storage, _) = mode, let root {
-            names = [propertyName(ofStorage: ObjectIdentifier(storage), in: root)]
+        if let storage = directStorageID, let root {
+            names = [propertyName(ofStorage: storage, in: root)]
         } else if stored, case .chain(let links) = mode, let root {
             names = Self.storedChainNames(root: root, links: links)
         } else {

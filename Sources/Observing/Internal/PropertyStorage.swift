@@ -16,10 +16,10 @@ protocol TrackableStorage: AnyObject, Sendable {
     /// whether it was found.
     @discardableResult
     func removeSubscriber(_ id: UInt64, waitingForCalls: Bool) -> Bool
-    /// Removes a direct observation's subscription and returns once no other thread calls it, nor the observation at
-    /// address `observation` (one scan of the hazard slots for both, see `KeyPathObservation.invalidate()`). Returns
-    /// whether it was found; when not, nothing was waited for.
-    func removeSubscriber(_ id: UInt64, waitingAlsoFor observation: UInt) -> Bool
+    /// Removes a direct observation's subscription and closes it (a call of it that has not started will not start),
+    /// and hands its `Delivery` to the caller, which must pass it to `Hazards.release` (nil if there is none). See
+    /// `KeyPathObservation.endDirect()`.
+    func takeSubscriber(_ id: UInt64) -> AnyDelivery?
     /// How many writes the storage has stored so far (moves with every write, equal or not).
     var currentVersion: UInt64 { get }
     /// The stored value if it is a class instance, else nil (diagnostics: naming a path of stored properties).
@@ -814,10 +814,8 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     }
 
     @usableFromInline
-    func removeSubscriber(_ id: UInt64, waitingAlsoFor observation: UInt) -> Bool {
-        guard let removed = remove(id) else { return false }
-        Hazards.release(removed, waitingForCalls: true, alsoFor: observation)
-        return true
+    func takeSubscriber(_ id: UInt64) -> AnyDelivery? {
+        remove(id)
     }
 
     /// Takes the subscription `id` out of the list and closes its `Delivery` (nil if there is none).
