@@ -201,6 +201,13 @@ enum Hazards {
             }
             return
         }
+        reclaimDeferred(on: context)
+    }
+
+    /// Releases the deferred deliveries that no thread but `context`'s calls any more, if there are any (a removal
+    /// does this after its own delivery is disposed of).
+    @inline(__always)
+    static func reclaimDeferred(on context: ThreadContext) {
         if deferredCount.load(ordering: .relaxed) != 0 {
             reclaimDeferred(excludingThread: context.threadID)
         }
@@ -225,7 +232,8 @@ enum Hazards {
         }
     }
 
-    private static func waitUntilNotCalled(_ address: UInt, or other: UInt, on context: ThreadContext) {
+    /// `waitUntilNotCalled(_:or:)` with the calling thread's context.
+    static func waitUntilNotCalled(_ address: UInt, or other: UInt, on context: ThreadContext) {
         let own = context.threadID
         var attempt = 0
         while isCalled(address, or: other, excludingThread: own) {

@@ -310,10 +310,12 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     /// `chainChanged`, so that the subscriber it makes, which every change of the path's last property calls, is
     /// specialized.
     @usableFromInline let leafLink: @Sendable (KeyPathObservation, any TrackableStorage, UInt64) -> AnyDelivery
-    /// The observed key path. Why `nonisolated(unsafe)` is safe: it is immutable, and it is only evaluated
-    /// inside the state's lock sections, as before it was moved out of the state (which would make the state
-    /// generic); a key path that captured subscript arguments reads them, never writes them.
-    @usableFromInline nonisolated(unsafe) let keyPath: KeyPath<Root, Value>
+    /// Chain mode: the observed key path, which a change evaluates again; nil in direct mode, which never evaluates it
+    /// after `start` and names its property from its storage (not keeping it saves a retain and a release per
+    /// registration). Why `nonisolated(unsafe)` is safe: it is written once, by `start` before the observation is
+    /// published, and only evaluated inside the state's lock sections after that; a key path that captured subscript
+    /// arguments reads them, never writes them.
+    @usableFromInline nonisolated(unsafe) var chainKeyPath: KeyPath<Root, Value>?
     /// The observed object's type, turned into a name only for diagnostics.
     private let rootType: AnyObject.Type
     @usableFromInline
@@ -377,7 +379,6 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     @usableFromInline
     init(
         root: __shared Root,
-        keyPath: KeyPath<Root, Value>,
         options: ObservationOptions,
         delivery: ObservationDelivery,
         handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void,
@@ -393,7 +394,6 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
         self.body = handler
         self.send = send
         self.owner = owner
-        self.keyPath = keyPath
         self.rootType = type(of: root)
         self.rootIdentifier = ObjectIdentifier(root)
         let reference = RootReference(root)
@@ -427,7 +427,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     /// `Value` is concrete). With `.initial`, `initial` is called (under the lock) with the current value, and
     /// changes wait for `finishInitial()`, which the caller must call after making the initial call.
     @usableFromInline
-    func start(root: Root, direct: AnyDelivery, initial: (Value) -> Void) -> Bool {
+    func start(root: Root, keyPath: KeyPath<Root, Value>, direct: AnyDelivery, initial: (Value) -> Void) -> Bool {
         // Objects read under the lock are released after it (see `linkDidChange`).
         var keptAlive: [AnyObject] = []
         let wantsInitial = options.contains(.initial)
@@ -435,7 +435,6 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
             // The caller holds the root (`register` runs on it), so a direct observation, which read only the
             // root, keeps nothing else alive; a chain's reads are kept below. (Not read from the state's weak
             // reference: a weak load is a retain and a release through the object's side table.)
-            let keyPath = self.keyPath
             var recorded = TrackedReads()
             let value = ThreadContext.current.track(into: &recorded) { root[keyPath: keyPath] }
             // The property read is the key path itself (key paths compare equal only if their types are the
@@ -452,6 +451,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
                 subscribeDirect(storage: recorded.first.unsafelyUnwrapped.storage, direct: direct, initial: initial)
                 return true
             }
+            chainKeyPath = keyPath
             let reads = recorded.all
             keptAlive.append(root)
             keptAlive += reads.map(\.object)
@@ -482,7 +482,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     /// `storage` the caller found without evaluating the key path (`ThreadContext.directProperty(_:of:)`).
     /// No lock section: nothing else reaches the observation before it is published (see `directStorage`).
     @usableFromInline
-    func startDirect(storage: any TrackableStorage, direct: AnyDelivery, initial: (Value) -> Void) -> Bool {
+    func startDirect(storage: any TrackableStorage, direct: consuming AnyDelivery, initial: (Value) -> Void) -> Bool {
         subscribeDirect(storage: storage, direct: direct, initial: initial)
         LiveObservations.insert(self)
         return true
@@ -490,10 +490,13 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
 
     /// Subscribes `direct` to `storage`, a storage of `Value` (the observed property), and notes the subscription
     /// (before the observation is published); with `.initial`, calls `initial` with the value read under the
-    /// subscription's lock.
-    private func subscribeDirect(storage: any TrackableStorage, direct: AnyDelivery, initial: (Value) -> Void) {
+    /// subscription's lock. `direct` is moved into the storage's subscriber list, which holds it alone (see
+    /// `directStorage`).
+    private func subscribeDirect(storage: any TrackableStorage, direct: consuming AnyDelivery, initial: (Value) -> Void)
+    {
         let wantsPrior = options.contains(.prior)
         let id: UInt64
+        directDeliveryAddress = direct.address
         if options.contains(.initial) {
             // Read under the subscription's lock: every change stored after it is delivered.
             let typed = unsafeDowncast(storage, to: PropertyStorage<Value>.self)
@@ -505,17 +508,26 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
             id = storage.subscribe(direct, wantsPrior: wantsPrior, initialPending: false)
         }
         directSubscriptionID = id
-        directDeliveryAddress = direct.address
         directStorageID = ObjectIdentifier(storage)
         directStorage = storage
     }
 
     /// The key path of the observed property, as `KeyValueObserver` keys it (see `propertyKeyPath(_:of:value:reads:)`);
     /// available once `start()` ran.
+    /// (Nil in direct mode, whose key path is the property's itself: `KeyValueObserver` files it under its own.)
     @usableFromInline
     var propertyKeyPath: AnyKeyPath? {
+        if directDeliveryAddress != 0 {
+            return nil
+        }
         let property: AnyKeyPath? = state.withLockUnchecked { $0.propertyKeyPath }
-        return property ?? keyPath
+        return property ?? chainKeyPath
+    }
+
+    /// Chain mode: the observed key path (see `chainKeyPath`).
+    @inlinable
+    var keyPath: KeyPath<Root, Value> {
+        chainKeyPath.unsafelyUnwrapped
     }
 
     /// The key path that names the property `keyPath` observes on `root`, for `KeyValueObserver`'s "each
@@ -975,48 +987,51 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     /// this call writes the direct subscription after it started (see `directStorage`).
     private func endDirect() {
         let own = address
-        // Moved out (no reference count touched); released at the end of this call. Always there: only this call
-        // takes it.
-        let storage = replacing(&directStorage, with: nil).unsafelyUnwrapped
-        // Owned from here: the storage's list held it, so it lives until this call drops it, after the wait.
-        let delivery = storage.takeSubscriber(directSubscriptionID)
-        // No call of the subscriber starts after its removal (it is closed): a later call may look at the slots now.
-        directRemoved.store(true, ordering: .releasing)
-        if let delivery {
-            // Waits for the calls of the `Delivery` and of this observation on other threads; keeps the `Delivery` in
-            // this thread's context if this thread is delivering (the setter up the stack may be calling it).
-            Hazards.release(delivery, waitingForCalls: true, alsoFor: own)
-        } else {
-            Hazards.waitUntilNotCalled(own, or: own)
-        }
-        // No other thread calls the handler now, and none will: released here (not under a lock: what it captured
-        // may have a deinit that does anything).
-        body = nil
-        // A call of this observation may be running on this thread (a handler ending its own observation, or another
-        // handler of the same delivery): it was not waited for, so later calls from other threads must still wait for
-        // it (`deliveryEndedInsideItsCall`, and this thread's slots). (The depth first: no call through an
-        // observation on this thread, the common case, needs no search.)
-        let (delivering, ownCallMayRun) = ThreadContext.withCurrent {
-            ($0.isDelivering, $0.isDelivering || ($0.callDepth != 0 && $0.isCalling(own)))
-        }
-        if ownCallMayRun {
-            // While this thread delivers, its context keeps the `Delivery` (`Hazards.release`) until that delivery
-            // ends; a weak reference lets later calls wait for it without keeping it (and the handler) longer.
-            if delivering, let delivery {
+        // The context unretained (see `ThreadContext.withCurrent`), and everything in its closure: a `Delivery` made
+        // outside and used inside was captured, a retain and a release.
+        ThreadContext.withCurrent { context in
+            // Moved out (no reference count touched). Always there: only this call takes it.
+            let storage = replacing(&directStorage, with: nil).unsafelyUnwrapped
+            // Owned from here: the storage's list held it, so it lives until this call drops it, after the wait.
+            // Always there: only this call removes it. (Bound by `guard`, not `if let`: that copy was a retain and a
+            // release.)
+            guard let delivery = storage.takeSubscriber(directSubscriptionID) else {
+                preconditionFailure("a direct observation's subscriber was removed but by its first invalidate()")
+            }
+            // No call of the subscriber starts after its removal (it is closed): a later call may look at the slots
+            // now.
+            directRemoved.store(true, ordering: .releasing)
+            // What `Hazards.release(_:waitingForCalls:alsoFor:)` does, written out so that the flags below are set
+            // before the `Delivery` is released (and without the retain and release that call cost here): wait for
+            // the calls of the `Delivery` and of this observation on other threads.
+            Hazards.waitUntilNotCalled(delivery.address, or: own, on: context)
+            // No other thread calls the handler now, and none will: released here (not under a lock: what it captured
+            // may have a deinit that does anything).
+            body = nil
+            // A call of this observation may be running on this thread (a handler ending its own observation, or
+            // another handler of the same delivery): it was not waited for, so later calls from other threads must
+            // still wait for it (`deliveryEndedInsideItsCall`, and this thread's slots). (The depth first: no call
+            // through an observation on this thread, the common case, needs no search.)
+            if context.isDelivering {
+                // The setter up the stack may hold the `Delivery` unretained: the context keeps it until this thread's
+                // delivery ends, and a weak reference lets later calls wait for it without keeping it (and the
+                // handler) longer.
+                context.retire(delivery)
                 let ended = WeakDelivery()
                 ended.delivery = delivery
                 state.withLockUnchecked { $0.deliveryEndedInsideItsCall = ended }
+                firstCallFinished.store(true, ordering: .releasing)
+            } else if context.callDepth != 0 && context.isCalling(own) {
+                firstCallFinished.store(true, ordering: .releasing)
+            } else {
+                // With no call of it running here, no handler call runs anywhere now, and none can start.
+                waitedForEveryCall.store(true, ordering: .releasing)
             }
-            firstCallFinished.store(true, ordering: .releasing)
-        } else {
-            // With no call of it running here, no handler call runs anywhere now, and none can start.
-            waitedForEveryCall.store(true, ordering: .releasing)
+            Hazards.reclaimDeferred(on: context)
+            // The `Delivery` (with the handler the storage's closure captured) is released here, after the flags: a
+            // later call reads `directDeliveryAddress` only while neither flag is set.
+            withExtendedLifetime(delivery) {}
         }
-        // The `Delivery` (with the handler the storage's closure captured) and the storage are released here, after
-        // the flags: a later call reads `directDeliveryAddress` only while neither flag is set. (One at a time: a tuple
-        // of the two would be a copy, a retain and a release each.)
-        withExtendedLifetime(delivery) {}
-        withExtendedLifetime(storage) {}
     }
 
     /// A later `invalidate()` of a direct observation: returns once the first call has removed the subscriber and no
@@ -1092,7 +1107,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
         } else {
             names = readNames.map(\.name)
         }
-        let description = Self.describe(keyPath, reads: names)
+        let description = Self.describe(chainKeyPath, reads: names)
         return ObservationRecord(
             objectType: String(reflecting: rootType),
             objectIdentifier: rootIdentifier,
@@ -1122,10 +1137,13 @@ extension KeyPathObservation {
     }
 
     /// `\Doc.title` for a key path. Key paths to wrapped properties print as `<computed ...>`, so
-    /// those are named from the storages the path read (`\Folder.document.title`).
-    static func describe(_ keyPath: KeyPath<Root, Value>, reads names: [String]) -> String {
-        let text = String(describing: keyPath)
-        guard text.contains("<computed") else { return text }
+    /// those are named from the storages the path read (`\Folder.document.title`); so is a direct observation's, which
+    /// keeps no key path (nil), from its one property.
+    static func describe(_ keyPath: KeyPath<Root, Value>?, reads names: [String]) -> String {
+        if let keyPath {
+            let text = String(describing: keyPath)
+            guard text.contains("<computed") else { return text }
+        }
         let path = names.isEmpty ? "<computed>" : names.joined(separator: ".")
         return "\\\(Root.self).\(path)"
     }

@@ -26,8 +26,9 @@ protocol TrackableStorage: AnyObject, Sendable {
     var valueObject: AnyObject? { get }
     /// Registers a direct observation whose `delivery` is this storage's own `Delivery` type (made where the
     /// value type is concrete); returns its id. With `initialPending`, changes delivered by other threads wait
-    /// for `finishInitial(_:)` before calling it (O11: the initial call comes first).
-    func subscribe(_ delivery: AnyDelivery, wantsPrior: Bool, initialPending: Bool) -> UInt64
+    /// for `finishInitial(_:)` before calling it (O11: the initial call comes first). `delivery` is moved into the
+    /// subscriber list (handed over, not retained again).
+    func subscribe(_ delivery: consuming AnyDelivery, wantsPrior: Bool, initialPending: Bool) -> UInt64
     /// Marks `delivery`'s `.initial` call as made: changes waiting for it may call it now.
     func finishInitial(_ delivery: AnyDelivery)
 }
@@ -754,7 +755,7 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     }
 
     @usableFromInline
-    func subscribe(_ delivery: AnyDelivery, wantsPrior: Bool, initialPending: Bool) -> UInt64 {
+    func subscribe(_ delivery: consuming AnyDelivery, wantsPrior: Bool, initialPending: Bool) -> UInt64 {
         addSubscriber(delivery, wantsPrior: wantsPrior, initialPending: initialPending, reading: nil)
     }
 
@@ -762,18 +763,23 @@ final class PropertyStorage<Value>: @unchecked Sendable {
     /// Touches no generic type but `Value` itself, and that only through `reading`: this code is not
     /// specialized for `Value`.
     private func addSubscriber(
-        _ delivery: AnyDelivery, wantsPrior: Bool, initialPending: Bool, reading: ((Value) -> Void)?
+        _ delivery: consuming AnyDelivery, wantsPrior: Bool, initialPending: Bool, reading: ((Value) -> Void)?
     ) -> UInt64 {
         if initialPending {
             let own = UInt(bitPattern: Unmanaged.passUnretained(ThreadContext.current.hazard).toOpaque())
             delivery.initialOwner.store(own, ordering: .relaxed)
         }
+        // Moved into the list through an optional the lock section takes it from (a consumed argument cannot be
+        // captured, and a captured copy is a retain and a release).
+        var handedOver: AnyDelivery? = consume delivery
         return withState { state in
             let id = state.nextSubscriberID
             state.nextSubscriberID &+= 2
             // Made here, not before the lock: a subscriber made outside is copied in (a retain and a release).
             state.subscribers.append(
-                Subscriber(id: id, wantsPrior: wantsPrior, notifiesEqualWrites: false, delivery: delivery))
+                Subscriber(
+                    id: id, wantsPrior: wantsPrior, notifiesEqualWrites: false,
+                    delivery: handedOver.take().unsafelyUnwrapped))
             if wantsPrior {
                 state.priorSubscribers += 1
                 state.unusualSubscribers += 1

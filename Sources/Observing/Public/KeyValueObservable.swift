@@ -120,7 +120,7 @@ extension KeyValueObservable {
         direct: (@Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void)?
     ) -> (core: KeyPathObservation<Self, Value>, started: Bool) {
         let core = KeyPathObservation(
-            root: self, keyPath: keyPath, options: options, delivery: delivery, handler: handler, owner: owner,
+            root: self, options: options, delivery: delivery, handler: handler, owner: owner,
             send: send, chainChanged: { $0.chainDidChange() },
             leafLink: { $0.makeLeafLink(for: $1, subscriptionID: $2) })
         // Without `direct`, a change of the property goes through the observation (the queue, the main actor). That
@@ -158,7 +158,7 @@ extension KeyValueObservable {
                     }
                     isDirect = true
                 } else {
-                    started = core.start(root: self, direct: makeSubscriber()) { initial = $0 }
+                    started = core.start(root: self, keyPath: keyPath, direct: makeSubscriber()) { initial = $0 }
                 }
                 beforeInitial(core, isDirect)
                 if let initial {
