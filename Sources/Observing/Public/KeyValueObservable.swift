@@ -118,7 +118,7 @@ extension KeyValueObservable {
         beforeInitial: (any ObservationCore, _ isDirect: Bool) -> Void = { _, _ in },
         send: (@Sendable (KeyPathObservation<Self, Value>, Self, ObservedChange<Value>) -> Void)?,
         direct: (@Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void)?
-    ) -> (core: KeyPathObservation<Self, Value>, started: Bool) {
+    ) -> (core: KeyPathObservation<Self, Value>, started: Bool, isDirect: Bool) {
         let core = KeyPathObservation(
             root: self, options: options, delivery: delivery, handler: handler, owner: owner,
             send: send, chainChanged: { $0.chainDidChange() },
@@ -142,12 +142,12 @@ extension KeyValueObservable {
         // behind the initial call, and a change another thread makes after the subscription waits for the
         // initial call (`finishInitial`), so the initial call comes first and no change is lost.
         var started = false
+        // Whether the key path is known here to be the observed property itself (see `KeyValueObserver.insert`).
+        var isDirect = false
         // The context unretained (a retain and a release fewer: the thread-local slot holds it, see `withCurrent`).
         ThreadContext.withCurrent { context in
             context.deliverNow {
                 var initial: Value?
-                // Whether the key path is known here to be the observed property itself (see `KeyValueObserver.insert`).
-                var isDirect = false
                 // A key path this thread has already found to be one `@Observed` property of an object of this very type
                 // (the common case: the same literal observed again) reaches its storage directly; any other is evaluated.
                 if type(of: self) == Self.self, let storage = context.directProperty(keyPath, of: self, as: Value.self)
@@ -167,7 +167,7 @@ extension KeyValueObservable {
                 core.finishInitial()
             }
         }
-        return (core, started)
+        return (core, started, isDirect)
     }
 }
 

@@ -166,14 +166,24 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         if isObservingActively(id, keyPath) {
             return false
         }
-        var inserted = false
-        _ = object.register(
+        if options.contains(.initial) {
+            // Filed before the initial call, which may unobserve it.
+            var inserted = false
+            _ = object.register(
+                keyPath, options: options, delivery: delivery, handler: handler, owner: ownerDescription,
+                beforeInitial: { core, isDirect in
+                    inserted = self.insert(core, object: id, keyPath: keyPath, isDirect: isDirect)
+                },
+                send: send, direct: direct)
+            return inserted
+        }
+        // Without an initial call, no handler of this observation runs on this thread before it is filed, so it is
+        // filed after the registration, moved in (filed from inside, it was retained there and released here). A
+        // change another thread makes meanwhile may call the handler already, as it could right after the filing.
+        let registered = object.register(
             keyPath, options: options, delivery: delivery, handler: handler, owner: ownerDescription,
-            beforeInitial: { core, isDirect in
-                inserted = self.insert(core, object: id, keyPath: keyPath, isDirect: isDirect)
-            },
             send: send, direct: direct)
-        return inserted
+        return insert(registered.core, object: id, keyPath: keyPath, isDirect: registered.isDirect)
     }
 
     /// Changes the pairs under their lock, and then stores their `filterMask` in `filedPairs`.
@@ -202,7 +212,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// `isDirect`: the caller knows `keyPath` to be the observed property itself (then the observation's state is not
     /// asked, one lock section less).
     @usableFromInline
-    func insert(_ core: any ObservationCore, object: ObjectIdentifier, keyPath: AnyKeyPath, isDirect: Bool) -> Bool {
+    func insert(_ core: consuming any ObservationCore, object: ObjectIdentifier, keyPath: AnyKeyPath, isDirect: Bool)
+        -> Bool
+    {
         // Keyed by the property observed: a subclass key path to an inherited property is the same pair. (A key path
         // known to be the property itself is passed on as it came: through an optional it was retained and released.)
         if isDirect {
@@ -211,21 +223,23 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         return file(core, object: object, keyPath: core.propertyKeyPath ?? keyPath)
     }
 
-    /// `insert` for the key path naming the observed property.
-    private func file(_ core: any ObservationCore, object: ObjectIdentifier, keyPath: AnyKeyPath) -> Bool {
-        let (inserted, replaced): (Bool, (any ObservationCore)?) = changingPairs { entries in
+    /// `insert` for the key path naming the observed property. `core` is moved into the pairs (through an optional the
+    /// lock section takes it from: a consumed argument cannot be captured, and a captured copy is a retain and a
+    /// release).
+    private func file(_ core: consuming any ObservationCore, object: ObjectIdentifier, keyPath: AnyKeyPath) -> Bool {
+        var handedOver: (any ObservationCore)? = consume core
+        // `ended`: the ended observation `core` replaced, or `core` itself when the pair has an active one.
+        let (inserted, ended): (Bool, (any ObservationCore)?) = changingPairs { entries in
             // One look-up in the common case (no entry, or an ended one, to replace).
-            guard let previous = entries.updateToken(core, object, keyPath) else { return (true, nil) }
+            guard let previous = entries.updateToken(handedOver.take().unsafelyUnwrapped, object, keyPath) else {
+                return (true, nil)
+            }
             if previous.isActive {
-                entries.updateToken(previous, object, keyPath)
-                return (false, nil)
+                return (false, entries.updateToken(previous, object, keyPath))
             }
             return (true, previous)
         }
-        replaced?.invalidate()
-        if !inserted {
-            core.invalidate()
-        }
+        ended?.invalidate()
         return inserted
     }
 
@@ -374,7 +388,7 @@ private struct Pairs {
 
     /// Files `token` under the pair (`object`, `keyPath`); returns the token it replaced, if any.
     @discardableResult
-    mutating func updateToken(_ token: any ObservationCore, _ object: ObjectIdentifier, _ keyPath: AnyKeyPath)
+    mutating func updateToken(_ token: consuming any ObservationCore, _ object: ObjectIdentifier, _ keyPath: AnyKeyPath)
         -> (any ObservationCore)?
     {
         if dictionary != nil {
