@@ -86,6 +86,32 @@ import Testing
         await writer.finished()
     }
 
+    /// Another thread's `invalidate()` (the first call) waits for a handler call in progress, and that handler ends the
+    /// same observation (a later call): the later call waits for the observation's calls on other threads, not for the
+    /// first call to end (which waits for this very handler), so both return.
+    @Test(.timeLimit(.minutes(1))) func handlerEndingItsObservationWhileAnotherThreadEndsItReturns() async {
+        let counter = Counter()
+        let holder = Protected<ObservationToken?>(nil)
+        let entered = DispatchSemaphore(value: 0)
+        let returned = Flag()
+        let token = counter.observe(\.value) { _, _ in
+            guard let token = holder.withLock({ $0 }) else { return }
+            entered.signal()
+            // Until the other thread's invalidate() has begun (it ends the observation first thing).
+            while token.isActive {
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+            token.invalidate()
+            returned.set()
+        }
+        holder.withLock { $0 = token }
+        let writer = StartedThread { counter.value = 1 }
+        await wait(for: entered)
+        token.invalidate()
+        #expect(returned.isSet, "invalidate() returned while the handler was still running")
+        await writer.finished()
+    }
+
     @Test func concurrentInvalidateCallsAllWait() async {
         let counter = Counter()
         let slow = SlowObservation()

@@ -164,7 +164,8 @@ enum PendingInitial {
 /// what depends on `Value` is in a `ChainValue`, a class, whose fields need no look-up.
 @usableFromInline
 struct ObservationState {
-    /// The observed object (a `Root`), not retained (see `RootReference`); nil once invalidated.
+    /// The observed object (a `Root`), not retained (see `RootReference`); nil once a chain-mode observation is
+    /// invalidated (a direct one's stays: only diagnostics read it then, after checking `isActive`).
     @usableFromInline var root: RootReference?
     @usableFromInline var mode: ObservationMode = .pending
     /// Chain mode: the storage key paths last read, to name the observed path in diagnostics. (Direct mode
@@ -266,21 +267,22 @@ private func valueEquality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) 
 /// The state behind one `ObservationToken`: observes `keyPath` from `root`.
 ///
 /// Direct mode: the key path is exactly one `@Observed` property of `root`; the observation subscribes
-/// to that property's storage and forwards its changes without re-reading anything.
+/// to that property's storage and forwards its changes without re-reading anything. Its subscription is not in the
+/// locked state (see `directStorage`): registering and ending it take no lock section of the observation's.
 /// Chain mode (`\.document.title`, computed properties, subclass key paths): the key path is evaluated
 /// under an access tracker, the observation subscribes to every `@Observed` storage it read, and any of
 /// them changing re-evaluates the path, re-targets the subscriptions and notifies if the end value changed.
 ///
-/// Neither the root nor any object on the path is retained (O3); see `ObservationMode.direct` for the one
-/// storage a direct observation keeps.
+/// Neither the root nor any object on the path is retained (O3); see `directStorage` for the one storage a direct
+/// observation keeps.
 ///
 /// Made where `Root` and `Value` are concrete (`KeyValueObservable.register` is inlinable), but its own code is
-/// not specialized: it keeps its state in a non-generic `ObservationState`, so that registering and ending a
-/// direct observation touches no generic type.
+/// not specialized: it keeps its state in a non-generic `ObservationState` and non-generic fields, so that registering
+/// and ending a direct observation touches no generic type.
 ///
 /// Why `@unchecked Sendable` is safe (restated only because its base class, `ListedObservation`, is unchecked): every
-/// stored property is immutable and `Sendable`, atomic, or a `LockedValue`, except `keyPath` and `body` (see there);
-/// the state behind the lock is argued at `state`.
+/// stored property is immutable and `Sendable`, atomic, or a `LockedValue`, except `chainKeyPath`, `body`, the direct
+/// subscription and `pendingInitial` (each argued where it is declared); the state behind the lock is argued at `state`.
 @usableFromInline
 final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, ObservationCore, ChainLinkTarget,
     @unchecked Sendable
@@ -1049,9 +1051,11 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
             Hazards.backOff(attempt)
             attempt += 1
         }
-        Hazards.waitUntilNotCalled(directDeliveryAddress, or: own, unless: {
-            waitedForEveryCall.load(ordering: .acquiring) || firstCallFinished.load(ordering: .acquiring)
-        })
+        Hazards.waitUntilNotCalled(
+            directDeliveryAddress, or: own,
+            unless: {
+                waitedForEveryCall.load(ordering: .acquiring) || firstCallFinished.load(ordering: .acquiring)
+            })
         if waitedForEveryCall.load(ordering: .acquiring) || !firstCallFinished.load(ordering: .acquiring) {
             return
         }

@@ -124,8 +124,9 @@ extension KeyValueObservable {
             send: send, chainChanged: { $0.chainDidChange() },
             leafLink: { $0.makeLeafLink(for: $1, subscriptionID: $2) })
         // Without `direct`, a change of the property goes through the observation (the queue, the main actor). That
-        // subscriber holds the observation, which holds it (`ObservationState.directDelivery`) until `invalidate()`,
-        // which every observation gets (its token's `deinit`, or its `KeyValueObserver`) and which drops both.
+        // subscriber holds the observation, which holds the storage (`KeyPathObservation.directStorage`), whose list
+        // holds the subscriber, until `invalidate()`, which every observation gets (its token's `deinit`, or its
+        // `KeyValueObserver`) and which removes the subscriber and drops the storage.
         // (Not `direct ?? { ... }`: `??` is generic, and the closure it returns is reabstracted, a thunk called around
         // every delivered change.)
         // Made where it is handed over (below): one made out here is retained for the closure that uses it.
