@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Observing
@@ -18,6 +19,31 @@ import Testing
         withExtendedLifetime(circles) {}
         // Never below 8, whatever the list holds.
         #expect(LiveObservations.pruneInterval >= 8)
+    }
+
+    /// A token keeps no reference of its own to its observation: the list holds it for the token. So a pruning keeps an
+    /// ended observation while its token lives (the token still reads it), and leaves it out of the listing; the first
+    /// pruning after the token goes frees it.
+    @Test func anEndedObservationIsKeptForItsTokenAndFreedAfterIt() {
+        let circle = Circle()
+        var token: ObservationToken? = circle.observe(\.radius) { _, _ in }
+        weak let observation = token?.core as AnyObject?
+        token?.invalidate()
+        // Listing prunes first.
+        #expect(ObservationDiagnostics.liveObservations(of: circle).isEmpty)
+        #expect(observation != nil, "a pruning freed an observation its token still holds")
+        #expect(token?.isActive == false)
+        #expect(token?.description == "ObservationToken(inactive)")
+        token = nil
+        // Another thread's pruning may have taken it off the list and release it just after.
+        var attempts = 0
+        while observation != nil && attempts < 1_000 {
+            _ = ObservationDiagnostics.liveObservationCount
+            Thread.sleep(forTimeInterval: 0.001)
+            attempts += 1
+        }
+        #expect(observation == nil, "the observation outlived its token and the next pruning")
+        withExtendedLifetime(circle) {}
     }
 
     @Test func aThreadCountsItsListingsAcrossAChangingInterval() {

@@ -16,6 +16,21 @@ import Synchronization
 @_optimize(none)
 func blackHole<T>(_ value: T) {}
 
+/// Where the observe + invalidate rows keep their token, as an app keeps one in a property (a view-model's, a cell's):
+/// a token that never leaves the loop's scope may be allocated on the stack by the optimizer, which an app's never is.
+final class TokenSlot {
+    var token: ObservationToken?
+}
+
+let tokenSlot = TokenSlot()
+
+/// One observe + invalidate, the token kept in `tokenSlot` (the one before is released there).
+@MainActor
+func observeAndInvalidate(_ model: Model) {
+    tokenSlot.token = model.observe(\.value) { _, change in blackHole(change) }
+    tokenSlot.token?.invalidate()
+}
+
 let quick = CommandLine.arguments.contains("--quick")
 let iterations = quick ? 20_000 : 200_000
 let rounds = quick ? 3 : 9
@@ -208,7 +223,7 @@ if CommandLine.arguments.contains("--profile-observe") {
     let model = Model()
     let count = profileIterations(default: 1_000_000)
     for _ in 0..<count {
-        model.observe(\.value) { _, change in blackHole(change) }.invalidate()
+        observeAndInvalidate(model)
     }
     exit(0)
 }
@@ -334,8 +349,7 @@ rows.append(
 let churnModel = Model()
 let observeInvalidate = measure { count in
     for _ in 0..<count {
-        let token = churnModel.observe(\.value) { _, change in blackHole(change) }
-        token.invalidate()
+        observeAndInvalidate(churnModel)
     }
 }
 rows.append(Row(name: "Observing: observe + invalidate", nanoseconds: observeInvalidate, note: ""))

@@ -23,20 +23,30 @@ protocol ObservationCore: AnyObject, Sendable {
 /// The part of an observation that `LiveObservations` reaches without knowing its type: its link in the list and
 /// whether it has ended.
 ///
-/// Why `@unchecked Sendable` is safe: its one stored property is atomic (a class that can be subclassed cannot be
+/// Why `@unchecked Sendable` is safe: its stored properties are atomic (a class that can be subclassed cannot be
 /// checked `Sendable`).
 @usableFromInline
 class ListedObservation: @unchecked Sendable {
     /// The address of the next observation in `LiveObservations`' list (0 at its end). Written by the thread that
     /// links this one in, before the releasing exchange that publishes it; read after an acquiring one.
     final let listNext = Atomic<UInt>(0)
+    /// Whether an `ObservationToken` holds this observation through the list's reference (it keeps none of its own):
+    /// set before the observation is listed, cleared (releasing) by the token's `deinit` as its last use of it. A
+    /// pruning keeps an observation while this is set, ended or not.
+    @usableFromInline final let heldByToken = Atomic<Bool>(false)
 
     @usableFromInline
     init() {}
 
-    /// Whether the observation has ended (invalidated): the next pruning of the list drops it.
+    /// Whether the observation has ended (invalidated): a listing leaves it out.
     var hasEnded: Bool {
         true
+    }
+
+    /// Whether a pruning may drop it from the list and release the list's reference: it has ended, and no token relies
+    /// on that reference.
+    final var mayBeDropped: Bool {
+        hasEnded && !heldByToken.load(ordering: .acquiring)
     }
 
     /// Ends the observation: its `ObservationCore.invalidate()` (a class method, so that a token reaches it through a
@@ -474,9 +484,6 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
             return true
         }
         withExtendedLifetime(keptAlive) {}
-        if started {
-            LiveObservations.insert(self)
-        }
         return started
     }
 
@@ -486,7 +493,6 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     @usableFromInline
     func startDirect(storage: any TrackableStorage, direct: consuming AnyDelivery, initial: (Value) -> Void) -> Bool {
         subscribeDirect(storage: storage, direct: direct, initial: initial)
-        LiveObservations.insert(self)
         return true
     }
 
@@ -1204,6 +1210,7 @@ private func equality<E: Equatable, Value>(of _: E.Type, as _: Value.Type) -> (V
 /// the list's length), and every listing prunes first; so an invalidated observation (its handler and storage already
 /// released by `invalidate()`) stays allocated until then, with the unowned count on its object (`RootReference`). (Before, an array under a global
 /// lock: two lock sections per registration, and each observation's index in it, about 450 instructions.)
+@usableFromInline
 enum LiveObservations {
     /// The first listed observation's address (retained by the list); 0 when empty.
     private static let head = Atomic<UInt>(0)
@@ -1219,9 +1226,15 @@ enum LiveObservations {
     /// allocations after them, took the allocator's lock: two atomic instructions each.)
     static var pruneInterval: Int { max(8, keptByLastPruning.load(ordering: .relaxed) / 4) }
 
-    /// Lists `observation`; call once per observation.
+    /// Lists `observation`, retaining it; call once per observation.
+    @usableFromInline
     static func insert(_ observation: ListedObservation) {
-        let node = Unmanaged.passRetained(observation)
+        insert(node: Unmanaged.passRetained(observation))
+    }
+
+    /// Lists the observation `node`, whose reference the list takes over (call once per observation).
+    @usableFromInline
+    static func insert(node: Unmanaged<ListedObservation>) {
         push(first: node, last: node)
         if ThreadContext.withCurrent({ $0.countListing(every: pruneInterval) }) {
             release(ended: pruning.withLockIfAvailable { _ in prune(keeping: nil) } ?? 0)
@@ -1248,10 +1261,10 @@ enum LiveObservations {
         Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: address).unsafelyUnwrapped)
     }
 
-    /// Takes the list, unlinks the ended observations and pushes the others back, in their order, handing each to
-    /// `keeping` (if any); returns the first ended one (the ended ones chained through `listNext`), which the caller
-    /// releases with `release(ended:)` once it no longer holds `pruning` (their deinits may run any code, one that
-    /// lists the observations too). Call holding `pruning`.
+    /// Takes the list, unlinks the ended observations that no token relies on (`mayBeDropped`) and pushes the others
+    /// back, in their order, handing those not ended to `keeping` (if any); returns the first unlinked one (the unlinked
+    /// ones chained through `listNext`), which the caller releases with `release(ended:)` once it no longer holds
+    /// `pruning` (their deinits may run any code, one that lists the observations too). Call holding `pruning`.
     private static func prune(keeping: ((ListedObservation) -> Void)?) -> UInt {
         var address = head.exchange(0, ordering: .acquiring)
         var firstKept: Unmanaged<ListedObservation>?
@@ -1260,10 +1273,10 @@ enum LiveObservations {
         var keptCount = 0
         while address != 0 {
             let current = node(address)
-            let (next, hasEnded) = current._withUnsafeGuaranteedRef {
-                ($0.listNext.load(ordering: .relaxed), $0.hasEnded)
+            let (next, hasEnded, mayBeDropped) = current._withUnsafeGuaranteedRef {
+                ($0.listNext.load(ordering: .relaxed), $0.hasEnded, $0.mayBeDropped)
             }
-            if hasEnded {
+            if mayBeDropped {
                 current._withUnsafeGuaranteedRef { $0.listNext.store(ended, ordering: .relaxed) }
                 ended = address
             } else {
@@ -1274,7 +1287,9 @@ enum LiveObservations {
                 }
                 lastKept = current
                 keptCount += 1
-                keeping?(current.takeUnretainedValue())
+                if !hasEnded {
+                    keeping?(current.takeUnretainedValue())
+                }
             }
             address = next
         }

@@ -62,7 +62,7 @@ extension KeyValueObservable {
                 change.withFiltered(by: options) { handler(root, $0) }
             }
         ).core
-        return ObservationToken(core: core)
+        return ObservationToken(listing: core)
     }
 
     /// Observes `keyPath`, delivering on the thread, queue or actor chosen by `delivery` (O9).
@@ -77,7 +77,7 @@ extension KeyValueObservable {
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
         ObservationToken(
-            core: register(
+            listing: register(
                 keyPath, options: options, delivery: delivery, handler: handler, owner: nil,
                 send: makeSend(delivery: delivery, for: Self.self, Value.self), direct: nil
             ).core)
@@ -91,7 +91,7 @@ extension KeyValueObservable {
         _ handler: @escaping @MainActor @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
         ObservationToken(
-            core: register(
+            listing: register(
                 keyPath, options: options, delivery: .mainActor,
                 handler: { object, change in MainActor.assumeIsolated { handler(object, change) } }, owner: nil,
                 send: makeSend(delivery: .mainActor, for: Self.self, Value.self), direct: nil

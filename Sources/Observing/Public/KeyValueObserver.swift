@@ -169,12 +169,13 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         if options.contains(.initial) {
             // Filed before the initial call, which may unobserve it.
             var inserted = false
-            _ = object.register(
+            let registered = object.register(
                 keyPath, options: options, delivery: delivery, handler: handler, owner: ownerDescription,
                 beforeInitial: { core, isDirect in
                     inserted = self.insert(core, object: id, keyPath: keyPath, isDirect: isDirect)
                 },
                 send: send, direct: direct)
+            LiveObservations.insert(registered.core)
             return inserted
         }
         // Without an initial call, no handler of this observation runs on this thread before it is filed, so it is
@@ -183,6 +184,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         let registered = object.register(
             keyPath, options: options, delivery: delivery, handler: handler, owner: ownerDescription,
             send: send, direct: direct)
+        LiveObservations.insert(registered.core)
         return insert(registered.core, object: id, keyPath: keyPath, isDirect: registered.isDirect)
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One registered observation (guarantee O1).
 ///
 /// Every call to `observe` returns a new token with its own identity (`===`, `Hashable`), even for the
@@ -8,15 +10,26 @@
 /// A token retains neither the observed object nor anything on its key path (O3); it retains the
 /// handler (and what the handler captures) until it is invalidated.
 public final class ObservationToken: Sendable, Hashable, CustomStringConvertible {
-    let core: (any ObservationCore)?
-    /// The same object as `core`, not retained (`core` holds it), to end it through: a call on the stored existential
-    /// retained it and released it around the call, two atomic instructions (`deinit` makes one on every token).
-    private let ending: Unmanaged<ListedObservation>?
+    /// The observation, not retained: the list of live observations holds it for the token (`heldByToken`) until this
+    /// token's `deinit`, so a token costs no reference count of its own (a retain and a release per registration).
+    /// Why `unowned(unsafe)` is safe: the list releases an observation only once `heldByToken` is clear, which only this
+    /// token's `deinit` does, as its last use of it; nothing else can run on a token while its `deinit` runs.
+    @usableFromInline unowned(unsafe) let core: (any ObservationCore)?
+    /// The same object as `core`, to end it through: a call on the stored existential retained it and released it
+    /// around the call, two atomic instructions (`deinit` makes one on every token).
+    @usableFromInline let ending: Unmanaged<ListedObservation>?
 
-    @usableFromInline
-    init<Core: ListedObservation & ObservationCore>(core: Core) {
+    /// Takes `core`, just registered, and lists it (`LiveObservations`): the list takes over the caller's reference,
+    /// and holds it for this token. Inlinable, so that the retain `passRetained` makes and the caller's release of its
+    /// reference meet in one function, where the optimizer removes both.
+    @inlinable
+    init<Core: ListedObservation & ObservationCore>(listing core: consuming Core) {
         self.core = core
-        ending = Unmanaged.passUnretained(core)
+        let node = Unmanaged<ListedObservation>.passRetained(core)
+        ending = node
+        node._withUnsafeGuaranteedRef { $0.heldByToken.store(true, ordering: .relaxed) }
+        // (`core` is released here, the count `passRetained` took moving to the list: the two cancel.)
+        LiveObservations.insert(node: node)
     }
 
     private init() {
@@ -44,7 +57,11 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
     }
 
     deinit {
-        ending?._withUnsafeGuaranteedRef { $0.end() }
+        // The last use of the observation: once `heldByToken` is clear the list may release it.
+        ending?._withUnsafeGuaranteedRef {
+            $0.end()
+            $0.heldByToken.store(false, ordering: .releasing)
+        }
     }
 
     /// Tokens are equal only to themselves (identity).
