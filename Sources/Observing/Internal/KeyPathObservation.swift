@@ -51,6 +51,7 @@ class ListedObservation: @unchecked Sendable {
 
     /// Ends the observation: its `ObservationCore.invalidate()` (a class method, so that a token reaches it through a
     /// reference it does not retain for the call). Every subclass overrides it.
+    @usableFromInline
     func end() {
         preconditionFailure("\(type(of: self)) does not override end()")
     }
@@ -1232,6 +1233,16 @@ enum LiveObservations {
         insert(node: Unmanaged.passRetained(observation))
     }
 
+    /// Lists `observation`, taking over the caller's reference to it (call once per observation); returns it unretained.
+    @inlinable
+    static func insert<Observation: ListedObservation>(owning observation: consuming Observation)
+        -> Unmanaged<ListedObservation>
+    {
+        let node = Unmanaged<ListedObservation>.fromOpaque(handOver(observation).toOpaque())
+        insert(node: node)
+        return node
+    }
+
     /// Lists the observation `node`, whose reference the list takes over (call once per observation).
     @usableFromInline
     static func insert(node: Unmanaged<ListedObservation>) {
@@ -1317,6 +1328,20 @@ enum LiveObservations {
         release(ended: ended)
         // Every listed observation is an `ObservationCore` (`KeyPathObservation`, `DirectChangeObservation`).
         return kept.map { $0 as! any ObservationCore }
+    }
+}
+
+/// The caller's reference to `object`, as an unmanaged one that now owns it (to be released through it): what
+/// `Unmanaged.passRetained` gives, without its retain and the caller's release after it, which the optimizer does not
+/// remove across a call. The reference is moved into a local optional, whose bits are read and then cleared, so that
+/// the optional's end releases nothing.
+@inlinable
+func handOver<T: AnyObject>(_ object: consuming T) -> Unmanaged<T> {
+    var slot: T? = consume object
+    return withUnsafeMutableBytes(of: &slot) { bytes in
+        let address = bytes.load(as: UnsafeRawPointer.self)
+        bytes.storeBytes(of: 0, as: UInt.self)
+        return Unmanaged<T>.fromOpaque(address)
     }
 }
 

@@ -10,26 +10,23 @@ import Synchronization
 /// A token retains neither the observed object nor anything on its key path (O3); it retains the
 /// handler (and what the handler captures) until it is invalidated.
 public final class ObservationToken: Sendable, Hashable, CustomStringConvertible {
-    /// The observation, not retained: the list of live observations holds it for the token (`heldByToken`) until this
-    /// token's `deinit`, so a token costs no reference count of its own (a retain and a release per registration).
-    /// Why `unowned(unsafe)` is safe: the list releases an observation only once `heldByToken` is clear, which only this
-    /// token's `deinit` does, as its last use of it; nothing else can run on a token while its `deinit` runs.
+    /// The observation, not retained: the list of live observations holds it for the token (`heldByToken`) until
+    /// this token's `deinit`, so a token costs no reference count of its own (a retain and a release per registration).
+    /// Why `unowned(unsafe)` is safe: the list releases an observation only once `heldByToken` is clear, which only
+    /// this token's `deinit` does, as its last use of it; nothing else can run on a token while its `deinit` runs.
     @usableFromInline unowned(unsafe) let core: (any ObservationCore)?
     /// The same object as `core`, to end it through: a call on the stored existential retained it and released it
     /// around the call, two atomic instructions (`deinit` makes one on every token).
     @usableFromInline let ending: Unmanaged<ListedObservation>?
 
     /// Takes `core`, just registered, and lists it (`LiveObservations`): the list takes over the caller's reference,
-    /// and holds it for this token. Inlinable, so that the retain `passRetained` makes and the caller's release of its
-    /// reference meet in one function, where the optimizer removes both.
+    /// and holds it for this token. Inlinable, like `LiveObservations.insert(owning:)`.
     @inlinable
     init<Core: ListedObservation & ObservationCore>(listing core: consuming Core) {
         self.core = core
-        let node = Unmanaged<ListedObservation>.passRetained(core)
-        ending = node
-        node._withUnsafeGuaranteedRef { $0.heldByToken.store(true, ordering: .relaxed) }
-        // (`core` is released here, the count `passRetained` took moving to the list: the two cancel.)
-        LiveObservations.insert(node: node)
+        // Before it is listed (which publishes the store).
+        core.heldByToken.store(true, ordering: .relaxed)
+        ending = LiveObservations.insert(owning: core)
     }
 
     private init() {
