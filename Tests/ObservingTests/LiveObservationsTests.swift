@@ -46,6 +46,32 @@ import Testing
         withExtendedLifetime(circle) {}
     }
 
+    /// A `KeyValueObserver` keeps no reference of its own either: the list holds a filed observation for it, ended or
+    /// not, until the observer takes it out of its pairs; the first pruning after that frees it.
+    @Test func anObserversObservationIsKeptWhileFiledAndFreedAfter() {
+        let circle = Circle()
+        let observer = KeyValueObserver()
+        #expect(observer.observe(circle, \.radius) { _, _ in })
+        var core = LiveObservations.all.first { $0.rootIdentifier == ObjectIdentifier(circle) }
+        weak let observation = core as AnyObject?
+        // Ended while still filed (as when its owner goes away): a pruning must keep it for the observer.
+        core?.invalidate()
+        core = nil
+        _ = ObservationDiagnostics.liveObservationCount
+        #expect(observation != nil, "a pruning freed an observation its observer still holds")
+        #expect(!observer.isObserving(circle, \.radius))
+        #expect(observer.observationCount == 0)
+        #expect(!observer.unobserve(circle, \.radius), "an ended observation was reported active")
+        var attempts = 0
+        while observation != nil && attempts < 1_000 {
+            _ = ObservationDiagnostics.liveObservationCount
+            Thread.sleep(forTimeInterval: 0.001)
+            attempts += 1
+        }
+        #expect(observation == nil, "the observation outlived its filing and the next pruning")
+        withExtendedLifetime(circle) {}
+    }
+
     @Test func aThreadCountsItsListingsAcrossAChangingInterval() {
         let context = ThreadContext.current
         // An interval of 1 is due at once and starts the count again from nothing.

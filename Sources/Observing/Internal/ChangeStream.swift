@@ -232,7 +232,7 @@ final class DirectChangeObservation<Root: KeyValueObservable, Value: Sendable>: 
         isInvalidated
     }
 
-    var isActive: Bool {
+    override var isActive: Bool {
         // The root comes out of the lock so that its last release (if any) happens after it.
         let (root, invalidated): (Root?, Bool) = state.withLock { ($0.root, $0.isInvalidated) }
         return !invalidated && root != nil

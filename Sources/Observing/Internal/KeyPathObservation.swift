@@ -30,10 +30,11 @@ class ListedObservation: @unchecked Sendable {
     /// The address of the next observation in `LiveObservations`' list (0 at its end). Written by the thread that
     /// links this one in, before the releasing exchange that publishes it; read after an acquiring one.
     final let listNext = Atomic<UInt>(0)
-    /// Whether an `ObservationToken` holds this observation through the list's reference (it keeps none of its own):
-    /// set before the observation is listed, cleared (releasing) by the token's `deinit` as its last use of it. A
+    /// Whether its holder, an `ObservationToken` or a `KeyValueObserver`, holds this observation through the list's
+    /// reference (neither keeps one of its own: a retain and a release fewer per registration): set before the
+    /// observation is listed or can end, cleared (releasing) by the holder as its last use of it (`release(held:)`). A
     /// pruning keeps an observation while this is set, ended or not.
-    @usableFromInline final let heldByToken = Atomic<Bool>(false)
+    @usableFromInline final let heldUnretained = Atomic<Bool>(false)
 
     @usableFromInline
     init() {}
@@ -46,7 +47,23 @@ class ListedObservation: @unchecked Sendable {
     /// Whether a pruning may drop it from the list and release the list's reference: it has ended, and no token relies
     /// on that reference.
     final var mayBeDropped: Bool {
-        hasEnded && !heldByToken.load(ordering: .acquiring)
+        hasEnded && !heldUnretained.load(ordering: .acquiring)
+    }
+
+    /// Whether the observation can still deliver (`ObservationCore.isActive`, reached without knowing its type).
+    @usableFromInline
+    var isActive: Bool {
+        false
+    }
+
+    /// Ends the observation `held` and gives it back to the list: its holder's last use of it (the list may release it
+    /// from then on).
+    @inlinable
+    static func release(held: Unmanaged<ListedObservation>) {
+        held._withUnsafeGuaranteedRef {
+            $0.end()
+            $0.heldUnretained.store(false, ordering: .releasing)
+        }
     }
 
     /// Ends the observation: its `ObservationCore.invalidate()` (a class method, so that a token reaches it through a
@@ -957,7 +974,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
     }
 
     @usableFromInline
-    var isActive: Bool {
+    override var isActive: Bool {
         #if canImport(ObjectiveC)
             // The root comes out of the lock so its last release (if any) happens after it.
             let rootIsAlive = state.withLockUnchecked { $0.root?.isAlive ?? false }

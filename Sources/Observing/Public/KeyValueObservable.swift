@@ -115,7 +115,7 @@ extension KeyValueObservable {
         delivery: ObservationDelivery,
         handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void,
         owner: OwnerDescription?,
-        beforeInitial: (any ObservationCore, _ isDirect: Bool) -> Void = { _, _ in },
+        beforeInitial: (KeyPathObservation<Self, Value>, _ isDirect: Bool) -> Void = { _, _ in },
         send: (@Sendable (KeyPathObservation<Self, Value>, Self, ObservedChange<Value>) -> Void)?,
         direct: (@Sendable (ObservedChange<Value>, AnyObject, ThreadContext) -> Void)?
     ) -> (core: KeyPathObservation<Self, Value>, started: Bool, isDirect: Bool) {

@@ -166,26 +166,35 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         if isObservingActively(id, keyPath) {
             return false
         }
+        // The observer keeps no reference to its observations: the list of live observations takes over the
+        // registration's and holds each for the observer (`ListedObservation.heldUnretained`, set before it is listed
+        // or filed) until the observer takes it out of its pairs and gives it back (`release(held:)`).
         if options.contains(.initial) {
-            // Filed before the initial call, which may unobserve it.
+            // Filed before the initial call, which may unobserve it (the registration holds it until it is listed).
             var inserted = false
-            let registered = object.register(
+            let (core, _, _) = object.register(
                 keyPath, options: options, delivery: delivery, handler: handler, owner: ownerDescription,
                 beforeInitial: { core, isDirect in
-                    inserted = self.insert(core, object: id, keyPath: keyPath, isDirect: isDirect)
+                    core.heldUnretained.store(true, ordering: .relaxed)
+                    inserted = self.file(
+                        Unmanaged<ListedObservation>.passUnretained(core), object: id, keyPath: keyPath,
+                        property: isDirect ? nil : core.propertyKeyPath)
                 },
                 send: send, direct: direct)
-            LiveObservations.insert(registered.core)
+            _ = LiveObservations.insert(owning: core)
             return inserted
         }
         // Without an initial call, no handler of this observation runs on this thread before it is filed, so it is
-        // filed after the registration, moved in (filed from inside, it was retained there and released here). A
-        // change another thread makes meanwhile may call the handler already, as it could right after the filing.
-        let registered = object.register(
+        // filed after the registration. A change another thread makes meanwhile may call the handler already, as it
+        // could right after the filing.
+        let (core, _, isDirect) = object.register(
             keyPath, options: options, delivery: delivery, handler: handler, owner: ownerDescription,
             send: send, direct: direct)
-        LiveObservations.insert(registered.core)
-        return insert(registered.core, object: id, keyPath: keyPath, isDirect: registered.isDirect)
+        // Keyed by the property observed: a subclass key path to an inherited property is the same pair (nil: the key
+        // path is known to be the property's).
+        let property = isDirect ? nil : core.propertyKeyPath
+        core.heldUnretained.store(true, ordering: .relaxed)
+        return file(LiveObservations.insert(owning: core), object: id, keyPath: keyPath, property: property)
     }
 
     /// Changes the pairs under their lock, and then stores their `filterMask` in `filedPairs`.
@@ -205,43 +214,28 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         if filedPairs.load(ordering: .relaxed) & Pairs.filterBit(object, keyPath) == 0 {
             return false
         }
-        return entries.withLockUnchecked { $0.token(object, keyPath)?.isActive == true }
+        return entries.withLockUnchecked { $0.isActive(object, keyPath) } == true
     }
 
-    /// Files a just-registered observation under its pair, unless the pair has an active one (then `core` is
-    /// invalidated); returns whether it was filed. The observer holds the observations themselves, not tokens (a token
-    /// is one more object per registration, and the observer ends every observation it holds itself).
-    /// `isDirect`: the caller knows `keyPath` to be the observed property itself (then the observation's state is not
-    /// asked, one lock section less).
+    /// Files a just-registered observation, held unretained (see `start`), under its pair: (`object`, `property`), or
+    /// (`object`, `keyPath`) when `property` is nil; unless the pair has an active one (then `held` is ended and given
+    /// back). Returns whether it was filed.
     @usableFromInline
-    func insert(_ core: consuming any ObservationCore, object: ObjectIdentifier, keyPath: AnyKeyPath, isDirect: Bool)
-        -> Bool
-    {
-        // Keyed by the property observed: a subclass key path to an inherited property is the same pair. (A key path
-        // known to be the property itself is passed on as it came: through an optional it was retained and released.)
-        if isDirect {
-            return file(core, object: object, keyPath: keyPath)
-        }
-        return file(core, object: object, keyPath: core.propertyKeyPath ?? keyPath)
-    }
-
-    /// `insert` for the key path naming the observed property. `core` is moved into the pairs (through an optional the
-    /// lock section takes it from: a consumed argument cannot be captured, and a captured copy is a retain and a
-    /// release).
-    private func file(_ core: consuming any ObservationCore, object: ObjectIdentifier, keyPath: AnyKeyPath) -> Bool {
-        var handedOver: (any ObservationCore)? = consume core
-        // `ended`: the ended observation `core` replaced, or `core` itself when the pair has an active one.
-        let (inserted, ended): (Bool, (any ObservationCore)?) = changingPairs { entries in
+    func file(
+        _ held: Unmanaged<ListedObservation>, object: ObjectIdentifier, keyPath: AnyKeyPath, property: AnyKeyPath?
+    ) -> Bool {
+        // `ended`: the ended observation `held` replaced, or `held` itself when the pair has an active one.
+        let (inserted, ended): (Bool, Unmanaged<ListedObservation>?) = changingPairs { entries in
             // One look-up in the common case (no entry, or an ended one, to replace).
-            guard let previous = entries.updateToken(handedOver.take().unsafelyUnwrapped, object, keyPath) else {
-                return (true, nil)
-            }
-            if previous.isActive {
-                return (false, entries.updateToken(previous, object, keyPath))
+            guard let previous = entries.updateToken(held, object, property ?? keyPath) else { return (true, nil) }
+            if previous._withUnsafeGuaranteedRef({ $0.isActive }) {
+                return (false, entries.updateToken(previous, object, property ?? keyPath))
             }
             return (true, previous)
         }
-        ended?.invalidate()
+        if let ended {
+            ListedObservation.release(held: ended)
+        }
         return inserted
     }
 
@@ -261,8 +255,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             token = changingPairs { $0.removeToken(property.object, property.keyPath) }
         }
         guard let token else { return false }
-        let wasActive = token.isActive
-        token.invalidate()
+        // Still held for this observer (`heldUnretained`) until `release(held:)`.
+        let wasActive = token._withUnsafeGuaranteedRef { $0.isActive }
+        ListedObservation.release(held: token)
         return wasActive
     }
 
@@ -283,7 +278,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         let id = ObjectIdentifier(object)
         let tokens = changingPairs { $0.removeTokens(of: id) }
         for token in tokens {
-            token.invalidate()
+            ListedObservation.release(held: token)
         }
     }
 
@@ -291,7 +286,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     public func unobserveAll() {
         let tokens = changingPairs { $0.removeAll() }
         for token in tokens {
-            token.invalidate()
+            ListedObservation.release(held: token)
         }
     }
 
@@ -300,17 +295,16 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         -> Bool
     {
         let id = ObjectIdentifier(object)
-        if let active = entries.withLockUnchecked({ $0.token(id, keyPath).map { $0.isActive } }) {
+        if let active = entries.withLockUnchecked({ $0.isActive(id, keyPath) }) {
             return active
         }
         guard let property = Self.propertyKey(object, keyPath) else { return false }
-        return entries.withLockUnchecked { $0.token(property.object, property.keyPath)?.isActive == true }
+        return entries.withLockUnchecked { $0.isActive(property.object, property.keyPath) } == true
     }
 
     /// The number of active observations.
     public var observationCount: Int {
-        let tokens = entries.withLockUnchecked { $0.tokens }
-        return tokens.count { $0.isActive }
+        entries.withLockUnchecked { $0.tokens.count { $0._withUnsafeGuaranteedRef { $0.isActive } } }
     }
 
     /// The observer, its owner and its active observations, one per line.
@@ -320,22 +314,25 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             let state = ownerDescription.link.isAlive ? "" : " (gone)"
             lines[0] += " owned by \(ownerDescription.typeName) \(ownerDescription.identifier)\(state)"
         }
-        let tokens = entries.withLockUnchecked { $0.tokens }
-        let records = tokens.compactMap { $0.record }.map {
+        // Retained under the lock, while they are still held for this observer.
+        let tokens = entries.withLockUnchecked { $0.tokens.map { $0.takeUnretainedValue() } }
+        // Every observation an observer files is a `KeyPathObservation`, an `ObservationCore`.
+        let records = tokens.compactMap { ($0 as? any ObservationCore)?.record }.map {
             "  \($0.objectType) \($0.objectIdentifier) \($0.keyPath)"
         }
         return (lines + records.sorted()).joined(separator: "\n")
     }
 }
 
-/// The pairs of a `KeyValueObserver`: an array searched in order while it is small (the common case, a few pairs
+/// The pairs of a `KeyValueObserver`, each with its observation unretained (held for the observer by the list of live
+/// observations while it is filed, see `KeyValueObserver.start`): an array searched in order while it is small (the common case, a few pairs
 /// per observer: each look-up compares object identities, then key path identities, with no hashing), a
 /// dictionary once it holds more than `arrayLimit` (a dictionary cost about 200 instructions per look-up, three per
 /// observe + unobserve).
 private struct Pairs {
     private struct Pair {
         let key: KeyValueObserver.Key
-        var token: any ObservationCore
+        var token: Unmanaged<ListedObservation>
         /// `filterBit` of the key (kept: reading the key's fields again would copy them, two reference counts).
         let bit: UInt
     }
@@ -343,7 +340,7 @@ private struct Pairs {
     private static var arrayLimit: Int { 16 }
 
     private var array: [Pair] = []
-    private var dictionary: [KeyValueObserver.Key: any ObservationCore]?
+    private var dictionary: [KeyValueObserver.Key: Unmanaged<ListedObservation>]?
 
     /// One of 64 bits for the pair (`object`, `keyPath`), from the object and the key path's type, which equal key
     /// paths share (different key path objects may be equal, so not from the key path's address).
@@ -381,17 +378,23 @@ private struct Pairs {
         return nil
     }
 
-    func token(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> (any ObservationCore)? {
+    func token(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Unmanaged<ListedObservation>? {
         if let dictionary {
             return dictionary[KeyValueObserver.Key(object: object, keyPath: keyPath)]
         }
         return index(of: object, keyPath).map { array[$0].token }
     }
 
+    /// Whether the pair's observation is active; nil when the pair is not filed. (Filed, it is still held for the
+    /// observer, so it is alive.)
+    func isActive(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool? {
+        token(object, keyPath).map { $0._withUnsafeGuaranteedRef { $0.isActive } }
+    }
+
     /// Files `token` under the pair (`object`, `keyPath`); returns the token it replaced, if any.
     @discardableResult
-    mutating func updateToken(_ token: consuming any ObservationCore, _ object: ObjectIdentifier, _ keyPath: AnyKeyPath)
-        -> (any ObservationCore)?
+    mutating func updateToken(_ token: Unmanaged<ListedObservation>, _ object: ObjectIdentifier, _ keyPath: AnyKeyPath)
+        -> Unmanaged<ListedObservation>?
     {
         if dictionary != nil {
             return dictionary?.updateValue(token, forKey: KeyValueObserver.Key(object: object, keyPath: keyPath))
@@ -405,7 +408,7 @@ private struct Pairs {
             array.append(Pair(key: key, token: token, bit: Self.filterBit(object, keyPath)))
             return nil
         }
-        var large = [KeyValueObserver.Key: any ObservationCore](minimumCapacity: array.count * 2)
+        var large = [KeyValueObserver.Key: Unmanaged<ListedObservation>](minimumCapacity: array.count * 2)
         for pair in array {
             large[pair.key] = pair.token
         }
@@ -415,7 +418,7 @@ private struct Pairs {
         return nil
     }
 
-    mutating func removeToken(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> (any ObservationCore)? {
+    mutating func removeToken(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Unmanaged<ListedObservation>? {
         if dictionary != nil {
             return dictionary?.removeValue(forKey: KeyValueObserver.Key(object: object, keyPath: keyPath))
         }
@@ -425,7 +428,7 @@ private struct Pairs {
     }
 
     /// Removes and returns the tokens of `object`'s pairs.
-    mutating func removeTokens(of object: ObjectIdentifier) -> [any ObservationCore] {
+    mutating func removeTokens(of object: ObjectIdentifier) -> [Unmanaged<ListedObservation>] {
         if var large = dictionary {
             dictionary = nil
             let keys = large.keys.filter { $0.object == object }
@@ -439,14 +442,14 @@ private struct Pairs {
     }
 
     /// Removes and returns every token.
-    mutating func removeAll() -> [any ObservationCore] {
+    mutating func removeAll() -> [Unmanaged<ListedObservation>] {
         let all = tokens
         array = []
         dictionary = nil
         return all
     }
 
-    var tokens: [any ObservationCore] {
+    var tokens: [Unmanaged<ListedObservation>] {
         dictionary.map { Array($0.values) } ?? array.map(\.token)
     }
 }

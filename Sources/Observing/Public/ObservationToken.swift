@@ -10,9 +10,9 @@ import Synchronization
 /// A token retains neither the observed object nor anything on its key path (O3); it retains the
 /// handler (and what the handler captures) until it is invalidated.
 public final class ObservationToken: Sendable, Hashable, CustomStringConvertible {
-    /// The observation, not retained: the list of live observations holds it for the token (`heldByToken`) until
+    /// The observation, not retained: the list of live observations holds it for the token (`heldUnretained`) until
     /// this token's `deinit`, so a token costs no reference count of its own (a retain and a release per registration).
-    /// Why `unowned(unsafe)` is safe: the list releases an observation only once `heldByToken` is clear, which only
+    /// Why `unowned(unsafe)` is safe: the list releases an observation only once `heldUnretained` is clear, which only
     /// this token's `deinit` does, as its last use of it; nothing else can run on a token while its `deinit` runs.
     @usableFromInline unowned(unsafe) let core: (any ObservationCore)?
     /// The same object as `core`, to end it through: a call on the stored existential retained it and released it
@@ -25,7 +25,7 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
     init<Core: ListedObservation & ObservationCore>(listing core: consuming Core) {
         self.core = core
         // Before it is listed (which publishes the store).
-        core.heldByToken.store(true, ordering: .relaxed)
+        core.heldUnretained.store(true, ordering: .relaxed)
         ending = LiveObservations.insert(owning: core)
     }
 
@@ -54,10 +54,9 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
     }
 
     deinit {
-        // The last use of the observation: once `heldByToken` is clear the list may release it.
-        ending?._withUnsafeGuaranteedRef {
-            $0.end()
-            $0.heldByToken.store(false, ordering: .releasing)
+        // The last use of the observation: once `heldUnretained` is clear the list may release it.
+        if let ending {
+            ListedObservation.release(held: ending)
         }
     }
 
