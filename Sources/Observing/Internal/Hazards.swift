@@ -172,22 +172,19 @@ enum Hazards {
     /// kept in a list and released by a later call (re-targeting a chain must not block a handler). A
     /// delivery removed while this thread is itself delivering (a handler ending an observation) is kept by
     /// this thread's context until that delivery ends, since the caller up the stack may hold it unretained.
-    ///
-    /// With `waitingForCalls`, a nonzero `other` is the address of something else to wait for in the same scan of the
-    /// slots (the observation whose subscriber this is, `KeyPathObservation.invalidate()`).
-    static func release(_ delivery: AnyObject, waitingForCalls: Bool, alsoFor other: UInt = 0) {
+    /// (A direct observation's `invalidate()` does the same itself, `KeyPathObservation.endDirect()`, waiting for its
+    /// own calls in the same scan.)
+    static func release(_ delivery: AnyObject, waitingForCalls: Bool) {
         // The context unretained (see `ThreadContext.withCurrent`).
         ThreadContext.withCurrent { context in
-            release(delivery, waitingForCalls: waitingForCalls, alsoFor: other, on: context)
+            release(delivery, waitingForCalls: waitingForCalls, on: context)
         }
     }
 
-    private static func release(
-        _ delivery: AnyObject, waitingForCalls: Bool, alsoFor other: UInt, on context: ThreadContext
-    ) {
+    private static func release(_ delivery: AnyObject, waitingForCalls: Bool, on context: ThreadContext) {
         let address = UInt(bitPattern: Unmanaged.passUnretained(delivery).toOpaque())
         if waitingForCalls {
-            waitUntilNotCalled(address, or: other == 0 ? address : other, on: context)
+            waitUntilNotCalled(address, or: address, on: context)
         }
         // This thread may be calling it (a handler ending its observation, a link dropped by its own call); a
         // reclaim never looks at the reclaiming thread's own slot, so the context keeps it until that call returns.

@@ -1027,7 +1027,7 @@ final class KeyPathObservation<Root: AnyObject, Value>: ListedObservation, Obser
             // No call of the subscriber starts after its removal (it is closed): a later call may look at the slots
             // now.
             directRemoved.store(true, ordering: .releasing)
-            // What `Hazards.release(_:waitingForCalls:alsoFor:)` does, written out so that the flags below are set
+            // What `Hazards.release(_:waitingForCalls:)` does, written out so that the flags below are set
             // before the `Delivery` is released (and without the retain and release that call cost here): wait for
             // the calls of the `Delivery` and of this observation on other threads.
             Hazards.waitUntilNotCalled(delivery.address, or: own, on: context)
