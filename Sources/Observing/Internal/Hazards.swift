@@ -221,19 +221,17 @@ enum Hazards {
     /// `waitUntilNotCalled(_:or:)` that also returns as soon as `stop` returns true (asked before each scan): for an
     /// address that may stop naming its object once `stop` is true (the object released, the address reused).
     static func waitUntilNotCalled(_ address: UInt, or other: UInt, unless stop: () -> Bool) {
-        let own = ThreadContext.withCurrent { $0.threadID }
-        var attempt = 0
-        while !stop() && isCalled(address, or: other, excludingThread: own) {
-            backOff(attempt)
-            attempt += 1
-        }
+        ThreadContext.withCurrent { waitUntilNotCalled(address, or: other, on: $0, unless: stop) }
     }
 
-    /// `waitUntilNotCalled(_:or:)` with the calling thread's context.
-    static func waitUntilNotCalled(_ address: UInt, or other: UInt, on context: ThreadContext) {
+    /// `waitUntilNotCalled(_:or:unless:)` with the calling thread's context (by default, until no other thread calls).
+    @inline(__always)
+    static func waitUntilNotCalled(
+        _ address: UInt, or other: UInt, on context: ThreadContext, unless stop: () -> Bool = { false }
+    ) {
         let own = context.threadID
         var attempt = 0
-        while isCalled(address, or: other, excludingThread: own) {
+        while !stop() && isCalled(address, or: other, excludingThread: own) {
             backOff(attempt)
             attempt += 1
         }

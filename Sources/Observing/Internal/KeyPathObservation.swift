@@ -31,9 +31,9 @@ class ListedObservation: @unchecked Sendable {
     /// links this one in, before the releasing exchange that publishes it; read after an acquiring one.
     final let listNext = Atomic<UInt>(0)
     /// Whether its holder, an `ObservationToken` or a `KeyValueObserver`, holds this observation through the list's
-    /// reference (neither keeps one of its own: a retain and a release fewer per registration): set before the
-    /// observation is listed or can end, cleared (releasing) by the holder as its last use of it (`release(held:)`). A
-    /// pruning keeps an observation while this is set, ended or not.
+    /// reference (neither keeps one of its own: a retain and a release fewer per registration): set when it is listed
+    /// (`LiveObservations.insert(held:)`, or earlier by a holder that can reach it before), cleared (releasing) by the
+    /// holder as its last use of it (`release(held:)`). A pruning keeps an observation while this is set, ended or not.
     @usableFromInline final let heldUnretained = Atomic<Bool>(false)
 
     @usableFromInline
@@ -1250,11 +1250,14 @@ enum LiveObservations {
         insert(node: Unmanaged.passRetained(observation))
     }
 
-    /// Lists `observation`, taking over the caller's reference to it (call once per observation); returns it unretained.
+    /// Lists `observation` for a holder that keeps no reference of its own (a token, a `KeyValueObserver`): marks it
+    /// held (`heldUnretained`, before the push publishes it) and takes over the caller's reference to it; returns it
+    /// unretained. Call once per observation.
     @inlinable
-    static func insert<Observation: ListedObservation>(owning observation: consuming Observation)
+    static func insert<Observation: ListedObservation>(held observation: consuming Observation)
         -> Unmanaged<ListedObservation>
     {
+        observation.heldUnretained.store(true, ordering: .relaxed)
         let node = Unmanaged<ListedObservation>.fromOpaque(handOver(observation).toOpaque())
         insert(node: node)
         return node

@@ -17,8 +17,8 @@ protocol TrackableStorage: AnyObject, Sendable {
     @discardableResult
     func removeSubscriber(_ id: UInt64, waitingForCalls: Bool) -> Bool
     /// Removes a direct observation's subscription and closes it (a call of it that has not started will not start),
-    /// and hands its `Delivery` to the caller, which must pass it to `Hazards.release` (nil if there is none). See
-    /// `KeyPathObservation.endDirect()`.
+    /// and hands its `Delivery` to the caller (nil if there is none), which must do what `Hazards.release` does: wait
+    /// for its calls on other threads, and keep it while this thread delivers (`KeyPathObservation.endDirect()`).
     func takeSubscriber(_ id: UInt64) -> AnyDelivery?
     /// How many writes the storage has stored so far (moves with every write, equal or not).
     var currentVersion: UInt64 { get }

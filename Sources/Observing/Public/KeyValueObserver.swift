@@ -167,8 +167,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             return false
         }
         // The observer keeps no reference to its observations: the list of live observations takes over the
-        // registration's and holds each for the observer (`ListedObservation.heldUnretained`, set before it is listed
-        // or filed) until the observer takes it out of its pairs and gives it back (`release(held:)`).
+        // registration's and holds each for the observer (`ListedObservation.heldUnretained`, set when it is listed,
+        // or before it is filed if that comes first) until the observer takes it out of its pairs and gives it back
+        // (`release(held:)`).
         if options.contains(.initial) {
             // Filed before the initial call, which may unobserve it (the registration holds it until it is listed).
             var inserted = false
@@ -181,7 +182,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
                         property: isDirect ? nil : core.propertyKeyPath)
                 },
                 send: send, direct: direct)
-            _ = LiveObservations.insert(owning: core)
+            _ = LiveObservations.insert(held: core)
             return inserted
         }
         // Without an initial call, no handler of this observation runs on this thread before it is filed, so it is
@@ -193,8 +194,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         // Keyed by the property observed: a subclass key path to an inherited property is the same pair (nil: the key
         // path is known to be the property's).
         let property = isDirect ? nil : core.propertyKeyPath
-        core.heldUnretained.store(true, ordering: .relaxed)
-        return file(LiveObservations.insert(owning: core), object: id, keyPath: keyPath, property: property)
+        return file(LiveObservations.insert(held: core), object: id, keyPath: keyPath, property: property)
     }
 
     /// Changes the pairs under their lock, and then stores their `filterMask` in `filedPairs`.

@@ -20,13 +20,11 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
     @usableFromInline let ending: Unmanaged<ListedObservation>?
 
     /// Takes `core`, just registered, and lists it (`LiveObservations`): the list takes over the caller's reference,
-    /// and holds it for this token. Inlinable, like `LiveObservations.insert(owning:)`.
+    /// and holds it for this token. Inlinable, like `LiveObservations.insert(held:)`.
     @inlinable
     init<Core: ListedObservation & ObservationCore>(listing core: consuming Core) {
         self.core = core
-        // Before it is listed (which publishes the store).
-        core.heldUnretained.store(true, ordering: .relaxed)
-        ending = LiveObservations.insert(owning: core)
+        ending = LiveObservations.insert(held: core)
     }
 
     private init() {
