@@ -88,6 +88,25 @@ targets += [
         swiftSettings: swiftSettings),
 ]
 
+// MARK: Composition
+// The board's takes composed into one video (Docs/Composition.md): the plan value, grid layouts, the audio rule, and
+// the composer over the FFmpeg layer. Knows CanvasKit only through the plan value (CanvasComposition makes one from a
+// board).
+products.append(.library(name: "Composition", targets: ["Composition"]))
+targets += [
+    .target(name: "Composition", dependencies: ["Pixels"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "CompositionTests", dependencies: ["Composition", "CanvasComposition", "CanvasKit", "TestSupport"],
+        swiftSettings: swiftSettings),
+]
+
+// MARK: CanvasComposition
+// The one place CanvasKit and Composition meet: a composition plan made from a board.
+products.append(.library(name: "CanvasComposition", targets: ["CanvasComposition"]))
+targets += [
+    .target(name: "CanvasComposition", dependencies: ["CanvasKit", "Composition"], swiftSettings: swiftSettings)
+]
+
 // MARK: CommandLineSupport
 // What both executables share for printing: terminal detection, a progress line, and the last
 // line a fatal signal prints (CLastLine: the signal handler, in C because it may only call async-signal-safe

@@ -30,7 +30,7 @@ final class CameraEffects: CanvasEffectPerformer {
             previewCanvas = index  // the same previewLayer moved to the other cell: no new session, no reload
         case .detachPreview:
             previewCanvas = nil  // previewLayer removed; the session may stop
-        case .startRecording(let index):
+        case .startRecording(let index, _):
             takeNumber += 1
             let file = takesFolder.appendingPathComponent("take-\(takeNumber)-canvas-\(index).mp4")
             recording = file  // movieOutput.startRecording(to: file, recordingDelegate: self)

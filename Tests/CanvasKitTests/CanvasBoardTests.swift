@@ -186,8 +186,8 @@ struct CanvasBoardTests {
         recorder.watch(board)
         #expect(board.send(.tap(0)).effects == [.attachPreview(to: 0)])
         #expect(
-            reactions.withLock { $0 }.map(\.effects) == [
-                [.movePreview(from: 0, to: 2)], [.startRecording(into: 2)],
+            reactions.withLock { $0 }.map(\.effects).map { $0.map(\.kind) } == [
+                [.movePreview], [.startRecording],
             ])
         #expect(board.state.selection == .init(index: 2, phase: .recording))
         #expect(Self.mirrors(board))

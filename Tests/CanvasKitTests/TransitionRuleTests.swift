@@ -58,7 +58,7 @@ struct TransitionRuleTests {
     func record() throws {
         let (next, effects) = try accepted(Boards.board("..", selection: .init(index: 1, phase: .inPreview)), .record)
         #expect(next.selection == .init(index: 1, phase: .recording))
-        #expect(effects == [.startRecording(into: 1)])
+        #expect(effects == [.startRecording(into: 1, playback: SyncedPlayback(hostTime: .zero, takes: []))])
     }
 
     @Test("none selected, record: rejected, nothing to record")

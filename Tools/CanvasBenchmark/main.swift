@@ -86,7 +86,7 @@ struct NaiveBoard {
             guard let selected, recording == nil else { return false }
             status[selected] = .recording
             return true
-        case .stop(let url):
+        case .stop(let url, _):
             guard let recording else { return false }
             videoURL[recording] = url
             status[recording] = .inPreview

@@ -46,13 +46,22 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
 
     private let core: LockedValue<Core>
 
+    /// Where `record` reads the host time its ``SyncedPlayback`` starts from.
+    public let clock: any HostClock
+    /// The seconds between a `record` event and the host time its playing takes start at, so that the players have
+    /// time to preroll (``SyncedPlayback/hostTime`` is the clock's time at the event plus this).
+    public let playbackLead: Double
+
     /// A board of `canvasCount` empty canvases, none selected. - Precondition: `canvasCount >= 1`.
     public convenience init(canvasCount: Int) {
         self.init(state: BoardState(canvasCount: canvasCount))
     }
 
-    /// A board whose models mirror `state`.
-    public init(state: BoardState) {
+    /// A board whose models mirror `state`; `record` starts the playing takes `playbackLead` seconds after `clock`'s
+    /// time (see ``SyncedPlayback``).
+    public init(state: BoardState, clock: any HostClock = SystemHostClock(), playbackLead: Double = 0.1) {
+        self.clock = clock
+        self.playbackLead = playbackLead
         let canvases = state.indices.map { CanvasModel(state[$0]) }
         self.canvases = canvases
         isRecording = state.isRecording
@@ -71,8 +80,10 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
     ///   (then nothing changed and nothing was notified).
     @discardableResult
     public func send(_ event: CanvasEvent) -> BoardOutcome {
+        // Only `record` needs the time; reading the clock outside the lock keeps the lock section as it was.
+        let playbackStart = event == .record ? clock.now() + playbackLead : .zero
         let (outcome, drains) = core.withLock { core -> (BoardOutcome, Bool) in
-            let step = core.state.handle(event)
+            let step = core.state.handle(event, playbackStart: playbackStart)
             guard case .accepted(_, let change) = step else { return (step.outcome(next: core.state), false) }
             core.enqueue(change)
             let outcome = step.outcome(next: core.state)

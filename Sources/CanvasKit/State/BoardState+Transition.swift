@@ -8,9 +8,20 @@ extension BoardState {
     /// carries the next board, the effects for the host and the ``BoardChange`` the models are updated from. Taps,
     /// `record` and `cancel` share the canvas storage with `state` (constant time on any board); `stop`, `delete`,
     /// `add` and `remove` copy one chunk of it, since `state` keeps its own.
-    public static func transition(from state: BoardState, on event: CanvasEvent) -> BoardOutcome {
+    ///
+    /// `playbackStart` is the host time a `record` event's ``SyncedPlayback`` starts the playing takes at (a
+    /// ``CanvasBoard`` passes its clock's time plus its playback lead); other events ignore it.
+    public static func transition(
+        from state: BoardState, on event: CanvasEvent, playbackStart: HostTime
+    ) -> BoardOutcome {
         var next = state
-        return next.handle(event).outcome(next: next)
+        return next.handle(event, playbackStart: playbackStart).outcome(next: next)
+    }
+
+    /// The transition function with a `record` event's playback starting at host time 0 (see
+    /// ``transition(from:on:playbackStart:)``).
+    public static func transition(from state: BoardState, on event: CanvasEvent) -> BoardOutcome {
+        transition(from: state, on: event, playbackStart: .zero)
     }
 
     /// What ``handle(_:)`` returns: the ``BoardOutcome`` of the event without its next board, which is the board
@@ -86,14 +97,16 @@ extension BoardState {
     ///
     /// For owners of a board that keep no old state (`CanvasBoard`, benchmarks): nothing is copied as long as this
     /// board's storage is not shared. Constant time for every event but `add` and `remove` (which shift the canvases
-    /// after the index) and `stop` (which checks that the take file is no other canvas's take).
-    package mutating func handle(_ event: CanvasEvent) -> Step {
+    /// after the index), `stop` (which checks that the take file is no other canvas's take) and `record` (which lists
+    /// the takes that play).
+    /// `playbackStart` is the host time a `record` event's playback starts at.
+    package mutating func handle(_ event: CanvasEvent, playbackStart: HostTime = .zero) -> Step {
         var change = BoardChange(selection: selection)
         let rule: Rule
         switch event {
         case .tap(let index): rule = tap(index)
-        case .record: rule = record()
-        case .stop(let url): rule = stop(take: url, &change)
+        case .record: rule = record(playbackStart: playbackStart)
+        case .stop(let url, let start): rule = stop(take: url, start: start, &change)
         case .cancel: rule = cancel()
         case .delete(let index): rule = delete(index, &change)
         case .add: rule = add(&change)
@@ -139,20 +152,36 @@ extension BoardState {
         }
     }
 
-    private mutating func record() -> Rule {
+    private mutating func record(playbackStart: HostTime) -> Rule {
         guard let current = selection else { return .rejected(.nothingToRecord) }
         switch current.phase {
         case .recording:
             return .rejected(.alreadyRecording(index: current.index))
         case .inPreview:
             selection = Selection(index: current.index, phase: .recording)
-            return .accepted(Step.Effects(.startRecording(into: current.index)))
+            return .accepted(
+                Step.Effects(
+                    .startRecording(
+                        into: current.index,
+                        playback: SyncedPlayback(hostTime: playbackStart, takes: playingTakes(besides: current.index))))
+            )
         }
     }
 
-    private mutating func stop(take url: URL, _ change: inout BoardChange) -> Rule {
+    /// The takes that play while the canvas at `recording` records: every other canvas's, in canvas order.
+    private func playingTakes(besides recording: Int) -> [SyncedPlayback.Take] {
+        var takes: [SyncedPlayback.Take] = []
+        for index in indices where index != recording {
+            if let take = slots[index].take {
+                takes.append(SyncedPlayback.Take(index: index, url: take.url, start: take.start))
+            }
+        }
+        return takes
+    }
+
+    private mutating func stop(take url: URL, start: Double, _ change: inout BoardChange) -> Rule {
         guard let index = recordingIndex else { return .rejected(.nothingRecording) }
-        let take = Take(url)
+        let take = Take(url, start: start)
         if let owner = owner(ofTake: take, other: index) {
             return .rejected(.takeInUse(url: url, index: owner))
         }

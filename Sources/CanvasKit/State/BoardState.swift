@@ -66,16 +66,20 @@ public struct BoardState: Sendable, Hashable {
         }
     }
 
-    /// A finished take: its URL, and the key that says whether two URLs name the same file.
+    /// A finished take: its URL, its start on the board's timeline, and the key that says whether two URLs name the
+    /// same file.
     struct Take: Sendable, Hashable {
         let url: URL
+        /// Where its first frame lies on the board's timeline, in seconds (see ``SyncedPlayback``).
+        let start: Double
         /// The absolute URL as a string, computed once so that comparing takes is a string comparison.
         let file: String
         /// A hash of `file`, compared first so that scanning a board for a take is mostly integer comparisons.
         let fileHash: Int
 
-        init(_ url: URL) {
+        init(_ url: URL, start: Double = 0) {
             self.url = url
+            self.start = start
             file = url.absoluteURL.absoluteString
             fileHash = file.hashValue
         }
@@ -92,7 +96,7 @@ public struct BoardState: Sendable, Hashable {
 
         init(id: CanvasID, videoURL: URL?) {
             self.id = id
-            take = videoURL.map(Take.init)
+            take = videoURL.map { Take($0) }
         }
 
         var videoURL: URL? { take?.url }
@@ -173,6 +177,18 @@ public struct BoardState: Sendable, Hashable {
 
     /// The take of the canvas at `index`. - Precondition: `index` is in `indices`.
     public func videoURL(at index: Int) -> URL? { slots[index].videoURL }
+
+    /// Where the take of the canvas at `index` starts on the board's timeline, in seconds (the start its `stop` event
+    /// carried), or nil when the canvas has no take. - Precondition: `index` is in `indices`.
+    public func takeStart(at index: Int) -> Double? { slots[index].take?.start }
+
+    /// Every canvas's take with its place on the board's timeline, in canvas order (canvases without a take are left
+    /// out; `index` says which canvas each take belongs to): what a composition of the board needs.
+    public var timelineTakes: [SyncedPlayback.Take] {
+        indices.compactMap { index in
+            slots[index].take.map { SyncedPlayback.Take(index: index, url: $0.url, start: $0.start) }
+        }
+    }
 
     /// The index of the canvas with identity `id`, or nil when it is not on this board. Linear in the board size.
     public func index(of id: CanvasID) -> Int? { slots.firstIndex { $0.id == id } }

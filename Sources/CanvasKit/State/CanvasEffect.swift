@@ -12,8 +12,9 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
     case movePreview(from: Int, to: Int)
     /// Detach the camera preview from the canvas at the index (nothing previews afterwards).
     case detachPreview(from: Int)
-    /// Start recording into the canvas at the index.
-    case startRecording(into: Int)
+    /// Start recording into the canvas at the index, and start the takes of the other canvases playing together (see
+    /// ``SyncedPlayback``): the board's timeline is at 0 at `playback.hostTime`.
+    case startRecording(into: Int, playback: SyncedPlayback)
     /// The take at the URL is now the finished take of the canvas at the index.
     case takeFinished(index: Int, url: URL)
     /// The canvas's previous take, at the URL, was replaced by a new one; the host keeps or removes the file.
@@ -62,7 +63,7 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
         case .attachPreview(let index): "attach preview to \(name(index))"
         case .movePreview(let from, let to): "move preview \(name(from)) -> \(name(to))"
         case .detachPreview(let index): "detach preview from \(name(index))"
-        case .startRecording(let index): "start recording into \(name(index))"
+        case .startRecording(let index, _): "start recording into \(name(index))"
         case .takeFinished(let index, let url): "take finished \(name(index)) \(TakeName.describe(url))"
         case .takeReplaced(let index, let url): "take replaced \(name(index)) \(TakeName.describe(url))"
         case .takeDiscarded(let index): "take discarded \(name(index))"
@@ -71,5 +72,19 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
         case .canvasesInserted(let set): "canvases inserted \(names(set))"
         case .canvasesRemoved(let set): "canvases removed \(names(set))"
         }
+    }
+}
+
+extension CanvasEffect {
+    /// For `startRecording`, the canvas that records; nil for the other effects.
+    public var recordingIndex: Int? {
+        if case .startRecording(let index, _) = self { return index }
+        return nil
+    }
+
+    /// For `startRecording`, the takes that start playing together and when; nil for the other effects.
+    public var recordingPlayback: SyncedPlayback? {
+        if case .startRecording(_, let playback) = self { return playback }
+        return nil
     }
 }

@@ -4,14 +4,17 @@ import Foundation
 ///
 /// Indexes are plain integers: an out-of-range or negative index is not a programming error but an event the board
 /// rejects with `CanvasRejection.indexOutOfRange`. The `description` is the event language of `CanvasScript`
-/// (`tap 0`, `record`, `stop take-1.mov`, ...), and parsing it back gives the same event.
+/// (`tap 0`, `record`, `stop take-1.mov`, ...), and parsing it back gives the same event (a `stop`'s start aside:
+/// the language has no word for it, a simulation supplies it from its clock).
 public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     /// The user taps the canvas at the index.
     case tap(Int)
     /// The user starts recording into the previewing canvas.
     case record
-    /// The recorder finished; the take is the file at the URL.
-    case stop(URL)
+    /// The recorder finished; the take is the file at the URL, and its first frame lies `start` seconds into the
+    /// board's timeline (``SyncedPlayback/takeStart(recordingBeganAt:captureLatency:)``; 0 when the host does not
+    /// sync takes). The script word does not carry the start.
+    case stop(URL, start: Double = 0)
     /// The recording was abandoned; no take.
     case cancel
     /// The user deletes the take of the canvas at the index.
@@ -41,7 +44,7 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     package func description(naming name: (Int) -> String) -> String {
         switch self {
         case .tap(let index), .delete(let index), .remove(let index): "\(word) \(name(index))"
-        case .stop(let url): "stop \(TakeName.scriptWord(for: url))"
+        case .stop(let url, _): "stop \(TakeName.scriptWord(for: url))"
         case .record, .cancel, .add: word
         }
     }

@@ -19,6 +19,12 @@ import Observing
 /// Effects: the simulation is the board's `CanvasEffectPerformer`, as an app's camera object is: each accepted event's
 /// effects are handed to ``perform(_:)``, which records them for the step's report and carries out `coverWanted`.
 ///
+/// Time: the board reads a ``VirtualClock`` that moves ``SimulatedRecordingTiming/stepDuration`` after each step.
+/// `record` starts the playing takes at the clock's time plus the lead; the simulated recorder stamps its first
+/// sample ``SimulatedRecordingTiming/recorderDelay`` later and reports its capture latency, and a script's `stop`
+/// reaches the board with the take's start computed from them (``SyncedPlayback/takeStart(recordingBeganAt:captureLatency:)``),
+/// as an app's recorder delegate does.
+///
 /// Main-actor isolated, like the screen it drives. Deliberately not `Sendable`.
 @MainActor
 public final class BoardSimulation: @MainActor CanvasEffectPerformer {
@@ -39,6 +45,12 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
     private var syntheticTakes = 0
     /// The effects performed during the current step.
     private var stepEffects: [CanvasEffect] = []
+    /// The simulation's clock, which the board reads.
+    public let clock: VirtualClock
+    /// How the simulated camera times recordings.
+    public let timing: SimulatedRecordingTiming
+    /// The playback of the recording in progress and the host time its first sample was stamped with.
+    private var recording: (playback: SyncedPlayback, began: HostTime)?
 
     /// A board of `canvasCount` empty canvases on a screen showing `visibleCount` of them at once, on screen.
     ///
@@ -52,13 +64,18 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
         canvasCount: Int,
         visibleCount: Int = 9,
         coverProvider: (any CoverProvider)? = nil,
-        coverSize: PixelSize = PixelSize(width: 160, height: 120)
+        coverSize: PixelSize = PixelSize(width: 160, height: 120),
+        timing: SimulatedRecordingTiming = SimulatedRecordingTiming()
     ) {
         precondition(canvasCount >= 1, "a board has at least one canvas")
         let covers = SettlingCoverProvider(base: coverProvider)
         self.covers = covers
         self.coverSize = coverSize
-        board = CanvasBoard(canvasCount: canvasCount)
+        let clock = VirtualClock()
+        self.clock = clock
+        self.timing = timing
+        board = CanvasBoard(
+            state: BoardState(canvasCount: canvasCount), clock: clock, playbackLead: timing.playbackLead)
         screen = CanvasScreen(
             board: board, configuration: CollectionHostConfiguration(viewportSize: visibleCount),
             coverProvider: covers, coverSize: coverSize, log: RegistrationLog(keepsEntries: false))
@@ -98,10 +115,19 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
         var effects: [CanvasEffect] = []
         var reason: String?
         switch command {
-        case .event(let event):
-            if case .stop(let url) = event, takeIsSynthetic { covers.markSimulated(url) }
+        case .event(var event):
+            if case .stop(let url, _) = event {
+                if takeIsSynthetic { covers.markSimulated(url) }
+                if let recording {
+                    let start = recording.playback.takeStart(
+                        recordingBeganAt: recording.began, captureLatency: timing.captureLatency)
+                    event = .stop(url, start: start)
+                }
+            }
             stepEffects = []
-            reason = board.send(event, performingEffectsWith: self).rejection?.description
+            let outcome = board.send(event, performingEffectsWith: self)
+            reason = outcome.rejection?.description
+            if outcome.rejection == nil, !board.isRecording { recording = nil }
             effects = stepEffects
         case .scroll(let index):
             let count = screen.host.numberOfItems
@@ -124,6 +150,7 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
             }
         }
         covers.waitUntilSettled()
+        clock.advance(by: timing.stepDuration)
         if reason == nil { counters.accepted += 1 } else { counters.rejected += 1 }
         let failures = collectFailures()
         let canvases = self.canvases
@@ -195,7 +222,11 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
     /// timing). The other effects need nothing of a simulated camera.
     public func perform(_ effect: CanvasEffect) {
         stepEffects.append(effect)
-        if case .coverWanted(_, let url) = effect { prepareCover(of: url) }
+        switch effect {
+        case .coverWanted(_, let url): prepareCover(of: url)
+        case .startRecording(_, let playback): recording = (playback, playback.hostTime + timing.recorderDelay)
+        default: break
+        }
     }
 
     /// Performs a `coverWanted` effect: asks the provider for the take's cover and keeps it for canvases that have no

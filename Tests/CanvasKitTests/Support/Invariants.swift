@@ -182,7 +182,16 @@ enum Invariants {
         if before.isRecording != after.isRecording || startsRecording {
             switch (event, before.selection, after.selection) {
             case (.record, let s?, let t?) where s.phase == .inPreview && t == .init(index: s.index, phase: .recording):
-                if effects != [.startRecording(into: s.index)] { problems.append("record effects \(effects)") }
+                let playing = before.indices.filter { $0 != s.index }.compactMap { index in
+                    before.videoURL(at: index).map {
+                        SyncedPlayback.Take(index: index, url: $0, start: before.takeStart(at: index) ?? 0)
+                    }
+                }
+                if effects.count != 1 || effects.first?.recordingPlayback?.takes != playing
+                    || effects.first?.recordingIndex != s.index
+                {
+                    problems.append("record effects \(effects)")
+                }
             case (.stop, let s?, let t?), (.cancel, let s?, let t?):
                 if s.phase != .recording || t != .init(index: s.index, phase: .inPreview) {
                     problems.append("\(event) did not return the recording canvas to inPreview")

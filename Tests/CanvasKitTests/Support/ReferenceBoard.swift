@@ -45,8 +45,12 @@ struct ReferenceBoard: Equatable {
             if let recording { return .failure(.init(.alreadyRecording(index: recording))) }
             guard let s = selected else { return .failure(.init(.nothingToRecord)) }
             canvases[s].status = .recording
-            return .success([.startRecording(into: s)])
-        case .stop(let url):
+            // Every other canvas's take plays (the board's own starts are 0 here: the events carry none).
+            let playing = canvases.indices.filter { $0 != s }.compactMap { index in
+                canvases[index].videoURL.map { SyncedPlayback.Take(index: index, url: $0, start: 0) }
+            }
+            return .success([.startRecording(into: s, playback: SyncedPlayback(hostTime: .zero, takes: playing))])
+        case .stop(let url, _):
             guard let r = recording else { return .failure(.init(.nothingRecording)) }
             if let other = canvases.indices.first(where: {
                 $0 != r && canvases[$0].videoURL?.absoluteURL == url.absoluteURL

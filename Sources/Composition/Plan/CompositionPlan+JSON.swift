@@ -1,0 +1,197 @@
+import Foundation
+import Pixels
+
+extension CompositionPlan {
+    /// A plan read from JSON (what `canvas-compose --plan FILE.json` reads; Docs/Composition.md, "Plan files"):
+    ///
+    /// ```json
+    /// {"size": "720x1280", "fps": 30, "background": "#000000", "grid": "2x2", "scaling": "fit",
+    ///  "crf": 23, "preset": "veryfast", "audioBitRate": 128000,
+    ///  "takes": [{"file": "a.mp4"}, {"file": "b.mp4", "start": -0.25, "gain": 0.8, "pan": -0.5},
+    ///            {"file": "c.mp4", "rect": [0, 0.5, 1, 0.5], "scaling": "fill", "z": 1}]}
+    /// ```
+    ///
+    /// Only `size` and `takes` (each with its `file`) are required. A take without `rect` gets tile i of `grid`
+    /// (or of the squarest grid holding every take); `scaling` defaults to the plan's, `start`, `z` and `pan` to 0,
+    /// `gain` to 1. A relative `file` is relative to `folder`. `fps` is a number (29.97 is read as 30000/1001).
+    ///
+    /// - Throws: ``CompositionPlanError`` with a one-line reason naming the key (`takes[1].gain: expected a number`),
+    ///   for JSON that does not parse, a missing or unknown key, or a value of the wrong type; the plan is not
+    ///   validated (call ``validated()``).
+    public init(json data: Data, relativeTo folder: URL) throws(CompositionPlanError) {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw CompositionPlanError("not valid JSON (\(Self.firstLine(of: error)))")
+        }
+        let reader = JSONReader(path: "")
+        let root = try reader.object(object)
+        try reader.rejectUnknown(
+            root, known: ["size", "fps", "background", "grid", "scaling", "crf", "preset", "audioBitRate", "takes"])
+        let size = try reader.size(root["size"], key: "size")
+        let frameRate = try root["fps"].map { value throws(CompositionPlanError) in
+            let number = try reader.number(value, key: "fps")
+            guard let rate = FrameRate(number) else {
+                throw CompositionPlanError("fps: expected a number from 0 to 1000, got \(number)")
+            }
+            return rate
+        }
+        let background = try root["background"].map { value throws(CompositionPlanError) in
+            try reader.color(value, key: "background")
+        }
+        let scaling = try root["scaling"].map { value throws(CompositionPlanError) in
+            try reader.scaling(value, key: "scaling")
+        }
+        var video = VideoSettings()
+        if let crf = root["crf"] { video.constantRateFactor = try reader.integer(crf, key: "crf") }
+        if let preset = root["preset"] { video.preset = try reader.string(preset, key: "preset") }
+        var audio = AudioSettings()
+        if let rate = root["audioBitRate"] { audio.bitRate = try reader.integer(rate, key: "audioBitRate") }
+        guard let takesValue = root["takes"] else { throw CompositionPlanError("takes: missing") }
+        guard let takeValues = takesValue as? [Any] else { throw CompositionPlanError("takes: expected an array") }
+        guard !takeValues.isEmpty else { throw CompositionPlanError("takes: a plan needs at least one take") }
+        let grid = try root["grid"].map { value throws(CompositionPlanError) in
+            let text = try reader.string(value, key: "grid")
+            guard let grid = GridLayout(text) else {
+                throw CompositionPlanError("grid: expected COLUMNSxROWS such as 2x2, got \(text)")
+            }
+            return grid
+        }
+        let layout = grid ?? GridLayout(holding: takeValues.count)
+        var takes: [Take] = []
+        for (index, value) in takeValues.enumerated() {
+            let takeReader = JSONReader(path: "takes[\(index)].")
+            let entry = try takeReader.object(value)
+            try takeReader.rejectUnknown(entry, known: ["file", "rect", "scaling", "z", "start", "gain", "pan"])
+            guard let fileValue = entry["file"] else { throw CompositionPlanError("takes[\(index)].file: missing") }
+            let path = try takeReader.string(fileValue, key: "file")
+            let file = path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
+            let region: NormalizedRect
+            if let rect = entry["rect"] {
+                region = try takeReader.rect(rect, key: "rect")
+            } else {
+                guard index < layout.tileCount else {
+                    throw CompositionPlanError(
+                        "takes[\(index)]: no rect, and a \(layout) grid has only \(layout.tileCount) tiles")
+                }
+                region = layout.region(ofTile: index)
+            }
+            var take = Take(file: file, region: region, scaling: scaling ?? .fit)
+            if let value = entry["scaling"] { take.scaling = try takeReader.scaling(value, key: "scaling") }
+            if let value = entry["z"] { take.zIndex = try takeReader.integer(value, key: "z") }
+            if let value = entry["start"] { take.start = try takeReader.number(value, key: "start") }
+            if let value = entry["gain"] { take.gain = try takeReader.number(value, key: "gain") }
+            if let value = entry["pan"] { take.pan = try takeReader.number(value, key: "pan") }
+            takes.append(take)
+        }
+        self.init(
+            size: size, frameRate: frameRate ?? FrameRate(frames: 30), background: background ?? .black,
+            takes: takes, video: video, audio: audio)
+    }
+
+    private static func firstLine(of error: any Error) -> String {
+        String(describing: error).split(separator: "\n").first.map(String.init) ?? "unreadable"
+    }
+}
+
+/// Reads typed values out of `JSONSerialization`'s objects, naming the key in every error.
+private struct JSONReader {
+    /// The prefix of every key named in an error (`takes[1].`).
+    let path: String
+
+    func object(_ value: Any) throws(CompositionPlanError) -> [String: Any] {
+        guard let object = value as? [String: Any] else {
+            throw CompositionPlanError(
+                path.isEmpty ? "expected a JSON object" : "\(path.dropLast()): expected an object")
+        }
+        return object
+    }
+
+    func rejectUnknown(_ object: [String: Any], known: Set<String>) throws(CompositionPlanError) {
+        if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+            throw CompositionPlanError(
+                "\(path)\(unknown): unknown key (known: \(known.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    func number(_ value: Any, key: String) throws(CompositionPlanError) -> Double {
+        // `true` and `false` arrive as a boolean NSNumber, whose type is not NSNumber itself (`is Bool` holds for 0
+        // and 1 too, so it cannot tell them apart).
+        guard let number = value as? NSNumber, !String(describing: type(of: number)).contains("Boolean"),
+            number.doubleValue.isFinite
+        else {
+            throw CompositionPlanError("\(path)\(key): expected a number")
+        }
+        return number.doubleValue
+    }
+
+    func integer(_ value: Any, key: String) throws(CompositionPlanError) -> Int {
+        let number = try number(value, key: key)
+        guard number.rounded() == number, abs(number) < 1e15 else {
+            throw CompositionPlanError("\(path)\(key): expected a whole number, got \(number)")
+        }
+        return Int(number)
+    }
+
+    func string(_ value: Any, key: String) throws(CompositionPlanError) -> String {
+        guard let string = value as? String else { throw CompositionPlanError("\(path)\(key): expected a string") }
+        return string
+    }
+
+    func scaling(_ value: Any, key: String) throws(CompositionPlanError) -> CompositionPlan.Scaling {
+        let text = try string(value, key: key)
+        guard let scaling = CompositionPlan.Scaling(rawValue: text) else {
+            throw CompositionPlanError("\(path)\(key): expected \"fit\" or \"fill\", got \(text)")
+        }
+        return scaling
+    }
+
+    func size(_ value: Any?, key: String) throws(CompositionPlanError) -> PixelSize {
+        guard let value else { throw CompositionPlanError("\(path)\(key): missing") }
+        if let text = value as? String, let size = PixelSize(parsing: text) { return size }
+        if let pair = value as? [Any], pair.count == 2 {
+            return PixelSize(width: try integer(pair[0], key: key), height: try integer(pair[1], key: key))
+        }
+        throw CompositionPlanError("\(path)\(key): expected \"WIDTHxHEIGHT\" or [width, height]")
+    }
+
+    func rect(_ value: Any, key: String) throws(CompositionPlanError) -> NormalizedRect {
+        guard let values = value as? [Any], values.count == 4 else {
+            throw CompositionPlanError("\(path)\(key): expected [x, y, width, height] in fractions of the output")
+        }
+        return NormalizedRect(
+            x: try number(values[0], key: key), y: try number(values[1], key: key),
+            width: try number(values[2], key: key), height: try number(values[3], key: key))
+    }
+
+    func color(_ value: Any, key: String) throws(CompositionPlanError) -> RGBColor {
+        let text = try string(value, key: key)
+        guard let color = RGBColor(hex: text) else {
+            throw CompositionPlanError("\(path)\(key): expected a colour #RRGGBB, got \(text)")
+        }
+        return color
+    }
+}
+
+extension PixelSize {
+    /// A size written `WIDTHxHEIGHT` (for example `720x1280`), or nil.
+    public init?(parsing text: String) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else {
+            return nil
+        }
+        self.init(width: width, height: height)
+    }
+}
+
+extension RGBColor {
+    /// A colour written `#RRGGBB` or `RRGGBB` in hexadecimal, or nil.
+    public init?(hex text: String) {
+        let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
+        guard digits.count == 6, digits.allSatisfy(\.isHexDigit), let value = UInt32(digits, radix: 16) else {
+            return nil
+        }
+        self.init(red: UInt8(value >> 16), green: UInt8((value >> 8) & 0xFF), blue: UInt8(value & 0xFF))
+    }
+}

@@ -1,0 +1,96 @@
+import Composition
+import Foundation
+import Pixels
+import Testing
+
+@Suite("Composition plans")
+struct PlanTests {
+    let folder = URL(fileURLWithPath: "/plans")
+
+    @Test func jsonPlanWithDefaults() throws {
+        let json = """
+            {"size": "720x1280", "fps": 29.97, "background": "#102030", "grid": "2x2", "crf": 18, "preset": "fast",
+             "takes": [{"file": "a.mp4"}, {"file": "/abs/b.mp4", "start": -0.25, "gain": 0.5, "pan": -1, "z": 2},
+                       {"file": "c.mp4", "rect": [0, 0.5, 1, 0.5], "scaling": "fill"}]}
+            """
+        let plan = try CompositionPlan(json: Data(json.utf8), relativeTo: folder).validated()
+        #expect(plan.size == PixelSize(width: 720, height: 1280))
+        #expect(plan.frameRate == FrameRate(frames: 30000, per: 1001))
+        #expect(plan.background == RGBColor(red: 0x10, green: 0x20, blue: 0x30))
+        #expect(plan.video == CompositionPlan.VideoSettings(constantRateFactor: 18, preset: "fast"))
+        #expect(plan.takes[0].file.path == "/plans/a.mp4")
+        #expect(plan.takes[0].region == GridLayout(columns: 2, rows: 2).region(ofTile: 0))
+        #expect(plan.takes[1].file.path == "/abs/b.mp4")
+        #expect(plan.takes[1].start == -0.25 && plan.takes[1].gain == 0.5 && plan.takes[1].pan == -1)
+        #expect(plan.takes[1].zIndex == 2)
+        #expect(plan.takes[2].region == NormalizedRect(x: 0, y: 0.5, width: 1, height: 0.5))
+        #expect(plan.takes[2].scaling == .fill)
+        #expect(plan.timelineOrigin == -0.25)
+    }
+
+    @Test(arguments: [
+        ("{", "not valid JSON"),
+        ("[]", "expected a JSON object"),
+        (#"{"takes": [{"file": "a"}]}"#, "size: missing"),
+        (#"{"size": "720x1280"}"#, "takes: missing"),
+        (#"{"size": "720x1280", "takes": []}"#, "takes: a plan needs at least one take"),
+        (#"{"size": "720x1280", "takes": [{"file": "a", "gain": "loud"}]}"#, "takes[0].gain: expected a number"),
+        (#"{"size": "720x1280", "takes": [{"file": "a", "gian": 1}]}"#, "takes[0].gian: unknown key"),
+        (#"{"size": "720x1280", "takes": [{}]}"#, "takes[0].file: missing"),
+        (
+            #"{"size": "720x1280", "grid": "1x1", "takes": [{"file": "a"}, {"file": "b"}]}"#,
+            "takes[1]: no rect, and a 1x1 grid has only 1 tiles"
+        ),
+        (#"{"size": "7x", "takes": [{"file": "a"}]}"#, "size: expected"),
+        (#"{"size": "720x1280", "takes": [{"file": "a", "gain": true}]}"#, "takes[0].gain: expected a number"),
+        (#"{"size": "720x1280", "takes": [{"file": "a", "scaling": "stretch"}]}"#, "takes[0].scaling: expected"),
+    ])
+    func jsonErrorsNameTheKey(json: String, message: String) {
+        #expect {
+            _ = try CompositionPlan(json: Data(json.utf8), relativeTo: folder)
+        } throws: { error in
+            let text = String(describing: error)
+            return text.hasPrefix(message) && !text.contains("\n")
+        }
+    }
+
+    @Test func validationNamesTheTake() throws {
+        let file = URL(fileURLWithPath: "/a.mp4")
+        var plan = CompositionPlan(
+            size: PixelSize(width: 720, height: 1280),
+            takes: [
+                .init(file: file, region: .full), .init(file: file, region: .full, gain: -1),
+            ])
+        #expect(throws: CompositionPlanError.self) { try plan.validated() }
+        do {
+            _ = try plan.validated()
+        } catch {
+            #expect(error.canvasIndex == 1)
+            #expect(error.description == "canvas 1: gain must be a number from 0 to 1000, got -1.0")
+        }
+        plan.takes[1].gain = 1
+        plan.takes[1].pan = 2
+        #expect(throws: CompositionPlanError.self) { try plan.validated() }
+        plan.takes[1].pan = 0
+        plan.takes[1].region = NormalizedRect(x: 0.6, y: 0, width: 0.5, height: 1)
+        #expect(throws: CompositionPlanError.self) { try plan.validated() }
+        plan.takes[1].region = .full
+        plan.size = PixelSize(width: 721, height: 1280)
+        #expect(throws: CompositionPlanError.self) { try plan.validated() }
+        plan.size = PixelSize(width: 720, height: 1280)
+        plan.video.preset = "fastest"
+        #expect(throws: CompositionPlanError.self) { try plan.validated() }
+        plan.video.preset = "veryfast"
+        _ = try plan.validated()
+    }
+
+    @Test func frameRates() {
+        #expect(FrameRate(29.97) == FrameRate(frames: 30000, per: 1001))
+        #expect(FrameRate(23.976) == FrameRate(frames: 24000, per: 1001))
+        #expect(FrameRate(25) == FrameRate(frames: 25))
+        #expect(FrameRate(12.5) == FrameRate(frames: 12500, per: 1000))
+        #expect(FrameRate(0) == nil)
+        #expect(FrameRate(frames: 30).frameCount(for: 10) == 300)
+        #expect(FrameRate(frames: 30).frameCount(for: 10.01) == 301)
+    }
+}
