@@ -29,7 +29,7 @@ targets += [
 targets += [.target(name: "SeededRandom", swiftSettings: swiftSettings)]
 
 // MARK: OrderedJSON
-// `JSONLine`: one JSON object on one line, keys in the order added (what `--json` output needs). Below Thumbnails (its
+// `JSONLine`: one JSON object on one line, keys in the order added (what `--json` output needs). Below CoverBatch (its
 // batch reporter) and CommandLineSupport (canvas-sim's lines), so both print JSON with one escaper. Depends on nothing.
 targets += [.target(name: "OrderedJSON", swiftSettings: swiftSettings)]
 
@@ -52,17 +52,17 @@ targets += [
         swiftSettings: swiftSettings),
 ]
 
-// MARK: Thumbnails
-// The FFmpeg-backed cover service (Docs/Thumbnails.md). CFFmpeg is the system library it alone imports:
-// `pkgConfig` finds the headers and library folder through libavformat.pc, and CFFmpeg's module map
-// links all four libraries. The test suite reads the committed Fixtures/ (made by Tools/make-fixtures.sh).
-// Thumbnails depends on nothing above it: CanvasKit's cover protocol is implemented by CanvasCovers.
-// Its test hooks (a lifetime tracker of the FFmpeg owners, an observer of every cancellation check, a service's decode
-// count) are compiled only with THUMBNAILS_TEST_HOOKS: in debug builds, and in the release build of the tests
-// (Tools/test.sh passes -Xswiftc -DTHUMBNAILS_TEST_HOOKS), so a release build of the library carries none of them.
-// THUMBNAILS_BENCHMARK_HOOKS (Tools/bench-thumbnails.sh) adds the forced stream probe the benchmark measures.
-let thumbnailsSettings = swiftSettings + [.define("THUMBNAILS_TEST_HOOKS", .when(configuration: .debug))]
-products.append(.library(name: "Thumbnails", targets: ["Thumbnails"]))
+// MARK: MediaCore
+// The FFmpeg layer that covers and composition share (Docs/Architecture.md): the owners of FFmpeg's C objects (format
+// context, decoder, frame, packet, scaler, custom I/O), error mapping (`FFmpegError`), FFmpeg's log routed into errors,
+// the guarded opening of an input, and the picture rules (orientation from the display matrix, aspect ratio, HDR to SDR
+// tone mapping, deinterlacing, conversion to an upright RGB picture). The only code that imports CFFmpeg, the system
+// library `pkgConfig` finds through libavformat.pc (its module map links all four libraries). No product: its API is
+// `package`, except the value types `FileSystemPath`, `Rational` and `DynamicRange`, which Thumbnails re-exports.
+// Its test hook (a lifetime tracker of the FFmpeg owners) is compiled only with THUMBNAILS_TEST_HOOKS, like
+// Thumbnails' own: in debug builds, and in the release build of the tests (Tools/test.sh passes
+// -Xswiftc -DTHUMBNAILS_TEST_HOOKS), so a release build of the libraries carries none of them.
+let testHookSettings = swiftSettings + [.define("THUMBNAILS_TEST_HOOKS", .when(configuration: .debug))]
 targets += [
     .systemLibrary(
         name: "CFFmpeg",
@@ -72,11 +72,24 @@ targets += [
             .brew(["ffmpeg", "pkg-config"]),
         ]
     ),
+    .target(name: "MediaCore", dependencies: ["CFFmpeg", "Pixels", "Locking"], swiftSettings: testHookSettings),
+]
+
+// MARK: Thumbnails
+// The FFmpeg-backed cover service (Docs/Thumbnails.md), over MediaCore. The test suite reads the committed Fixtures/
+// (made by Tools/make-fixtures.sh). Thumbnails depends on nothing above it: CanvasKit's cover protocol is implemented
+// by CanvasCovers, and the batch machinery of canvas-thumb (worker processes, JSON lines) is CoverBatch's.
+// Its test hooks (an observer of every cancellation check, a service's decode count) are compiled only with
+// THUMBNAILS_TEST_HOOKS, as MediaCore's are. THUMBNAILS_BENCHMARK_HOOKS (Tools/bench-thumbnails.sh) adds the forced
+// stream probe the benchmark measures.
+products.append(.library(name: "Thumbnails", targets: ["Thumbnails"]))
+targets += [
     .target(
-        name: "Thumbnails", dependencies: ["CFFmpeg", "Pixels", "Locking", "OrderedJSON"],
-        swiftSettings: thumbnailsSettings),
+        name: "Thumbnails", dependencies: ["MediaCore", "Pixels", "Locking"],
+        swiftSettings: testHookSettings),
     .testTarget(
-        name: "ThumbnailsTests", dependencies: ["Thumbnails", "Locking", "SeededRandom", "TestSupport"],
+        name: "ThumbnailsTests",
+        dependencies: ["Thumbnails", "MediaCore", "CoverBatch", "Locking", "SeededRandom", "TestSupport"],
         swiftSettings: swiftSettings),
     // `media-info FILE...`: a development tool that prints what Thumbnails reads from media files.
     .executableTarget(
@@ -84,7 +97,21 @@ targets += [
     // `swift run -c release ThumbnailBenchmark ...`, driven by Tools/bench-thumbnails.sh, which
     // generates the inputs into the git-ignored .bench/ and runs Tools/Floor/cover_floor.c beside it.
     .executableTarget(
-        name: "ThumbnailBenchmark", dependencies: ["Thumbnails"], path: "Tools/ThumbnailBenchmark",
+        name: "ThumbnailBenchmark", dependencies: ["Thumbnails", "CoverBatch"], path: "Tools/ThumbnailBenchmark",
+        swiftSettings: swiftSettings),
+]
+
+// MARK: CoverBatch
+// canvas-thumb's batch machinery (Docs/Covers-at-scale.md): the input walk, output naming, worker processes (forked or
+// spawned) with their wire protocol and time limit, the JSON-lines reporter. Command-line machinery, not in a library
+// an app links: no product, used by canvas-thumb and the benchmarks only.
+targets += [
+    .target(
+        name: "CoverBatch", dependencies: ["Thumbnails", "MediaCore", "Locking", "OrderedJSON"],
+        swiftSettings: testHookSettings),
+    .testTarget(
+        name: "CoverBatchTests",
+        dependencies: ["CoverBatch", "Thumbnails", "MediaCore", "Locking", "SeededRandom", "TestSupport"],
         swiftSettings: swiftSettings),
 ]
 
@@ -208,7 +235,7 @@ targets += [
 products.append(.executable(name: "canvas-thumb", targets: ["canvas-thumb"]))
 targets += [
     .executableTarget(
-        name: "canvas-thumb", dependencies: ["Thumbnails", "CommandLineSupport", "Locking"],
+        name: "canvas-thumb", dependencies: ["Thumbnails", "CoverBatch", "CommandLineSupport", "Locking"],
         swiftSettings: swiftSettings),
     // Runs the built executables against Fixtures/ (depending on them makes `swift test` build them first).
     .testTarget(

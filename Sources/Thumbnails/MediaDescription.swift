@@ -1,4 +1,5 @@
 import Foundation
+import MediaCore
 
 /// What a media file is, as far as a cover needs to know: its container, its length, and the
 /// video stream a cover would be taken from.
@@ -122,18 +123,6 @@ public struct MediaDescription: Sendable, Hashable {
 
     /// FFmpeg's counterclockwise display angle as clockwise degrees, rounded to 0, 90, 180, 270.
     static func clockwiseQuarterTurns(fromCounterclockwise degrees: Double) -> Int {
-        guard degrees.isFinite else { return 0 }
-        let quarterTurns = Int((-degrees / 90).rounded())
-        return ((quarterTurns % 4) + 4) % 4 * 90
+        Orientation.clockwiseQuarterTurns(fromCounterclockwise: degrees)
     }
-}
-
-/// How a video codes light levels (its transfer characteristic).
-public enum DynamicRange: String, Sendable, Hashable {
-    /// Standard dynamic range (BT.709, BT.601, sRGB and similar gamma curves), or not stated.
-    case standard
-    /// HDR10 and other PQ video (SMPTE ST 2084): absolute light levels up to 10,000 cd/m2.
-    case pq
-    /// Hybrid Log-Gamma (ARIB STD-B67, BT.2100): what phones and broadcasters record by default.
-    case hlg
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaCore
 
 /// Why a media file could not be opened, described or turned into a cover.
 ///
@@ -31,7 +32,7 @@ public struct ThumbnailError: Error, Sendable, Hashable {
         /// or the task's cancellation) before it finished. The async APIs throw
         /// `CancellationError` instead; completion handlers receive this kind.
         case cancelled
-        /// Making the cover took longer than the time allowed (``CoverBatch/defaultTimeout``): a
+        /// Making the cover took longer than the time allowed (`CoverBatch.defaultTimeout`): a
         /// read that never returns (a playlist whose segment is a FIFO, a stalled network file
         /// system) or a decode stuck in a loop. The process making it was stopped.
         case timedOut
@@ -63,7 +64,7 @@ extension ThumbnailError {
     }
 
     /// "crashed while making its cover (signal 11: Segmentation fault)".
-    static func crashDescription(signal: Int32) -> String {
+    package static func crashDescription(signal: Int32) -> String {
         let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
         return "crashed while making its cover (signal \(signal): \(name))"
     }

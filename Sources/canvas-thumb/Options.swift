@@ -1,4 +1,5 @@
 import CommandLineSupport
+import CoverBatch
 import Foundation
 import Thumbnails
 

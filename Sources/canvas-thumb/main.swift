@@ -2,6 +2,7 @@
 // (CoverInputs, CoverBatchPlan, CoverBatch, CoverBatchReporter), print. Exit codes: 0 all written, 1 some
 // failed (the others are written), 2 usage.
 import CommandLineSupport
+import CoverBatch
 import Foundation
 import Synchronization
 import Thumbnails

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import MediaCore
 @testable import Thumbnails
 
 #if canImport(Glibc)

@@ -4,6 +4,7 @@ import Locking
 import TestSupport
 import Testing
 
+@testable import MediaCore
 @testable import Thumbnails
 
 /// Long enough to be in flight: the exact last frame decodes every packet of the file.

@@ -3,6 +3,7 @@ import SeededRandom
 import TestSupport
 import Testing
 
+@testable import MediaCore
 @testable import Thumbnails
 
 @Suite("The cover cache: identity keys, LRU bound, invalidation")

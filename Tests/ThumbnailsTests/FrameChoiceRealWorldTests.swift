@@ -2,6 +2,7 @@ import Foundation
 import Locking
 import Testing
 
+@testable import MediaCore
 @testable import Thumbnails
 
 /// What ffprobe says a file's frames are: the oracle for which frame a time means.

@@ -3,6 +3,7 @@ import Locking
 import TestSupport
 import Testing
 
+@testable import MediaCore
 @testable import Thumbnails
 
 @Suite("No leaks: memory stays flat over many covers")

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import MediaCore
 @testable import Thumbnails
 
 /// How covers look on real-world shapes (Tools/Corpus/picture.sh), against the `ffmpeg` command's own

@@ -1,9 +1,11 @@
+import CoverBatch
 import Dispatch
 import Foundation
 import Locking
 import TestSupport
 import Testing
 
+@testable import MediaCore
 @testable import Thumbnails
 
 /// An item that blocks its scheduler thread until released, and says when it started.

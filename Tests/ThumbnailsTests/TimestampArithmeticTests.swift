@@ -1,5 +1,6 @@
 import Testing
 
+@testable import MediaCore
 @testable import Thumbnails
 
 /// A damaged file can hold any 64-bit timestamps; turning them into seconds and messages must

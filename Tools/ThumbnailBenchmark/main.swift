@@ -13,6 +13,7 @@
 // the decoded, scaled cover (no PNG encoding, no file); --cpu measures the process's CPU time per cover instead of
 // the wall clock (for the picture-shape ratios, which differ by less than other work on a shared machine moves the
 // wall clock). Exit status 1 with the error's reason on stderr when a cover fails.
+import CoverBatch
 import Foundation
 import Thumbnails
 

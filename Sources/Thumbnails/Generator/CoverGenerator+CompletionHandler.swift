@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MediaCore
 
 extension CoverGenerator {
     /// Takes a cover of at most `size` (aspect fit, see ``CoverOptions/maximumSize``) from the

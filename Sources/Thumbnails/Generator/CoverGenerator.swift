@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import MediaCore
 import Synchronization
 
 /// Takes covers (still pictures) from video files with FFmpeg: the blocking core the other APIs
@@ -20,7 +21,7 @@ import Synchronization
 /// default), and ``cancelAll()`` reaches all of them, waiting or running.
 public final class CoverGenerator: Sendable {
     /// Admits, starts and cancels every cover of this generator.
-    let scheduler: DecodeScheduler
+    package let scheduler: DecodeScheduler
 
     #if THUMBNAILS_TEST_HOOKS
         /// Called at every cancellation check (once per packet read), before checking: a test
@@ -118,13 +119,21 @@ public final class CoverGenerator: Sendable {
 
     /// Takes a cover from the file at `path`, blocking the calling thread: as
     /// ``makeCover(for:options:)``, for a path held as bytes (a name that is not UTF-8, which a
-    /// `URL` cannot carry). Error reasons name the file by its ``FileSystemPath/escaped`` form.
+    /// `URL` cannot carry). Error reasons name the file by its `FileSystemPath.escaped` form.
     ///
     /// - Throws: ``ThumbnailError`` as ``makeCover(for:options:)``.
     public func makeCover(forFileAt path: FileSystemPath, options: CoverOptions = CoverOptions())
         throws(ThumbnailError) -> CoverImage
     {
         try blockingCover(forFileAt: path, options: ValidatedCoverOptions(options))
+    }
+
+    /// The cover of the file at `path` with options already checked, decoded on the calling thread once the scheduler
+    /// admits it (a cover worker's jobs: CoverBatch).
+    package func blockingCover(forFileAt path: FileSystemPath, checkedOptions options: ValidatedCoverOptions)
+        throws(ThumbnailError) -> CoverImage
+    {
+        try blockingCover(forFileAt: path, options: options, probe: .whenIncomplete)
     }
 
     /// The cover of the file at `path`, decoded on the calling thread once the scheduler admits it.
@@ -163,6 +172,16 @@ public final class CoverGenerator: Sendable {
         return try makeCover(
             forFileAt: path, options: options, cancellation: cancellation,
             status: identity.map { FileStatus(identity: $0, path: path) })
+    }
+
+    /// The cover of the file at `path` with options already checked, on the thread the scheduler admitted it on (a
+    /// batch's jobs: CoverBatch).
+    package func makeCover(
+        forFileAt path: FileSystemPath,
+        checkedOptions options: ValidatedCoverOptions,
+        cancellation: DecodeScheduler.Cancellation
+    ) throws(ThumbnailError) -> CoverImage {
+        try makeCover(forFileAt: path, options: options, cancellation: cancellation, probe: .whenIncomplete)
     }
 
     func makeCover(

@@ -1,21 +1,22 @@
+
 /// ``CoverOptions`` that passed the checks, the only form of options below the public entry
 /// points.
 ///
 /// Every public API (the blocking, async and completion-handler calls, the sequences,
-/// ``CoverService``, ``CoverBatch``, ``CoverWorker``) turns its ``CoverOptions`` into one of
+/// ``CoverService``, `CoverBatch`, `CoverWorker`) turns its ``CoverOptions`` into one of
 /// these first, so a bad value is refused with its one-line `.invalidArgument` before anything is
 /// queued or opened, and the scheduler, the session and the frame converter cannot be handed
 /// options nobody checked: they take this type, which only ``init(_:)`` makes.
-struct ValidatedCoverOptions: Sendable, Hashable {
+package struct ValidatedCoverOptions: Sendable, Hashable {
     /// The options as given (checked).
-    let options: CoverOptions
+    package let options: CoverOptions
 
     /// Checks `options`.
     ///
     /// - Throws: ``ThumbnailError`` `.invalidArgument` naming the value: a negative size, a time
     ///   or tolerance that is negative or NaN, a fraction outside 0...1, a negative dark-frame
     ///   limit.
-    init(_ options: CoverOptions) throws(ThumbnailError) {
+    package init(_ options: CoverOptions) throws(ThumbnailError) {
         guard options.maximumSize.width >= 0, options.maximumSize.height >= 0 else {
             throw ThumbnailError(.invalidArgument, reason: "maximum size \(options.maximumSize) is negative")
         }
@@ -32,26 +33,26 @@ struct ValidatedCoverOptions: Sendable, Hashable {
     }
 
     /// The requested time (checked with the options).
-    var time: ValidatedCoverTime { ValidatedCoverTime(checked: options.time) }
-    var maximumSize: PixelSize { options.maximumSize }
-    var appliesRotation: Bool { options.appliesRotation }
-    var toleranceBefore: Double { options.toleranceBefore }
-    var toleranceAfter: Double { options.toleranceAfter }
-    var skipsDarkFrames: Bool { options.skipsDarkFrames }
-    var darkFrameLimit: Int { options.darkFrameLimit }
-    var pixelFormat: CoverPixelFormat { options.pixelFormat }
-    var isKeyframeMode: Bool { options.isKeyframeMode }
+    package var time: ValidatedCoverTime { ValidatedCoverTime(checked: options.time) }
+    package var maximumSize: PixelSize { options.maximumSize }
+    package var appliesRotation: Bool { options.appliesRotation }
+    package var toleranceBefore: Double { options.toleranceBefore }
+    package var toleranceAfter: Double { options.toleranceAfter }
+    package var skipsDarkFrames: Bool { options.skipsDarkFrames }
+    package var darkFrameLimit: Int { options.darkFrameLimit }
+    package var pixelFormat: CoverPixelFormat { options.pixelFormat }
+    package var isKeyframeMode: Bool { options.isKeyframeMode }
 }
 
 /// A ``CoverTime`` that passed the checks: what a session takes a cover at.
-struct ValidatedCoverTime: Sendable, Hashable {
-    let time: CoverTime
+package struct ValidatedCoverTime: Sendable, Hashable {
+    package let time: CoverTime
 
     /// Checks `time`.
     ///
     /// - Throws: ``ThumbnailError`` `.invalidArgument`: seconds that are negative, NaN or
     ///   infinite, a fraction outside 0...1.
-    init(_ time: CoverTime) throws(ThumbnailError) {
+    package init(_ time: CoverTime) throws(ThumbnailError) {
         switch time {
         case .seconds(let seconds):
             guard seconds.isFinite, seconds >= 0 else {

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import MediaCore
 
 /// Covers kept in memory, keyed by the file's identity and the request, bounded in bytes and
 /// evicting the least recently used. Safe to use from any thread.

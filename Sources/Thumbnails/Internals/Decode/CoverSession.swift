@@ -1,3 +1,5 @@
+import MediaCore
+
 /// Covers from one opened input: picks the frame for a requested time (keyframe mode, or
 /// decoding forward to the frame shown at that time), steps past dark frames when asked, and
 /// converts the result. Several times can be taken from one session without reopening.
@@ -59,7 +61,7 @@ final class CoverSession {
                         + "it was read from its start and its nearest frame, at \(Self.format(picked.time)) s, is used")
             }
         }
-        return try FrameConverter.makeImage(
+        return try CoverImage.make(
             from: picked.frame, pixelAspectRatio: input.video.sampleAspectRatio, orientation: input.video.orientation,
             options: options, actualTime: picked.time, warnings: warnings, name: input.path
         )

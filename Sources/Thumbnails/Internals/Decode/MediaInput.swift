@@ -1,11 +1,12 @@
 import Foundation
+import MediaCore
 
 /// A media file opened for reading, with its best video stream chosen: the first step of
 /// every description and every cover.
 ///
 /// Opening checks the path up front (exists, is a regular file, readable, not empty) so each
 /// failure gets a precise ``ThumbnailError``, then lets FFmpeg read the header and probe the
-/// streams. Not `Sendable`, like the ``FormatContext`` it owns.
+/// streams. Not `Sendable`, like the `FormatContext` it owns.
 final class MediaInput {
     /// The path as given (for messages).
     let path: String
@@ -60,7 +61,7 @@ final class MediaInput {
     }
 
     /// Opens the file at `path`, its bytes handed to the system unchanged (a name that is not
-    /// UTF-8 opens); error reasons name it by its ``FileSystemPath/escaped`` form.
+    /// UTF-8 opens); error reasons name it by its `FileSystemPath.escaped` form.
     ///
     /// - Parameter status: what the caller already read of the file (``FileStatus/init(identity:path:)``),
     ///   so it is not read again; nil to read it here (one `stat`).

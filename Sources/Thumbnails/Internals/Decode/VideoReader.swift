@@ -1,3 +1,5 @@
+import MediaCore
+
 /// Reads and decodes the video stream of one opened input: seeking, decoding a lone keyframe,
 /// or decoding every frame in order. It converts timestamps to seconds from the first frame
 /// and keeps the warnings a cover should carry.

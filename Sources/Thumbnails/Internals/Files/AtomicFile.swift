@@ -1,4 +1,5 @@
 import Foundation
+import MediaCore
 
 #if canImport(Glibc)
     import Glibc
@@ -32,15 +33,15 @@ import Foundation
 /// writer leaves its file untouched that long), and only when `NAME` is a cover's name (ending in
 /// `.png`, `.jpg` or `.jpeg`), so another program's temporary files of the same shape are left
 /// alone.
-enum AtomicFile {
+package enum AtomicFile {
     /// What ends a temporary file's name before the process id: `.NAME` + marker + `PID-XXXXXX`.
-    static let marker = Array(".cover-tmp-".utf8)
+    package static let marker = Array(".cover-tmp-".utf8)
     /// The destination's name is kept to at most this many bytes in the temporary name (which
     /// adds up to 31 bytes and must fit in the 255 a name may have).
-    static let keptNameBytes = 200
+    package static let keptNameBytes = 200
     /// How long an old-style temporary file (`.NAME.tmp-XXXXXX`) must have gone unmodified before
     /// ``removeAbandoned(in:)`` removes it.
-    static let staleAge: Int64 = 3600
+    package static let staleAge: Int64 = 3600
 
     /// Writes `data` to `path`, replacing any file (or link) there.
     ///
@@ -49,7 +50,7 @@ enum AtomicFile {
     ///   - randomSuffix: the six characters that make a temporary name unique (a test's seam).
     /// - Throws: ``ThumbnailError`` `.writeFailed` with the system's reason, `.invalidArgument`
     ///   for a path naming a folder.
-    static func replace(
+    package static func replace(
         _ path: FileSystemPath,
         with data: Data,
         write: (Int32, UnsafeRawBufferPointer) -> Int = AtomicFile.systemWrite,
@@ -114,7 +115,7 @@ enum AtomicFile {
     /// still refers to the file checked. Anything else is left alone, and a folder that cannot be
     /// listed is left as it is.
     @discardableResult
-    static func removeAbandoned(in folder: FileSystemPath) -> Int {
+    package static func removeAbandoned(in folder: FileSystemPath) -> Int {
         guard let handle = folder.withCString({ opendir($0) }) else { return 0 }
         defer { closedir(handle) }
         var removed = 0
@@ -133,7 +134,7 @@ enum AtomicFile {
     }
 
     /// The temporary name for a destination named `name`.
-    static func temporaryName(for name: [UInt8], suffix: [UInt8]) -> [UInt8] {
+    package static func temporaryName(for name: [UInt8], suffix: [UInt8]) -> [UInt8] {
         // Whole characters when the name is UTF-8: the cut may not fall before a continuation
         // byte (at most 3 of them follow a character's first byte).
         var end = min(name.count, keptNameBytes)
@@ -147,7 +148,7 @@ enum AtomicFile {
     }
 
     /// The writer's process id in a temporary name, or nil when `name` is not one.
-    static func writerProcess(ofTemporaryName name: [UInt8]) -> pid_t? {
+    package static func writerProcess(ofTemporaryName name: [UInt8]) -> pid_t? {
         guard name.first == UInt8(ascii: "."), name.count > 1 + marker.count + 8 else { return nil }
         let suffix = name.suffix(7)
         guard suffix.first == UInt8(ascii: "-"), suffix.dropFirst().allSatisfy(isSuffixCharacter) else { return nil }
@@ -165,7 +166,7 @@ enum AtomicFile {
 
     /// Whether `name` is `.NAME.tmp-XXXXXX` (what versions before the process id in the name
     /// wrote: `mkstemp`'s six letters or digits) with `NAME` ending in `.png`, `.jpg` or `.jpeg`.
-    static func isOldStyleTemporaryName(_ name: [UInt8]) -> Bool {
+    package static func isOldStyleTemporaryName(_ name: [UInt8]) -> Bool {
         let marker = Array(".tmp-".utf8)
         guard name.first == UInt8(ascii: "."), name.count > 1 + marker.count + 6 else { return false }
         let suffix = name.suffix(6)
@@ -178,12 +179,12 @@ enum AtomicFile {
     }
 
     /// `write(2)`.
-    static func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
+    package static func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
         write(descriptor, buffer.baseAddress, buffer.count)
     }
 
     /// Six random letters and digits.
-    static func randomSuffix() -> [UInt8] {
+    package static func randomSuffix() -> [UInt8] {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
         var generator = SystemRandomNumberGenerator()
         return (0..<6).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] }
@@ -215,7 +216,7 @@ enum AtomicFile {
 
         /// The process's state letter in `/proc/PID/stat` (the field after the name in parentheses, which may hold
         /// spaces), or nil when there is no such process.
-        static func processState(_ process: pid_t) -> Character? {
+        package static func processState(_ process: pid_t) -> Character? {
             guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
             else { return nil }

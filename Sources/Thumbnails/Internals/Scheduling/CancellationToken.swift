@@ -1,12 +1,12 @@
 import Synchronization
 
 /// A flag one side sets to stop a cover job, which the job reads between packets.
-final class CancellationToken: Sendable {
+package final class CancellationToken: Sendable {
     private let flag = Atomic<Bool>(false)
 
-    var isCancelled: Bool { flag.load(ordering: .acquiring) }
+    package var isCancelled: Bool { flag.load(ordering: .acquiring) }
 
-    func cancel() {
+    package func cancel() {
         flag.store(true, ordering: .releasing)
     }
 }

@@ -3,7 +3,7 @@ import Locking
 import Synchronization
 
 /// The one place covers are admitted and started: every public API (blocking, async,
-/// completion handler, the sequences, ``CoverService``, ``CoverBatch`` in-process or in worker
+/// completion handler, the sequences, ``CoverService``, `CoverBatch` in-process or in worker
 /// processes) hands its work to a scheduler, which owns
 /// - the concurrency limit: at most ``limit`` items run at once, whoever submitted them;
 /// - the admission order: items wait in ``Group``s, each with its own limit and order (oldest
@@ -24,12 +24,12 @@ import Synchronization
 /// afterwards (a completion handler, a batch's report: code of the caller's) runs once the
 /// item's slot is free, so it may itself wait for a cover of the same scheduler without
 /// deadlocking it.
-final class DecodeScheduler: Sendable {
+package final class DecodeScheduler: Sendable {
     /// What an item's work hands back to run once its slot is free.
-    typealias FollowUp = @Sendable () -> Void
+    package typealias FollowUp = @Sendable () -> Void
 
     /// Which waiting item of a group is admitted first.
-    enum Order: Sendable {
+    package enum Order: Sendable {
         /// In the order they were submitted (the default: batches, sequences, single calls).
         case oldestFirst
         /// The last submitted first (a grid's cells: those just scrolled into view).
@@ -39,12 +39,12 @@ final class DecodeScheduler: Sendable {
     /// A caller's share of the scheduler: at most `limit` of its items run at once (and never
     /// more than the scheduler's own limit), admitted in `order`. Withdrawing a group cancels
     /// every item it has, waiting or running, for good.
-    final class Group: Sendable {
-        let limit: Int
-        let order: Order
+    package final class Group: Sendable {
+        package let limit: Int
+        package let order: Order
         fileprivate let token = CancellationToken()
 
-        init(limit: Int = .max, order: Order = .oldestFirst) {
+        package init(limit: Int = .max, order: Order = .oldestFirst) {
             self.limit = max(1, limit)
             self.order = order
         }
@@ -53,13 +53,13 @@ final class DecodeScheduler: Sendable {
     /// What a running item asks between packets and in FFmpeg's interrupt callback: whether its
     /// token, its group or the scheduler's ``cancelAll()`` (since it was submitted), or the
     /// current task, asked it to stop.
-    struct Cancellation: Sendable {
+    package struct Cancellation: Sendable {
         fileprivate let token: CancellationToken?
         fileprivate let group: Group
         fileprivate let epoch: Int
         fileprivate let scheduler: DecodeScheduler
 
-        var isRequested: Bool {
+        package var isRequested: Bool {
             isWithdrawn || Task.isCancelled
         }
 
@@ -71,7 +71,7 @@ final class DecodeScheduler: Sendable {
     }
 
     /// The most items running at once.
-    let limit: Int
+    package let limit: Int
     /// Advanced by ``cancelAll()``; an item stops when the epoch it was submitted in has passed.
     private let epoch = Atomic<Int>(0)
     private let state = LockedValue(State())
@@ -79,7 +79,7 @@ final class DecodeScheduler: Sendable {
     private let ungrouped = Group()
 
     /// A scheduler running at most `limit` items at once (`.max`: no limit of its own).
-    init(limit: Int = .max) {
+    package init(limit: Int = .max) {
         self.limit = max(1, limit)
     }
 
@@ -87,7 +87,7 @@ final class DecodeScheduler: Sendable {
 
     /// Queues `work` to run on a thread of the scheduler once admitted; `dropped` is called
     /// instead (on the withdrawing thread, or this one) when the item is cancelled first.
-    func submit(
+    package func submit(
         group: Group? = nil,
         token: CancellationToken? = nil,
         work: @escaping @Sendable (Cancellation) -> FollowUp?,
@@ -101,7 +101,7 @@ final class DecodeScheduler: Sendable {
     ///
     /// - Throws: `.cancelled` ("NAME: cancelled") when the item was withdrawn or cancelled before
     ///   its turn; otherwise what `body` throws.
-    func run<Value>(
+    package func run<Value>(
         name: String,
         token: CancellationToken? = nil,
         group: Group? = nil,
@@ -120,20 +120,20 @@ final class DecodeScheduler: Sendable {
 
     /// Withdraws the waiting items submitted with `token` (their `dropped` is called now); one
     /// already running stops at its next check when the token is cancelled (the caller cancels it).
-    func withdraw(_ token: CancellationToken) {
+    package func withdraw(_ token: CancellationToken) {
         perform(state.withLock { state in state.remove(where: { $0.token === token }) })
     }
 
     /// Cancels `group` for good: its waiting items are dropped now, its running ones stop at
     /// their next check, and items submitted to it later are dropped at once.
-    func withdraw(_ group: Group) {
+    package func withdraw(_ group: Group) {
         group.token.cancel()
         perform(state.withLock { state in state.remove(where: { $0.group === group }) })
     }
 
     /// Stops everything submitted so far: waiting items are dropped, running ones stop at their
     /// next check. Items submitted afterwards run normally.
-    func cancelAll() {
+    package func cancelAll() {
         epoch.add(1, ordering: .sequentiallyConsistent)
         perform(state.withLock { state in state.remove(where: { _ in true }) })
     }
@@ -141,8 +141,8 @@ final class DecodeScheduler: Sendable {
     #if THUMBNAILS_TEST_HOOKS
         /// The most items that ran at once so far, and how many were admitted (tests check the
         /// limit and that a dropped item never started).
-        var peakRunning: Int { state.withLock { $0.peakRunning } }
-        var admittedCount: Int { state.withLock { $0.admitted } }
+        package var peakRunning: Int { state.withLock { $0.peakRunning } }
+        package var admittedCount: Int { state.withLock { $0.admitted } }
     #endif
 
     // MARK: Inside

@@ -1,0 +1,330 @@
+import Dispatch
+import Foundation
+import MediaCore
+import Synchronization
+import Thumbnails
+
+/// One cover to make and write in a ``CoverBatch``.
+public struct CoverJob: Sendable, Hashable {
+    /// The video.
+    public var input: FileSystemPath
+    /// Where its cover goes (replaced atomically when it exists).
+    public var output: FileSystemPath
+
+    /// A job writing the cover of `input` to `output`, both paths held as bytes.
+    public init(input: FileSystemPath, output: FileSystemPath) {
+        self.input = input
+        self.output = output
+    }
+
+    /// A job writing the cover of the file `input` to the file `output`.
+    public init(input: URL, output: URL) {
+        self.init(input: FileSystemPath(input), output: FileSystemPath(output))
+    }
+}
+
+/// What became of one ``CoverJob``: the written cover's size and time, or why nothing was written.
+public struct CoverJobResult: Sendable {
+    /// The job's position in the batch.
+    public let index: Int
+    /// The job.
+    public let job: CoverJob
+    /// The written cover (its pixels already released), or the error; on error nothing was
+    /// written at ``CoverJob/output`` (a file already there is left as it was).
+    public let result: Result<WrittenCover, ThumbnailError>
+
+    /// A result for the job at `index`.
+    public init(index: Int, job: CoverJob, result: Result<WrittenCover, ThumbnailError>) {
+        self.index = index
+        self.job = job
+        self.result = result
+    }
+}
+
+/// A cover that was written: what a report needs, without the pixels.
+public struct WrittenCover: Sendable, Hashable {
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// The time of the frame in seconds from the start of the video.
+    public let actualTime: Double
+    /// Why the frame may not be what was asked for (a file cut short); empty when it is.
+    public let warnings: [String]
+
+    /// What a report says of a cover `width` x `height` taken at `actualTime`.
+    public init(width: Int, height: Int, actualTime: Double, warnings: [String] = []) {
+        self.width = width
+        self.height = height
+        self.actualTime = actualTime
+        self.warnings = warnings
+    }
+}
+
+/// Makes and writes many covers: decoding, scaling, encoding and writing all run in parallel,
+/// `concurrency` inputs at a time, on threads of this process or in worker processes.
+///
+/// Every job yields exactly one result; a failure never stops the others. Outputs are written
+/// atomically (see `CoverImage.write(toFileAt:as:)`), so a failed job leaves no empty or
+/// partial file behind. Before any job runs, each output folder is cleared of the temporary files
+/// that earlier writers killed mid-write left there (only those provably abandoned: see
+/// `CoverImage.write(toFileAt:as:)`).
+public enum CoverBatch {
+    /// The most jobs a batch runs at once, whatever `concurrency` asks: each running job holds a
+    /// decoder and its frames (tens of MB for 4K), so beyond this memory grows and nothing gets
+    /// faster.
+    public static let maximumConcurrency = 64
+
+    /// How long a worker process may take over one input before it is stopped and the input
+    /// reported as `.timedOut`: 60 s. A cover takes well under a second (a 4K frame about 80 ms;
+    /// an exact frame deep into a long keyframe interval a few seconds), so only a read that
+    /// never returns or a decoder stuck in a loop reaches it, yet an input on a slow disk or
+    /// network share still has ample time.
+    public static let defaultTimeout: Duration = .seconds(60)
+
+    /// Runs `jobs` on threads of this process and calls `report` once per job as it finishes, on
+    /// the thread that ran it (so `report` must be thread-safe; it may be called by several
+    /// threads at once). Returns when every job has finished or `generator`'s
+    /// ``CoverGenerator/cancelAll()`` stopped them: each job it stopped, running or not started
+    /// yet, is reported with `.cancelled` (one not started yet on the cancelling thread).
+    ///
+    /// The jobs go through `generator`'s scheduler, started in their order, at most
+    /// `concurrency` at once, and never more than the generator's
+    /// ``CoverGenerator/maximumConcurrency`` together with its other covers. Options that cannot be
+    /// right fail every job with the same one-line `.invalidArgument`, before anything is opened.
+    ///
+    /// A crash inside FFmpeg (a hostile file) takes the whole process down with it; use
+    /// ``run(_:concurrency:workers:timeout:report:)`` to keep the other inputs.
+    ///
+    /// - Parameters:
+    ///   - jobs: the inputs and outputs.
+    ///   - options: how to take each cover.
+    ///   - format: the image format written.
+    ///   - concurrency: how many jobs run at once (at least 1, at most ``maximumConcurrency``),
+    ///     each on a thread of its own, even beyond the number of cores (inputs on a slow disk).
+    ///   - generator: the generator to use (share one to cancel the batch with `cancelAll()`).
+    ///   - report: receives each result.
+    public static func run(
+        _ jobs: [CoverJob],
+        options: CoverOptions,
+        format: CoverImageFormat,
+        concurrency: Int,
+        generator: CoverGenerator = CoverGenerator(),
+        report: @escaping @Sendable (CoverJobResult) -> Void
+    ) {
+        let validated: ValidatedCoverOptions
+        do throws(ThumbnailError) {
+            validated = try ValidatedCoverOptions(options)
+        } catch {
+            for (index, job) in jobs.enumerated() {
+                report(CoverJobResult(index: index, job: job, result: .failure(error)))
+            }
+            return
+        }
+        removeAbandonedTemporaryFiles(of: jobs)
+        let lanes = DecodeScheduler.Group(limit: laneCount(concurrency, jobs: jobs))
+        let finished = DispatchGroup()
+        for (index, job) in jobs.enumerated() {
+            finished.enter()
+            generator.scheduler.submit(group: lanes) { cancellation in
+                let result = write(job, as: format) { () throws(ThumbnailError) in
+                    try generator.makeCover(forFileAt: job.input, checkedOptions: validated, cancellation: cancellation)
+                }
+                // Reported once the job's slot is free.
+                return {
+                    report(CoverJobResult(index: index, job: job, result: result))
+                    finished.leave()
+                }
+            } dropped: {
+                let cancelled = ThumbnailError(.cancelled, reason: "\(job.input.escaped): cancelled")
+                report(CoverJobResult(index: index, job: job, result: .failure(cancelled)))
+                finished.leave()
+            }
+        }
+        finished.wait()
+    }
+
+    /// Runs `jobs` in worker processes, `concurrency` at once, each input decoded in a process
+    /// apart from this one, and calls `report` once per job as it finishes (on one of this
+    /// process's threads, possibly several at once).
+    ///
+    /// A worker that dies while it has an input (a crash inside FFmpeg: `SIGSEGV`, `SIGABRT`, a
+    /// kill) costs that input alone: it is reported as `.decodeFailed` with a one-line reason
+    /// naming the signal ("crashed while making its cover (signal 11: Segmentation fault)"), the
+    /// temporary file it may have left is removed, a fresh worker takes the next input, and
+    /// every other cover is written.
+    ///
+    /// A worker that gives no answer for an input within `timeout` (counted from the moment it
+    /// starts that input: when its previous answer arrived, or when it was started) is killed
+    /// (`SIGKILL`) and waited for; the input is reported as `.timedOut` ("INPUT: no cover within
+    /// 60 s (a read or decode that never ends); stopped"), the temporary file it may have left is
+    /// removed, and a fresh worker takes the next input, as after a crash.
+    ///
+    /// Each worker is `workers` started anew (see ``CoverWorkerCommand``): a program that calls
+    /// ``CoverWorker/serve(options:format:)`` with the options and format the batch is meant to
+    /// use; or, for the first workers, when `workers` says what they serve and this process has a
+    /// single thread when the batch starts, a fork of this process that serves them (on Linux;
+    /// see ``CoverWorkerCommand``). The batch sends each worker its jobs over a socket, two at a
+    /// time while at least one job per worker is left (the next one waits in the socket while the
+    /// worker makes the current cover, so the worker never waits for this process; the last jobs
+    /// go to whichever worker is free), and the worker answers each with its result. A job queued behind one
+    /// a worker crashed on never started, and goes to the fresh worker.
+    ///
+    /// - Parameters:
+    ///   - jobs: the inputs and outputs.
+    ///   - concurrency: how many workers run at once (at least 1, at most ``maximumConcurrency``
+    ///     and the number of jobs).
+    ///   - workers: how to start a worker.
+    ///   - timeout: the most time a worker may take over one input (nil: no limit).
+    ///   - report: receives each result.
+    public static func run(
+        _ jobs: [CoverJob],
+        concurrency: Int,
+        workers: CoverWorkerCommand,
+        timeout: Duration? = CoverBatch.defaultTimeout,
+        report: @escaping @Sendable (CoverJobResult) -> Void
+    ) {
+        removeAbandonedTemporaryFiles(of: jobs)
+        // The first workers, forked from this process while it has one thread (when the command
+        // says what they serve): a copy of this process starts in about a millisecond, a new one
+        // loads FFmpeg and the Swift runtime anew (tens of milliseconds of CPU before its first
+        // cover). One per lane; a lane without one starts its worker.
+        let forked = WorkerProcess.forkFirst(count: laneCount(concurrency, jobs: jobs), serving: workers.serving)
+        runWorkerLanes(count: concurrency, jobs: jobs) { lane, next in
+            let first = lane < forked.count ? forked[lane] : nil
+            var worker = first.map(WorkerProcess.init(adopting:))
+            // Sent to the worker and not answered yet, oldest first; and taken back from a worker
+            // that died (the jobs queued behind the one it crashed on), to be sent again first.
+            var inFlight: [Int] = []
+            var retry: [Int] = []
+            // When the worker started its oldest job in flight: when it was started, or when it
+            // answered the job before.
+            var started = first?.started ?? ContinuousClock.now
+            while true {
+                // Two jobs in flight: the worker finds its next job waiting when it answers, and
+                // never waits for this thread to be scheduled (on a loaded machine that
+                // ping-pong costs milliseconds per input). The second only while at least one job
+                // per lane is left: the last jobs (all of them, in a batch of as many jobs as
+                // lanes) go to whichever worker is free, not behind another worker's cover.
+                while inFlight.count < 2, let index = retry.isEmpty ? next(inFlight.isEmpty) : retry.removeFirst() {
+                    if worker == nil {
+                        do throws(ThumbnailError) {
+                            worker = try WorkerProcess(command: workers)
+                            started = .now
+                        } catch {
+                            report(CoverJobResult(index: index, job: jobs[index], result: .failure(error)))
+                            continue
+                        }
+                    }
+                    inFlight.append(index)
+                    // A failed send shows as a death at the next receive.
+                    if worker?.send(jobs[index]) != true { break }
+                }
+                guard let oldest = inFlight.first, let running = worker else { break }
+                let job = jobs[oldest]
+                let failure: ThumbnailError
+                switch running.receive(before: timeout.map { started + $0 }) {
+                case .result(let result):
+                    started = .now
+                    inFlight.removeFirst()
+                    report(CoverJobResult(index: oldest, job: job, result: result))
+                    continue
+                case .died:
+                    // The worker died on its oldest job; the ones queued behind it never started.
+                    failure = ThumbnailError(.decodeFailed, reason: "\(job.input.escaped): \(running.death())")
+                case .timedOut:
+                    running.stop()
+                    failure = .timedOut(job.input, after: timeout ?? .zero)
+                }
+                worker = nil
+                // Its temporary file, if it was writing, is provably abandoned now.
+                AtomicFile.removeAbandoned(in: job.output.directory)
+                report(CoverJobResult(index: oldest, job: job, result: .failure(failure)))
+                retry = Array(inFlight.dropFirst()) + retry
+                inFlight = []
+            }
+            worker?.finish()
+        }
+    }
+
+    /// Makes one cover with `cover` and writes it.
+    static func write(
+        _ job: CoverJob,
+        as format: CoverImageFormat,
+        cover: () throws(ThumbnailError) -> CoverImage
+    ) -> Result<WrittenCover, ThumbnailError> {
+        Result { () throws(ThumbnailError) -> WrittenCover in
+            let cover = try cover()
+            try cover.write(toFileAt: job.output, as: format)
+            return WrittenCover(
+                width: cover.width, height: cover.height, actualTime: cover.actualTime, warnings: cover.warnings)
+        }
+    }
+
+    /// How many jobs run at once: `concurrency`, bounded by the jobs and ``maximumConcurrency``.
+    private static func laneCount(_ concurrency: Int, jobs: [CoverJob]) -> Int {
+        max(1, min(concurrency, jobs.count, maximumConcurrency))
+    }
+
+    /// Runs `lane` as ``laneCount(_:jobs:)`` items of a scheduler (each on a thread of its own,
+    /// each holding one slot while its worker process runs the jobs it takes), each given its
+    /// number (0 up) and a function that takes the next job index in order: for a lane's first
+    /// job in flight (`true`) while any is left, for a second one only while at least one per
+    /// lane is left (nil otherwise, and once all are taken). Returns when every lane has
+    /// returned.
+    ///
+    /// A lane, not a job, is the scheduler's item here: a lane keeps its worker process and two
+    /// jobs in flight to it (the worker never waits for this process), which one item per job
+    /// could not.
+    private static func runWorkerLanes(
+        count: Int,
+        jobs: [CoverJob],
+        lane: @escaping @Sendable (_ number: Int, _ next: (_ first: Bool) -> Int?) -> Void
+    ) {
+        let counter = JobCounter()
+        let lanes = laneCount(count, jobs: jobs)
+        let total = jobs.count
+        let scheduler = DecodeScheduler(limit: lanes)
+        let finished = DispatchGroup()
+        for number in 0..<lanes {
+            finished.enter()
+            scheduler.submit { _ in
+                lane(number) { first in counter.take(below: total, leaving: first ? 0 : lanes - 1) }
+                finished.leave()
+                return nil
+            } dropped: {
+                // Never expected (nothing cancels this scheduler); the lane then takes no job, and
+                // ends the worker forked for it.
+                lane(number) { _ in nil }
+                finished.leave()
+            }
+        }
+        finished.wait()
+    }
+
+    /// Clears each output folder of the batch, once, of abandoned temporary files.
+    private static func removeAbandonedTemporaryFiles(of jobs: [CoverJob]) {
+        var folders: Set<FileSystemPath> = []
+        for job in jobs where folders.insert(job.output.directory).inserted {
+            AtomicFile.removeAbandoned(in: job.output.directory)
+        }
+    }
+}
+
+/// The next job index, shared by a batch's worker threads.
+private final class JobCounter: Sendable {
+    private let next = Atomic<Int>(0)
+
+    /// Takes the next index while more than `reserve` of the `count` are left untaken; nil
+    /// otherwise.
+    func take(below count: Int, leaving reserve: Int) -> Int? {
+        var index = next.load(ordering: .relaxed)
+        while count - index > reserve {
+            let (exchanged, original) = next.compareExchange(
+                expected: index, desired: index + 1, ordering: .relaxed)
+            if exchanged { return index }
+            index = original
+        }
+        return nil
+    }
+}

@@ -1,0 +1,212 @@
+internal import CFFmpeg
+
+/// The one place Thumbnails calls FFmpeg's C API.
+///
+/// Every `av*`, `avformat_*`, `avcodec_*`, `sws_*` and shim call goes through a function here, so
+/// there is one place to see which C entry points the package depends on, to add logging, or to
+/// change how return codes become errors: ``check(_:)`` turns a negative return into
+/// ``FFmpegError``. Callers own the pointers these functions return through a wrapper class that
+/// frees them in `deinit` (``FormatContext``); nothing here leaks into public API.
+package enum FFmpeg {
+    /// An opened input: `AVFormatContext *`.
+    typealias FormatContextPointer = UnsafeMutablePointer<AVFormatContext>
+    /// A stream of an opened input: `AVStream *`, owned by its format context.
+    typealias StreamPointer = UnsafeMutablePointer<AVStream>
+
+    /// Returns `code` when it is zero or positive; throws it as ``FFmpegError`` when negative.
+    @discardableResult
+    package static func check(_ code: Int32) throws(FFmpegError) -> Int32 {
+        guard code >= 0 else { throw FFmpegError(code: code) }
+        return code
+    }
+
+    // MARK: Process-wide set-up
+
+    /// Silences FFmpeg's own logging once per process: failures reach callers as Swift errors
+    /// carrying FFmpeg's message (and the error lines it logged, see ``capturingLog(_:)``), never
+    /// as lines on standard error.
+    package static func prepare() {
+        _ = logRouted
+    }
+
+    /// Runs once, the first time ``prepare()`` reads it (a static's lazy initialisation is atomic).
+    private static let logRouted: Void = installLogCallback()
+
+    /// Keeps the memory FFmpeg's buffers free in the process (glibc's `mallopt` through the shim;
+    /// see ``CoverMemory``): false when the C library refused or has no `mallopt`.
+    package static func keepFreedMemory(heapAllocationLimit: Int, retainedFreeMemory: Int) -> Bool {
+        cffmpeg_keep_freed_memory(Int32(clamping: heapAllocationLimit), Int32(clamping: retainedFreeMemory)) == 1
+    }
+
+    // MARK: Errors
+
+    /// FFmpeg's message for an error code (`av_strerror`; the shim stands in for `av_err2str`).
+    package static func message(for code: Int32) -> String {
+        let capacity = 256  // AV_ERROR_MAX_STRING_SIZE is 64; leave room for long strerror texts.
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: capacity) { buffer in
+            guard let base = buffer.baseAddress else { return "FFmpeg error \(code)" }
+            _ = cffmpeg_error_string(code, base, capacity)
+            return String(cString: base)
+        }
+    }
+
+    // MARK: Inputs
+
+    /// Opens `path` as a local file and reads its header. The caller owns the result and must
+    /// pass it to ``closeInput(_:)``.
+    ///
+    /// The path is given as a `file:` URL so a name with a colon is never read as a protocol, and
+    /// only the `file` protocol is allowed, so a playlist or reference file cannot make FFmpeg
+    /// open network or other URLs; and a local file it names that is not a regular file (a FIFO,
+    /// a device) is refused (``openRegularFilesOnly``), so it cannot block or never end.
+    ///
+    /// With an `interruption`, FFmpeg asks it during every blocking read (opening, probing,
+    /// reading packets) and gives up with ``FFmpegError/exit`` once it says so; the caller keeps
+    /// it alive as long as the input.
+    static func openInput(path: FileSystemPath, interruption: Interruption? = nil) throws(FFmpegError)
+        -> FormatContextPointer
+    {
+        prepare()
+        var options: OpaquePointer? = nil
+        defer { av_dict_free(&options) }
+        try check(av_dict_set(&options, "protocol_whitelist", "file", 0))
+        var context: FormatContextPointer? = try allocateInput(interruption: interruption, checksNestedFiles: true)
+        try capturingLog { () throws(FFmpegError) in
+            // The path's own bytes (a name need not be UTF-8) after the protocol prefix.
+            let url = FileSystemPath(unchecked: Array("file:".utf8) + path.bytes)
+            _ = try url.withCString { name throws(FFmpegError) in
+                try check(avformat_open_input(&context, name, nil, &options))
+            }
+        }
+        guard let context else { throw .outOfMemory }
+        return context
+    }
+
+    /// A context for `avformat_open_input` (which frees it if opening fails), with the
+    /// interrupt callback set when there is an interruption to ask, and, for a file
+    /// (`checksNestedFiles`), ``openRegularFilesOnly`` as its `io_open`. An input in memory allows
+    /// no protocol at all, so nothing in it is opened (or `stat`ed).
+    static func allocateInput(
+        interruption: Interruption?,
+        checksNestedFiles: Bool
+    ) throws(FFmpegError) -> FormatContextPointer {
+        guard let context = avformat_alloc_context() else { throw .outOfMemory }
+        if let interruption {
+            context.pointee.interrupt_callback = AVIOInterruptCB(
+                callback: askInterruption, opaque: Unmanaged.passUnretained(interruption).toOpaque())
+        }
+        if checksNestedFiles, defaultIOOpen != nil {
+            context.pointee.io_open = openRegularFilesOnly
+        }
+        return context
+    }
+
+    /// The `io_open` callback `avformat_alloc_context` installs (FFmpeg's own opening, with the
+    /// context's protocol whitelist), which ``openRegularFilesOnly`` calls once it has checked a URL.
+    fileprivate static let defaultIOOpen: IOOpen? = {
+        guard let context = avformat_alloc_context() else { return nil }
+        defer { avformat_free_context(context) }
+        return context.pointee.io_open
+    }()
+
+    /// `AVFormatContext.io_open`.
+    typealias IOOpen =
+        @convention(c) (
+            FormatContextPointer?, UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?, UnsafePointer<CChar>?,
+            Int32, UnsafeMutablePointer<OpaquePointer?>?
+        ) -> Int32
+
+    /// Closes an input opened by ``openInput(path:)`` and frees everything it owns.
+    static func closeInput(_ context: FormatContextPointer) {
+        var context: FormatContextPointer? = context
+        avformat_close_input(&context)
+    }
+
+    /// Reads some packets to fill in stream parameters the header lacks (size, pixel format,
+    /// frame rate). Not needed when the container already states them.
+    static func findStreamInfo(_ context: FormatContextPointer) throws(FFmpegError) {
+        try capturingLog { () throws(FFmpegError) in try check(avformat_find_stream_info(context, nil)) }
+    }
+
+    /// The index of the best video stream: FFmpeg's choice (`av_find_best_stream`) among the video
+    /// streams that have a decoder. Throws ``FFmpegError/streamNotFound`` when there is no video
+    /// stream, ``FFmpegError/decoderNotFound`` when no video stream can be decoded.
+    static func bestVideoStream(in context: FormatContextPointer) throws(FFmpegError) -> Int {
+        var decoder: UnsafePointer<AVCodec>? = nil
+        return Int(try check(av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0)))
+    }
+
+    // MARK: Streams and codecs
+
+    /// FFmpeg's short name for a codec ("h264", "hevc", "vp9", "mpeg4").
+    static func codecName(_ codec: AVCodecID) -> String {
+        String(cString: avcodec_get_name(codec))
+    }
+
+    /// Whether this FFmpeg build has a decoder for the codec.
+    static func hasDecoder(for codec: AVCodecID) -> Bool {
+        avcodec_find_decoder(codec) != nil
+    }
+
+    /// FFmpeg's name for a pixel format ("yuv420p", "yuv420p10le") and the bit depth of its
+    /// first component, or nil for an unknown format.
+    package static func pixelFormat(_ rawValue: Int32) -> (name: String, bitsPerComponent: Int)? {
+        let format = AVPixelFormat(rawValue: rawValue)
+        guard let descriptor = av_pix_fmt_desc_get(format), let name = descriptor.pointee.name else {
+            return nil
+        }
+        return (String(cString: name), Int(descriptor.pointee.comp.0.depth))
+    }
+
+    /// FFmpeg's short name for a media type ("video", "audio", "subtitle", "data", "attachment").
+    static func mediaTypeName(_ type: AVMediaType) -> String {
+        guard let name = av_get_media_type_string(type) else { return "unknown" }
+        return String(cString: name)
+    }
+
+    // MARK: Time
+
+    /// `AV_NOPTS_VALUE`: the "no timestamp" marker in durations and start times.
+    package static let noTimestamp: Int64 = cffmpeg_no_timestamp()
+
+    /// `AV_TIME_BASE_Q`: the time base of a format context's duration and start time.
+    static let containerTimeBase: AVRational = cffmpeg_time_base_q()
+}
+
+/// `io_open` of every input: FFmpeg calls it for the input itself and for every file a demuxer
+/// opens from inside it, nested contexts included (an HLS playlist's segments and keys, a DASH
+/// manifest's, an MP4's external data references). The input itself was checked before opening
+/// (one `stat`, see `MediaInput`); any other local path that is not a regular file (a FIFO, whose
+/// `open` blocks until a writer comes; a device such as `/dev/zero`, which never ends) is refused
+/// with `EINVAL`, and a line naming it is logged for the error's reason. Everything else goes to
+/// FFmpeg's own `io_open`, so the protocol whitelist still applies.
+///
+/// Not covered: the concat demuxer (`ffconcat`), which in FFmpeg 5.1 opens its entries in a
+/// context of its own without copying `io_open`; a worker's time limit stops that one.
+private func openRegularFilesOnly(
+    _ context: FFmpeg.FormatContextPointer?,
+    _ io: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?,
+    _ url: UnsafePointer<CChar>?,
+    _ flags: Int32,
+    _ options: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+    guard let url, let open = FFmpeg.defaultIOOpen else { return FFmpegError.invalidArgument.code }
+    let isInputItself = context?.pointee.url.map { strcmp($0, url) == 0 } ?? false
+    if !isInputItself {
+        // A local path, as the file protocol reads it: after an optional "file:" prefix.
+        let path = strncmp(url, "file:", 5) == 0 ? url + 5 : url
+        if strstr(url, "://") == nil || strncmp(url, "file:", 5) == 0 {
+            let bytes = Array(
+                UnsafeBufferPointer(
+                    start: UnsafeRawPointer(path).assumingMemoryBound(to: UInt8.self),
+                    count: strlen(path)))
+            let name = FileSystemPath(unchecked: bytes)
+            if case .special(let what) = FileStatus(path: name) {
+                LogCollector.current?.append(
+                    "\(name.escaped), opened from inside the input, is \(what), not a regular file")
+                return FFmpegError.invalidArgument.code
+            }
+        }
+    }
+    return open(context, io, url, flags, options)
+}

@@ -1,0 +1,133 @@
+internal import CFFmpeg
+import Foundation
+
+/// One opened input file, owning FFmpeg's format context and closing it in `deinit`.
+///
+/// Deliberately not `Sendable`: an FFmpeg format context must not be used from two threads at
+/// once. A task opens one, reads what it needs and lets it go; values it hands out
+/// (``StreamParameters``, durations, names) are plain Swift values.
+package final class FormatContext {
+    private let pointer: FFmpeg.FormatContextPointer
+    /// The custom I/O of an in-memory input. Stored properties are released after `deinit`
+    /// runs, so the input is closed before the I/O context it reads from is freed.
+    private let memoryIO: MemoryIO?
+    private let lifetime = OwnerLifetime(of: FormatContext.self)
+    /// What FFmpeg's interrupt callback asks; kept alive as long as the input.
+    private let interruption: Interruption?
+
+    /// Opens `path` and reads the container header.
+    package init(path: FileSystemPath, interruption: Interruption? = nil) throws(FFmpegError) {
+        pointer = try FFmpeg.openInput(path: path, interruption: interruption)
+        memoryIO = nil
+        self.interruption = interruption
+    }
+
+    /// Opens bytes held in memory and reads the container header.
+    package init(bytes: Data, interruption: Interruption? = nil) throws(FFmpegError) {
+        let io = try MemoryIO(bytes)
+        pointer = try FFmpeg.openInput(io: io.pointer, interruption: interruption)
+        memoryIO = io
+        self.interruption = interruption
+    }
+
+    deinit {
+        FFmpeg.closeInput(pointer)
+    }
+
+    /// Reads packets to complete stream parameters the header left out.
+    package func findStreamInfo() throws(FFmpegError) {
+        try FFmpeg.findStreamInfo(pointer)
+    }
+
+    /// FFmpeg's short name for the container format ("mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm").
+    package var formatName: String {
+        guard let name = pointer.pointee.iformat?.pointee.name else { return "unknown" }
+        return String(cString: name)
+    }
+
+    /// Whether the demuxer keeps a table of every sample with its keyframe flag and seeks by it
+    /// (MP4/MOV): a seek then lands exactly on the last keyframe whose decode time is at or
+    /// before the target. The same table is why such a demuxer must not be asked to skip
+    /// non-keyframes: FFmpeg's MP4 demuxer then steps over samples without advancing its
+    /// composition-offset table, and the keyframes after them get wrong presentation times.
+    package var seeksBySampleTable: Bool { formatName.hasPrefix("mov,") }
+
+    /// Whether the demuxer says its packets carry no timestamps (raw elementary streams).
+    package var hasNoTimestamps: Bool {
+        guard let format = pointer.pointee.iformat else { return false }
+        return format.pointee.flags & AVFMT_NOTIMESTAMPS != 0
+    }
+
+    /// The container's duration in seconds, or nil when it does not know.
+    package var duration: Double? {
+        let value = pointer.pointee.duration
+        guard value != FFmpeg.noTimestamp, value >= 0 else { return nil }
+        return Double(value) * Rational(FFmpeg.containerTimeBase).doubleValue
+    }
+
+    /// The timestamp of the container's first frame in seconds, or nil when it does not say.
+    package var startTime: Double? {
+        let value = pointer.pointee.start_time
+        guard value != FFmpeg.noTimestamp else { return nil }
+        return Double(value) * Rational(FFmpeg.containerTimeBase).doubleValue
+    }
+
+    /// How many streams the container has.
+    package var streamCount: Int { Int(pointer.pointee.nb_streams) }
+
+    /// A snapshot of the parameters of stream `index` (0 ..< ``streamCount``).
+    package func stream(at index: Int) -> StreamParameters {
+        StreamParameters(streamPointer(at: index))
+    }
+
+    /// FFmpeg's stream `index` (0 ..< ``streamCount``), owned by this context.
+    func streamPointer(at index: Int) -> FFmpeg.StreamPointer {
+        precondition(index >= 0 && index < streamCount, "stream index \(index) out of range")
+        guard let streams = pointer.pointee.streams, let stream = streams[index] else {
+            preconditionFailure("FFmpeg listed stream \(index) but has no stream there")
+        }
+        return stream
+    }
+
+    /// Stream `index`'s time base: the unit of its timestamps, in seconds.
+    package func timeBase(ofStream index: Int) -> Rational {
+        Rational(streamPointer(at: index).pointee.time_base)
+    }
+
+    /// Stream `index`'s first timestamp (its time base), or nil when the container does not say.
+    package func startTimestamp(ofStream index: Int) -> Int64? {
+        let value = streamPointer(at: index).pointee.start_time
+        return value == FFmpeg.noTimestamp ? nil : value
+    }
+
+    /// Stream `index`'s duration (its time base), or nil when the container does not say.
+    package func durationTimestamp(ofStream index: Int) -> Int64? {
+        let value = streamPointer(at: index).pointee.duration
+        return value == FFmpeg.noTimestamp || value <= 0 ? nil : value
+    }
+
+    /// Whether the demuxer skips stream `index`'s non-keyframe packets (see
+    /// ``FFmpeg/setSkipsNonKeyframes(_:_:)``).
+    package func setSkipsNonKeyframes(ofStream index: Int, _ skips: Bool) {
+        FFmpeg.setSkipsNonKeyframes(streamPointer(at: index), skips)
+    }
+
+    /// Reads the next packet of any stream into `packet` (cleared by the caller).
+    package func readPacket(into packet: Packet) -> FFmpeg.ReadResult {
+        FFmpeg.readPacket(pointer, into: packet.pointer)
+    }
+
+    /// Seeks stream `index` to the keyframe at or before `timestamp` (its time base), or with
+    /// `forward` at or after it.
+    package func seek(streamIndex index: Int, to timestamp: Int64, forward: Bool = false) throws(FFmpegError) {
+        try FFmpeg.seek(pointer, streamIndex: index, to: timestamp, forward: forward)
+    }
+
+    /// All streams' parameters, in container order.
+    package var streams: [StreamParameters] { (0..<streamCount).map(stream(at:)) }
+
+    /// The index of the best decodable video stream (see ``FFmpeg/bestVideoStream(in:)``).
+    package func bestVideoStreamIndex() throws(FFmpegError) -> Int {
+        try FFmpeg.bestVideoStream(in: pointer)
+    }
+}

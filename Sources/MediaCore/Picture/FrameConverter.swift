@@ -1,0 +1,220 @@
+import Pixels
+
+/// Turns a decoded frame into an upright 8-bit RGB(A) picture: one swscale pass that scales to fit, converts
+/// YUV of any depth and range to 8-bit RGB(A) with the frame's own matrix (of one field, for an
+/// interlaced frame; to 16-bit RGB and then tone-mapped, for HDR), then an exact pixel copy that
+/// turns the picture upright (any of the eight orientations: a transpose and flips, no filter).
+package enum FrameConverter {
+    /// The longest side a cover may have (FFmpeg's own limit for images is 16384 in most decoders).
+    package static let maximumSide = 16_384
+    /// The most pixels a cover may have: 8K UHD twice over (128 MB as RGBA).
+    package static let maximumPixels = 32 << 20
+
+    /// The sizes a cover of `frame` takes: `output` upright, `scaled` before the rotation.
+    ///
+    /// The stored size is stretched by the pixel aspect ratio (widths scale, heights stay, as
+    /// FFmpeg does), turned by `rotation`, then fitted inside `maximum` (0 = no limit on that
+    /// side) without enlarging. Both sides are at least 1.
+    package static func sizes(
+        frameWidth: Int,
+        frameHeight: Int,
+        pixelAspectRatio: Rational?,
+        rotation: Int,
+        maximum: PixelSize
+    ) -> (output: PixelSize, scaled: PixelSize) {
+        var displayWidth = Double(frameWidth)
+        if let ratio = pixelAspectRatio, ratio.numerator > 0, ratio.denominator > 0 {
+            displayWidth *= ratio.doubleValue
+        }
+        let displayHeight = Double(frameHeight)
+        let quarter = rotation % 180 != 0
+        let uprightWidth = quarter ? displayHeight : displayWidth
+        let uprightHeight = quarter ? displayWidth : displayHeight
+        var scale = 1.0
+        if maximum.width > 0 { scale = min(scale, Double(maximum.width) / uprightWidth) }
+        if maximum.height > 0 { scale = min(scale, Double(maximum.height) / uprightHeight) }
+        let output = PixelSize(
+            width: max(1, Int((uprightWidth * scale).rounded())),
+            height: max(1, Int((uprightHeight * scale).rounded()))
+        )
+        let scaled = quarter ? PixelSize(width: output.height, height: output.width) : output
+        return (output, scaled)
+    }
+
+    /// Converts `frame` to an upright RGB(A) picture of at most `maximum` (0 = no limit on that side),
+    /// turned by `orientation`.
+    ///
+    /// The plain case (standard range, progressive) is one swscale pass straight to `layout`. An
+    /// interlaced frame scales only its first field, so the two moments it holds never mix into
+    /// combs. An HDR frame (PQ, HLG) scales to 16-bit RGB, and ``ToneMapper`` brings the small
+    /// picture to BT.709.
+    ///
+    /// Throws ``PictureError/tooLarge(_:)`` when the upright size exceeds ``maximumSide`` or
+    /// ``maximumPixels`` (a damaged header can claim any size: refused rather than allocated), and
+    /// ``PictureError/conversionFailed(frame:scaled:error:)`` when FFmpeg cannot scale it.
+    package static func makePicture(
+        from frame: Frame,
+        pixelAspectRatio: Rational?,
+        orientation: Orientation,
+        maximum: PixelSize,
+        layout: PictureLayout
+    ) throws(PictureError) -> UprightPicture {
+        let (output, scaled) = sizes(
+            frameWidth: frame.width, frameHeight: frame.height,
+            pixelAspectRatio: pixelAspectRatio ?? frame.sampleAspectRatio, rotation: orientation.rotation,
+            maximum: maximum
+        )
+        let pixelLayout: FFmpeg.PixelLayout = layout == .rgba ? .rgba : .rgb24
+        guard output.width <= maximumSide, output.height <= maximumSide,
+            output.width * output.height <= maximumPixels
+        else { throw .tooLarge(output) }
+        let color = FFmpeg.colorDescription(of: frame.pointer)
+        let toneMapper =
+            color.range == .standard
+            ? nil
+            : ToneMapper(range: color.range, primaries: color.primaries, peak: FFmpeg.peakLuminance(of: frame.pointer))
+        let field = firstField(of: frame)
+        var converted: Frame
+        do {
+            converted = try Frame()
+            let scaledLayout: FFmpeg.PixelLayout = toneMapper == nil ? pixelLayout : .rgb48le
+            try FFmpeg.allocatePicture(
+                converted.pointer, width: scaled.width, height: scaled.height, layout: scaledLayout)
+            let scaler = try Scaler(
+                from: FFmpeg.ScaleSide(
+                    width: frame.width, height: field?.height(ofFrameHeight: frame.height) ?? frame.height,
+                    format: frame.pixelFormat, isFullRange: frame.isFullRange, colorSpace: frame.colorSpace),
+                to: FFmpeg.ScaleSide(
+                    width: scaled.width, height: scaled.height, format: scaledLayout.formatNumber, isFullRange: true)
+            )
+            if let field {
+                try scaler.scale(field: field, of: frame, into: converted)
+            } else {
+                try scaler.scale(frame, into: converted)
+            }
+            if let toneMapper {
+                let mapped = try Frame()
+                try FFmpeg.allocatePicture(
+                    mapped.pointer, width: scaled.width, height: scaled.height, layout: pixelLayout)
+                let (sourcePlanes, sourceStrides) = FFmpeg.planes(of: converted.pointer)
+                let (targetPlanes, targetStrides) = FFmpeg.planes(of: mapped.pointer)
+                if let source = sourcePlanes[0], let target = targetPlanes[0] {
+                    toneMapper.map(
+                        source: source, sourceStride: Int(sourceStrides[0]),
+                        destination: target, destinationStride: Int(targetStrides[0]),
+                        width: scaled.width, height: scaled.height, bytesPerPixel: layout.bytesPerPixel)
+                }
+                converted = mapped
+            }
+        } catch {
+            throw .conversionFailed(
+                frame: PixelSize(width: frame.width, height: frame.height), scaled: scaled, error: error)
+        }
+        let pixels = copyUpright(
+            converted, width: scaled.width, height: scaled.height, bytesPerPixel: layout.bytesPerPixel,
+            orientation: orientation)
+        return UprightPicture(width: output.width, height: output.height, layout: layout, pixels: pixels)
+    }
+
+    /// The field an interlaced frame's cover is made from (the one shown first), nil for a
+    /// progressive frame or one too small to split.
+    package static func firstField(of frame: Frame) -> Scaler.Field? {
+        guard frame.height >= 4 else { return nil }
+        switch FFmpeg.fieldOrder(of: frame.pointer) {
+        case .progressive: return nil
+        case .topFieldFirst: return .top
+        case .bottomFieldFirst: return .bottom
+        }
+    }
+
+    /// Copies the packed RGB(A) picture of `frame` (`width` x `height`, padded rows) into tightly
+    /// packed rows, turned upright by `orientation`.
+    package static func copyUpright(
+        _ frame: Frame, width: Int, height: Int, bytesPerPixel: Int, orientation: Orientation
+    ) -> [UInt8] {
+        let (planes, strides) = FFmpeg.planes(of: frame.pointer)
+        guard let source = planes[0] else { return [] }
+        let stride = Int(strides[0])
+        let count = width * height * bytesPerPixel
+        let outputWidth = orientation.transposes ? height : width
+        let outputHeight = orientation.transposes ? width : height
+        let rowBytes = outputWidth * bytesPerPixel
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            guard let destination = buffer.baseAddress else { return }
+            if !orientation.transposes && !orientation.flipsX {
+                // Whole rows, top to bottom or bottom to top.
+                for y in 0..<height {
+                    let sourceY = orientation.flipsY ? height - 1 - y : y
+                    (destination + y * rowBytes).update(from: source + sourceY * stride, count: rowBytes)
+                }
+            } else {
+                // Output pixel (x, y) comes from (sourceX, sourceY) = start + x * stepX + y * stepY,
+                // in bytes of the source picture.
+                var start = 0
+                var stepAlongX: Int
+                var stepAlongY: Int
+                let columnStep = orientation.flipsX ? -bytesPerPixel : bytesPerPixel
+                let rowStep = orientation.flipsY ? -stride : stride
+                if orientation.flipsX { start += (width - 1) * bytesPerPixel }
+                if orientation.flipsY { start += (height - 1) * stride }
+                if orientation.transposes {
+                    stepAlongX = rowStep
+                    stepAlongY = columnStep
+                } else {
+                    stepAlongX = columnStep
+                    stepAlongY = rowStep
+                }
+                for y in 0..<outputHeight {
+                    var target = destination + y * rowBytes
+                    var from = source + start + y * stepAlongY
+                    if bytesPerPixel == 4 {
+                        for _ in 0..<outputWidth {
+                            UnsafeMutableRawPointer(target).storeBytes(
+                                of: UnsafeRawPointer(from).loadUnaligned(as: UInt32.self), as: UInt32.self)
+                            target += 4
+                            from += stepAlongX
+                        }
+                    } else {
+                        // Byte by byte: a copy call per 3-byte pixel costs more than the pixel.
+                        for _ in 0..<outputWidth {
+                            for channel in 0..<bytesPerPixel { target[channel] = from[channel] }
+                            target += bytesPerPixel
+                            from += stepAlongX
+                        }
+                    }
+                }
+            }
+            initialized = count
+        }
+    }
+}
+
+/// The packed 8-bit layouts ``FrameConverter`` produces.
+package enum PictureLayout: Sendable, Hashable {
+    /// Three bytes a pixel: red, green, blue.
+    case rgb
+    /// Four bytes a pixel: red, green, blue, opaque alpha.
+    case rgba
+
+    /// Bytes of one pixel.
+    package var bytesPerPixel: Int { self == .rgba ? 4 : 3 }
+}
+
+/// An upright picture in Swift memory: `height` tightly packed rows of `width` pixels.
+package struct UprightPicture: Sendable {
+    package var width: Int
+    package var height: Int
+    package var layout: PictureLayout
+    package var pixels: [UInt8]
+
+    /// Bytes of one row (no padding).
+    package var bytesPerRow: Int { width * layout.bytesPerPixel }
+}
+
+/// Why a frame could not become a picture.
+package enum PictureError: Error, Sendable {
+    /// The upright picture would exceed ``FrameConverter/maximumSide`` or ``FrameConverter/maximumPixels``.
+    case tooLarge(PixelSize)
+    /// FFmpeg could not allocate or scale the frame (`frame` stored size, `scaled` the target).
+    case conversionFailed(frame: PixelSize, scaled: PixelSize, error: FFmpegError)
+}
