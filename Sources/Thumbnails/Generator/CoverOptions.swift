@@ -1,4 +1,3 @@
-
 /// How to take a cover from a video: which frame, at what size, in which pixel layout.
 ///
 /// The defaults give the fastest useful cover: the keyframe at or before the start (the first

@@ -1,4 +1,3 @@
-
 /// A point in a video to take a cover from.
 public enum CoverTime: Sendable, Hashable {
     /// Seconds from the start of the video (its first frame is 0, whatever timestamp the file

@@ -1,4 +1,3 @@
-
 /// ``CoverOptions`` that passed the checks, the only form of options below the public entry
 /// points.
 ///

@@ -1,4 +1,3 @@
-
 /// An encoded image file format for covers.
 public enum CoverImageFormat: Sendable, Hashable {
     /// Lossless PNG (libavcodec's `png` encoder), RGB or RGBA as the cover is.

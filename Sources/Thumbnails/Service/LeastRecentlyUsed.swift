@@ -1,4 +1,3 @@
-
 /// A byte-bounded least-recently-used map: a dictionary whose entries form a doubly linked list
 /// (by key) from most to least recently used. Every operation is O(1) on average except
 /// eviction, which is O(evicted).
