@@ -2,13 +2,14 @@ import CanvasHost
 import CanvasKit
 import Observing
 
-/// The canvas cell, as a `UICollectionViewCell` subclass is written: it owns its view-model for its whole life,
-/// observes the view-model's `display` and `cover` on the main actor (never the model: that is the view-model's job,
-/// bound and unbound by the wiring), and forwards `prepareForReuse` to the binder. Instead of layers it keeps what it
-/// would draw.
+/// The canvas cell, as a `UICollectionViewCell` subclass is written (Docs/Apps.md, "The cell"): made empty, as UIKit
+/// makes a cell with `init(frame:)`; the first time it is dequeued, `prepare(coverProvider:binder:)` makes its
+/// view-model, which it then owns for its whole life. It observes the view-model's `display` and `cover` on the main
+/// actor (never the model: that is the view-model's job, bound and unbound by the wiring), and forwards
+/// `prepareForReuse` to the binder. Instead of layers it keeps what it would draw.
 @MainActor
-final class CanvasCellView: @MainActor CollectionHostCell, CanvasCellViewModelHolder {
-    let viewModel: CanvasCellViewModel
+final class CanvasCellView: CollectionHostCell, CanvasCellViewModelHolder {
+    private(set) var viewModel: CanvasCellViewModel?
     private weak var binder: DisplayLifecycleBinder?
     private var observations: [ObservationToken] = []
 
@@ -17,17 +18,18 @@ final class CanvasCellView: @MainActor CollectionHostCell, CanvasCellViewModelHo
     /// Whether the cell's image view holds a cover.
     private(set) var hasCoverImage = false
 
-    init(viewModel: CanvasCellViewModel, binder: DisplayLifecycleBinder) {
-        self.viewModel = viewModel
+    /// Makes the view-model the first time the cell is dequeued; it lives as long as the cell.
+    func prepare(coverProvider: any CoverProvider, binder: DisplayLifecycleBinder) {
+        guard viewModel == nil else { return }
         self.binder = binder
-        // init(frame:): observe the view-model once, for the cell's life. Changes made on the main thread are drawn
-        // at once; a cover delivered on a background thread is drawn on the main queue.
+        let viewModel = CanvasCellViewModel(coverProvider: coverProvider, log: binder.log)
+        self.viewModel = viewModel
         observations = [
             viewModel.observeOnMainActor(\.display, options: [.initial]) { [weak self] viewModel, _ in
                 self?.draw(viewModel.display)
             },
             viewModel.observeOnMainActor(\.cover, options: [.initial]) { [weak self] viewModel, _ in
-                self?.hasCoverImage = viewModel.cover != nil
+                self?.hasCoverImage = viewModel.cover != nil  // imageView.image = UIImage(cgImage: cover.cgImage)
             },
         ]
     }

@@ -14,7 +14,7 @@ import Observing
 /// - the covers (`CoverService` through the CanvasCovers adapter, or any `CoverProvider`);
 /// - the camera: the `CanvasEffectPerformer` that carries out what the board decides.
 @MainActor
-final class RecordingScreenController: @MainActor CollectionHostDataSource, @MainActor CollectionHostDelegate {
+final class RecordingScreenController: CollectionHostDataSource, CollectionHostDelegate {
     let board: CanvasBoard
     let wiring: CanvasScreenWiring<CollectionHost<RecordingScreenController>>
     private(set) var collectionView: CollectionHost<RecordingScreenController>!
@@ -30,6 +30,8 @@ final class RecordingScreenController: @MainActor CollectionHostDataSource, @Mai
         collectionView = CollectionHost(dataSource: self, configuration: .init(viewportSize: visibleCanvases))
         collectionView.delegate = self
         wiring.collectionView = collectionView
+        camera.collectionView = collectionView
+        camera.board = board
     }
 
     // MARK: View lifecycle (UIKit calls these; here the host's appear/disappear reach the delegate methods below)
@@ -41,14 +43,13 @@ final class RecordingScreenController: @MainActor CollectionHostDataSource, @Mai
 
     func numberOfItems() -> Int { wiring.items.count }
 
-    /// `dequeueReusableCell` making a new cell: each cell owns its view-model for its whole life.
-    func makeCell() -> CanvasCellView {
-        CanvasCellView(
-            viewModel: CanvasCellViewModel(coverProvider: covers, log: wiring.binder.log), binder: wiring.binder)
-    }
+    /// `dequeueReusableCell` making a new cell: UIKit makes the registered class with `init(frame:)`, empty.
+    func makeCell() -> CanvasCellView { CanvasCellView() }
 
-    /// `collectionView(_:cellForItemAt:)`: bind only, observe nothing yet.
+    /// `collectionView(_:cellForItemAt:)`, after the dequeue: the cell makes its view-model the first time, then the
+    /// wiring binds it (observing nothing yet).
     func cellForItem(at index: Int, configuring cell: CanvasCellView) {
+        cell.prepare(coverProvider: covers, binder: wiring.binder)
         wiring.configure(cell, at: [0, index])
     }
 
@@ -79,18 +80,10 @@ final class RecordingScreenController: @MainActor CollectionHostDataSource, @Mai
         board.send(.record, performingEffectsWith: camera).rejection
     }
 
-    /// The stop button: the recorder finishes its file, and the board gets the take
-    /// (`fileOutput(_:didFinishRecordingTo:from:error:)` in AVFoundation); a take the recorder failed to write is
-    /// cancelled, so the board leaves recording and the partial file is discarded.
-    @discardableResult
-    func stopTapped() -> CanvasRejection? {
-        do {
-            guard let take = try camera.finishRecording() else { return nil }
-            return board.send(.stop(take), performingEffectsWith: camera).rejection
-        } catch {
-            return board.send(.cancel, performingEffectsWith: camera).rejection
-        }
-    }
+    /// The stop button: the recorder finishes its file, and its delegate sends the take to the board
+    /// (`fileOutput(_:didFinishRecordingTo:from:error:)` in AVFoundation); a take the recorder failed to write cancels
+    /// the board's recording, and the partial file is deleted.
+    func stopTapped() { camera.stopRecording() }
 
     /// The cancel button: the take being recorded is thrown away.
     @discardableResult

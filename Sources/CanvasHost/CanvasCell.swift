@@ -8,11 +8,13 @@ import Observing
 /// observation each, ended when the cell goes away), recording what it would draw in ``shownDisplay`` and
 /// ``shownCover``. Its `prepareForReuse()` forwards to the binder, as a UIKit cell's override would.
 ///
-/// Deliberately not `Sendable`, like a UIKit cell: it belongs to the screen's context. What it draws is kept in a
-/// lock-protected box because the view-model may notify from the thread that changed a model.
+/// Main-actor isolated, like a UIKit cell. What it draws is kept in a lock-protected box because the view-model may
+/// notify from the thread that changed a model.
+@MainActor
 public final class CanvasCell: CollectionHostCell, CanvasCellViewModelHolder {
-    /// The cell's view-model, bound to one canvas at a time.
-    public let viewModel: CanvasCellViewModel
+    /// The cell's view-model, bound to one canvas at a time. A headless cell is made with it, so it is never nil; it is
+    /// optional because ``CanvasCellViewModelHolder`` lets a UIKit cell, made by `init(frame:)`, make it later.
+    public let viewModel: CanvasCellViewModel?
     /// The binder this cell reports `prepareForReuse` to.
     public weak var binder: DisplayLifecycleBinder?
 
@@ -52,7 +54,7 @@ public final class CanvasCell: CollectionHostCell, CanvasCellViewModelHolder {
         if let binder {
             binder.prepareForReuse(self)
         } else {
-            viewModel.unbind()
+            viewModel?.unbind()
         }
     }
 }

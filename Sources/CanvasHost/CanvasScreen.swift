@@ -80,7 +80,7 @@ public final class CanvasScreen {
 /// The canvas screen's data source and delegate: makes cells, and forwards `cellForItem` and the display hooks to the
 /// wiring, as a UIKit data source and delegate do.
 @MainActor
-public final class CanvasCellSource: @MainActor CollectionHostDataSource, @MainActor CollectionHostDelegate {
+public final class CanvasCellSource: CollectionHostDataSource, CollectionHostDelegate {
     /// Cells made so far.
     public private(set) var cellsMade = 0
 

@@ -221,7 +221,7 @@ struct DisplayLifecycleBinderTests {
         let board = CanvasBoard(canvasCount: 3)
         let binder = DisplayLifecycleBinder(log: RegistrationLog())
         let cell = makeCell(binder)
-        cell.viewModel.bind(to: board.canvases[0], on: board)
+        cell.viewModel?.bind(to: board.canvases[0], on: board)
 
         binder.didEndDisplaying(cell, at: 0)
         #expect(binder.log.entries.isEmpty, "an end without a start removes nothing")
@@ -247,13 +247,13 @@ struct DisplayLifecycleBinderTests {
         let board = CanvasBoard(canvasCount: 3)
         let binder = DisplayLifecycleBinder()
         let cell = makeCell(binder)
-        cell.viewModel.bind(to: board.canvases[0], on: board)
+        cell.viewModel?.bind(to: board.canvases[0], on: board)
         binder.willDisplay(cell, at: 0)
         // UIKit would end display first; a host that does not is covered too.
         cell.prepareForReuse()
         #expect(binder.log.liveCount == 0)
         #expect(cell.shownDisplay == nil)
-        cell.viewModel.bind(to: board.canvases[2], on: board)
+        cell.viewModel?.bind(to: board.canvases[2], on: board)
         binder.willDisplay(cell, at: 2)
         #expect(
             binder.log.liveRegistrations.map(\.description).sorted() == [
@@ -288,5 +288,46 @@ struct DisplayLifecycleBinderTests {
         quiet.record(.registered, key, in: .willDisplay)
         #expect(quiet.entries.isEmpty)
         #expect(quiet.liveCount == 1)
+    }
+}
+
+/// A cell made as UIKit makes one, with no view-model (`init(frame:)`), which makes it the first time it is
+/// dequeued: what Docs/Apps.md's cell does.
+@MainActor
+private final class LateViewModelCell: CanvasCellViewModelHolder {
+    private(set) var viewModel: CanvasCellViewModel?
+
+    func prepare(log: RegistrationLog) {
+        guard viewModel == nil else { return }
+        viewModel = CanvasCellViewModel(log: log)
+    }
+}
+
+@Suite("A cell that makes its view-model after init(frame:)")
+@MainActor
+struct LateViewModelCellTests {
+    @Test("hooks before the view-model exists do nothing; once made, the cell binds and observes as any other")
+    func lateViewModel() {
+        let board = CanvasBoard(canvasCount: 2)
+        let wiring = CanvasScreenWiring<CollectionHost<CanvasCellSource>>(board: board, log: RegistrationLog())
+        let cell = LateViewModelCell()
+        wiring.willDisplay(cell, at: [0, 0])
+        wiring.didEndDisplaying(cell, at: [0, 0])
+        wiring.prepareForReuse(cell)
+        #expect(wiring.binder.log.entries.isEmpty)
+        #expect(wiring.binder.displayedCellCount == 0)
+
+        cell.prepare(log: wiring.binder.log)
+        let first = cell.viewModel
+        cell.prepare(log: wiring.binder.log)
+        #expect(cell.viewModel === first, "made once, kept for the cell's life")
+        wiring.configure(cell, at: [0, 1])
+        wiring.willDisplay(cell, at: [0, 1])
+        #expect(wiring.binder.log.liveCount == 4)
+        board.send(.tap(1))
+        #expect(cell.viewModel?.display == .livePreview)
+        wiring.didEndDisplaying(cell, at: [0, 1])
+        #expect(wiring.binder.log.liveCount == 0)
+        #expect(wiring.binder.log.violations.isEmpty)
     }
 }

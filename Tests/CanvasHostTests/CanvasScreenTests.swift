@@ -35,11 +35,11 @@ struct CanvasScreenWiringTests {
         screen.wiring.apply(
             ObservedChange(kind: .replacement, oldValue: nil, newValue: [replacement], indexes: [1]))
         #expect(screen.source.items[1] === replacement)
-        #expect(screen.host.displayedCell(at: 1)?.viewModel.model === replacement)
+        #expect(screen.host.displayedCell(at: 1)?.viewModel?.model === replacement)
         screen.wiring.apply(
             ObservedChange(kind: .setting, oldValue: nil, newValue: other.canvases, indexes: nil))
         #expect(screen.source.items.map(\.id) == other.canvases.map(\.id))
-        #expect(screen.visibleCells.map { $0.cell.viewModel.model?.id } == other.canvases.map(\.id))
+        #expect(screen.visibleCells.map { $0.cell.viewModel?.model?.id } == other.canvases.map(\.id))
         #expect(screen.host.statistics.batchUpdates == 2)
         #expect(screen.reloadCount == 0)
         #expect(screen.lastUpdateError == nil)
@@ -90,7 +90,7 @@ struct CanvasScreenThreadTests {
         #expect(screen.source.items.map(\.id) == board.canvases.map(\.id))
         #expect(screen.host.numberOfItems == 4)
         #expect(screen.host.statistics.batchUpdates == 3)
-        #expect(screen.visibleCells.map { $0.cell.viewModel.model?.id } == board.canvases.map(\.id))
+        #expect(screen.visibleCells.map { $0.cell.viewModel?.model?.id } == board.canvases.map(\.id))
         #expect(screen.reloadCount == 0)
         #expect(screen.lastUpdateError == nil)
     }

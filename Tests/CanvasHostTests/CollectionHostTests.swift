@@ -7,6 +7,7 @@ import Testing
 // MARK: Test support
 
 /// A cell that shows one string and counts its reuses.
+@MainActor
 private final class TextCell: CollectionHostCell {
     var text: String?
     var reuseCount = 0
@@ -18,6 +19,7 @@ private final class TextCell: CollectionHostCell {
 }
 
 /// A data source over an array of strings; the array is changed by the tests, inside batch updates.
+@MainActor
 private final class ListDataSource: CollectionHostDataSource {
     var items: [String]
 
@@ -33,6 +35,7 @@ private final class ListDataSource: CollectionHostDataSource {
 }
 
 /// A delegate that checks the pairing of display callbacks and collects anything unexpected.
+@MainActor
 private final class DisplayRecorder: CollectionHostDelegate {
     var displayed: [ObjectIdentifier: Int] = [:]
     var problems: [String] = []
@@ -59,6 +62,7 @@ private final class DisplayRecorder: CollectionHostDelegate {
 }
 
 /// A host with its data source and delegate kept alive together.
+@MainActor
 private struct Fixture {
     let dataSource: ListDataSource
     let recorder = DisplayRecorder()
@@ -93,6 +97,7 @@ private func ids(_ cells: [(index: Int, cell: TextCell)]) -> [ObjectIdentifier] 
 // MARK: Tests
 
 @Suite("Collection host: UIKit cell lifecycle")
+@MainActor
 struct CollectionHostTests {
     @Test("nothing is laid out before the first appearance; then dequeue, cellForItem, willDisplay per item")
     func firstAppearance() {
@@ -289,6 +294,7 @@ struct CollectionHostTests {
 }
 
 @Suite("Collection host: batch updates")
+@MainActor
 struct CollectionHostBatchUpdateTests {
     @Test("an insertion in the viewport configures only the new item; surviving cells move without cellForItem")
     func insertion() throws {
@@ -462,8 +468,9 @@ struct CollectionHostBatchUpdateTests {
 }
 
 @Suite("Collection host: randomized sequences")
+@MainActor
 struct CollectionHostFuzzTests {
-    static let configurations: [CollectionHostConfiguration] = [
+    nonisolated static let configurations: [CollectionHostConfiguration] = [
         .init(viewportSize: 4),
         .init(viewportSize: 4, prefetching: .enabled(distance: 2)),
         .init(viewportSize: 3, callbackOrder: .shuffled(seed: 11)),

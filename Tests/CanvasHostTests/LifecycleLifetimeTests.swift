@@ -30,8 +30,8 @@ struct LifecycleLifetimeTests {
             }
             for (_, cell) in screen.host.displayedCells where seen.insert(ObjectIdentifier(cell)).inserted {
                 tracker.watch(cell, "cell")
-                tracker.watch(cell.viewModel, "view-model")
-                tracker.watch(cell.viewModel.observer, "observer")
+                tracker.watch(cell.viewModel!, "view-model")
+                tracker.watch(cell.viewModel!.observer, "observer")
                 for token in cell.tokens { tracker.watch(token, "cell token") }
             }
         }

@@ -186,7 +186,7 @@ screen.scroll(toOffset: 500)
 
 @MainActor
 func recomputations() -> [Int: Int] {
-    Dictionary(uniqueKeysWithValues: screen.visibleCells.map { ($0.index, $0.cell.viewModel.recomputations) })
+    Dictionary(uniqueKeysWithValues: screen.visibleCells.map { ($0.index, $0.cell.viewModel?.recomputations ?? 0) })
 }
 
 /// Sends `event` and returns the visible indexes whose view-model recomputed, with how many times.
@@ -213,7 +213,7 @@ let recorded = recomputed(by: .record)
 let stopped = recomputed(by: .stop(URL(fileURLWithPath: "/bench/new.mov")))
 _ = board.send(.tap(504))
 let redraws = screen.visibleCells.map(\.cell.redrawCount).reduce(0, +) - redrawsBefore
-let visibleWithTakes = screen.visibleCells.filter { $0.cell.viewModel.model?.videoURL != nil }.count
+let visibleWithTakes = screen.visibleCells.filter { $0.cell.viewModel?.model?.videoURL != nil }.count
 
 // Time per tap: move the preview between two visible canvases, then between two offscreen ones.
 let tapRounds = 2_000

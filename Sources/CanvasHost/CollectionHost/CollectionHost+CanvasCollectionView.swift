@@ -12,7 +12,7 @@ extension CollectionHost: CanvasCollectionView {
     /// Where UIKit raises `NSInternalInconsistencyException` (an update that does not add up, or one started from a
     /// host callback), the host records the error in ``lastBatchUpdateError``, reloads (counted in
     /// ``CollectionHostStatistics/reloads``, so a test expecting none catches it) and calls `completion` with `false`.
-    nonisolated public func performBatchUpdates(_ updates: (() -> Void)?, completion: ((Bool) -> Void)? = nil) {
+    public func performBatchUpdates(_ updates: (() -> Void)?, completion: ((Bool) -> Void)? = nil) {
         let outer = recordingBatch
         do {
             try performBatchUpdates { (batch: inout CollectionBatchUpdate) in
@@ -32,31 +32,31 @@ extension CollectionHost: CanvasCollectionView {
 
     /// `UICollectionView.insertItems(at:)`: recorded inside ``performBatchUpdates(_:completion:)``, else applied as
     /// an update of its own (a refused one is handled as in ``performBatchUpdates(_:completion:)``).
-    nonisolated public func insertItems(at indexPaths: [IndexPath]) {
+    public func insertItems(at indexPaths: [IndexPath]) {
         record { $0.insertItems(at: IndexSet(indexPaths.map(\.canvasItem))) }
     }
 
     /// `UICollectionView.deleteItems(at:)`: recorded or applied as ``insertItems(at:)-([IndexPath])``.
-    nonisolated public func deleteItems(at indexPaths: [IndexPath]) {
+    public func deleteItems(at indexPaths: [IndexPath]) {
         record { $0.deleteItems(at: IndexSet(indexPaths.map(\.canvasItem))) }
     }
 
     /// `UICollectionView.moveItem(at:to:)`: recorded or applied as ``insertItems(at:)-([IndexPath])``.
-    nonisolated public func moveItem(at indexPath: IndexPath, to newIndexPath: IndexPath) {
+    public func moveItem(at indexPath: IndexPath, to newIndexPath: IndexPath) {
         record { $0.moveItem(at: indexPath.canvasItem, to: newIndexPath.canvasItem) }
     }
 
     /// `UICollectionView.indexPathsForVisibleItems`: the displayed cells in the viewport.
-    nonisolated public var indexPathsForVisibleItems: [IndexPath] {
+    public var indexPathsForVisibleItems: [IndexPath] {
         visibleCells.map { IndexPath(canvasItem: $0.index) }
     }
 
     /// `UICollectionView.cellForItem(at:)`: the displayed cell of the item, if any.
-    nonisolated public func cellForItem(at indexPath: IndexPath) -> Cell? {
+    public func cellForItem(at indexPath: IndexPath) -> Cell? {
         displayedCell(at: indexPath.canvasItem)
     }
 
-    nonisolated private func record(_ change: (inout CollectionBatchUpdate) -> Void) {
+    private func record(_ change: (inout CollectionBatchUpdate) -> Void) {
         if recordingBatch != nil {
             change(&recordingBatch!)
             return

@@ -19,8 +19,9 @@ import SeededRandom
 /// ends come late, and in which order a pass delivers its callbacks.
 ///
 /// The host holds its data source and delegate weakly, as UIKit does (a missing data source counts as zero items).
-/// It is deliberately not `Sendable`: like a `UICollectionView`, it belongs to the one context (thread or actor) that
-/// drives the screen, and its callbacks run synchronously on that context.
+/// It is main-actor isolated, like a `UICollectionView`: its data source and delegate are called synchronously on the
+/// main actor.
+@MainActor
 public final class CollectionHost<DataSource: CollectionHostDataSource> {
     /// The cell type of the data source.
     public typealias Cell = DataSource.Cell

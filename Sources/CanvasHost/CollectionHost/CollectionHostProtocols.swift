@@ -4,6 +4,9 @@ import CanvasKit
 ///
 /// Cells are reference types because the host and its clients track them by identity, as UIKit does. A cell is
 /// created by its data source's ``CollectionHostDataSource/makeCell()`` only when the reuse pool is empty.
+///
+/// Main-actor isolated, like `UICollectionViewCell`.
+@MainActor
 public protocol CollectionHostCell: AnyObject {
     /// Called by the host when the cell is taken out of the reuse pool for another item, before the data source's
     /// ``CollectionHostDataSource/cellForItem(at:configuring:)``; never called on a freshly made cell.
@@ -16,6 +19,10 @@ public protocol CollectionHostCell: AnyObject {
 /// ``CollectionHost/performBatchUpdates(_:)``, right after the update closure ran), and on `reloadData()`; between
 /// those it trusts its cached count, exactly as UIKit does. That is why a data change made without a matching batch
 /// update is caught as UIKit's "invalid number of items" error at the next update.
+///
+/// Main-actor isolated, like `UICollectionViewDataSource` and the screen wiring it forwards to: a `@MainActor` view
+/// controller conforms without any annotation on the conformance.
+@MainActor
 public protocol CollectionHostDataSource<Cell>: AnyObject {
     /// The cell type this data source configures.
     associatedtype Cell: CollectionHostCell
@@ -35,6 +42,16 @@ public protocol CollectionHostDataSource<Cell>: AnyObject {
 
 /// Display and screen notifications: the role of `UICollectionViewDelegate` plus the view controller's appearance
 /// callbacks. Every requirement has an empty default implementation.
+///
+/// | method | UIKit counterpart | what a canvas screen does in it |
+/// | --- | --- | --- |
+/// | ``willDisplay(_:at:)`` | `collectionView(_:willDisplay:forItemAt:)` | `wiring.willDisplay(cell, at:)`: the cell starts observing |
+/// | ``didEndDisplaying(_:at:)`` | `collectionView(_:didEndDisplaying:forItemAt:)` | `wiring.didEndDisplaying(cell, at:)`: it stops |
+/// | ``screenWillDisappear()`` | the view controller's `viewWillDisappear(_:)` | `wiring.screenWillDisappear()` |
+/// | ``screenDidAppear()`` | the view controller's `viewDidAppear(_:)` | `wiring.screenDidAppear()` |
+///
+/// Main-actor isolated, like `UICollectionViewDelegate` and the screen wiring it forwards to.
+@MainActor
 public protocol CollectionHostDelegate<Cell>: AnyObject {
     /// The cell type the notifications carry.
     associatedtype Cell: CollectionHostCell

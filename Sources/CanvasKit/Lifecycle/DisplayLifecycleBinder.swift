@@ -1,8 +1,17 @@
 /// A cell that owns a ``CanvasCellViewModel``: the headless `CanvasCell` (module CanvasHost), or a UIKit cell subclass that forwards
 /// the same hooks to the same binder.
+///
+/// UIKit makes a cell with `init(frame:)`, before the app can hand it a cover provider, so the view-model is optional:
+/// a cell makes it the first time it is dequeued (in `collectionView(_:cellForItemAt:)`, before
+/// ``CanvasScreenWiring/configure(_:at:)``) and keeps it for its whole life. Declare it
+/// `private(set) var viewModel: CanvasCellViewModel?` (or `CanvasCellViewModel!`).
+///
+/// Main-actor isolated, like a `UICollectionViewCell` and the hooks that take it.
+@MainActor
 public protocol CanvasCellViewModelHolder: AnyObject {
-    /// The cell's view-model, for the cell's whole life.
-    var viewModel: CanvasCellViewModel { get }
+    /// The cell's view-model: nil only until the cell made it, then the same one for the cell's whole life. The
+    /// display hooks do nothing for a cell that has none yet (it was never configured, so nothing of it is observed).
+    var viewModel: CanvasCellViewModel? { get }
 }
 
 /// Connects the collection's display hooks to the cell view-models, so observations live exactly while a cell is
@@ -21,8 +30,9 @@ public protocol CanvasCellViewModelHolder: AnyObject {
 /// `willDisplay`, an end without a start, a reuse for another model, an end after a disappear, or a `willDisplay`
 /// while the screen is away are all harmless. Every registration and removal lands in ``log``.
 ///
-/// The binder assumes its screen is on screen until ``screenWillDisappear()``. It is deliberately not `Sendable`: it
-/// belongs to the screen's context, like the host that calls it.
+/// The binder assumes its screen is on screen until ``screenWillDisappear()``. It is main-actor isolated, like the
+/// collection view whose hooks it receives.
+@MainActor
 public final class DisplayLifecycleBinder {
     /// The registrations and removals of every view-model created through this binder.
     public let log: RegistrationLog
@@ -47,20 +57,21 @@ public final class DisplayLifecycleBinder {
 
     /// The cell is about to be displayed at `index`: observe its model while the screen is on screen.
     public func willDisplay(_ cell: some CanvasCellViewModelHolder, at index: Int) {
-        displayed[ObjectIdentifier(cell)] = cell.viewModel
-        if isScreenVisible { cell.viewModel.startObserving(in: .willDisplay) }
+        guard let viewModel = cell.viewModel else { return }
+        displayed[ObjectIdentifier(cell)] = viewModel
+        if isScreenVisible { viewModel.startObserving(in: .willDisplay) }
     }
 
     /// The cell is no longer displayed: stop observing (harmless if it never started).
     public func didEndDisplaying(_ cell: some CanvasCellViewModelHolder, at index: Int) {
         displayed[ObjectIdentifier(cell)] = nil
-        cell.viewModel.stopObserving(in: .didEndDisplaying)
+        cell.viewModel?.stopObserving(in: .didEndDisplaying)
     }
 
     /// The cell is being reused: unbind its view-model entirely.
     public func prepareForReuse(_ cell: some CanvasCellViewModelHolder) {
         displayed[ObjectIdentifier(cell)] = nil
-        cell.viewModel.unbind(in: .prepareForReuse)
+        cell.viewModel?.unbind(in: .prepareForReuse)
     }
 
     /// The screen leaves the window: every observation of every displayed cell ends; the cells stay displayed.

@@ -65,8 +65,14 @@ public final class CanvasScreenWiring<CollectionView: CanvasCollectionView> {
     // MARK: Data source and delegate
 
     /// Binds `cell`'s view-model to the canvas at `indexPath` (`cellForItemAt`): no observation starts here.
+    ///
+    /// The cell must have made its view-model before (see ``CanvasCellViewModelHolder``): configuring a cell without
+    /// one is a programming error and stops the program, since the cell would show nothing, silently.
     public func configure(_ cell: some CanvasCellViewModelHolder, at indexPath: IndexPath) {
-        cell.viewModel.bind(to: items[indexPath.canvasItem], on: board)
+        guard let viewModel = cell.viewModel else {
+            preconditionFailure("configure(_:at:): the cell has no view-model yet; make it before configuring the cell")
+        }
+        viewModel.bind(to: items[indexPath.canvasItem], on: board)
     }
 
     /// The cell is about to be displayed: forwarded to the binder, which starts its observations while the screen is

@@ -198,13 +198,13 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
             let key = model.videoURL.map(SettlingCoverProvider.key)
             let simulated = model.videoURL.map(covers.isSimulated) ?? false
             if host.isOnScreen, host.visibleRange.contains(index), let cell = host.displayedCell(at: index),
-                let shown = cell.shownDisplay, let bound = cell.viewModel.model
+                let shown = cell.shownDisplay, let bound = cell.viewModel?.model
             {
                 return SimulationCanvas(
                     index: index, status: bound.status, isSelected: bound.isSelected, videoURL: bound.videoURL,
                     shows: shown, isVisible: true, takeIsSimulated: simulated,
                     cover: cell.shownCover ?? key.flatMap { prepared[$0] },
-                    coverError: cell.viewModel.coverError.map { relativize($0, bound.videoURL) }
+                    coverError: cell.viewModel?.coverError.map { relativize($0, bound.videoURL) }
                         ?? key.flatMap { failed[$0] })
             }
             return SimulationCanvas(
