@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 @_exported import Pixels
 
 /// A cover request in flight, as the view-model that started it sees it: something it cancels when its cell no longer
@@ -9,8 +10,36 @@ public protocol CancellableCoverRequest: AnyObject, Sendable {
     func cancel()
 }
 
-/// Where cell view-models get covers from. The thumbnail service (the `Thumbnails` module) implements it; tests use a
-/// fake that records requests and cancellations.
+/// Where cell view-models get covers from: `CoverService` (module Thumbnails, a provider once `import CanvasCovers`
+/// is written), an app's own (`AVAssetImageGenerator` on iOS), or a test's fake.
+///
+/// A provider implements one of the two forms and gets the other from this protocol:
+/// - ``cover(for:maximumSize:)``, `async throws`: the natural form for a provider over an async API. Cancellation
+///   is the task's: when the task awaiting the cover is cancelled, the provider should stop and throw
+///   `CancellationError`.
+/// - ``requestCover(for:maximumSize:completion:)``: a completion handler and a request to cancel, the form cell
+///   view-models use.
+///
+/// The async form over a completion-handler provider starts a request and cancels it when the task is cancelled
+/// (throwing `CancellationError` at once). The completion form over an async provider runs the async form in a task
+/// and cancels the task when the request is cancelled. A provider that implements neither recurses forever: implement
+/// one.
+///
+/// ```swift
+/// import CanvasKit
+/// import Foundation
+///
+/// /// A provider with an async API needs nothing else: no request class, no `@unchecked Sendable`.
+/// final class GrayCovers: CoverProvider {
+///     func cover(for videoURL: URL, maximumSize: PixelSize) async throws -> CoverImage {
+///         try Task.checkCancellation()
+///         return try CoverImage(
+///             width: 2, height: 2, bytesPerRow: 6, pixelFormat: .rgb, pixels: [UInt8](repeating: 128, count: 12))
+///     }
+/// }
+///
+/// let viewModel = CanvasCellViewModel(coverProvider: GrayCovers())
+/// ```
 public protocol CoverProvider: AnyObject, Sendable {
     /// Starts loading the cover of the take at `videoURL`, fitted in `maximumSize` (keeping its aspect ratio; 0 in a
     /// dimension means no limit on it, as for Thumbnails), and returns at once.
@@ -23,4 +52,131 @@ public protocol CoverProvider: AnyObject, Sendable {
         maximumSize: PixelSize,
         completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
     ) -> any CancellableCoverRequest
+
+    /// The cover of the take at `videoURL`, fitted in `maximumSize` (as ``requestCover(for:maximumSize:completion:)``).
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled first; otherwise the error that prevented the
+    ///   cover (for example a missing or unreadable file).
+    func cover(for videoURL: URL, maximumSize: PixelSize) async throws -> CoverImage
+}
+
+extension CoverProvider {
+    /// The completion-handler form over ``cover(for:maximumSize:)``: runs it in a task and returns a request whose
+    /// `cancel()` cancels that task. The completion is not called once the request is cancelled.
+    public func requestCover(
+        for videoURL: URL,
+        maximumSize: PixelSize,
+        completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
+    ) -> any CancellableCoverRequest {
+        let request = TaskCoverRequest(completion: completion)
+        request.start { try await self.cover(for: videoURL, maximumSize: maximumSize) }
+        return request
+    }
+
+    /// The async form over ``requestCover(for:maximumSize:completion:)``: starts a request and waits for its
+    /// completion; when the task is cancelled first, cancels the request and throws `CancellationError` at once.
+    public func cover(for videoURL: URL, maximumSize: PixelSize) async throws -> CoverImage {
+        let waiter = CoverWaiter()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                waiter.wait(with: continuation) {
+                    requestCover(for: videoURL, maximumSize: maximumSize) { waiter.finish(with: $0) }
+                }
+            }
+        } onCancel: {
+            waiter.cancel()
+        }
+    }
+}
+
+/// The request of the completion form over an async provider: a task, and the completion called once unless the
+/// request was cancelled.
+private final class TaskCoverRequest: CancellableCoverRequest {
+    private struct State {
+        var completion: (@Sendable (Result<CoverImage, any Error>) -> Void)?
+        var task: Task<Void, Never>?
+        var isCancelled = false
+    }
+
+    private let state: LockedValue<State>
+
+    init(completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void) {
+        state = LockedValue(State(completion: completion))
+    }
+
+    func start(_ operation: @escaping @Sendable () async throws -> CoverImage) {
+        let task = Task {
+            let result: Result<CoverImage, any Error>
+            do { result = .success(try await operation()) } catch { result = .failure(error) }
+            // Taken under the lock: a cancel() after this point finds no completion, one before it leaves none.
+            self.state.withLock { state -> (@Sendable (Result<CoverImage, any Error>) -> Void)? in
+                defer { state.completion = nil }
+                return state.completion
+            }?(result)
+        }
+        let cancelled = state.withLock { state -> Bool in
+            state.task = task
+            return state.isCancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    func cancel() {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            state.isCancelled = true
+            state.completion = nil
+            return state.task
+        }
+        task?.cancel()
+    }
+}
+
+/// The continuation of the async form over a completion-handler provider, resumed exactly once: by the completion, or
+/// by the task's cancellation (which also cancels the request), whichever comes first.
+private final class CoverWaiter: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<CoverImage, any Error>?
+        var request: (any CancellableCoverRequest)?
+        var isCancelled = false
+    }
+
+    private let state = LockedValue(State())
+
+    /// Keeps `continuation` and starts the request (unless the task was cancelled already).
+    func wait(
+        with continuation: CheckedContinuation<CoverImage, any Error>,
+        starting start: () -> any CancellableCoverRequest
+    ) {
+        let cancelled = state.withLock { state -> Bool in
+            if state.isCancelled { return true }
+            state.continuation = continuation
+            return false
+        }
+        if cancelled { return continuation.resume(throwing: CancellationError()) }
+        // The request may complete (even synchronously, from a cache) before it is stored; that is fine: finish()
+        // takes the continuation, and a later cancel() cancels a finished request, which is harmless.
+        let request = start()
+        let cancelledMeanwhile = state.withLock { state -> Bool in
+            state.request = request
+            return state.isCancelled
+        }
+        if cancelledMeanwhile { request.cancel() }
+    }
+
+    func finish(with result: Result<CoverImage, any Error>) {
+        state.withLock { state in
+            defer { state.continuation = nil }
+            return state.continuation
+        }?.resume(with: result)
+    }
+
+    func cancel() {
+        let (continuation, request) = state.withLock { state in
+            state.isCancelled = true
+            defer { state.continuation = nil }
+            return (state.continuation, state.request)
+        }
+        request?.cancel()
+        continuation?.resume(throwing: CancellationError())
+    }
 }
