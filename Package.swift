@@ -324,4 +324,29 @@ if Context.environment["MULTICANVAS_DOC_SNIPPETS"] != nil {
                 path: ".doc-snippets/\(name)",
                 swiftSettings: swiftSettings))
     }
+    // The `// Apple platforms only` blocks of one page, one file each, type-checked together against the UIKit,
+    // SwiftUI and AVFoundation signatures of Tests/AppleSignatures (a check of our code against Apple's declarations,
+    // not a UIKit; see its README). Declared only here, so no ordinary build sees modules named like Apple's.
+    let signatures: [(name: String, dependencies: [String])] = [
+        ("CoreGraphics", []), ("CoreMedia", []), ("QuartzCore", ["CoreGraphics"]),
+        ("UIKit", ["CoreGraphics", "QuartzCore"]), ("AVFoundation", ["CoreGraphics", "CoreMedia", "QuartzCore"]),
+        ("SwiftUI", ["CoreGraphics"]),
+    ]
+    for module in signatures {
+        // AVFoundation's classes come from Objective-C headers with no Sendable annotation: Swift 6 treats them as
+        // not Sendable, and `@preconcurrency import AVFoundation` relaxes that. A module in Swift 5 mode is what
+        // `@preconcurrency` treats the same way.
+        let mode: [SwiftSetting] = module.name == "AVFoundation" ? [.swiftLanguageMode(.v5)] : []
+        package.targets.append(
+            .target(
+                name: module.name, dependencies: module.dependencies.map { Target.Dependency.target(name: $0) },
+                path: "Tests/AppleSignatures/\(module.name)", swiftSettings: swiftSettings + mode))
+    }
+    for name in names.sorted() where name.hasPrefix("apple-") {
+        let dependencies = libraries + signatures.map(\.name)
+        package.targets.append(
+            .target(
+                name: name, dependencies: dependencies.map { Target.Dependency.target(name: $0) },
+                path: ".doc-snippets/\(name)", swiftSettings: swiftSettings))
+    }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compiles every Swift block of README.md, Docs/*.md and the DocC catalogs' pages against the package, so no example
-# names an API that does not exist. A block whose first line is `// Apple platforms only` (UIKit, SwiftUI,
-# AVFoundation) is skipped: it cannot be built here.
+# names an API that does not exist. The blocks whose first line is `// Apple platforms only` (UIKit, SwiftUI,
+# AVFoundation) are type-checked against Tests/AppleSignatures, which declares the Apple signatures they use, each
+# copied from Apple's documentation: the Apple blocks of one page are one app, one file per block in one target.
 #
 #   Tools/check-docs.sh            extract and build every block; exit 1 naming the page and line of a block that fails
 #   Tools/check-docs.sh PAGE.md    only the blocks of these pages
@@ -24,7 +25,7 @@ pages = [root / "README.md"] + sorted((root / "Docs").glob("**/*.md")) + sorted(
 pages += sorted(root.glob("Sources/*/*.docc/**/*.md"))
 if len(sys.argv) > 1:
     pages = [pathlib.Path(page) for page in sys.argv[1:]]
-count = skipped = 0
+count = apple = 0
 for page in pages:
     lines = page.read_text(encoding="utf-8").split("\n")
     index = 0
@@ -37,7 +38,11 @@ for page in pages:
             block = lines[start:end]
             first = next((line for line in block if line.strip()), "")
             if first.strip().startswith("// Apple platforms only"):
-                skipped += 1
+                slug = re.sub(r"[^A-Za-z0-9_-]+", "_", str(page.with_suffix("")).replace("/", "__"))
+                folder = root / ".doc-snippets" / f"apple-{slug}"
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / f"line-{start}.swift").write_text("\n".join(block) + "\n", encoding="utf-8")
+                apple += 1
             elif first.strip().startswith("// swift-tools-version"):
                 folder = root / ".doc-snippets" / "manifests" / f"line-{start}-{page.stem}"
                 folder.mkdir(parents=True)
@@ -53,7 +58,7 @@ for page in pages:
                 count += 1
             index = end
         index += 1
-print(f"check-docs: {count} Swift blocks to build, {skipped} marked Apple platforms only")
+print(f"check-docs: {count} Swift blocks to build, {apple} Apple-only blocks to type-check against Tests/AppleSignatures")
 PY
 
 log="$(mktemp)"
@@ -72,7 +77,8 @@ snippets="$(ls .doc-snippets | sha256sum | cut -c1-16)"
 if ! MULTICANVAS_DOC_SNIPPETS="$snippets" swift build -Xswiftc -warnings-as-errors >"$log" 2>&1; then
     # main.swift line N of the block whose fence is on line F of its page is line F+N of the page.
     grep -E "^/.*\.doc-snippets/.*(error|warning):" "$log" |
-        sed -E 's#^.*/\.doc-snippets/doc-(.*)-line-([0-9]+)/main\.swift:([0-9]+):([0-9]+):#\1 \2 \3 \4#' |
+        sed -E -e 's#^.*/\.doc-snippets/doc-(.*)-line-([0-9]+)/main\.swift:([0-9]+):([0-9]+):#\1 \2 \3 \4#' \
+            -e 's#^.*/\.doc-snippets/apple-(.*)/line-([0-9]+)\.swift:([0-9]+):([0-9]+):#\1 \2 \3 \4#' |
         awk '{ page = $1; gsub("__", "/", page); line = $2 + $3; $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print page ".md:" line ": " $0 }' | sed 's#_docc/#.docc/#' |
         sort -u | head -40 >&2 || true
     grep -q "doc-snippets/.*error:" "$log" || tail -20 "$log" >&2

@@ -1,0 +1,19 @@
+// swift-format-ignore-file
+// (Not formatted or linted: Apple's names and declarations as Apple spells them.)
+// A check of our code against Apple's signatures, not CoreMedia: see ../README.md.
+@_exported import Foundation
+
+/// https://developer.apple.com/documentation/coremedia/cmtime
+public struct CMTime: Sendable, Equatable {
+    public var value: Int64
+    public var timescale: Int32
+    /// https://developer.apple.com/documentation/coremedia/cmtime/1389151-init (CMTime(seconds:preferredTimescale:))
+    public init(seconds: Double, preferredTimescale: Int32) {
+        value = Int64(seconds * Double(preferredTimescale))
+        timescale = preferredTimescale
+    }
+    /// https://developer.apple.com/documentation/coremedia/cmtime/zero
+    public static let zero = CMTime(seconds: 0, preferredTimescale: 1)
+    /// https://developer.apple.com/documentation/coremedia/cmtime/seconds
+    public var seconds: Double { Double(value) / Double(timescale) }
+}

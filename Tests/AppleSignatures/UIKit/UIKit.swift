@@ -1,0 +1,183 @@
+// swift-format-ignore-file
+// (Not formatted or linted: Apple's names and declarations as Apple spells them.)
+// A check of our code against Apple's signatures, not a UIKit: see ../README.md. Each declaration is copied in
+// signature from the page cited above it; the bodies do nothing.
+@_exported import CoreGraphics
+@_exported import Foundation
+@_exported import QuartzCore
+
+// MARK: Index paths (UIKit's additions to Foundation's IndexPath)
+
+extension IndexPath {
+    /// https://developer.apple.com/documentation/foundation/indexpath/init(item:section:)
+    public init(item: Int, section: Int) { self.init(indexes: [section, item]) }
+    /// https://developer.apple.com/documentation/foundation/indexpath/item
+    public var item: Int { self[1] }
+    /// https://developer.apple.com/documentation/foundation/indexpath/section
+    public var section: Int { self[0] }
+}
+
+// MARK: Views
+
+/// https://developer.apple.com/documentation/uikit/uiresponder
+@MainActor
+open class UIResponder: NSObject {}
+
+/// https://developer.apple.com/documentation/uikit/uiview
+@MainActor
+open class UIView: UIResponder {
+    /// https://developer.apple.com/documentation/uikit/uiview/init(frame:)
+    public init(frame: CGRect) {}
+    /// https://developer.apple.com/documentation/uikit/uiview/init(coder:)
+    public required init?(coder: NSCoder) {}
+    /// https://developer.apple.com/documentation/uikit/uiview/bounds
+    open var bounds: CGRect = .zero
+    /// https://developer.apple.com/documentation/uikit/uiview/frame
+    open var frame: CGRect = .zero
+    /// https://developer.apple.com/documentation/uikit/uiview/layer
+    open var layer: CALayer { CALayer() }
+    /// https://developer.apple.com/documentation/uikit/uiview/ishidden
+    open var isHidden: Bool = false
+    /// https://developer.apple.com/documentation/uikit/uiview/addsubview(_:)
+    open func addSubview(_ view: UIView) {}
+}
+
+/// https://developer.apple.com/documentation/uikit/uiimage
+open class UIImage: NSObject {
+    /// https://developer.apple.com/documentation/uikit/uiimage/init(systemname:)
+    public init?(systemName name: String) {}
+    /// https://developer.apple.com/documentation/uikit/uiimage/init(cgimage:)
+    public init(cgImage: CGImage) {}
+}
+
+/// https://developer.apple.com/documentation/uikit/uiimageview
+@MainActor
+open class UIImageView: UIView {
+    /// https://developer.apple.com/documentation/uikit/uiimageview/init(image:)
+    public init(image: UIImage?) { super.init(frame: .zero) }
+    public required init?(coder: NSCoder) { super.init(frame: .zero) }
+    /// https://developer.apple.com/documentation/uikit/uiimageview/image
+    open var image: UIImage?
+}
+
+/// https://developer.apple.com/documentation/uikit/uiscrollview
+@MainActor
+open class UIScrollView: UIView {}
+
+// MARK: Collection view
+
+/// https://developer.apple.com/documentation/uikit/uicollectionreusableview
+@MainActor
+open class UICollectionReusableView: UIView {
+    /// https://developer.apple.com/documentation/uikit/uicollectionreusableview/prepareforreuse()
+    open func prepareForReuse() {}
+}
+
+/// https://developer.apple.com/documentation/uikit/uicollectionviewcell
+@MainActor
+open class UICollectionViewCell: UICollectionReusableView {
+    /// https://developer.apple.com/documentation/uikit/uicollectionviewcell/contentview
+    open var contentView: UIView { UIView(frame: .zero) }
+}
+
+/// https://developer.apple.com/documentation/uikit/uicollectionviewlayout
+@MainActor
+open class UICollectionViewLayout: NSObject {
+    public override init() {}
+}
+
+/// https://developer.apple.com/documentation/uikit/uicollectionviewflowlayout
+@MainActor
+open class UICollectionViewFlowLayout: UICollectionViewLayout {}
+
+/// https://developer.apple.com/documentation/uikit/uicollectionview
+@MainActor
+open class UICollectionView: UIScrollView {
+    /// https://developer.apple.com/documentation/uikit/uicollectionview/init(frame:collectionviewlayout:)
+    public init(frame: CGRect, collectionViewLayout layout: UICollectionViewLayout) { super.init(frame: frame) }
+    public required init?(coder: NSCoder) { super.init(frame: .zero) }
+    /// https://developer.apple.com/documentation/uikit/uicollectionview/datasource
+    open weak var dataSource: (any UICollectionViewDataSource)?
+    /// https://developer.apple.com/documentation/uikit/uicollectionview/delegate
+    open weak var delegate: (any UICollectionViewDelegate)?
+    /// https://developer.apple.com/documentation/uikit/uicollectionview/register(_:forcellwithreuseidentifier:)-(anyclass?,_)
+    open func register(_ cellClass: AnyClass?, forCellWithReuseIdentifier identifier: String) {}
+    /// https://developer.apple.com/documentation/uikit/uicollectionview/dequeuereusablecell(withreuseidentifier:for:)
+    open func dequeueReusableCell(withReuseIdentifier identifier: String, for indexPath: IndexPath)
+        -> UICollectionViewCell
+    { UICollectionViewCell(frame: .zero) }
+    /// https://developer.apple.com/documentation/uikit/uicollectionview/performbatchupdates(_:completion:)
+    open func performBatchUpdates(_ updates: (() -> Void)?, completion: ((Bool) -> Void)? = nil) {}
+    /// https://developer.apple.com/documentation/uikit/uicollectionview/insertitems(at:)
+    open func insertItems(at indexPaths: [IndexPath]) {}
+    /// https://developer.apple.com/documentation/uikit/uicollectionview/deleteitems(at:)
+    open func deleteItems(at indexPaths: [IndexPath]) {}
+    /// https://developer.apple.com/documentation/uikit/uicollectionview/moveitem(at:to:)
+    open func moveItem(at indexPath: IndexPath, to newIndexPath: IndexPath) {}
+    /// https://developer.apple.com/documentation/uikit/uicollectionview/reloaddata()
+    open func reloadData() {}
+    /// https://developer.apple.com/documentation/uikit/uicollectionview/indexpathsforvisibleitems
+    open var indexPathsForVisibleItems: [IndexPath] { [] }
+    /// https://developer.apple.com/documentation/uikit/uicollectionview/cellforitem(at:)
+    open func cellForItem(at indexPath: IndexPath) -> UICollectionViewCell? { nil }
+}
+
+/// https://developer.apple.com/documentation/uikit/uicollectionviewdatasource
+@MainActor
+public protocol UICollectionViewDataSource: NSObjectProtocol {
+    /// https://developer.apple.com/documentation/uikit/uicollectionviewdatasource/collectionview(_:numberofitemsinsection:)
+    func collectionView(_ collectionView: UICollectionView, numberOfItemsInSection section: Int) -> Int
+    /// https://developer.apple.com/documentation/uikit/uicollectionviewdatasource/collectionview(_:cellforitemat:)
+    func collectionView(_ collectionView: UICollectionView, cellForItemAt indexPath: IndexPath) -> UICollectionViewCell
+}
+
+/// https://developer.apple.com/documentation/uikit/uiscrollviewdelegate
+@MainActor
+public protocol UIScrollViewDelegate: NSObjectProtocol {}
+
+/// https://developer.apple.com/documentation/uikit/uicollectionviewdelegate
+///
+/// Its methods are optional (`@objc optional`) in UIKit; Linux has no Objective-C runtime, so they are requirements
+/// with empty default implementations here.
+@MainActor
+public protocol UICollectionViewDelegate: UIScrollViewDelegate {
+    /// https://developer.apple.com/documentation/uikit/uicollectionviewdelegate/collectionview(_:willdisplay:foritemat:)
+    func collectionView(
+        _ collectionView: UICollectionView, willDisplay cell: UICollectionViewCell, forItemAt indexPath: IndexPath)
+    /// https://developer.apple.com/documentation/uikit/uicollectionviewdelegate/collectionview(_:didenddisplaying:foritemat:)
+    func collectionView(
+        _ collectionView: UICollectionView, didEndDisplaying cell: UICollectionViewCell,
+        forItemAt indexPath: IndexPath)
+    /// https://developer.apple.com/documentation/uikit/uicollectionviewdelegate/collectionview(_:didselectitemat:)
+    func collectionView(_ collectionView: UICollectionView, didSelectItemAt indexPath: IndexPath)
+}
+
+extension UICollectionViewDelegate {
+    public func collectionView(
+        _ collectionView: UICollectionView, willDisplay cell: UICollectionViewCell, forItemAt indexPath: IndexPath
+    ) {}
+    public func collectionView(
+        _ collectionView: UICollectionView, didEndDisplaying cell: UICollectionViewCell,
+        forItemAt indexPath: IndexPath
+    ) {}
+    public func collectionView(_ collectionView: UICollectionView, didSelectItemAt indexPath: IndexPath) {}
+}
+
+// MARK: View controller
+
+/// https://developer.apple.com/documentation/uikit/uiviewcontroller
+@MainActor
+open class UIViewController: UIResponder {
+    /// https://developer.apple.com/documentation/uikit/uiviewcontroller/init(nibname:bundle:)
+    public init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?) {}
+    /// https://developer.apple.com/documentation/uikit/uiviewcontroller/init(coder:)
+    public required init?(coder: NSCoder) {}
+    /// https://developer.apple.com/documentation/uikit/uiviewcontroller/view
+    open var view: UIView! = nil
+    /// https://developer.apple.com/documentation/uikit/uiviewcontroller/viewdidload()
+    open func viewDidLoad() {}
+    /// https://developer.apple.com/documentation/uikit/uiviewcontroller/viewdidappear(_:)
+    open func viewDidAppear(_ animated: Bool) {}
+    /// https://developer.apple.com/documentation/uikit/uiviewcontroller/viewwilldisappear(_:)
+    open func viewWillDisappear(_ animated: Bool) {}
+}
