@@ -4,6 +4,7 @@ import CanvasSimulation
 import CommandLineSupport
 import Foundation
 import Locking
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -33,7 +34,13 @@ private func restoreTerminal() {
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &settings)
 }
 
+/// Set by SIGWINCH (the terminal was resized), read and cleared by the key loop. An atomic store is
+/// async-signal-safe.
+private let terminalResized = Atomic<Bool>(false)
+
 /// SIGINT (Ctrl-C) and SIGTERM: put the terminal back, then end with the conventional status 128 + the signal.
+/// SIGWINCH: flag the resize; installed without `SA_RESTART`, so the blocked `read` returns `EINTR` and the board is
+/// redrawn at once.
 private func installSignalHandlers() {
     for number in [SIGINT, SIGTERM] {
         signal(number) { received in
@@ -41,12 +48,32 @@ private func installSignalHandlers() {
             _exit(128 + received)
         }
     }
+    var action = sigaction()
+    #if os(Linux)
+        action.__sigaction_handler.sa_handler = { _ in terminalResized.store(true, ordering: .relaxed) }
+    #else
+        action.__sigaction_u.__sa_handler = { _ in terminalResized.store(true, ordering: .relaxed) }
+    #endif
+    sigemptyset(&action.sa_mask)
+    action.sa_flags = 0
+    sigaction(SIGWINCH, &action, nil)
+}
+
+/// The terminal's size in columns and rows (80x24 when standard output is not a terminal that says).
+private func terminalSize() -> (columns: Int, rows: Int) {
+    var size = winsize()
+    guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return (80, 24) }
+    return (Int(size.ws_col), Int(size.ws_row))
 }
 
 /// The terminal UI of `--interactive`: a grid of canvases redrawn after every key. Arrows move the cursor, Enter taps
 /// the canvas under it, `r` records, `s` stops (a simulated take), `c` cancels, `d` deletes the take under the cursor,
 /// `a` adds a canvas, `x` removes the one under the cursor, `q` (or Ctrl-D) quits. Moving the cursor onto a canvas
 /// outside the viewport scrolls the screen to it (a `scroll N` step).
+///
+/// The grid fits the terminal (``TerminalGridLayout``): its rows scroll with the cursor, it is redrawn when the
+/// terminal is resized, and below the minimum size a one-line notice replaces it until the terminal grows (a
+/// terminal already too small at the start is refused before anything is drawn).
 ///
 /// The terminal is put in non-canonical mode without echo (signals stay on), and restored on quit, on end of input,
 /// and on SIGINT or SIGTERM (exit status 130 or 143).
@@ -55,14 +82,26 @@ struct Interactive {
     let simulation: BoardSimulation
     private var cursor = 0
     private var lastStep: SimulationStep?
+    /// The first grid row on screen (kept between draws, so the grid scrolls only when the cursor leaves it).
+    private var firstRow = 0
+    /// Canvases per grid row in the last draw (what up and down move by).
+    private var columns = 1
 
     init(simulation: BoardSimulation) {
         self.simulation = simulation
     }
 
-    mutating func run() {
+    /// Runs the terminal UI; returns false, having drawn nothing, when the terminal is smaller than
+    /// ``TerminalGridLayout/minimumSize``.
+    mutating func run() -> Bool {
+        let size = terminalSize()
+        guard size.columns >= TerminalGridLayout.minimumSize.columns, size.rows >= TerminalGridLayout.minimumSize.rows
+        else {
+            Terminal.printError(TerminalGridLayout.tooSmallMessage(columns: size.columns, rows: size.rows))
+            return false
+        }
         var settings = termios()
-        guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return }
+        guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return true }
         savedTerminal.withLock { $0 = settings }
         var raw = settings
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
@@ -80,32 +119,41 @@ struct Interactive {
             draw()
         }
         restoreTerminal()
+        return true
     }
 
     // MARK: Keys
 
     enum Key: Equatable {
-        case left, right, up, down, enter
+        case left, right, up, down, enter, resize
         case character(Character)
         case quit
     }
 
-    private func readByte() -> UInt8? {
+    /// One byte of input; nil at the end of input, or when a resize interrupted the read (then `resized` is set).
+    private func readByte(resized: inout Bool) -> UInt8? {
         var byte: UInt8 = 0
         while true {
             let count = read(STDIN_FILENO, &byte, 1)
             if count == 1 { return byte }
-            if count < 0 && errno == EINTR { continue }
+            if count < 0 && errno == EINTR {
+                if terminalResized.exchange(false, ordering: .relaxed) {
+                    resized = true
+                    return nil
+                }
+                continue
+            }
             return nil
         }
     }
 
     private func readKey() -> Key? {
-        while let byte = readByte() {
+        var resized = false
+        while let byte = readByte(resized: &resized) {
             switch byte {
             case 0x1B:
-                guard readByte() == UInt8(ascii: "[") else { continue }
-                switch readByte() {
+                guard readByte(resized: &resized) == UInt8(ascii: "[") else { continue }
+                switch readByte(resized: &resized) {
                 case UInt8(ascii: "A"): return .up
                 case UInt8(ascii: "B"): return .down
                 case UInt8(ascii: "C"): return .right
@@ -117,14 +165,7 @@ struct Interactive {
             default: return .character(Character(UnicodeScalar(byte)))
             }
         }
-        return nil
-    }
-
-    private var columns: Int {
-        let count = simulation.board.canvases.count
-        var columns = 1
-        while columns * columns < count { columns += 1 }
-        return columns
+        return resized ? .resize : nil
     }
 
     private mutating func handle(_ key: Key) {
@@ -140,7 +181,7 @@ struct Interactive {
         case .character("d"): perform(.event(.delete(cursor)))
         case .character("a"): perform(.event(.add))
         case .character("x"): perform(.event(.remove(cursor)))
-        case .character, .quit: break
+        case .character, .quit, .resize: break
         }
         cursor = min(cursor, simulation.board.canvases.count - 1)
     }
@@ -158,40 +199,59 @@ struct Interactive {
 
     // MARK: Drawing
 
-    private func draw() {
+    private mutating func draw() {
+        let size = terminalSize()
         let canvases = simulation.canvases
-        var text = "\u{1B}[H\u{1B}[2J"
-        text +=
-            "canvas-sim: arrows move, Enter taps, r record, s stop, c cancel, d delete, a add, x remove, q quit\r\n\r\n"
-        let width = 16
-        for rowStart in stride(from: 0, to: canvases.count, by: columns) {
-            let row = canvases[rowStart..<min(rowStart + columns, canvases.count)]
-            var lines = ["", "", "", ""]
+        guard
+            let layout = TerminalGridLayout(
+                canvasCount: canvases.count, cursor: cursor, firstRow: firstRow, terminalColumns: size.columns,
+                terminalRows: size.rows)
+        else {
+            let notice = TerminalGridLayout.tooSmallMessage(columns: size.columns, rows: size.rows)
+            return Terminal.writeOutput("\u{1B}[H\u{1B}[2J" + notice)
+        }
+        firstRow = layout.rows.lowerBound
+        columns = layout.columns
+        // Every line is cut to the terminal's width, so nothing wraps and the screen never scrolls by itself.
+        var lines = [
+            "canvas-sim: arrows move, Enter taps, r record, s stop, c cancel, d delete, a add, x remove, q quit", "",
+        ]
+        let width = TerminalGridLayout.cellWidth - 3
+        let shown = layout.canvases(of: canvases.count)
+        for rowStart in stride(from: shown.lowerBound, to: shown.upperBound, by: layout.columns) {
+            let row = canvases[rowStart..<min(rowStart + layout.columns, shown.upperBound)]
+            var box = ["", "", "", ""]
             for canvas in row {
                 let border: Character = canvas.isSelected ? "#" : "-"
                 let side = canvas.isSelected ? "#" : "|"
                 let mark = canvas.index == cursor ? ">" : " "
                 let title = "\(mark)\(canvas.index) \(label(canvas.shows))"
                 let detail = canvas.videoURL.map(TakeName.describe) ?? (canvas.isVisible ? "" : "(offscreen)")
-                lines[0] += "+" + String(repeating: border, count: width) + "+ "
-                lines[1] += side + pad(title, width) + side + " "
-                lines[2] += side + pad(" " + detail, width) + side + " "
-                lines[3] += "+" + String(repeating: border, count: width) + "+ "
+                box[0] += "+" + String(repeating: border, count: width) + "+ "
+                box[1] += side + pad(title, width) + side + " "
+                box[2] += side + pad(" " + detail, width) + side + " "
+                box[3] += "+" + String(repeating: border, count: width) + "+ "
             }
-            text += lines.map { $0 + "\r\n" }.joined()
+            lines += box
         }
-        text += "\r\n"
+        lines.append("")
         if let step = lastStep {
-            text += "step \(step.number): \(step.event): " + (step.reason.map { "rejected: \($0)" } ?? "accepted")
-            text +=
-                "\r\n  effects: "
-                + (step.effects.isEmpty ? "none" : step.effects.map(\.description).joined(separator: ", "))
-            text += "\r\n"
+            lines.append(
+                "step \(step.number): \(step.event): " + (step.reason.map { "rejected: \($0)" } ?? "accepted"))
+            lines.append(
+                "  effects: "
+                    + (step.effects.isEmpty ? "none" : step.effects.map(\.description).joined(separator: ", ")))
         }
         let summary = simulation.summary
-        text += "accepted \(summary.accepted), rejected \(summary.rejected), live observations "
-        text += "\(summary.liveObservations), reloads \(summary.reloads)\r\n"
-        Terminal.writeOutput(text)
+        var status = "accepted \(summary.accepted), rejected \(summary.rejected), live observations "
+        status += "\(summary.liveObservations), reloads \(summary.reloads)"
+        if layout.rows.count * layout.columns < canvases.count {
+            status += ", rows \(layout.rows.lowerBound + 1)-\(layout.rows.upperBound) of "
+            status += "\((canvases.count + layout.columns - 1) / layout.columns)"
+        }
+        lines.append(status)
+        let text = lines.map { String($0.prefix(size.columns)) }.joined(separator: "\r\n")
+        Terminal.writeOutput("\u{1B}[H\u{1B}[2J" + text + "\r\n")
     }
 
     private func label(_ display: CanvasDisplay) -> String {

@@ -54,8 +54,8 @@ struct Options {
                     2 usage, a malformed script (with its line and column) or an unreadable script file
         """
 
-    /// The largest `--cells` and `--visible`: a board of a million canvases takes about 1.6 GB; a larger one would
-    /// only end in a failed allocation.
+    /// The largest `--cells` and `--visible`: a board of a million canvases is about 2 GB at its peak (see
+    /// Docs/canvas-sim.md); a larger one would only end in a failed allocation.
     static let maximumCount = 1_000_000
 
     struct UsageError: Error {
@@ -80,7 +80,9 @@ struct Options {
         }
         func count(_ text: String, for option: String) throws(UsageError) -> Int {
             guard let number = Int(text), (1...maximumCount).contains(number) else {
-                throw UsageError(message: "\(option) takes a whole number from 1 to \(maximumCount), not '\(text)'")
+                throw UsageError(
+                    message:
+                        "\(option) takes a whole number from 1 to \(maximumCount), not \(OptionSyntax.quoted(text))")
             }
             return number
         }
@@ -118,13 +120,13 @@ struct Options {
             case "--format":
                 let text = try value(for: argument)
                 guard let format = Format(rawValue: text) else {
-                    throw UsageError(message: "--format takes text or json, not '\(text)'")
+                    throw UsageError(message: "--format takes text or json, not \(OptionSyntax.quoted(text))")
                 }
                 options.format = format
             case "--export-table":
                 let text = try value(for: argument)
                 guard let table = Table(rawValue: text) else {
-                    throw UsageError(message: "--export-table takes markdown or dot, not '\(text)'")
+                    throw UsageError(message: "--export-table takes markdown or dot, not \(OptionSyntax.quoted(text))")
                 }
                 options.exportTable = table
             case "--render":
@@ -133,9 +135,10 @@ struct Options {
                 options.render = path
             default:
                 if argument.hasPrefix("-") {
-                    throw UsageError(message: "unknown option '\(argument)'")
+                    throw UsageError(message: "unknown option \(OptionSyntax.quoted(argument))")
                 }
-                throw UsageError(message: "unexpected argument '\(argument)' (events go in --events \"...\")")
+                throw UsageError(
+                    message: "unexpected argument \(OptionSyntax.quoted(argument)) (events go in --events \"...\")")
             }
             index += 1
         }

@@ -19,9 +19,11 @@ enum ExitCode {
     static let usage: Int32 = 2
 }
 
+/// Prints `message` as one line on standard error and exits with `code`. A usage error adds one line pointing to
+/// `--help`: the whole usage text is printed only when asked for.
 func fail(_ message: String, code: Int32, usage: Bool = false) -> Never {
     Terminal.printError("canvas-sim: \(message)")
-    if usage { Terminal.printError(Options.usage) }
+    if usage { Terminal.printError("canvas-sim: run 'canvas-sim --help' for the options and the events") }
     exit(code)
 }
 
@@ -116,7 +118,7 @@ if let loaded {
     printer.end()
 } else if Terminal.standardInputIsTerminal {
     var interactive = Interactive(simulation: simulation)
-    interactive.run()
+    if !interactive.run() { exit(ExitCode.usage) }
     printer.end()
 } else {
     printer.begin()

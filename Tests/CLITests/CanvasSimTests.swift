@@ -163,7 +163,7 @@ struct CanvasSimTests {
     }
 
     @Test(
-        "usage errors exit 2 with the usage",
+        "usage errors exit 2 with one error line and a one-line hint, never the whole usage",
         arguments: [
             ["--cells", "0", "--events", "tap 0"], ["--cells", "x", "--events", "tap 0"], ["--events"],
             ["--format", "xml", "--events", "tap 0"], ["--script", "a", "--events", "tap 0"], [],
@@ -177,8 +177,29 @@ struct CanvasSimTests {
         let run = try tool.run(arguments)
         #expect(run.status == 2)
         #expect(run.standardOutput.isEmpty)
-        #expect(run.standardError.hasPrefix("canvas-sim: "))
-        #expect(run.standardError.contains("usage: canvas-sim"))
+        #expect(run.errorLines.count == 2)
+        #expect(run.errorLines.first?.hasPrefix("canvas-sim: ") == true)
+        #expect(run.errorLines.last == "canvas-sim: run 'canvas-sim --help' for the options and the events")
+        #expect(!run.standardError.contains("usage: canvas-sim"))
+    }
+
+    @Test("a script saved with a UTF-8 byte-order mark runs")
+    func byteOrderMark() throws {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("canvas-sim-bom-\(UUID()).script")
+        try Data([0xEF, 0xBB, 0xBF] + Array("tap 0\ntap 1\n".utf8)).write(to: script)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let run = try tool.run(["--script", script.path, "--format", "json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.outputLines.count == 2)
+    }
+
+    @Test("a long token is cut in its error line", arguments: [["--events"], ["--cells"], []])
+    func longTokenCut(prefix: [String]) throws {
+        let token = String(repeating: "x", count: 100_000)
+        let run = try tool.run(prefix + [token] + (prefix.isEmpty ? ["--events", "tap 0"] : []))
+        #expect(run.status == 2)
+        #expect(run.errorLines.first?.contains("(100000 characters)") == true)
+        #expect(run.standardError.count < 400)
     }
 
     @Test("--help prints the usage, exit 0")

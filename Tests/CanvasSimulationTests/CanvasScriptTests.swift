@@ -116,4 +116,28 @@ struct CanvasScriptTests {
                 && error.description == "line \(line), column \(column): \(message)"
         }
     }
+
+    @Test("A UTF-8 byte-order mark at the start is skipped, in a file's bytes and in text; columns count after it")
+    func byteOrderMark() throws {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("tap 0\nrecord".utf8)
+        #expect(try CanvasScript(parsing: bytes).commands == [.event(.tap(0)), .event(.record)])
+        #expect(try parse("\u{FEFF}tap 1") == [.event(.tap(1))])
+        #expect(throws: CanvasScript.ParseError(line: 1, column: 1, reason: .unknownWord("jump", suggestion: nil))) {
+            try CanvasScript(parsing: [0xEF, 0xBB, 0xBF] + Array("jump".utf8))
+        }
+        // Only at the start: elsewhere it is an unknown character of a word.
+        #expect(throws: CanvasScript.ParseError.self) { try parse("tap 0\n\u{FEFF}tap 1") }
+    }
+
+    @Test("A long token is cut in the message, with its length")
+    func longTokenCut() {
+        let word = String(repeating: "a", count: 100_000)
+        let error = CanvasScript.ParseError(line: 1, column: 1, reason: .unknownWord(word, suggestion: nil))
+        #expect(error.message.hasPrefix("unknown event '\(String(repeating: "a", count: 40))...' (100000 characters);"))
+        #expect(error.message.count < 200)
+        let number = String(repeating: "9", count: 5_000)
+        let range = CanvasScript.ParseError(
+            line: 1, column: 5, reason: .numberOutOfRange(word: "tap", argument: number))
+        #expect(range.message.contains("(5000 characters)"))
+    }
 }

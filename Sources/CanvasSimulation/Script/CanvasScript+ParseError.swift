@@ -43,11 +43,19 @@ extension CanvasScript {
             self.reason = reason
         }
 
+        /// The longest piece of the script a message quotes whole; a longer one is cut (see ``message``).
+        public static let quotedLengthLimit = 40
+
         /// The one-line message without the place, e.g. `unknown event 'tapp' (did you mean 'tap'?)`. Control and
         /// format characters from the script (a NUL, an escape sequence, a line separator) are written as `\u{1B}`, so
-        /// the message stays one printable line.
+        /// the message stays one printable line, and a quoted piece longer than ``quotedLengthLimit`` characters is
+        /// cut to its start with its length: `'aaaaaaaa...' (100000 characters)`.
         public var message: String {
-            func shown(_ text: String) -> String {
+            func quoted(_ text: String) -> String {
+                guard text.count > Self.quotedLengthLimit else { return "'" + escaped(text) + "'" }
+                return "'" + escaped(String(text.prefix(Self.quotedLengthLimit))) + "...' (\(text.count) characters)"
+            }
+            func escaped(_ text: String) -> String {
                 text.unicodeScalars.map { scalar in
                     switch scalar.properties.generalCategory {
                     case .control, .format, .lineSeparator, .paragraphSeparator:
@@ -58,9 +66,9 @@ extension CanvasScript {
             }
             return switch reason {
             case .unknownWord(let word, let suggestion?):
-                "unknown event '\(shown(word))' (did you mean '\(suggestion)'?)"
+                "unknown event \(quoted(word)) (did you mean '\(suggestion)'?)"
             case .unknownWord(let word, nil):
-                "unknown event '\(shown(word))'; expected one of \(Keyword.allCases.map(\.rawValue).joined(separator: ", "))"
+                "unknown event \(quoted(word)); expected one of \(Keyword.allCases.map(\.rawValue).joined(separator: ", "))"
             case .missingArgument(let word):
                 if let keyword = Keyword(rawValue: word) {
                     "'\(word)' needs \(keyword.argumentName), e.g. '\(keyword.example)'"
@@ -68,24 +76,24 @@ extension CanvasScript {
                     "'\(word)' needs an argument"
                 }
             case .notANumber(let word, let argument):
-                "'\(word)' expects \(Keyword(rawValue: word)?.argumentName ?? "an integer") (an integer), got '\(shown(argument))'"
+                "'\(word)' expects \(Keyword(rawValue: word)?.argumentName ?? "an integer") (an integer), got \(quoted(argument))"
             case .numberOutOfRange(let word, let argument):
-                "'\(word)' got \(argument), beyond any index (from \(Int.min) to \(Int.max))"
+                "'\(word)' got \(argument.count > Self.quotedLengthLimit ? quoted(argument) : argument), beyond any index (from \(Int.min) to \(Int.max))"
             case .extraArgument(let word, let argument):
                 switch Keyword(rawValue: word) {
                 case let keyword? where keyword.arity == .index:
-                    "'\(word)' takes one \(keyword.argumentNoun), got an extra '\(shown(argument))'"
+                    "'\(word)' takes one \(keyword.argumentNoun), got an extra \(quoted(argument))"
                 case let keyword? where keyword.arity == .optionalFile:
-                    "'\(word)' takes at most one \(keyword.argumentNoun), got an extra '\(shown(argument))'"
+                    "'\(word)' takes at most one \(keyword.argumentNoun), got an extra \(quoted(argument))"
                 default:
-                    "'\(word)' takes no argument, got '\(shown(argument))'"
+                    "'\(word)' takes no argument, got \(quoted(argument))"
                 }
             case .unterminatedQuote:
                 "unterminated quoted file name (missing closing '\"')"
             case .emptyFileName:
                 "empty file name"
             case .textAfterQuote(let text):
-                "unexpected '\(shown(text))' right after a quoted file name"
+                "unexpected \(quoted(text)) right after a quoted file name"
             case .nulInFileName:
                 "a file name cannot contain the NUL character (U+0000)"
             case .notUTF8(let byte):

@@ -91,6 +91,9 @@ extension CanvasScript {
         }
 
         mutating func parse(_ source: String) throws(ParseError) {
+            // A byte-order mark (what some editors put at the start of a UTF-8 file) is not part of the script;
+            // columns on the first line count from after it, as the editor shows them.
+            let source = source.unicodeScalars.first == "\u{FEFF}" ? String(source.unicodeScalars.dropFirst()) : source
             let lines = source.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
             for (offset, line) in lines.enumerated() {
                 try parseLine(line, number: offset + 1)
