@@ -37,7 +37,7 @@ struct Options {
         usage: canvas-sim [--cells N] [--visible V] (--script FILE | --events "..." | --interactive)
                           [--format text|json] [--render FILE.png]
                canvas-sim --export-table markdown|dot
-          --cells N            canvases on the board (default 4, at most 1000000)
+          --cells N            canvases on the board (default 4, at most 1000000: about 1.9 GB)
           --visible V          canvases the screen shows at once (default 9); scroll N brings one into view
           --script FILE        events from FILE, one per line or separated by ';' ('#' starts a comment);
                                relative take files resolve against FILE's folder
@@ -54,7 +54,7 @@ struct Options {
                     2 usage, a malformed script (with its line and column) or an unreadable script file
         """
 
-    /// The largest `--cells` and `--visible`: a board of a million canvases is about 2 GB at its peak (see
+    /// The largest `--cells` and `--visible`: a board of a million canvases peaks at 1.86 GB in a release build (see
     /// Docs/canvas-sim.md); a larger one would only end in a failed allocation.
     static let maximumCount = 1_000_000
 
