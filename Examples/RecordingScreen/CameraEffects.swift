@@ -51,7 +51,10 @@ final class CameraEffects: @MainActor CanvasEffectPerformer {
             if recording != nil { stopRecording() }
         case .takeReplaced(_, let oldURL), .takeRemoved(_, let oldURL):
             try? FileManager.default.removeItem(at: oldURL)  // the app's choice: it could keep it in a library
-        case .takeFinished, .coverWanted, .canvasesInserted, .canvasesRemoved:
+        case .takeInterrupted(_, let partial):
+            // A draft's restore: the recording stopped with the app; this app does not keep partial takes.
+            if let partial { try? FileManager.default.removeItem(at: partial) }
+        case .takeFinished, .coverWanted, .canvasesInserted, .canvasesRemoved, .takeMissing, .draftRecordsDropped:
             break  // the cell's view-model asks for the cover; the wiring applies list changes
         }
         log.append(effect.description)

@@ -51,6 +51,9 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
     /// The seconds between a `record` event and the host time its playing takes start at, so that the players have
     /// time to preroll (``SyncedPlayback/hostTime`` is the clock's time at the event plus this).
     public let playbackLead: Double
+    /// The draft this board journals its accepted events to, when it was opened on one
+    /// (`init(draftAt:newBoard:options:)`); nil for a board in memory only.
+    public let draft: BoardDraft?
 
     /// A board of `canvasCount` empty canvases, none selected. - Precondition: `canvasCount >= 1`.
     public convenience init(canvasCount: Int) {
@@ -59,9 +62,15 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
 
     /// A board whose models mirror `state`; `record` starts the playing takes `playbackLead` seconds after `clock`'s
     /// time (see ``SyncedPlayback``).
-    public init(state: BoardState, clock: any HostClock = SystemHostClock(), playbackLead: Double = 0.1) {
+    public convenience init(state: BoardState, clock: any HostClock = SystemHostClock(), playbackLead: Double = 0.1) {
+        self.init(state: state, clock: clock, playbackLead: playbackLead, draft: nil)
+    }
+
+    /// A board whose models mirror `state`, journaling to `draft` when there is one.
+    init(state: BoardState, clock: any HostClock, playbackLead: Double, draft: BoardDraft?) {
         self.clock = clock
         self.playbackLead = playbackLead
+        self.draft = draft
         let canvases = state.indices.map { CanvasModel(state[$0]) }
         self.canvases = canvases
         isRecording = state.isRecording
@@ -85,6 +94,8 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
         let (outcome, drains) = core.withLock { core -> (BoardOutcome, Bool) in
             let step = core.state.handle(event, playbackStart: playbackStart)
             guard case .accepted(_, let change) = step else { return (step.outcome(next: core.state), false) }
+            // Journaled in the order accepted, before the effects reach the caller (never waiting for the disk).
+            draft?.append(.event(event))
             core.enqueue(change)
             let outcome = step.outcome(next: core.state)
             guard !core.isDraining else { return (outcome, false) }

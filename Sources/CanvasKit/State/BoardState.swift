@@ -11,9 +11,9 @@ import Foundation
 /// only `selection`, so they never copy the canvas storage, whatever the size of the board.
 public struct BoardState: Sendable, Hashable {
     /// The one selected canvas: its index and whether it is previewing or recording.
-    public struct Selection: Sendable, Hashable, CustomStringConvertible {
+    public struct Selection: Sendable, Hashable, Codable, CustomStringConvertible {
         /// What the selected canvas does with the camera preview.
-        public enum Phase: String, Sendable, Hashable, CaseIterable {
+        public enum Phase: String, Sendable, Hashable, CaseIterable, Codable {
             /// Showing the live preview, ready to record.
             case inPreview
             /// Recording a new take.
@@ -90,7 +90,7 @@ public struct BoardState: Sendable, Hashable {
     }
 
     /// What the board stores per canvas: identity and take. Status and selection live in `selection`.
-    struct Slot: Sendable, Hashable {
+    struct Slot: Sendable, Hashable, Codable {
         let id: CanvasID
         var take: Take?
 

@@ -30,11 +30,23 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
     case canvasesInserted(IndexSet)
     /// Canvases were removed from these indexes (indexes before the removal).
     case canvasesRemoved(IndexSet)
+    /// Restoring a draft: the canvas at the index was recording when the app was killed; it is back `inPreview`,
+    /// still selected. The URL is the file the recorder was writing (`BoardDraft.noteRecordingFile(_:)`), nil when
+    /// the app never said: the host keeps the partial file (as a take, by recording into that canvas again) or
+    /// removes it.
+    case takeInterrupted(index: Int, url: URL?)
+    /// Restoring a draft: the take of the canvas at the index is missing from the disk; it was removed from its
+    /// canvas, which shows the add button.
+    case takeMissing(index: Int, url: URL)
+    /// Restoring a draft: this many records of a torn or corrupt journal tail were dropped (what a kill during a write
+    /// or a power loss leaves); the board is as of the last whole record.
+    case draftRecordsDropped(count: Int)
 
     /// The kinds of effect, one per case, for coverage checks and for JSON.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case attachPreview, movePreview, detachPreview, startRecording, takeFinished, takeReplaced, takeDiscarded
         case takeRemoved, coverWanted, canvasesInserted, canvasesRemoved
+        case takeInterrupted, takeMissing, draftRecordsDropped
     }
 
     /// The kind of this effect; its `rawValue` is the stable short name (`attachPreview`, `movePreview`, ...).
@@ -51,6 +63,9 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
         case .coverWanted: .coverWanted
         case .canvasesInserted: .canvasesInserted
         case .canvasesRemoved: .canvasesRemoved
+        case .takeInterrupted: .takeInterrupted
+        case .takeMissing: .takeMissing
+        case .draftRecordsDropped: .draftRecordsDropped
         }
     }
 
@@ -71,6 +86,10 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
         case .coverWanted(let index, let url): "cover wanted \(name(index)) \(TakeName.describe(url))"
         case .canvasesInserted(let set): "canvases inserted \(names(set))"
         case .canvasesRemoved(let set): "canvases removed \(names(set))"
+        case .takeInterrupted(let index, let url):
+            "take interrupted \(name(index)) \(url.map(TakeName.describe) ?? "(file not noted)")"
+        case .takeMissing(let index, let url): "take missing \(name(index)) \(TakeName.describe(url))"
+        case .draftRecordsDropped(let count): "draft records dropped \(count)"
         }
     }
 }

@@ -128,6 +128,8 @@ enum Invariants {
             case .canvasesRemoved(let set): removed.append(set)
             case .startRecording: startsRecording = true
             case .takeDiscarded, .coverWanted: break
+            // Only a draft's restore reports these; no event does.
+            case .takeInterrupted, .takeMissing, .draftRecordsDropped: problems.append("\(effect) from an event")
             }
         }
         var lost: [URL] = []

@@ -1,0 +1,110 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where a draft's bytes go: the few file operations a draft needs, each as the system does it.
+///
+/// ``FileDraftStorage`` (the default) is the file system. An app may supply its own (a file coordinator, an
+/// encrypted container), as long as each operation keeps the promise written on it: the draft's guarantees rest on
+/// them. Operations are called from the draft's writer, one at a time, never from the thread that sends events, and
+/// from the restore when a board is opened.
+public protocol DraftStorage: Sendable {
+    /// The whole file at `path`, or nil when there is no such file.
+    func contents(of path: String) throws(DraftError) -> [UInt8]?
+    /// Appends `bytes` at the end of the file at `path`, which exists. They survive the process being killed once this
+    /// returns; a power loss may drop them until ``sync(_:)`` returns.
+    func append(_ bytes: [UInt8], to path: String) throws(DraftError)
+    /// Makes everything written to the file at `path` survive a power loss (`fsync`).
+    func sync(_ path: String) throws(DraftError)
+    /// Creates the file at `path` holding exactly `bytes`, replacing any file there (a temporary file, made durable
+    /// by ``sync(_:)`` and put in place by ``rename(_:to:)``).
+    func write(_ bytes: [UInt8], to path: String) throws(DraftError)
+    /// Renames `source` to `destination`, atomically replacing it: a reader sees the old file or the new one. The
+    /// rename survives a power loss once ``syncFolder(of:)`` returns.
+    func rename(_ source: String, to destination: String) throws(DraftError)
+    /// Makes the entries of the folder holding `path` (creations, renames) survive a power loss.
+    func syncFolder(of path: String) throws(DraftError)
+}
+
+/// A draft on the file system, through POSIX calls: `write` in a loop until every byte is written, `fsync` for a
+/// file, `rename`, and `fsync` of the folder for its entries.
+public struct FileDraftStorage: DraftStorage {
+    /// The file system.
+    public init() {}
+
+    public func contents(of path: String) throws(DraftError) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw .io(path: path, operation: "open", errno: errno)
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(path: path, operation: "read", errno: errno)
+            }
+            if count == 0 { return bytes }
+            bytes += chunk[0..<count]
+        }
+    }
+
+    public func append(_ bytes: [UInt8], to path: String) throws(DraftError) {
+        try withDescriptor(path, flags: O_WRONLY | O_APPEND) { descriptor throws(DraftError) in
+            try writeAll(bytes, to: descriptor, path: path)
+        }
+    }
+
+    public func sync(_ path: String) throws(DraftError) {
+        try withDescriptor(path, flags: O_RDONLY) { descriptor throws(DraftError) in
+            guard fsync(descriptor) == 0 else { throw .io(path: path, operation: "sync", errno: errno) }
+        }
+    }
+
+    public func write(_ bytes: [UInt8], to path: String) throws(DraftError) {
+        try withDescriptor(path, flags: O_WRONLY | O_CREAT | O_TRUNC) { descriptor throws(DraftError) in
+            try writeAll(bytes, to: descriptor, path: path)
+        }
+    }
+
+    public func rename(_ source: String, to destination: String) throws(DraftError) {
+        guard Foundation.rename(source, destination) == 0 else {
+            throw .io(path: destination, operation: "rename", errno: errno)
+        }
+    }
+
+    public func syncFolder(of path: String) throws(DraftError) {
+        let folder = (path as NSString).deletingLastPathComponent
+        try withDescriptor(folder.isEmpty ? "." : folder, flags: O_RDONLY) { descriptor throws(DraftError) in
+            guard fsync(descriptor) == 0 else { throw .io(path: folder, operation: "sync folder", errno: errno) }
+        }
+    }
+
+    private func withDescriptor(
+        _ path: String, flags: Int32, _ body: (Int32) throws(DraftError) -> Void
+    ) throws(DraftError) {
+        let descriptor = open(path, flags | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .io(path: path, operation: "open", errno: errno) }
+        defer { close(descriptor) }
+        try body(descriptor)
+    }
+
+    private func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(DraftError) {
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io(path: path, operation: "write", errno: errno)
+            }
+            written += count
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// The draft's files as the writer keeps them: the board as of the last record handed to it, and what is on the disk.
+/// Used by one drain at a time (`BoardDraft`).
+struct DraftWriter: Sendable {
+    let storage: any DraftStorage
+    let path: String
+    let identity: UInt64
+    let compactionThreshold: Int
+    /// The board as of `mirrorSequence`: what a snapshot written now holds.
+    private(set) var mirror: DraftState
+    private(set) var mirrorSequence: UInt64
+    /// The last record in the files (appended, and synced once `sync()` returns).
+    private(set) var journalSequence: UInt64
+    /// Records in the journal after its snapshot.
+    private var recordsInJournal: Int
+    /// Whether the files must be rewritten whole (a new draft, a damaged tail, a failed write) before appending.
+    private(set) var needsCompaction: Bool
+
+    var snapshotPath: String { path + ".snapshot" }
+
+    init(
+        storage: any DraftStorage, path: String, identity: UInt64, compactionThreshold: Int, mirror: DraftState,
+        sequence: UInt64, recordsInJournal: Int, needsCompaction: Bool
+    ) {
+        self.storage = storage
+        self.path = path
+        self.identity = identity
+        self.compactionThreshold = compactionThreshold
+        self.mirror = mirror
+        mirrorSequence = sequence
+        journalSequence = sequence
+        self.recordsInJournal = recordsInJournal
+        self.needsCompaction = needsCompaction
+    }
+
+    /// Applies `batch` to the mirror and appends its records to the journal in one write (or rewrites the draft when
+    /// it must be). - Returns: the last record written: a kill can no longer lose it.
+    mutating func append(_ batch: [DraftWriteItem]) -> Result<UInt64, DraftError> {
+        var bytes: [UInt8] = []
+        for item in batch {
+            // The board accepted each event on this very state, so the mirror accepts it too.
+            _ = mirror.apply(item.entry)
+            mirrorSequence = item.sequence
+            guard !needsCompaction else { continue }
+            do {
+                DraftFormat.appendRecord(
+                    sequence: item.sequence, payload: try DraftBinaryEncoder.encode(item.entry), to: &bytes)
+            } catch {
+                needsCompaction = true
+            }
+        }
+        do throws(DraftError) {
+            if needsCompaction {
+                try compact()
+            } else if !bytes.isEmpty {
+                try storage.append(bytes, to: path)
+                journalSequence = mirrorSequence
+                recordsInJournal += batch.count
+            }
+            return .success(journalSequence)
+        } catch {
+            // A write that failed may have left part of a record: the next attempt rewrites the draft whole.
+            needsCompaction = true
+            return .failure(error)
+        }
+    }
+
+    /// Syncs the journal, then compacts it when it has grown past the threshold. - Returns: the last durable record.
+    mutating func sync() -> Result<UInt64, DraftError> {
+        do throws(DraftError) {
+            try storage.sync(path)
+        } catch {
+            needsCompaction = true
+            return .failure(error)
+        }
+        if recordsInJournal >= compactionThreshold {
+            // The records are durable already; a failed compaction is tried again with the next group.
+            do throws(DraftError) { try compact() } catch { needsCompaction = true }
+        }
+        return .success(journalSequence)
+    }
+
+    /// Writes the mirror as the snapshot, then an empty journal continuing it, each to a temporary file that is
+    /// synced, renamed over the old one, and made durable by syncing the folder. A kill or a power loss at any point
+    /// leaves the old snapshot and journal, or the new snapshot and the old journal (whose records up to it a restore
+    /// skips), or both new ones.
+    mutating func compact() throws(DraftError) {
+        var snapshot = DraftFormat.header(.init(kind: .snapshot, base: mirrorSequence, identity: identity))
+        let payload: [UInt8]
+        do {
+            payload = try DraftBinaryEncoder.encode(mirror)
+        } catch {
+            throw .corrupt(path: snapshotPath, reason: "the board could not be encoded (\(error))")
+        }
+        DraftFormat.appendRecord(sequence: mirrorSequence, payload: payload, to: &snapshot)
+        try replace(snapshotPath, with: snapshot)
+        try replace(path, with: DraftFormat.header(.init(kind: .journal, base: mirrorSequence, identity: identity)))
+        journalSequence = mirrorSequence
+        recordsInJournal = 0
+        needsCompaction = false
+    }
+
+    private func replace(_ destination: String, with bytes: [UInt8]) throws(DraftError) {
+        let temporary = destination + ".tmp"
+        try storage.write(bytes, to: temporary)
+        try storage.sync(temporary)
+        try storage.rename(temporary, to: destination)
+        try storage.syncFolder(of: destination)
+    }
+}
