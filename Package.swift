@@ -176,6 +176,13 @@ targets += [
         name: "CanvasKitTests",
         dependencies: ["CanvasKit", "Observing", "Locking", "SeededRandom", "TestSupport", "CanvasTestSupport"],
         swiftSettings: swiftSettings),
+    // `swift run -c release DraftBenchmark`: a draft's cost against the same board in memory (Docs/Drafts.md).
+    .executableTarget(
+        name: "DraftBenchmark",
+        dependencies: ["CanvasKit", "Observing", "Locking"],
+        path: "Tools/DraftBenchmark",
+        swiftSettings: swiftSettings
+    ),
     .executableTarget(
         name: "CanvasBenchmark",
         dependencies: ["CanvasKit", "Observing", "Locking"],

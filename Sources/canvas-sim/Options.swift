@@ -29,13 +29,17 @@ struct Options {
     var format = Format.text
     var exportTable: Table?
     var render: String?
+    /// `--draft FILE`: open or resume a draft.
+    var draft: String?
+    /// `--snapshot-every N`: records between a draft's snapshots.
+    var snapshotEvery = 10_000
     var help = false
     /// `--version`: print the version and exit.
     var version = false
 
     static let usage = """
         usage: canvas-sim [--cells N] [--visible V] (--script FILE | --events "..." | --interactive)
-                          [--format text|json] [--render FILE.png]
+                          [--format text|json] [--render FILE.png] [--draft FILE]
                canvas-sim --export-table markdown|dot
           --cells N            canvases on the board (default 4, at most 1000000: about 1.9 GB)
           --visible V          canvases the screen shows at once (default 9); scroll N brings one into view
@@ -46,12 +50,17 @@ struct Options {
                                a add, x remove, q quit); reads one event per line when stdin is not a terminal
           --format text|json   a table per step and a summary (default), or one JSON object per step
           --render FILE.png    draw the final board (real covers for takes that are real files) as a PNG
+          --draft FILE         open the draft FILE (created with --cells canvases when missing) or resume it:
+                               the events continue from the restored board, each accepted one is journaled,
+                               and what the restore found is printed first; --events "" prints the board
+          --snapshot-every N   with --draft: compact the journal into a snapshot every N records (default 10000)
           --export-table F     print the transition table, computed from the code, as Markdown or DOT
           -h, --help           this text; --version: the version
         options that take a value accept it as the next argument or after '=' (--cells=9)
         events: tap N, record, stop [FILE], cancel, delete N, add, remove N, scroll N, disappear, appear
         exit codes: 0 the script ran (rejected events are normal), 1 the picture could not be written,
-                    2 usage, a malformed script (with its line and column) or an unreadable script file
+                    2 usage, a malformed script (with its line and column) or an unreadable script file,
+                    3 the draft cannot be opened or written (the reason names the file)
         """
 
     /// The largest `--cells` and `--visible`: a board of a million canvases peaks at 1.86 GB in a release build (see
@@ -64,7 +73,8 @@ struct Options {
 
     /// The options that take a value (the others are flags).
     static let valued: Set<String> = [
-        "--cells", "--visible", "--script", "--events", "--format", "--export-table", "--render",
+        "--cells", "--visible", "--script", "--events", "--format", "--export-table", "--render", "--draft",
+        "--snapshot-every",
     ]
 
     /// Parses `arguments` (without the program name); `--name=value` is read as `--name value`.
@@ -133,6 +143,12 @@ struct Options {
                 let path = try value(for: argument)
                 guard !path.isEmpty else { throw UsageError(message: "--render needs a file name") }
                 options.render = path
+            case "--snapshot-every":
+                options.snapshotEvery = try count(try value(for: argument), for: argument)
+            case "--draft":
+                let path = try value(for: argument)
+                guard !path.isEmpty else { throw UsageError(message: "--draft needs a file name") }
+                options.draft = path
             default:
                 if argument.hasPrefix("-") {
                     throw UsageError(message: "unknown option \(OptionSyntax.quoted(argument))")
@@ -152,6 +168,9 @@ struct Options {
                 )
             }
             return options
+        }
+        if given.contains("--snapshot-every"), options.draft == nil {
+            throw UsageError(message: "--snapshot-every needs --draft")
         }
         guard options.source != nil else {
             throw UsageError(message: "give the events: --script FILE, --events \"...\" or --interactive")

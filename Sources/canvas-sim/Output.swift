@@ -12,7 +12,9 @@ enum Output {
     /// `index`, `status`, `selected`, `video`, `shows`) and `effects`, nothing else, so readers that compare whole
     /// objects with the contract keep working. A cover that failed during the step is reported as one more effect
     /// string, `cover failed N FILE: REASON`, after the event's own effects.
-    static func json(_ step: SimulationStep) -> String {
+    /// With a draft (`durable` not nil), one more key at the end: `durable`, the number of the last record synced to
+    /// the draft when the step was printed.
+    static func json(_ step: SimulationStep, durable: UInt64? = nil) -> String {
         var line = JSONLine()
         line.add("step", .int(step.number))
         line.add("event", .string(step.event))
@@ -23,7 +25,37 @@ enum Output {
             "cover failed \(failure.index) \(TakeName.describe(failure.videoURL)): \(failure.reason)"
         }
         line.add("effects", .array((step.effects.map(\.description) + coverFailures).map { .string($0) }))
+        if let durable { line.add("durable", .int(Int(clamping: durable))) }
         return line.description
+    }
+
+    /// What opening a draft found, as the first JSON line: `draft` (the file), `new`, `sequence` (the last record
+    /// restored), `snapshot`, `replayed`, `dropped`, `effects` (the restore's, for the app to handle) and `canvases`
+    /// (the board as restored).
+    static func json(draft: BoardDraft, named name: String, canvases: [SimulationCanvas]) -> String {
+        let restore = draft.restore
+        var line = JSONLine()
+        line.add("draft", .string(name))
+        line.add("new", .bool(restore.isNew))
+        line.add("sequence", .int(Int(clamping: restore.sequence)))
+        line.add("snapshot", .int(Int(clamping: restore.snapshotSequence)))
+        line.add("replayed", .int(restore.replayedRecords))
+        line.add("dropped", .int(restore.droppedRecords))
+        line.add("effects", .array(restore.effects.map { .string($0.description) }))
+        line.add("canvases", .array(canvases.map { .object(json($0)) }))
+        return line.description
+    }
+
+    /// What opening a draft found, in text: `draft: FILE resumed at record 12 (...)` and one line per effect.
+    static func text(draft: BoardDraft, named name: String) -> String {
+        let restore = draft.restore
+        var text =
+            restore.isNew
+            ? "draft: \(name) created\n"
+            : "draft: \(name) resumed at record \(restore.sequence) (snapshot at record "
+                + "\(restore.snapshotSequence), \(restore.replayedRecords) records replayed)\n"
+        for effect in restore.effects { text += "draft: \(effect)\n" }
+        return text
     }
 
     private static func json(_ canvas: SimulationCanvas) -> JSONLine {

@@ -17,6 +17,8 @@ enum ExitCode {
     static let outputFailed: Int32 = 1
     /// Usage, a malformed script (with its line and column), or a script file that cannot be read.
     static let usage: Int32 = 2
+    /// The draft (`--draft`) cannot be opened, restored or written.
+    static let draftFailed: Int32 = 3
 }
 
 /// Prints `message` as one line on standard error and exits with `code`. A usage error adds one line pointing to
@@ -97,22 +99,54 @@ func loadScript(_ source: Options.Source) -> (script: CanvasScript, name: String
 
 let loaded = options.source.flatMap(loadScript)
 let covers = CoverService(maximumConcurrency: 2)
-let simulation = BoardSimulation(canvasCount: options.cells, visibleCount: options.visible, coverProvider: covers)
-let printer = StepPrinter(format: options.format, simulation: simulation)
+/// A draft error with the draft's path written as the user wrote it.
+func draftFailure(_ error: DraftError) -> Never {
+    let url = URL(fileURLWithPath: options.draft ?? "")
+    fail(
+        error.description.replacingOccurrences(of: url.path, with: options.draft ?? ""), code: ExitCode.draftFailed)
+}
+let simulation: BoardSimulation
+do throws(DraftError) {
+    simulation = try BoardSimulation(visibleCount: options.visible, coverProvider: covers) {
+        clock, lead throws(DraftError) in
+        let state = BoardState(canvasCount: options.cells)
+        guard let path = options.draft else { return CanvasBoard(state: state, clock: clock, playbackLead: lead) }
+        return try CanvasBoard(
+            draftAt: URL(fileURLWithPath: path), newBoard: state,
+            options: DraftOptions(compactionThreshold: options.snapshotEvery), clock: clock, playbackLead: lead)
+    }
+} catch {
+    draftFailure(error)
+}
+let board = simulation.board
+var printer = StepPrinter(format: options.format, simulation: simulation)
+printer.draftName = options.draft ?? ""
 var status = ExitCode.success
 
 if let loaded {
-    if loaded.script.steps.isEmpty { Terminal.printError("canvas-sim: warning: \(loaded.name) has no events") }
+    if loaded.script.steps.isEmpty && options.draft == nil {
+        Terminal.printError("canvas-sim: warning: \(loaded.name) has no events")
+    }
     printer.begin()
     // Steps going to a file or a pipe while standard error is a terminal: a progress line there, erased at the end.
-    let steps = loaded.script.steps.count
+    let steps = loaded.script.steps
     let progress = ProgressLine(
-        total: steps, visible: Terminal.standardErrorIsTerminal && !Terminal.standardOutputIsTerminal && steps > 1)
-    var done = 0
-    simulation.run(loaded.script) { step in
-        printer.print(step)
-        done += 1
-        progress.update(done: done, failed: 0)
+        total: steps.count,
+        visible: Terminal.standardErrorIsTerminal && !Terminal.standardOutputIsTerminal && steps.count > 1)
+    for (index, step) in steps.enumerated() {
+        let result = simulation.perform(step.command, takeIsSynthetic: step.takeIsSynthetic)
+        // The simulated recorder writes into the file its stop will name: a draft notes it, so a restore after a kill
+        // names the interrupted take.
+        if let draft = board.draft, result.isAccepted, case .event(.record) = step.command,
+            let file = steps[(index + 1)...].lazy.compactMap({ next -> URL? in
+                if case .event(.stop(let url, _)) = next.command { return url }
+                return nil
+            }).first
+        {
+            draft.noteRecordingFile(file)
+        }
+        printer.print(result)
+        progress.update(done: index + 1, failed: 0)
     }
     progress.finish()
     printer.end()
@@ -124,6 +158,10 @@ if let loaded {
     printer.begin()
     if !LineInput.run(simulation, printer: printer) { status = ExitCode.usage }
     printer.end()
+}
+
+if let error = printer.endDraft() {
+    draftFailure(error)
 }
 
 if let path = options.render {

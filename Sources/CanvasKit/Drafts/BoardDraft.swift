@@ -41,6 +41,9 @@ public final class BoardDraft: Sendable {
         var pending: [DraftWriteItem] = []
         var progress: Progress
         var isDraining = false
+        /// Whether the files must be rewritten before what they hold counts as durable (a new draft, a dropped tail,
+        /// a failed write).
+        var needsRewrite = false
         var waiters: [(sequence: UInt64, resume: @Sendable (DraftError?) -> Void)] = []
     }
 
@@ -55,7 +58,7 @@ public final class BoardDraft: Sendable {
             Shared(
                 pending: pending,
                 progress: Progress(appended: appended, written: durable, durable: durable, failure: nil),
-                isDraining: starts))
+                isDraining: starts, needsRewrite: writer.needsCompaction))
         self.writer = LockedValue(Writer(draft: writer))
         if starts { queue.async { self.drain() } }
     }
@@ -94,7 +97,7 @@ public final class BoardDraft: Sendable {
     public func waitUntilDurable(completion: @escaping @Sendable (DraftError?) -> Void) {
         let (ready, starts) = shared.withLock { shared -> (Bool, Bool) in
             let target = shared.progress.appended
-            if shared.progress.durable >= target { return (true, false) }
+            if shared.progress.durable >= target && !shared.needsRewrite { return (true, false) }
             shared.waiters.append((target, completion))
             guard !shared.isDraining else { return (false, false) }
             shared.isDraining = true
@@ -143,14 +146,17 @@ public final class BoardDraft: Sendable {
                     shared.progress.written = max(shared.progress.written, durable)
                     shared.progress.durable = max(shared.progress.durable, durable)
                     shared.progress.failure = nil
+                    shared.needsRewrite = false
                 case .failure(let error):
                     shared.progress.failure = error
+                    shared.needsRewrite = true
                     failure = error
                 }
                 let durable = shared.progress.durable
                 var resumed: [(DraftError?, @Sendable (DraftError?) -> Void)] = []
                 shared.waiters.removeAll { waiter in
                     guard waiter.sequence <= durable || failure != nil else { return false }
+                    // `durable` covers the waiter: the rewrite is done too (a success clears it; a failure fails it).
                     resumed.append((waiter.sequence <= durable ? nil : failure, waiter.resume))
                     return true
                 }

@@ -60,7 +60,7 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
     ///   - coverProvider: where covers come from; nil means no covers (displays still say `cover`).
     ///   - coverSize: the largest cover asked for.
     /// - Precondition: `canvasCount >= 1`.
-    public init(
+    public convenience init(
         canvasCount: Int,
         visibleCount: Int = 9,
         coverProvider: (any CoverProvider)? = nil,
@@ -68,14 +68,30 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
         timing: SimulatedRecordingTiming = SimulatedRecordingTiming()
     ) {
         precondition(canvasCount >= 1, "a board has at least one canvas")
+        self.init(visibleCount: visibleCount, coverProvider: coverProvider, coverSize: coverSize, timing: timing) {
+            clock, lead in CanvasBoard(state: BoardState(canvasCount: canvasCount), clock: clock, playbackLead: lead)
+        }
+    }
+
+    /// The board `makeBoard` makes (a board restored from a draft, for instance) on a screen showing `visibleCount`
+    /// canvases at once, on screen. `makeBoard` gets the simulation's clock and the playback lead, for the board to
+    /// read. The other parameters are as for ``init(canvasCount:visibleCount:coverProvider:coverSize:timing:)``.
+    ///
+    /// - Throws: what `makeBoard` throws.
+    public init<Failure: Error>(
+        visibleCount: Int = 9,
+        coverProvider: (any CoverProvider)? = nil,
+        coverSize: PixelSize = PixelSize(width: 160, height: 120),
+        timing: SimulatedRecordingTiming = SimulatedRecordingTiming(),
+        board makeBoard: (_ clock: VirtualClock, _ playbackLead: Double) throws(Failure) -> CanvasBoard
+    ) throws(Failure) {
         let covers = SettlingCoverProvider(base: coverProvider)
         self.covers = covers
         self.coverSize = coverSize
         let clock = VirtualClock()
         self.clock = clock
         self.timing = timing
-        board = CanvasBoard(
-            state: BoardState(canvasCount: canvasCount), clock: clock, playbackLead: timing.playbackLead)
+        board = try makeBoard(clock, timing.playbackLead)
         screen = CanvasScreen(
             board: board, configuration: CollectionHostConfiguration(viewportSize: visibleCount),
             coverProvider: covers, coverSize: coverSize, log: RegistrationLog(keepsEntries: false))

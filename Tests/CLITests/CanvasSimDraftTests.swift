@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+@Suite("canvas-sim --draft")
+struct CanvasSimDraftTests {
+    let tool: BuiltBinary
+    let folder: URL
+
+    init() throws {
+        tool = try BuiltBinary("canvas-sim")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("canvas-sim-draft-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    @Test("a run continues from the board the run before left, and the restore is printed first")
+    func resume() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data().write(to: folder.appendingPathComponent("a.mov"))
+        let first = try tool.run(
+            ["--draft", "board.draft", "--cells", "3", "--events", "tap 0; record; stop a.mov; tap 1; record"],
+            in: folder)
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.outputLines.first == "draft: board.draft created")
+        #expect(first.outputLines.last == "draft: board.draft: 6 records durable")
+
+        let shown = try tool.run(["--draft", "board.draft", "--events", "", "--format", "json"], in: folder)
+        #expect(shown.status == 0, "\(shown.standardError)")
+        #expect(shown.standardError.isEmpty)
+        let restoreLine: String = [
+            #"{"draft":"board.draft","new":false,"sequence":6,"snapshot":0,"replayed":6,"dropped":0,"#,
+            #""effects":["take interrupted 1 (file not noted)"],"canvases":["#,
+            #"{"index":0,"status":"noPreview","selected":false,"video":"a.mov","shows":"cover"},"#,
+            #"{"index":1,"status":"inPreview","selected":true,"video":null,"shows":"livePreview"},"#,
+            #"{"index":2,"status":"noPreview","selected":false,"video":null,"shows":"addButton"}]}"#,
+        ].joined()
+        #expect(shown.outputLines.first == restoreLine)
+        #expect(shown.outputLines.last == #"{"durable":7}"#)
+
+        let again = try tool.run(["--draft", "board.draft", "--events", "tap 2", "--format", "json"], in: folder)
+        #expect(again.outputLines.first?.contains(#""sequence":7"#) == true)
+        #expect(again.outputLines.first?.contains(#""effects":[]"#) == true)
+        #expect(again.outputLines.dropFirst().first?.contains(#""event":"tap 2","accepted":true"#) == true)
+    }
+
+    @Test("a file that is not a draft: exit 3 and one line naming it")
+    func notADraft() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("tap 0\n".utf8).write(to: folder.appendingPathComponent("script.txt"))
+        let run = try tool.run(["--draft", "script.txt", "--events", ""], in: folder)
+        #expect(run.status == 3)
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.errorLines == ["canvas-sim: 'script.txt' is not a draft (no draft signature at its start)"])
+        let usage = try tool.run(["--snapshot-every", "3", "--events", ""], in: folder)
+        #expect(usage.status == 2)
+        #expect(usage.errorLines.first == "canvas-sim: --snapshot-every needs --draft")
+    }
+}

@@ -1,0 +1,257 @@
+import CanvasTestSupport
+import Foundation
+import SeededRandom
+import TestSupport
+import Testing
+
+@testable import CanvasKit
+
+/// Drafts: a board opened on a draft comes back, after a kill or a power loss, as the board after some prefix of the
+/// events it accepted that holds every event reported durable; damaged drafts are typed errors, never a crash. The
+/// boards are checked against `ReferenceBoard`, the rules written out independently of `BoardState`.
+@Suite("Drafts")
+struct DraftTests {
+    /// Every take exists (the tests' takes are names, not files).
+    static let allTakesExist = { @Sendable (_: URL) in true }
+
+    static func options(_ storage: any DraftStorage, threshold: Int = 10_000) -> DraftOptions {
+        DraftOptions(storage: storage, compactionThreshold: threshold, takeExists: allTakesExist)
+    }
+
+    /// The reference boards after each prefix of the accepted events of `events` from `start`: element k is the board
+    /// after k accepted events.
+    static func prefixes(of events: [CanvasEvent], from start: BoardState) -> [ReferenceBoard] {
+        var board = ReferenceBoard(start)
+        var result = [board]
+        for event in events where (try? board.apply(event).get()) != nil {
+            result.append(board)
+        }
+        return result
+    }
+
+    /// `board` as a restore makes it: a recording canvas back in preview.
+    static func recovered(_ board: ReferenceBoard) -> ReferenceBoard {
+        var board = board
+        _ = board.apply(.cancel)
+        return board
+    }
+
+    static func waitDurable(_ board: CanvasBoard) async throws {
+        try await board.draft!.waitUntilDurable()
+    }
+
+    @Test("a board restored from its draft equals the original, through snapshots and journals")
+    func roundTrip() async throws {
+        for (seed, threshold) in [(1, 10_000), (2, 7), (3, 1), (4, 50)] as [(UInt64, Int)] {
+            let storage = PowerLossStorage()
+            let start = BoardState(canvasCount: 4)
+            var generator = EventGenerator(seed: seed)
+            let events = generator.sequence(length: 300, start: start)
+            let board = try CanvasBoard(
+                draftAt: URL(fileURLWithPath: "/d/board.draft"), newBoard: start,
+                options: Self.options(storage, threshold: threshold))
+            #expect(board.draft!.restore.isNew)
+            for event in events { board.send(event) }
+            try await Self.waitDurable(board)
+            let restored = try CanvasBoard(
+                draftAt: URL(fileURLWithPath: "/d/board.draft"), newBoard: BoardState(canvasCount: 1),
+                options: Self.options(PowerLossStorage(files: storage.killImage()), threshold: threshold))
+            let expected = Self.prefixes(of: events, from: start).last!
+            var original = ReferenceBoard(board.state)
+            if board.state.isRecording { original = Self.recovered(original) }
+            #expect(ReferenceBoard(restored.state) == original, "seed \(seed)")
+            #expect(ReferenceBoard(restored.state) == Self.recovered(expected))
+            // Identities and the next identity come back too: the restored board is the same value.
+            if !board.state.isRecording { #expect(restored.state == board.state) }
+            #expect(!restored.draft!.restore.isNew)
+            #expect(restored.draft!.restore.droppedRecords == 0)
+        }
+    }
+
+    @Test("every event kind and a whole board survive the binary form")
+    func codec() throws {
+        let url = URL(fileURLWithPath: "/takes/a b/ü.mov")
+        let events: [CanvasEvent] = [
+            .tap(0), .tap(-3), .tap(Int.max), .record, .stop(url), .stop(URL(string: "https://x.test/a?b=1")!),
+            .stop(url, start: 1.25), .stop(url, start: -0.375),
+            .cancel, .delete(2), .add, .remove(1),
+        ]
+        for event in events {
+            let bytes = try DraftBinaryEncoder.encode(DraftEntry.event(event))
+            #expect(try DraftBinaryDecoder.decode(DraftEntry.self, from: bytes[...]) == .event(event))
+        }
+        let board = try BoardState(takes: [url, nil, Boards.take("b.mov")], selection: .init(index: 1, phase: .recording))
+        let state = DraftState(board: board, recordingFile: Boards.take("c.mov"))
+        let bytes = try DraftBinaryEncoder.encode(state)
+        #expect(try DraftBinaryDecoder.decode(DraftState.self, from: bytes[...]) == state)
+    }
+
+    @Test("a take's start on the board's timeline is journaled and restored, from the journal and from a snapshot")
+    func takeStarts() async throws {
+        for threshold in [10_000, 2] {
+            let storage = PowerLossStorage()
+            let board = try CanvasBoard(
+                draftAt: URL(fileURLWithPath: "/t/board.draft"), newBoard: BoardState(canvasCount: 3),
+                options: Self.options(storage, threshold: threshold))
+            let events: [CanvasEvent] = [
+                .tap(0), .record, .stop(Boards.take("a.mov"), start: 0), .tap(1), .record,
+                .stop(Boards.take("b.mov"), start: 2.375), .tap(2), .record, .stop(Boards.take("c.mov"), start: -0.5),
+            ]
+            for event in events { #expect(board.send(event).isAccepted) }
+            try await Self.waitDurable(board)
+            let restored = try CanvasBoard(
+                draftAt: URL(fileURLWithPath: "/t/board.draft"), newBoard: BoardState(canvasCount: 1),
+                options: Self.options(PowerLossStorage(files: storage.killImage()), threshold: threshold))
+            #expect(restored.state == board.state)
+            #expect((0..<3).map { restored.state.takeStart(at: $0) } == [0, 2.375, -0.5])
+            #expect(restored.state.timelineTakes == board.state.timelineTakes)
+        }
+    }
+
+    @Test("a snapshot that says something impossible is refused")
+    func impossibleSnapshot() throws {
+        struct FakeSlot: Encodable {
+            let id: CanvasID
+            let take: FakeTake?
+        }
+        struct FakeTake: Encodable { let url: URL }
+        struct FakeBoard: Encodable {
+            let slots: [FakeSlot]
+            let selection: BoardState.Selection?
+            let nextIdentity: UInt64
+        }
+        let take = FakeTake(url: Boards.take("a.mov"))
+        let boards = [
+            FakeBoard(slots: [], selection: nil, nextIdentity: 0),
+            FakeBoard(slots: [FakeSlot(id: CanvasID(rawValue: 0), take: nil)], selection: .init(index: 3, phase: .inPreview), nextIdentity: 1),
+            FakeBoard(slots: [FakeSlot(id: CanvasID(rawValue: 5), take: nil)], selection: nil, nextIdentity: 1),
+            FakeBoard(
+                slots: [FakeSlot(id: CanvasID(rawValue: 0), take: take), FakeSlot(id: CanvasID(rawValue: 1), take: take)],
+                selection: nil, nextIdentity: 2),
+        ]
+        for fake in boards {
+            let bytes = try DraftBinaryEncoder.encode(fake)
+            #expect(throws: DecodingError.self) { try DraftBinaryDecoder.decode(BoardState.self, from: bytes[...]) }
+        }
+    }
+
+    @Test("a restore reports the interrupted take, the missing takes and the dropped tail, once")
+    func restoreEffects() async throws {
+        let folder = try TemporaryFolder()
+        let draftURL = folder.url.appending(path: "board.draft")
+        let kept = folder.url.appending(path: "kept.mov")
+        let gone = folder.url.appending(path: "gone.mov")
+        let partial = folder.url.appending(path: "partial.mov")
+        for file in [kept, gone, partial] { try Data().write(to: file) }
+        do {
+            let board = try CanvasBoard(draftAt: draftURL, newBoard: BoardState(canvasCount: 3))
+            for event in [CanvasEvent.tap(0), .record, .stop(kept), .tap(1), .record, .stop(gone), .tap(2), .record] {
+                #expect(board.send(event).isAccepted)
+            }
+            board.draft!.noteRecordingFile(partial)
+            try await Self.waitDurable(board)
+        }
+        try FileManager.default.removeItem(at: gone)
+        // A torn record at the end: the first half of a copy of the last one.
+        let journal = try Data(contentsOf: draftURL)
+        try (journal + Data(repeating: 0x5A, count: 9)).write(to: draftURL)
+
+        let restored = try CanvasBoard(draftAt: draftURL, newBoard: BoardState(canvasCount: 1))
+        let restore = restored.draft!.restore
+        #expect(
+            restore.effects == [
+                .draftRecordsDropped(count: 1), .takeInterrupted(index: 2, url: partial), .takeMissing(index: 1, url: gone),
+            ])
+        #expect(restored.state[2].status == .inPreview && restored.state[2].isSelected)
+        #expect(restored.state.videoURL(at: 1) == nil && restored.state.videoURL(at: 0) == kept)
+        #expect(restored.state.display(at: 1) == .addButton)
+        try await Self.waitDurable(restored)
+
+        let again = try CanvasBoard(draftAt: draftURL, newBoard: BoardState(canvasCount: 1))
+        #expect(again.draft!.restore.effects == [])
+        #expect(again.state == restored.state)
+    }
+
+    @Test("power loss at any moment: the restored board is a prefix holding every durable event")
+    func powerLoss() async throws {
+        var checked = 0
+        for seed in 0..<40 as Range<UInt64> {
+            var random = SplitMix64(seed: seed &* 7919 &+ 1)
+            let storage = PowerLossStorage()
+            let start = BoardState(canvasCount: 5)
+            var generator = EventGenerator(seed: seed)
+            let events = generator.sequence(length: 200, start: start)
+            let prefixes = Self.prefixes(of: events, from: start)
+            let board = try CanvasBoard(
+                draftAt: URL(fileURLWithPath: "/p/board.draft"), newBoard: start,
+                options: Self.options(storage, threshold: Int.random(in: 5...60, using: &random)))
+            let cut = Int.random(in: 0...events.count, using: &random)
+            for (index, event) in events.enumerated() {
+                if index == cut { break }
+                board.send(event)
+                if Int.random(in: 0..<40, using: &random) == 0 { try await Self.waitDurable(board) }
+            }
+            // The power goes now: the writer may be in the middle of anything.
+            let durable = board.draft!.progress.durable
+            var torn: SplitMix64? = seed % 2 == 0 ? SplitMix64(seed: seed) : nil
+            let image = storage.powerLossImage(tornTail: &torn)
+            let restored = try CanvasBoard(
+                draftAt: URL(fileURLWithPath: "/p/board.draft"), newBoard: start,
+                options: Self.options(PowerLossStorage(files: image)))
+            let sequence = Int(restored.draft!.restore.sequence)
+            #expect(sequence >= Int(durable), "seed \(seed): restored \(sequence) of \(durable) durable")
+            #expect(sequence < prefixes.count)
+            if sequence < prefixes.count {
+                #expect(ReferenceBoard(restored.state) == Self.recovered(prefixes[sequence]), "seed \(seed)")
+            }
+            checked += 1
+            try await Self.waitDurable(board)
+        }
+        #expect(checked == 40)
+    }
+
+    @Test("a failed write is reported to the waiters, and the next attempt rewrites the draft whole")
+    func failedWrite() async throws {
+        let storage = PowerLossStorage()
+        let start = BoardState(canvasCount: 3)
+        let board = try CanvasBoard(
+            draftAt: URL(fileURLWithPath: "/f/board.draft"), newBoard: start, options: Self.options(storage))
+        board.send(.tap(0))
+        try await Self.waitDurable(board)
+        storage.failOperations(true)
+        board.send(.tap(1))
+        await #expect(throws: DraftError.self) { try await Self.waitDurable(board) }
+        #expect(board.draft!.progress.failure != nil)
+        storage.failOperations(false)
+        board.send(.tap(2))
+        try await Self.waitDurable(board)
+        #expect(board.draft!.progress.failure == nil)
+        var none: SplitMix64? = nil
+        let restored = try CanvasBoard(
+            draftAt: URL(fileURLWithPath: "/f/board.draft"), newBoard: start,
+            options: Self.options(PowerLossStorage(files: storage.powerLossImage(tornTail: &none))))
+        #expect(restored.state == board.state)
+    }
+
+    @Test("the completion form is told once the records before it are durable")
+    func completionForm() throws {
+        let storage = PowerLossStorage()
+        let board = try CanvasBoard(
+            draftAt: URL(fileURLWithPath: "/c/board.draft"), newBoard: BoardState(canvasCount: 2),
+            options: Self.options(storage))
+        board.send(.tap(1))
+        let done = DispatchSemaphore(value: 0)
+        board.draft!.waitUntilDurable { error in
+            #expect(error == nil)
+            done.signal()
+        }
+        done.wait()
+        #expect(board.draft!.progress.durable == 1)
+        var none: SplitMix64? = nil
+        let image = storage.powerLossImage(tornTail: &none)
+        let restored = try CanvasBoard(
+            draftAt: URL(fileURLWithPath: "/c/board.draft"), newBoard: BoardState(canvasCount: 2),
+            options: Self.options(PowerLossStorage(files: image)))
+        #expect(restored.state == board.state)
+    }
+}

@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+"""Crash harness for drafts: runs `canvas-sim --draft` on seeded scripts, kills it with SIGKILL at random points, runs
+it again (which restores the draft and continues), and checks every restore against an independent model of the board
+written here from the rules table (not the package's transition function): the restored board must be the model's
+board after a prefix of the killed run's accepted events that holds every event the run reported durable, with the
+restore's own changes (a recording back in preview, missing takes removed) applied.
+
+usage: python3 Tools/crash-drafts.py [--kills N] [--seed S] [--binary PATH] [--snapshot-every K]
+Exit status: 0 no mismatch, 1 a mismatch (the draft and scripts are kept under .fuzz/drafts/), 2 usage.
+"""
+import argparse
+import json
+import os
+import random
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+
+class Model:
+    """The board: each canvas's take (a file name or None), the selected canvas and whether it records."""
+
+    def __init__(self, count):
+        self.takes = [None] * count
+        self.selected = None
+        self.recording = False
+
+    def copy(self):
+        other = Model(0)
+        other.takes = list(self.takes)
+        other.selected = self.selected
+        other.recording = self.recording
+        return other
+
+    def apply(self, event):
+        """Applies one event (a tuple); returns True when accepted."""
+        kind = event[0]
+        n = len(self.takes)
+        if kind == "tap":
+            i = event[1]
+            if not 0 <= i < n or self.recording:
+                return False
+            self.selected = None if self.selected == i else i
+            return True
+        if kind == "record":
+            if self.selected is None or self.recording:
+                return False
+            self.recording = True
+            return True
+        if kind == "stop":
+            if not self.recording:
+                return False
+            name = event[1]
+            if any(take == name for j, take in enumerate(self.takes) if j != self.selected):
+                return False
+            self.takes[self.selected] = name
+            self.recording = False
+            return True
+        if kind == "cancel":
+            if not self.recording:
+                return False
+            self.recording = False
+            return True
+        if kind == "delete":
+            i = event[1]
+            if not 0 <= i < n or self.recording or self.takes[i] is None:
+                return False
+            self.takes[i] = None
+            return True
+        if kind == "add":
+            if self.recording:
+                return False
+            self.takes.append(None)
+            return True
+        if kind == "remove":
+            i = event[1]
+            if not 0 <= i < n or self.recording or n == 1:
+                return False
+            if self.selected == i:
+                self.selected = None
+            elif self.selected is not None and self.selected > i:
+                self.selected -= 1
+            self.takes.pop(i)
+            return True
+        raise ValueError(event)
+
+    def recovered(self, exists):
+        """The board as a restore leaves it: a recording back in preview, takes whose file is missing removed."""
+        board = self.copy()
+        interrupted = board.selected if board.recording else None
+        board.recording = False
+        missing = [i for i, take in enumerate(board.takes) if take is not None and not exists(take)]
+        for i in missing:
+            board.takes[i] = None
+        return board, interrupted, missing
+
+    def canvases(self):
+        """The canvases as canvas-sim prints them (index, status, selected, video)."""
+        result = []
+        for i, take in enumerate(self.takes):
+            status = "noPreview"
+            if i == self.selected:
+                status = "recording" if self.recording else "inPreview"
+            result.append((i, status, i == self.selected, take))
+        return result
+
+
+def printed(canvases):
+    return [(c["index"], c["status"], c["selected"], c["video"]) for c in canvases]
+
+
+def script_word(event):
+    return event[0] if len(event) == 1 else f"{event[0]} {event[1]}"
+
+
+def make_script(rng, board, length, names):
+    """A seeded script biased towards accepted events, some rejected ones, stops into new, missing and used files."""
+    events = []
+    model = board.copy()
+    for _ in range(length):
+        n = len(model.takes)
+        roll = rng.randrange(100)
+        if model.recording and roll < 55:
+            pick = rng.randrange(20)
+            used = [t for t in model.takes if t is not None]
+            if pick == 0 and used:
+                event = ("stop", rng.choice(used))
+            else:
+                names[0] += 1
+                event = ("stop", f"{'missing' if pick == 1 else 'take'}-{names[0]}.mov")
+        elif model.recording and roll < 70:
+            event = ("cancel",)
+        elif roll < 40:
+            event = ("tap", rng.randrange(n + (1 if roll % 9 == 0 else 0)))
+        elif roll < 60:
+            event = ("record",)
+        elif roll < 70:
+            event = ("delete", rng.randrange(n))
+        elif roll < 80:
+            event = ("add",) if n < 12 else ("tap", rng.randrange(n))
+        elif roll < 88:
+            event = ("remove", rng.randrange(n))
+        else:
+            event = ("stop", "take-0.mov") if roll % 2 else ("cancel",)
+        model.apply(event)
+        events.append(event)
+    return events
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--kills", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--binary", default=".build/debug/canvas-sim")
+    parser.add_argument("--snapshot-every", type=int, default=0, help="0: random per draft (5-200)")
+    parser.add_argument("--drafts", type=int, default=0, help="kills per draft before a new one (0: random 5-40)")
+    args = parser.parse_args()
+    if not os.access(args.binary, os.X_OK):
+        print(f"crash-drafts: no executable at {args.binary} (build canvas-sim first)", file=sys.stderr)
+        return 2
+
+    root = os.path.abspath(".fuzz/drafts")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    rng = random.Random(args.seed)
+    kills = restores = mismatches = finished = durable_checked = 0
+    started = time.monotonic()
+    session = 0
+
+    while kills < args.kills and mismatches == 0:
+        session += 1
+        folder = os.path.join(root, f"session-{session}")
+        os.makedirs(folder)
+        draft = os.path.join(folder, "board.draft")
+        cells = rng.randrange(1, 7)
+        board = Model(cells)
+        names = [0]
+        snapshot_every = args.snapshot_every or rng.choice([5, 20, 50, 200])
+        runs_left = args.drafts or rng.randrange(5, 40)
+        expected = None  # (candidates by sequence, durable sequence) of the run before
+        ambiguous = False
+        run = 0
+        while runs_left > 0 and kills < args.kills and mismatches == 0:
+            runs_left -= 1
+            run += 1
+            events = make_script(rng, board, rng.randrange(10, 200), names)
+            for event in events:
+                if event[0] == "stop" and event[1].startswith("take-"):
+                    open(os.path.join(folder, event[1]), "a").close()
+            script = os.path.join(folder, f"run-{run}.txt")
+            with open(script, "w") as f:
+                f.write("\n".join(script_word(e) for e in events) + "\n")
+            command = [args.binary, "--draft", draft, "--script", script, "--format", "json", "--cells", str(cells),
+                       "--snapshot-every", str(snapshot_every)]
+            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            # Kill after a random number of lines, or at a random moment (during start-up, the restore or a write).
+            kill_after_lines = rng.randrange(0, len(events) + 2) if rng.random() < 0.9 else None
+            kill_at = time.monotonic() + rng.uniform(0, 0.08)
+            lines = []
+            buffer = b""
+            killed = False
+            while True:
+                timeout = max(0, kill_at - time.monotonic()) if kill_after_lines is None else 1.0
+                ready, _, _ = select.select([process.stdout], [], [], timeout)
+                if not ready:
+                    if kill_after_lines is None:
+                        process.send_signal(signal.SIGKILL)
+                        killed = True
+                        break
+                    continue
+                chunk = os.read(process.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                buffer += chunk
+                *complete, buffer = buffer.split(b"\n")
+                lines += [json.loads(line) for line in complete if line]
+                if kill_after_lines is not None and len(lines) >= kill_after_lines + 1:
+                    if rng.random() < 0.5:
+                        time.sleep(rng.uniform(0, 0.002))
+                    process.send_signal(signal.SIGKILL)
+                    killed = True
+                    break
+            if killed:
+                # Lines written before the kill are still in the pipe.
+                while True:
+                    chunk = process.stdout.read()
+                    if not chunk:
+                        break
+                    buffer += chunk
+                *complete, buffer = buffer.split(b"\n")
+                lines += [json.loads(line) for line in complete if line]
+            stderr = process.stderr.read().decode(errors="replace")
+            status = process.wait()
+            if killed:
+                kills += 1
+            elif status != 0:
+                print(f"crash-drafts: canvas-sim exited {status}: {stderr.strip()}", file=sys.stderr)
+                mismatches += 1
+                break
+            else:
+                finished += 1
+
+            # The restore this run printed first: check it against the model's prediction for the run before.
+            if lines and "draft" in lines[0]:
+                restores += 1
+                head = lines[0]
+                exists = lambda name: os.path.exists(os.path.join(folder, name))
+                if expected is None:
+                    candidates = {0: board}
+                    durable = 0
+                else:
+                    candidates, durable = expected
+                sequence = head["sequence"]
+                problem = None
+                if sequence < durable:
+                    problem = f"restored record {sequence}, but {durable} were reported durable"
+                elif ambiguous:
+                    # A run killed before it printed its restore may have journaled the restore's own records: any
+                    # prefix from the durable one to the restored record may be the one.
+                    matches = [s for s in candidates if durable <= s <= sequence
+                               and candidates[s].recovered(exists)[0].canvases() == printed(head["canvases"])]
+                    if not matches:
+                        problem = f"restored board {printed(head['canvases'])} is no prefix's from {durable} to {sequence}"
+                    else:
+                        restored, interrupted, missing = candidates[matches[-1]].recovered(exists)
+                else:
+                    below = [s for s in candidates if s <= sequence]
+                    if not below:
+                        problem = f"restored record {sequence} is before the run's first ({min(candidates)})"
+                    else:
+                        restored, interrupted, missing = candidates[max(below)].recovered(exists)
+                        if printed(head["canvases"]) != restored.canvases():
+                            problem = (f"restored board {printed(head['canvases'])} is not the model's after record "
+                                       f"{sequence}: {restored.canvases()}")
+                if not problem:
+                    kinds = [e.split(" ")[1] for e in head["effects"] if not e.startswith("draft records dropped")]
+                    if kinds != (["interrupted"] if interrupted is not None else []) + ["missing"] * len(missing):
+                        problem = f"restore effects {head['effects']} do not match interrupted {interrupted}, missing {missing}"
+                    if durable > 0:
+                        durable_checked += 1
+                if problem:
+                    mismatches += 1
+                    print(f"crash-drafts: MISMATCH in {folder} run {run}: {problem}", file=sys.stderr)
+                    break
+                board = restored
+                ambiguous = False
+            elif killed:
+                # Killed before it printed its restore: the prediction for the run before still holds, but the restore
+                # may have journaled its own records.
+                ambiguous = True
+                continue
+            else:
+                print(f"crash-drafts: no restore line from {' '.join(command)}", file=sys.stderr)
+                mismatches += 1
+                break
+
+            # The prediction for the next restore: the model after each prefix of this run's accepted events, by the
+            # record number canvas-sim gives it (one per accepted event, one more for the file noted after a record
+            # when a stop follows in the script), and the last record the run reported durable.
+            recovery = sum(1 for e in head["effects"] if not e.startswith("draft records dropped"))
+            model = board.copy()
+            # Before the restore's own records are written, a restore finds the same board again.
+            candidates = {head["sequence"] + j: model.copy() for j in range(recovery + 1)}
+            sequence = head["sequence"] + recovery
+            for index, event in enumerate(events):
+                if not model.apply(event):
+                    continue
+                sequence += 1
+                candidates[sequence] = model.copy()
+                if event[0] == "record" and any(e[0] == "stop" for e in events[index + 1:]):
+                    sequence += 1
+                    candidates[sequence] = model.copy()
+            durable = max([l.get("durable", 0) for l in lines[1:]] + [head["sequence"]])
+            expected = (candidates, durable)
+            if not killed:
+                # A run that ended waited for every record: the next restore must be the whole run.
+                if durable != sequence:
+                    print(f"crash-drafts: MISMATCH in {folder} run {run}: it ended with record {durable} durable, "
+                          f"the model counts {sequence}", file=sys.stderr)
+                    mismatches += 1
+                expected = ({sequence: model.copy()}, sequence)
+                board = model
+
+    elapsed = time.monotonic() - started
+    print(f"crash-drafts: {kills} kills, {restores} restores ({durable_checked} after durable records), "
+          f"{finished} runs ended by themselves, {mismatches} mismatches in {elapsed:.0f} s "
+          f"(seed {args.seed}, {session} drafts)")
+    return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
