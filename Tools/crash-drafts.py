@@ -197,16 +197,20 @@ def main():
                        "--snapshot-every", str(snapshot_every)]
             process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             # Kill after a random number of lines, or at a random moment (during start-up, the restore or a write).
-            kill_after_lines = rng.randrange(0, len(events) + 2) if rng.random() < 0.9 else None
-            kill_at = time.monotonic() + rng.uniform(0, 0.08)
+            mode = rng.random()
+            kill_after_lines = rng.randrange(0, len(events) + 1) if mode < 0.85 else None
+            # Some runs end by themselves (their last record must then be durable); the others are killed at a
+            # random moment (start-up, the restore, a write) instead of after a line.
+            kill_at = time.monotonic() + (rng.uniform(0, 0.08) if mode < 0.95 else 1e9)
             lines = []
             buffer = b""
             killed = False
             while True:
                 timeout = max(0, kill_at - time.monotonic()) if kill_after_lines is None else 1.0
+                timeout = min(timeout, 1.0)
                 ready, _, _ = select.select([process.stdout], [], [], timeout)
                 if not ready:
-                    if kill_after_lines is None:
+                    if kill_after_lines is None and time.monotonic() >= kill_at:
                         process.send_signal(signal.SIGKILL)
                         killed = True
                         break
