@@ -222,7 +222,9 @@ struct CanvasBoardTests {
     func randomMirror() {
         for seed in 500..<540 as Range<UInt64> {
             var generator = EventGenerator(seed: seed)
-            let board = CanvasBoard(canvasCount: Int(seed % 7) + 1)
+            // A clock stopped at 0 and no lead: `record` starts its playback at host time 0, as the pure function's.
+            let board = CanvasBoard(
+                state: BoardState(canvasCount: Int(seed % 7) + 1), clock: StoppedClock(), playbackLead: 0)
             var state = board.state
             for event in generator.sequence(length: 100, start: board.state) {
                 let expected = state.handle(event).outcome(next: state)
@@ -276,4 +278,9 @@ struct CanvasBoardTests {
             #expect((status[model.id] ?? .noPreview) == model.status)
         }
     }
+}
+
+/// A host clock that always reads 0.
+private struct StoppedClock: HostClock {
+    func now() -> HostTime { .zero }
 }

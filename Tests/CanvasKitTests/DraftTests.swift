@@ -165,6 +165,7 @@ struct DraftTests {
         #expect(restored.state[2].status == .inPreview && restored.state[2].isSelected)
         #expect(restored.state.videoURL(at: 1) == nil && restored.state.videoURL(at: 0) == kept)
         #expect(restored.state.display(at: 1) == .addButton)
+        #expect(restore.effects.allSatisfy { $0.kind.isRestoreReport })
         try await Self.waitDurable(restored)
 
         let again = try CanvasBoard(draftAt: draftURL, newBoard: BoardState(canvasCount: 1))

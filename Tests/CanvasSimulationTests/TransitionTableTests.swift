@@ -74,7 +74,7 @@ struct TransitionTableTests {
                 }
             }
         }
-        #expect(effectKinds == Set(CanvasEffect.Kind.allCases))
+        #expect(effectKinds == Set(CanvasEffect.Kind.allCases.filter { !$0.isRestoreReport }))
         #expect(rejectionKinds == Set(CanvasRejection.Kind.allCases))
         #expect(
             Set(table.displayRows.map { $0.shows.split(separator: " ")[0] })

@@ -47,6 +47,14 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
         case attachPreview, movePreview, detachPreview, startRecording, takeFinished, takeReplaced, takeDiscarded
         case takeRemoved, coverWanted, canvasesInserted, canvasesRemoved
         case takeInterrupted, takeMissing, draftRecordsDropped
+
+        /// Whether only a draft's restore reports this kind (``DraftRestore/effects``); no event's outcome has it.
+        public var isRestoreReport: Bool {
+            switch self {
+            case .takeInterrupted, .takeMissing, .draftRecordsDropped: true
+            default: false
+            }
+        }
     }
 
     /// The kind of this effect; its `rawValue` is the stable short name (`attachPreview`, `movePreview`, ...).
