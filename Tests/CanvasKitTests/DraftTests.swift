@@ -76,9 +76,20 @@ struct DraftTests {
             .stop(url, start: 1.25), .stop(url, start: -0.375),
             .cancel, .delete(2), .add, .remove(1),
         ]
-        for event in events {
-            let bytes = try DraftBinaryEncoder.encode(DraftEntry.event(event))
-            #expect(try DraftBinaryDecoder.decode(DraftEntry.self, from: bytes[...]) == .event(event))
+        let relative = URL(fileURLWithPath: "take 2.mov", relativeTo: URL(fileURLWithPath: "/takes/", isDirectory: true))
+        for entry in events.map(DraftEntry.event) + [.event(.stop(relative, start: 3)), .recordingFile(relative)] {
+            var bytes: [UInt8] = []
+            DraftRecordCodec.encode(entry, into: &bytes)
+            let decoded = try DraftRecordCodec.decode(bytes[...])
+            #expect(decoded == entry)
+            // Every value an event carries comes back, whatever Equatable compares.
+            if case .event(.stop(let url, let start)) = decoded, case .event(.stop(let original, let originalStart)) = entry {
+                #expect(url.relativeString == original.relativeString && url.baseURL == original.baseURL)
+                #expect(start.bitPattern == originalStart.bitPattern)
+            }
+            // A payload cut short or with a byte more is refused.
+            for length in 0..<bytes.count { #expect(throws: DraftRecordCodec.Failure.self) { try DraftRecordCodec.decode(bytes[0..<length]) } }
+            #expect(throws: DraftRecordCodec.Failure.self) { try DraftRecordCodec.decode((bytes + [0])[...]) }
         }
         let board = try BoardState(takes: [url, nil, Boards.take("b.mov")], selection: .init(index: 1, phase: .recording))
         let state = DraftState(board: board, recordingFile: Boards.take("c.mov"))

@@ -7,9 +7,10 @@ import Locking
 ///
 /// Every event the board accepts is handed to the draft before `send` returns (so before its effects reach the
 /// performer), as a record numbered in the order the board accepted it. The calling thread never waits for the disk:
-/// a writer on its own queue appends the records handed to it since its last write, in one write, then syncs them
-/// (`fsync`), then takes the records handed to it meanwhile. A record is *written* once its write returned (a kill
-/// of the process can no longer lose it) and *durable* once the sync after it returned (a power loss cannot lose it).
+/// a writer on its own queue appends everything handed to it since its last write, in one write, as soon as it can;
+/// a syncer on another queue syncs (`fsync`) what was written, group after group. A record is *written* once its
+/// write returned (a kill of the process can no longer lose it) and *durable* once a sync after it returned (a power
+/// loss cannot lose it).
 ///
 /// Thread safety: every method may be called from any thread.
 public final class BoardDraft: Sendable {
@@ -31,20 +32,45 @@ public final class BoardDraft: Sendable {
     /// What the restore found when the board was opened.
     public let restore: DraftRestore
 
+    private let storage: any DraftStorage
     private let shared: LockedValue<Shared>
-    /// The writer's own state: taken only by the one drain running at a time (never contended).
+    /// The writer's own state: taken by the writer's queue, and by the syncer only to mark a failed sync.
     private let writer: LockedValue<Writer>
-    private let queue = DispatchQueue(label: "MultiCanvas.BoardDraft", qos: .utility)
+    private let writerQueue = DispatchQueue(label: "MultiCanvas.BoardDraft.writer", qos: .utility)
+    private let syncQueue = DispatchQueue(label: "MultiCanvas.BoardDraft.syncer", qos: .utility)
 
-    /// What the sending threads and the writer share.
+    private typealias Waiter = (sequence: UInt64, resume: @Sendable (DraftError?) -> Void)
+
+    /// What the sending threads, the writer and the syncer share.
     private struct Shared: Sendable {
         var pending: [DraftWriteItem] = []
         var progress: Progress
-        var isDraining = false
+        var isWriting = false
+        var isSyncing = false
         /// Whether the files must be rewritten before what they hold counts as durable (a new draft, a dropped tail,
-        /// a failed write).
+        /// a failed write or sync).
         var needsRewrite = false
-        var waiters: [(sequence: UInt64, resume: @Sendable (DraftError?) -> Void)] = []
+        var waiters: [Waiter] = []
+
+        /// Takes out the waiters that are answered: those whose records are durable, and with `failure`, the others.
+        mutating func answeredWaiters(failure: DraftError?) -> [(DraftError?, @Sendable (DraftError?) -> Void)] {
+            var answered: [(DraftError?, @Sendable (DraftError?) -> Void)] = []
+            let durable = needsRewrite ? 0 : progress.durable
+            waiters.removeAll { waiter in
+                if waiter.sequence <= durable {
+                    answered.append((nil, waiter.resume))
+                    return true
+                }
+                guard let failure else { return false }
+                answered.append((failure, waiter.resume))
+                return true
+            }
+            return answered
+        }
+    }
+
+    private struct Writer: Sendable {
+        var draft: DraftWriter
     }
 
     /// A draft whose writer starts at `writer` (the files as they are) with `pending` handed over already (the
@@ -52,19 +78,16 @@ public final class BoardDraft: Sendable {
     init(path: String, restore: DraftRestore, writer: DraftWriter, appended: UInt64, pending: [DraftWriteItem]) {
         self.path = path
         self.restore = restore
+        storage = writer.storage
         let durable = writer.journalSequence
         let starts = !pending.isEmpty || writer.needsCompaction
         shared = LockedValue(
             Shared(
                 pending: pending,
                 progress: Progress(appended: appended, written: durable, durable: durable, failure: nil),
-                isDraining: starts, needsRewrite: writer.needsCompaction))
+                isWriting: starts, needsRewrite: writer.needsCompaction))
         self.writer = LockedValue(Writer(draft: writer))
-        if starts { queue.async { self.drain() } }
-    }
-
-    private struct Writer: Sendable {
-        var draft: DraftWriter
+        if starts { writerQueue.async { self.write(rewriting: true) } }
     }
 
     /// How far the records are now.
@@ -85,26 +108,27 @@ public final class BoardDraft: Sendable {
         let starts = shared.withLock { shared -> Bool in
             shared.progress.appended += 1
             shared.pending.append(DraftWriteItem(sequence: shared.progress.appended, entry: entry))
-            guard !shared.isDraining else { return false }
-            shared.isDraining = true
+            guard !shared.isWriting else { return false }
+            shared.isWriting = true
             return true
         }
-        if starts { queue.async { self.drain() } }
+        if starts { writerQueue.async { self.write(rewriting: false) } }
     }
 
     /// Calls `completion` once every record appended before this call is durable (nil), or with the error that kept
-    /// it from being so. On the writer's queue, or at once on the calling thread when they already are.
+    /// it from being so. On one of the draft's queues, or at once on the calling thread when they already are.
     public func waitUntilDurable(completion: @escaping @Sendable (DraftError?) -> Void) {
         let (ready, starts) = shared.withLock { shared -> (Bool, Bool) in
             let target = shared.progress.appended
             if shared.progress.durable >= target && !shared.needsRewrite { return (true, false) }
             shared.waiters.append((target, completion))
-            guard !shared.isDraining else { return (false, false) }
-            shared.isDraining = true
+            // After a failure, nothing may be under way: asking tries again (the writer rewrites the draft whole).
+            guard !shared.isWriting, !shared.isSyncing else { return (false, false) }
+            shared.isWriting = true
             return (false, true)
         }
         if ready { completion(nil) }
-        if starts { queue.async { self.drain() } }
+        if starts { writerQueue.async { self.write(rewriting: true) } }
     }
 
     /// Returns once every record appended before this call is durable: what an app awaits before it goes to the
@@ -116,57 +140,80 @@ public final class BoardDraft: Sendable {
         if let error { throw error }
     }
 
-    /// Writes what was handed over, group after group, until nothing is left: appends a group in one write, records
-    /// it as written, syncs it, records it as durable and tells the waiters it covers.
-    private func drain() {
-        // The first round runs even with nothing handed over: a draft opened on damaged or missing files is rewritten.
-        var first = true
+    /// The writer: appends what was handed over, group after group, until nothing is left, and starts the syncer
+    /// after each group. With `rewriting`, the first round runs even with nothing handed over (a new draft, a dropped
+    /// tail, a retry after a failure: the writer rewrites the draft whole).
+    private func write(rewriting: Bool) {
+        var first = rewriting
         while true {
-            let isFirst = first
-            first = false
             let batch = shared.withLock { shared -> [DraftWriteItem]? in
-                if shared.pending.isEmpty && shared.waiters.isEmpty && !isFirst {
-                    shared.isDraining = false
+                guard !shared.pending.isEmpty || first else {
+                    shared.isWriting = false
                     return nil
                 }
                 let batch = shared.pending
                 shared.pending = []
                 return batch
             }
+            first = false
             guard let batch else { return }
-            var outcome = writer.withLock { $0.draft.append(batch) }
-            if case .success(let written) = outcome {
-                shared.withLock { $0.progress.written = max($0.progress.written, written) }
-                outcome = writer.withLock { $0.draft.sync() }
-            }
-            let (resumed, stops) = shared.withLock { shared in
+            let outcome = writer.withLock { $0.draft.append(batch) }
+            let (answered, syncs) = shared.withLock { shared in
                 var failure: DraftError?
                 switch outcome {
-                case .success(let durable):
-                    shared.progress.written = max(shared.progress.written, durable)
-                    shared.progress.durable = max(shared.progress.durable, durable)
-                    shared.progress.failure = nil
-                    shared.needsRewrite = false
+                case .success(let written):
+                    shared.progress.written = max(shared.progress.written, written.sequence)
+                    if written.isDurable {
+                        shared.progress.durable = max(shared.progress.durable, written.sequence)
+                        shared.progress.failure = nil
+                        shared.needsRewrite = false
+                    }
                 case .failure(let error):
                     shared.progress.failure = error
                     shared.needsRewrite = true
                     failure = error
                 }
-                let durable = shared.progress.durable
-                var resumed: [(DraftError?, @Sendable (DraftError?) -> Void)] = []
-                shared.waiters.removeAll { waiter in
-                    guard waiter.sequence <= durable || failure != nil else { return false }
-                    // `durable` covers the waiter: the rewrite is done too (a success clears it; a failure fails it).
-                    resumed.append((waiter.sequence <= durable ? nil : failure, waiter.resume))
-                    return true
-                }
-                // After a failure, the next append or wait tries again (the writer rewrites the draft whole).
-                let stops = shared.pending.isEmpty && (failure != nil || shared.waiters.isEmpty)
-                if stops { shared.isDraining = false }
-                return (resumed, stops)
+                let syncs = !shared.isSyncing && shared.progress.written > shared.progress.durable && failure == nil
+                if syncs { shared.isSyncing = true }
+                return (shared.answeredWaiters(failure: failure), syncs)
             }
-            for (error, resume) in resumed { resume(error) }
-            if stops { return }
+            for (error, resume) in answered { resume(error) }
+            if syncs { syncQueue.async { self.sync() } }
+        }
+    }
+
+    /// The syncer: syncs the journal until every record written is durable, telling the waiters each sync covers.
+    private func sync() {
+        while true {
+            let target = shared.withLock { shared -> UInt64? in
+                guard shared.progress.written > shared.progress.durable else {
+                    shared.isSyncing = false
+                    return nil
+                }
+                return shared.progress.written
+            }
+            guard let target else { return }
+            // Everything up to `target` was written before this sync starts. (A compaction that replaces the journal
+            // meanwhile syncs what it writes itself.)
+            var failure: DraftError?
+            do throws(DraftError) {
+                try storage.sync(path)
+            } catch {
+                failure = error
+                writer.withLock { $0.draft.markDamaged() }
+            }
+            let answered = shared.withLock { shared in
+                if let failure {
+                    shared.progress.failure = failure
+                    shared.needsRewrite = true
+                    shared.isSyncing = false
+                } else {
+                    shared.progress.durable = max(shared.progress.durable, target)
+                }
+                return shared.answeredWaiters(failure: failure)
+            }
+            for (error, resume) in answered { resume(error) }
+            if failure != nil { return }
         }
     }
 }

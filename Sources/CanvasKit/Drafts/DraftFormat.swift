@@ -1,7 +1,7 @@
 import Foundation
 
 /// What one journal record holds: an accepted event, or the file the recorder writes the current take into.
-enum DraftEntry: Sendable, Hashable, Codable {
+enum DraftEntry: Sendable, Hashable {
     /// An event the board accepted, in the order it was accepted.
     case event(CanvasEvent)
     /// The file the recorder is writing the current take into (`BoardDraft.noteRecordingFile(_:)`).
@@ -38,8 +38,8 @@ struct DraftState: Sendable, Hashable, Codable {
 /// the CRC-32 of the 28 bytes before it.
 ///
 /// Record: payload length (UInt32), CRC-32 of the sequence and the payload (UInt32), sequence number (UInt64), then
-/// the payload: a `DraftEntry` in the journal, a `DraftState` in the snapshot, in the binary form of
-/// `DraftBinaryEncoder`. All integers are little-endian.
+/// the payload: a `DraftEntry` in the journal (`DraftRecordCodec`), a `DraftState` in the snapshot (its `Codable`
+/// form, written by `DraftBinaryEncoder`). All integers are little-endian.
 enum DraftFormat {
     static let signature: [UInt8] = Array("MCDRAFT".utf8) + [0]
     /// The version this library writes and the newest it reads.

@@ -137,9 +137,9 @@ struct DraftOpening {
                 guard record.sequence > snapshotSequence else { continue }
                 let entry: DraftEntry
                 do {
-                    entry = try DraftBinaryDecoder.decode(DraftEntry.self, from: record.payload)
+                    entry = try DraftRecordCodec.decode(record.payload)
                 } catch {
-                    throw .corrupt(path: path, reason: "record \(record.sequence) does not decode (\(Self.reason(error)))")
+                    throw .corrupt(path: path, reason: "record \(record.sequence) does not decode (\(error))")
                 }
                 if let rejection = state.apply(entry) {
                     throw .corrupt(path: path, reason: "record \(record.sequence) is rejected by the board: \(rejection)")

@@ -34,51 +34,58 @@ struct DraftWriter: Sendable {
         self.needsCompaction = needsCompaction
     }
 
-    /// Applies `batch` to the mirror and appends its records to the journal in one write (or rewrites the draft when
-    /// it must be). - Returns: the last record written: a kill can no longer lose it.
-    mutating func append(_ batch: [DraftWriteItem]) -> Result<UInt64, DraftError> {
+    /// What a write reached: the last record in the files, and whether it is durable already (a compaction syncs
+    /// what it writes).
+    struct Written {
+        let sequence: UInt64
+        let isDurable: Bool
+    }
+
+    /// Applies `batch` to the mirror and appends its records to the journal in one write, or rewrites the draft whole
+    /// when it must be; compacts the journal once it has grown past the threshold. - Returns: the last record written:
+    /// a kill can no longer lose it.
+    mutating func append(_ batch: [DraftWriteItem]) -> Result<Written, DraftError> {
         var bytes: [UInt8] = []
+        var payload: [UInt8] = []
         for item in batch {
             // The board accepted each event on this very state, so the mirror accepts it too.
             _ = mirror.apply(item.entry)
             mirrorSequence = item.sequence
             guard !needsCompaction else { continue }
-            do {
-                DraftFormat.appendRecord(
-                    sequence: item.sequence, payload: try DraftBinaryEncoder.encode(item.entry), to: &bytes)
-            } catch {
-                needsCompaction = true
-            }
+            payload.removeAll(keepingCapacity: true)
+            DraftRecordCodec.encode(item.entry, into: &payload)
+            DraftFormat.appendRecord(sequence: item.sequence, payload: payload, to: &bytes)
         }
         do throws(DraftError) {
             if needsCompaction {
                 try compact()
-            } else if !bytes.isEmpty {
+                return .success(Written(sequence: journalSequence, isDurable: true))
+            }
+            if !bytes.isEmpty {
                 try storage.append(bytes, to: path)
                 journalSequence = mirrorSequence
                 recordsInJournal += batch.count
             }
-            return .success(journalSequence)
         } catch {
             // A write that failed may have left part of a record: the next attempt rewrites the draft whole.
             needsCompaction = true
             return .failure(error)
         }
+        if recordsInJournal >= compactionThreshold {
+            // The records are written already; a failed compaction is tried again with the next group.
+            do throws(DraftError) {
+                try compact()
+                return .success(Written(sequence: journalSequence, isDurable: true))
+            } catch {
+                needsCompaction = true
+            }
+        }
+        return .success(Written(sequence: journalSequence, isDurable: false))
     }
 
-    /// Syncs the journal, then compacts it when it has grown past the threshold. - Returns: the last durable record.
-    mutating func sync() -> Result<UInt64, DraftError> {
-        do throws(DraftError) {
-            try storage.sync(path)
-        } catch {
-            needsCompaction = true
-            return .failure(error)
-        }
-        if recordsInJournal >= compactionThreshold {
-            // The records are durable already; a failed compaction is tried again with the next group.
-            do throws(DraftError) { try compact() } catch { needsCompaction = true }
-        }
-        return .success(journalSequence)
+    /// A sync of the journal failed: what it holds may not be on the disk, so the next write rewrites the draft.
+    mutating func markDamaged() {
+        needsCompaction = true
     }
 
     /// Writes the mirror as the snapshot, then an empty journal continuing it, each to a temporary file that is

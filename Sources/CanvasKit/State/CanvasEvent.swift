@@ -6,10 +6,7 @@ import Foundation
 /// rejects with `CanvasRejection.indexOutOfRange`. The `description` is the event language of `CanvasScript`
 /// (`tap 0`, `record`, `stop take-1.mov`, ...), and parsing it back gives the same event (a `stop`'s start aside:
 /// the language has no word for it, a simulation supplies it from its clock).
-///
-/// `Codable` (synthesized): a draft journals an event through this conformance, so everything an event carries (a
-/// `stop`'s file and start included) is journaled with it.
-public enum CanvasEvent: Sendable, Hashable, Codable, CustomStringConvertible {
+public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     /// The user taps the canvas at the index.
     case tap(Int)
     /// The user starts recording into the previewing canvas.
