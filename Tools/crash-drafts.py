@@ -186,7 +186,7 @@ def main():
         while runs_left > 0 and kills < args.kills and mismatches == 0:
             runs_left -= 1
             run += 1
-            events = make_script(rng, board, rng.randrange(10, 200), names)
+            events = make_script(rng, board, rng.randrange(10, 120), names)
             for event in events:
                 if event[0] == "stop" and event[1].startswith("take-"):
                     open(os.path.join(folder, event[1]), "a").close()

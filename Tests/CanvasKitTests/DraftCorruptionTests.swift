@@ -20,7 +20,8 @@ struct DraftCorruptionTests {
     /// The files of a small draft after `events` (journal and snapshot), and the reference boards per prefix.
     static func files(threshold: Int = 10_000) async throws -> (journal: [UInt8], snapshot: [UInt8]) {
         let storage = PowerLossStorage()
-        let board = try CanvasBoard(draftAt: url, newBoard: start, options: DraftTests.options(storage, threshold: threshold))
+        let board = try CanvasBoard(
+            draftAt: url, newBoard: start, options: DraftTests.options(storage, threshold: threshold))
         // The new draft's files first, so the events go to the journal.
         try await board.draft!.waitUntilDurable()
         for event in events { #expect(board.send(event).isAccepted) }
@@ -86,7 +87,8 @@ struct DraftCorruptionTests {
             }
             Self.open([Self.path: damaged, Self.path + ".snapshot": snapshot], "journal trial \(trial)")
             var damagedSnapshot = snapshot
-            damagedSnapshot[Int.random(in: 0..<snapshot.count, using: &random)] ^= UInt8.random(in: 1...255, using: &random)
+            damagedSnapshot[Int.random(in: 0..<snapshot.count, using: &random)] ^= UInt8.random(
+                in: 1...255, using: &random)
             let error = Self.open([Self.path: journal, Self.path + ".snapshot": damagedSnapshot], "snapshot \(trial)")
             #expect(error != nil, "a damaged snapshot must be refused (trial \(trial))")
         }
@@ -124,7 +126,8 @@ struct DraftCorruptionTests {
         #expect(Self.open([Self.path: Array("tap 0; record\n".utf8)]) == .notADraft(path: Self.path))
         // A snapshot where the journal should be.
         #expect(Self.open([Self.path: snapshot, Self.path + ".snapshot": snapshot]) != nil)
-        #expect(DraftError.newerVersion(path: "a", found: 2, supported: 1).description
-            == "draft 'a' is from a newer version (format 2; this library reads up to 1)")
+        #expect(
+            DraftError.newerVersion(path: "a", found: 2, supported: 1).description
+                == "draft 'a' is from a newer version (format 2; this library reads up to 1)")
     }
 }

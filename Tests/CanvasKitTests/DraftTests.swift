@@ -76,22 +76,28 @@ struct DraftTests {
             .stop(url, start: 1.25), .stop(url, start: -0.375),
             .cancel, .delete(2), .add, .remove(1),
         ]
-        let relative = URL(fileURLWithPath: "take 2.mov", relativeTo: URL(fileURLWithPath: "/takes/", isDirectory: true))
+        let relative = URL(
+            fileURLWithPath: "take 2.mov", relativeTo: URL(fileURLWithPath: "/takes/", isDirectory: true))
         for entry in events.map(DraftEntry.event) + [.event(.stop(relative, start: 3)), .recordingFile(relative)] {
             var bytes: [UInt8] = []
             DraftRecordCodec.encode(entry, into: &bytes)
             let decoded = try DraftRecordCodec.decode(bytes[...])
             #expect(decoded == entry)
             // Every value an event carries comes back, whatever Equatable compares.
-            if case .event(.stop(let url, let start)) = decoded, case .event(.stop(let original, let originalStart)) = entry {
+            if case .event(.stop(let url, let start)) = decoded,
+                case .event(.stop(let original, let originalStart)) = entry
+            {
                 #expect(url.relativeString == original.relativeString && url.baseURL == original.baseURL)
                 #expect(start.bitPattern == originalStart.bitPattern)
             }
             // A payload cut short or with a byte more is refused.
-            for length in 0..<bytes.count { #expect(throws: DraftRecordCodec.Failure.self) { try DraftRecordCodec.decode(bytes[0..<length]) } }
+            for length in 0..<bytes.count {
+                #expect(throws: DraftRecordCodec.Failure.self) { try DraftRecordCodec.decode(bytes[0..<length]) }
+            }
             #expect(throws: DraftRecordCodec.Failure.self) { try DraftRecordCodec.decode((bytes + [0])[...]) }
         }
-        let board = try BoardState(takes: [url, nil, Boards.take("b.mov")], selection: .init(index: 1, phase: .recording))
+        let board = try BoardState(
+            takes: [url, nil, Boards.take("b.mov")], selection: .init(index: 1, phase: .recording))
         let state = DraftState(board: board, recordingFile: Boards.take("c.mov"))
         let bytes = try DraftBinaryEncoder.encode(state)
         #expect(try DraftBinaryDecoder.decode(DraftState.self, from: bytes[...]) == state)
@@ -134,10 +140,14 @@ struct DraftTests {
         let take = FakeTake(url: Boards.take("a.mov"))
         let boards = [
             FakeBoard(slots: [], selection: nil, nextIdentity: 0),
-            FakeBoard(slots: [FakeSlot(id: CanvasID(rawValue: 0), take: nil)], selection: .init(index: 3, phase: .inPreview), nextIdentity: 1),
+            FakeBoard(
+                slots: [FakeSlot(id: CanvasID(rawValue: 0), take: nil)], selection: .init(index: 3, phase: .inPreview),
+                nextIdentity: 1),
             FakeBoard(slots: [FakeSlot(id: CanvasID(rawValue: 5), take: nil)], selection: nil, nextIdentity: 1),
             FakeBoard(
-                slots: [FakeSlot(id: CanvasID(rawValue: 0), take: take), FakeSlot(id: CanvasID(rawValue: 1), take: take)],
+                slots: [
+                    FakeSlot(id: CanvasID(rawValue: 0), take: take), FakeSlot(id: CanvasID(rawValue: 1), take: take),
+                ],
                 selection: nil, nextIdentity: 2),
         ]
         for fake in boards {
@@ -171,7 +181,8 @@ struct DraftTests {
         let restore = restored.draft!.restore
         #expect(
             restore.effects == [
-                .draftRecordsDropped(count: 1), .takeInterrupted(index: 2, url: partial), .takeMissing(index: 1, url: gone),
+                .draftRecordsDropped(count: 1), .takeInterrupted(index: 2, url: partial),
+                .takeMissing(index: 1, url: gone),
             ])
         #expect(restored.state[2].status == .inPreview && restored.state[2].isSelected)
         #expect(restored.state.videoURL(at: 1) == nil && restored.state.videoURL(at: 0) == kept)

@@ -79,7 +79,6 @@ func nanosecondsPerEvent(_ events: [CanvasEvent], _ makeBoard: () throws -> Canv
     return best
 }
 
-
 if CommandLine.arguments.contains("--profile-restore") {
     let events = sessionScript(count: 1_000, cycles: 12_500)
     let url = newDraftURL()
@@ -107,7 +106,8 @@ for size in [9, 1_000] {
         }
         print(
             "| \(name) | \(size) | \(String(format: "%.0f", memory)) ns | \(String(format: "%.0f", drafted)) ns | "
-                + "\(String(format: "%+.2f", (drafted - memory) / 1_000)) us | \(String(format: "%.2f", drafted / memory))x |")
+                + "\(String(format: "%+.2f", (drafted - memory) / 1_000)) us | \(String(format: "%.2f", drafted / memory))x |"
+        )
     }
 }
 
@@ -119,7 +119,8 @@ final class NotificationCounter: Sendable {
     func observe(_ models: some Sequence<CanvasModel>) {
         var new: [ObservationToken] = []
         for model in models {
-            new.append(model.observe(\.status, options: []) { [weak self] _, _ in self?.count.add(1, ordering: .relaxed) })
+            new.append(
+                model.observe(\.status, options: []) { [weak self] _, _ in self?.count.add(1, ordering: .relaxed) })
             new.append(
                 model.observe(\.isSelected, options: []) { [weak self] _, _ in self?.count.add(1, ordering: .relaxed) })
             new.append(

@@ -27,7 +27,8 @@ extension BoardState.Take: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let start = try container.decode(Double.self, forKey: .start)
         guard start.isFinite else {
-            throw DecodingError.dataCorruptedError(forKey: .start, in: container, debugDescription: "a take's start is not finite")
+            throw DecodingError.dataCorruptedError(
+                forKey: .start, in: container, debugDescription: "a take's start is not finite")
         }
         self.init(try container.decode(URL.self, forKey: .url), start: start)
     }

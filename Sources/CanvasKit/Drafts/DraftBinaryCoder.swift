@@ -14,7 +14,8 @@ import Foundation
 // only as deep as the types being decoded do, whatever the bytes say.
 
 enum DraftBinaryTag: UInt8 {
-    case null = 0, `false`, `true`, signed, unsigned, floating, string, keyed, unkeyed
+    case null = 0
+    case `false`, `true`, signed, unsigned, floating, string, keyed, unkeyed
 }
 
 // MARK: Encoding
@@ -398,7 +399,8 @@ private struct ValueDecoder: Decoder {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        UnkeyedValueDecoder(reader: reader, elements: try reader.elements(at: offset, codingPath), codingPath: codingPath)
+        UnkeyedValueDecoder(
+            reader: reader, elements: try reader.elements(at: offset, codingPath), codingPath: codingPath)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -542,5 +544,7 @@ private struct SingleValueDecoder: SingleValueDecodingContainer {
     func decode(_ type: UInt16.Type) throws -> UInt16 { try reader.integer(type, at: offset, codingPath) }
     func decode(_ type: UInt32.Type) throws -> UInt32 { try reader.integer(type, at: offset, codingPath) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try reader.integer(type, at: offset, codingPath) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try reader.decode(type, at: offset, codingPath: codingPath) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try reader.decode(type, at: offset, codingPath: codingPath)
+    }
 }

@@ -112,10 +112,12 @@ enum DraftFormat {
         }
         guard foundKind == kind else {
             throw .corrupt(
-                path: path, reason: "it is a \(foundKind == .journal ? "journal" : "snapshot") where a "
+                path: path,
+                reason: "it is a \(foundKind == .journal ? "journal" : "snapshot") where a "
                     + "\(kind == .journal ? "journal" : "snapshot") was expected")
         }
-        return Header(kind: foundKind, base: read(UInt64.self, bytes, at: 12), identity: read(UInt64.self, bytes, at: 20))
+        return Header(
+            kind: foundKind, base: read(UInt64.self, bytes, at: 12), identity: read(UInt64.self, bytes, at: 20))
     }
 
     /// One record found in a file.

@@ -99,7 +99,9 @@ enum DraftRecordCodec {
             var shift: UInt64 = 0
             while true {
                 let byte = try byte()
-                guard shift < 63 || (shift == 63 && byte <= 1) else { throw Failure(description: "a number is too large") }
+                guard shift < 63 || (shift == 63 && byte <= 1) else {
+                    throw Failure(description: "a number is too large")
+                }
                 value |= UInt64(byte & 0x7F) << shift
                 if byte & 0x80 == 0 { return value }
                 shift += 7

@@ -142,7 +142,8 @@ struct DraftOpening {
                     throw .corrupt(path: path, reason: "record \(record.sequence) does not decode (\(error))")
                 }
                 if let rejection = state.apply(entry) {
-                    throw .corrupt(path: path, reason: "record \(record.sequence) is rejected by the board: \(rejection)")
+                    throw .corrupt(
+                        path: path, reason: "record \(record.sequence) is rejected by the board: \(rejection)")
                 }
                 sequence = record.sequence
                 replayed += 1
@@ -177,7 +178,9 @@ struct DraftOpening {
         let writer = DraftWriter(
             storage: storage, path: path, identity: identity, compactionThreshold: options.compactionThreshold,
             mirror: restoredState, sequence: sequence, recordsInJournal: replayed, needsCompaction: needsCompaction)
-        let pending = recovery.enumerated().map { DraftWriteItem(sequence: sequence + 1 + UInt64($0.offset), entry: $0.element) }
+        let pending = recovery.enumerated().map {
+            DraftWriteItem(sequence: sequence + 1 + UInt64($0.offset), entry: $0.element)
+        }
         let restore = DraftRestore(
             isNew: isNew, snapshotSequence: snapshotSequence, replayedRecords: replayed, sequence: sequence,
             droppedRecords: dropped, effects: effects)

@@ -36,6 +36,7 @@ public struct FileDraftStorage: DraftStorage {
     /// The file system.
     public init() {}
 
+    /// Reads the whole file (`read` until the end); nil when it does not exist.
     public func contents(of path: String) throws(DraftError) -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
@@ -56,30 +57,35 @@ public struct FileDraftStorage: DraftStorage {
         }
     }
 
+    /// Opens the file with `O_APPEND` and writes every byte.
     public func append(_ bytes: [UInt8], to path: String) throws(DraftError) {
         try withDescriptor(path, flags: O_WRONLY | O_APPEND) { descriptor throws(DraftError) in
             try writeAll(bytes, to: descriptor, path: path)
         }
     }
 
+    /// Opens the file and `fsync`s it.
     public func sync(_ path: String) throws(DraftError) {
         try withDescriptor(path, flags: O_RDONLY) { descriptor throws(DraftError) in
             guard fsync(descriptor) == 0 else { throw .io(path: path, operation: "sync", errno: errno) }
         }
     }
 
+    /// Creates or truncates the file (`O_CREAT | O_TRUNC`, mode 0644) and writes every byte.
     public func write(_ bytes: [UInt8], to path: String) throws(DraftError) {
         try withDescriptor(path, flags: O_WRONLY | O_CREAT | O_TRUNC) { descriptor throws(DraftError) in
             try writeAll(bytes, to: descriptor, path: path)
         }
     }
 
+    /// `rename(2)`: atomic on the same file system.
     public func rename(_ source: String, to destination: String) throws(DraftError) {
         guard Foundation.rename(source, destination) == 0 else {
             throw .io(path: destination, operation: "rename", errno: errno)
         }
     }
 
+    /// Opens the folder holding `path` and `fsync`s it.
     public func syncFolder(of path: String) throws(DraftError) {
         let folder = (path as NSString).deletingLastPathComponent
         try withDescriptor(folder.isEmpty ? "." : folder, flags: O_RDONLY) { descriptor throws(DraftError) in
@@ -99,7 +105,9 @@ public struct FileDraftStorage: DraftStorage {
     private func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(DraftError) {
         var written = 0
         while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            let count = bytes.withUnsafeBytes {
+                Foundation.write(descriptor, $0.baseAddress! + written, $0.count - written)
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw .io(path: path, operation: "write", errno: errno)
