@@ -181,3 +181,57 @@ open class UIViewController: UIResponder {
     /// https://developer.apple.com/documentation/uikit/uiviewcontroller/viewwilldisappear(_:)
     open func viewWillDisappear(_ animated: Bool) {}
 }
+
+// MARK: Scenes and the app (a draft saved when the app goes to the background: Docs/Drafts.md)
+
+/// https://developer.apple.com/documentation/uikit/uiscene
+@MainActor
+open class UIScene: UIResponder {
+    /// https://developer.apple.com/documentation/uikit/uiscene/connectionoptions
+    @MainActor
+    open class ConnectionOptions: NSObject {}
+}
+
+/// https://developer.apple.com/documentation/uikit/uiscenesession
+@MainActor
+open class UISceneSession: NSObject {}
+
+/// https://developer.apple.com/documentation/uikit/uiscenedelegate
+@MainActor
+public protocol UISceneDelegate: NSObjectProtocol {
+    /// https://developer.apple.com/documentation/uikit/uiscenedelegate/scene(_:willconnectto:options:)
+    func scene(_ scene: UIScene, willConnectTo session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions)
+    /// https://developer.apple.com/documentation/uikit/uiscenedelegate/scenedidenterbackground(_:)
+    func sceneDidEnterBackground(_ scene: UIScene)
+}
+
+// Optional requirements (Objective-C `@optional`): empty defaults here.
+extension UISceneDelegate {
+    public func scene(_ scene: UIScene, willConnectTo session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions) {}
+    public func sceneDidEnterBackground(_ scene: UIScene) {}
+}
+
+/// https://developer.apple.com/documentation/uikit/uiwindowscenedelegate
+@MainActor
+public protocol UIWindowSceneDelegate: UISceneDelegate {}
+
+/// https://developer.apple.com/documentation/uikit/uibackgroundtaskidentifier
+public struct UIBackgroundTaskIdentifier: RawRepresentable, Hashable, Sendable {
+    public var rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// https://developer.apple.com/documentation/uikit/uibackgroundtaskidentifier/invalid
+    public static let invalid = UIBackgroundTaskIdentifier(rawValue: 0)
+}
+
+/// https://developer.apple.com/documentation/uikit/uiapplication
+@MainActor
+open class UIApplication: UIResponder {
+    /// https://developer.apple.com/documentation/uikit/uiapplication/shared
+    open class var shared: UIApplication { UIApplication() }
+    /// https://developer.apple.com/documentation/uikit/uiapplication/beginbackgroundtask(withname:expirationhandler:)
+    open func beginBackgroundTask(
+        withName taskName: String?, expirationHandler handler: (@MainActor @Sendable () -> Void)? = nil
+    ) -> UIBackgroundTaskIdentifier { .invalid }
+    /// https://developer.apple.com/documentation/uikit/uiapplication/endbackgroundtask(_:)
+    open func endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier) {}
+}
