@@ -68,7 +68,10 @@ targets += [
         name: "CFFmpeg",
         pkgConfig: "libavformat",
         providers: [
-            .apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev", "pkg-config"]),
+            .apt([
+                "libavformat-dev", "libavcodec-dev", "libswscale-dev", "libswresample-dev", "libavutil-dev",
+                "pkg-config",
+            ]),
             .brew(["ffmpeg", "pkg-config"]),
         ]
     ),
@@ -121,10 +124,19 @@ targets += [
 // board).
 products.append(.library(name: "Composition", targets: ["Composition"]))
 targets += [
-    .target(name: "Composition", dependencies: ["Pixels"], swiftSettings: swiftSettings),
+    .target(name: "Composition", dependencies: ["MediaCore", "Pixels"], swiftSettings: swiftSettings),
     .testTarget(
         name: "CompositionTests", dependencies: ["Composition", "CanvasComposition", "CanvasKit", "TestSupport"],
         swiftSettings: swiftSettings),
+]
+
+// MARK: canvas-compose
+// `canvas-compose TAKE... -o OUT.mp4 ...`: takes composed into one video from the command line (Docs/Composition.md).
+products.append(.executable(name: "canvas-compose", targets: ["canvas-compose"]))
+targets += [
+    .executableTarget(
+        name: "canvas-compose", dependencies: ["Composition", "CommandLineSupport", "OrderedJSON", "Pixels"],
+        swiftSettings: swiftSettings)
 ]
 
 // MARK: CanvasComposition

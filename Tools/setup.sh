@@ -18,7 +18,7 @@ done
 missing=()
 # Development packages: present when pkg-config finds the library (pkg-config itself first).
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
-for lib in libavformat libavcodec libswscale libavutil; do
+for lib in libavformat libavcodec libswscale libswresample libavutil; do
     if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$lib" 2>/dev/null; then
         missing+=("$lib-dev")
     fi

@@ -23,6 +23,7 @@
 #include <libavutil/log.h>
 #include <libavutil/mastering_display_metadata.h>
 #include <libavutil/pixdesc.h>
+#include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 
 // MARK: - Error codes

@@ -60,6 +60,18 @@ struct StereoMixBuffer {
         }
     }
 
+    /// Adds mono `source` samples, from frame `offset` of this buffer on, to both sides with the take's factors.
+    mutating func add(mono source: UnsafeBufferPointer<Float>, at offset: Int, left: Float, right: Float) {
+        let frames = min(source.count, frameCount - offset)
+        guard frames > 0 else { return }
+        samples.withUnsafeMutableBufferPointer { target in
+            for frame in 0..<frames {
+                target[2 * (offset + frame)] += source[frame] * left
+                target[2 * (offset + frame) + 1] += source[frame] * right
+            }
+        }
+    }
+
     /// Applies the knee to every sample; returns how many were bent.
     mutating func limit() -> Int {
         var bent = 0

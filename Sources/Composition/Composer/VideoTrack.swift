@@ -1,0 +1,162 @@
+import Foundation
+import MediaCore
+import Pixels
+
+/// One take's pictures on their way to its tile: decodes the take in order, keeps the frame shown at the current time
+/// scaled to the tile, and holds it after the take's last frame (the hold policy: a shorter take shows its last frame
+/// until the end).
+///
+/// Memory: one decoded frame waiting, one being kept, one scaled tile, whatever the take's length.
+final class VideoTrack {
+    let placement: TilePlacement
+    private let format: FormatContext
+    private let decoder: Decoder
+    private let streamIndex: Int
+    private let timeBase: Double
+    /// The take time of the file's first instant (the container's start time).
+    private let origin: Double
+    private let orientation: Orientation
+    private let pixelAspectRatio: Rational?
+    private let frameDuration: Double
+    private let packet: Packet
+    /// The next decoded frame, not shown yet, and its take time.
+    private var pending: (frame: Frame, time: Double)?
+    private var decodedCount = 0
+    private var endOfInput = false
+    /// The scaled picture of the frame shown now (nil before the first).
+    private(set) var tile: Frame?
+    private var scaler: (key: [Int], scaler: Scaler)?
+    private let fail: (String) -> CompositionError
+
+    /// Opens the video of `path` for a tile at `placement`; `fail` turns a reason into the take's error.
+    init(
+        path: FileSystemPath, stream: StreamParameters, region: NormalizedRect, output: PixelSize,
+        scaling: CompositionPlan.Scaling, interruption: Interruption, fail: @escaping (String) -> CompositionError
+    ) throws(CompositionError) {
+        self.fail = fail
+        do {
+            format = try FormatContext(path: path, interruption: interruption)
+            try format.findStreamInfo()
+            decoder = try Decoder(format: format, streamIndex: stream.index, threadCount: 1)
+            packet = try Packet()
+        } catch {
+            throw fail(TakeSource.reason(error))
+        }
+        streamIndex = stream.index
+        timeBase = format.timeBase(ofStream: stream.index).doubleValue
+        origin = format.startTime ?? 0
+        orientation = stream.orientation
+        pixelAspectRatio = stream.sampleAspectRatio
+        frameDuration = 1 / (stream.frameRate.map(\.doubleValue).flatMap { $0 > 0 ? $0 : nil } ?? 30)
+        let display = FrameConverter.sizes(
+            frameWidth: stream.width, frameHeight: stream.height, pixelAspectRatio: stream.sampleAspectRatio,
+            rotation: stream.orientation.rotation, maximum: .zero
+        ).output
+        placement = TilePlacement(region: region, output: output, pictureSize: display, scaling: scaling)
+    }
+
+    /// Makes `tile` the picture of the last frame whose time is at most `time` (take time, seconds); before the first
+    /// frame's time, the first frame once `time` reaches 0; after the last, the last.
+    func advance(to time: Double) throws(CompositionError) {
+        guard !placement.visible.isEmpty, time >= 0 else { return }
+        var shown: Frame?
+        while true {
+            if pending == nil, !endOfInput { pending = try decodeNext() }
+            guard let next = pending else { break }
+            // The first frame shows from time 0; a later one from its own time (half a microsecond of slack for
+            // times that are exact in the file but not in binary).
+            guard next.time <= time + 5e-7 || (tile == nil && shown == nil) else { break }
+            shown = next.frame
+            pending = nil
+        }
+        if let shown { try scaleToTile(shown) }
+    }
+
+    /// Decodes the next frame, or nil at the end of the take.
+    private func decodeNext() throws(CompositionError) -> (frame: Frame, time: Double)? {
+        do {
+            let frame = try Frame()
+            while true {
+                switch try decoder.receive(into: frame) {
+                case .done:
+                    decodedCount += 1
+                    let time =
+                        frame.timestamp.map { Double($0) * timeBase - origin }
+                        ?? Double(decodedCount - 1) * frameDuration
+                    return (frame, time)
+                case .endOfFile:
+                    endOfInput = true
+                    return nil
+                case .tryAgain:
+                    try feedDecoder()
+                }
+            }
+        } catch let error as CompositionError {
+            throw error
+        } catch {
+            throw fail(TakeSource.reason(error))
+        }
+    }
+
+    /// Sends the decoder the next packet of the stream, or starts draining it at the end of the file.
+    private func feedDecoder() throws {
+        while true {
+            packet.clear()
+            switch format.readPacket(into: packet) {
+            case .packet:
+                guard packet.streamIndex == streamIndex else { continue }
+                _ = try decoder.send(packet)
+                return
+            case .endOfFile:
+                _ = try decoder.send(nil)
+                return
+            case .failed(let error):
+                if error == .exit { throw CompositionError.cancelled }
+                throw error
+            }
+        }
+    }
+
+    /// Scales `frame` into `tile`: straight to 4:2:0 for a plain frame, through the cover rules' upright SDR picture
+    /// for a turned, mirrored, interlaced or HDR one.
+    private func scaleToTile(_ frame: Frame) throws(CompositionError) {
+        let size = placement.scaledSize
+        do {
+            if tile == nil { tile = try Frame.yuv420(width: size.width, height: size.height) }
+            guard let tile else { return }
+            if frame.needsPictureRules(orientation: orientation) {
+                let picture = try FrameConverter.makePicture(
+                    from: frame, pixelAspectRatio: pixelAspectRatio, orientation: orientation, maximum: .zero,
+                    layout: .rgb)
+                let rgb = try Frame.rgb(width: picture.width, height: picture.height)
+                if let plane = rgb.plane(0) {
+                    picture.pixels.withUnsafeBufferPointer { pixels in
+                        for row in 0..<picture.height {
+                            (plane.base + row * plane.stride).update(
+                                from: pixels.baseAddress! + row * picture.bytesPerRow, count: picture.bytesPerRow)
+                        }
+                    }
+                }
+                try scaler(
+                    from: .rgb(width: picture.width, height: picture.height), key: [-1, picture.width, picture.height]
+                )
+                .scale(rgb, into: tile)
+            } else {
+                let key = [
+                    frame.width, frame.height, Int(frame.pixelFormat), frame.isFullRange ? 1 : 0, Int(frame.colorSpace),
+                ]
+                try scaler(from: .source(frame), key: key).scale(frame, into: tile)
+            }
+        } catch {
+            throw fail("cannot scale a frame: \(TakeSource.reason(error))")
+        }
+    }
+
+    private func scaler(from side: FFmpeg.ScaleSide, key: [Int]) throws -> Scaler {
+        if let scaler, scaler.key == key { return scaler.scaler }
+        let size = placement.scaledSize
+        let made = try Scaler(from: side, to: .yuv420(width: size.width, height: size.height))
+        scaler = (key, made)
+        return made
+    }
+}

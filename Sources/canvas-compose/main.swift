@@ -1,0 +1,74 @@
+// canvas-compose: composes takes into one MP4 (Docs/Composition.md). Thin: parse, call Composition, print.
+// Exit codes: 0 written, 1 failed (nothing written), 2 usage.
+import CommandLineSupport
+import Composition
+import Foundation
+import OrderedJSON
+import Synchronization
+
+let options: Options
+let plan: CompositionPlan
+do {
+    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+    if options.help {
+        Terminal.printLine(Options.usage)
+        exit(0)
+    }
+    if options.version {
+        Terminal.printLine(ToolVersion.line(for: "canvas-compose"))
+        exit(0)
+    }
+    plan = try options.plan()
+} catch {
+    Terminal.printError("canvas-compose: \(error.message)")
+    Terminal.printError("run 'canvas-compose --help' for usage")
+    exit(2)
+}
+
+let output = URL(fileURLWithPath: options.output!)
+/// The progress line, made at the first report (when the frame count is known).
+let line = Mutex<ProgressLine?>(nil)
+let done = DispatchSemaphore(value: 0)
+let outcome = Mutex<Result<CompositionResult, CompositionError>?>(nil)
+let job = Composer().compose(
+    plan, to: output,
+    progress: { progress in
+        line.withLock { line in
+            if line == nil { line = ProgressLine(total: progress.frameCount) }
+            line?.update(done: progress.frame, failed: 0)
+        }
+    },
+    completion: { result in
+        outcome.withLock { $0 = result }
+        done.signal()
+    })
+// Ctrl-C cancels: the composition stops at its next frame and leaves nothing behind.
+signal(SIGINT, SIG_IGN)
+let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+interrupt.setEventHandler { job.cancel() }
+interrupt.resume()
+done.wait()
+line.withLock { $0?.finish() }
+
+switch outcome.withLock({ $0 })! {
+case .success(let result):
+    if options.json {
+        var object = JSONLine()
+        object.add("output", .string(result.output.path))
+        object.add("duration", .double(result.duration))
+        object.add("frames", .int(result.frameCount))
+        object.add("seconds", .double(result.secondsTaken))
+        object.add("error", .null)
+        Terminal.printLine(object.description)
+    }
+    exit(0)
+case .failure(let error):
+    Terminal.printError("canvas-compose: \(error.description)")
+    if options.json {
+        var object = JSONLine()
+        object.add("output", .string(output.path))
+        object.add("error", .string(error.description))
+        Terminal.printLine(object.description)
+    }
+    exit(1)
+}
