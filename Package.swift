@@ -126,7 +126,8 @@ products.append(.library(name: "Composition", targets: ["Composition"]))
 targets += [
     .target(name: "Composition", dependencies: ["MediaCore", "Pixels"], swiftSettings: swiftSettings),
     .testTarget(
-        name: "CompositionTests", dependencies: ["Composition", "CanvasComposition", "CanvasKit", "TestSupport"],
+        name: "CompositionTests",
+        dependencies: ["Composition", "CanvasComposition", "CanvasKit", "Pixels", "TestSupport"],
         swiftSettings: swiftSettings),
 ]
 

@@ -36,7 +36,7 @@ final class AudioTrack {
             decoder = try Decoder(format: format, streamIndex: stream.index, threadCount: 1)
             packet = try Packet()
         } catch {
-            throw fail(TakeSource.reason(error))
+            throw TakeSource.failure(error, fail)
         }
         streamIndex = stream.index
         timeBase = format.timeBase(ofStream: stream.index).doubleValue
@@ -111,7 +111,7 @@ final class AudioTrack {
         } catch let error as CompositionError {
             throw error
         } catch {
-            throw fail(TakeSource.reason(error))
+            throw TakeSource.failure(error, fail)
         }
     }
 

@@ -12,9 +12,26 @@ final class CancellationFlag: Sendable {
     var isCancelled: Bool { value.load(ordering: .relaxed) }
 }
 
-/// One composition, start to finish, on the calling thread: opens every take (so a bad one fails before anything is
-/// written), encodes into a temporary file beside the output, and renames it into place only when it is complete.
+/// What the composing thread hands the encoding thread.
+enum ComposedItem: Sendable {
+    /// The takes are open: the output's length.
+    case header(frameCount: Int, duration: Double, sampleCount: Int)
+    /// One output frame (4:2:0 planes, tightly packed: Y, then Cb, then Cr) and the mix up to its end (interleaved
+    /// stereo), with the number of samples the knee bent.
+    case frame(picture: [UInt8], sound: [Float], limited: Int)
+    /// Every frame was handed over.
+    case end
+    /// The composing side failed (a take, or cancellation).
+    case failure(CompositionError)
+}
+
+/// One composition, start to finish: one thread opens, decodes and composes the takes (so a bad take fails before
+/// anything is written) while the calling thread encodes, two frames apart; the output goes to a temporary file
+/// beside it, renamed into place only when complete.
 enum CompositionEngine {
+    /// Output frames composed ahead of the encoder (each `width * height * 3 / 2` bytes).
+    static let framesInFlight = 3
+
     static func run(
         _ proposed: CompositionPlan, to output: URL, threadCount: Int, cancellation: CancellationFlag,
         progress: ((CompositionProgress) -> Void)?
@@ -27,23 +44,26 @@ enum CompositionEngine {
             throw CompositionError(.plan, error.description)
         }
         let temporary = try OutputFile.temporaryPath(for: output)
-        let interruption = Interruption { cancellation.isCancelled }
-        let origin = plan.timelineOrigin
-        var sources: [TakeSource] = []
-        for (order, take) in plan.takes.enumerated() {
-            if cancellation.isCancelled { throw .cancelled }
-            sources.append(
-                try TakeSource(take: take, order: order, plan: plan, origin: origin, interruption: interruption))
+        let queue = FrameQueue<ComposedItem>(capacity: framesInFlight)
+        let composing = Thread { compose(plan, into: queue, cancellation: cancellation) }
+        composing.name = "Composition decoding"
+        composing.start()
+        // Whatever happens here, the composing thread is told to stop (it may be waiting for room).
+        defer { queue.close() }
+        let frameCount: Int
+        let duration: Double
+        switch queue.pop() {
+        case .header(let frames, let length, _):
+            frameCount = frames
+            duration = length
+        case .failure(let error):
+            throw error
+        case .frame, .end:
+            throw CompositionError.cancelled
         }
-        let duration = sources.map { $0.offset + $0.duration }.max() ?? 0
-        let frameCount = max(1, plan.frameRate.frameCount(for: duration))
-        let sampleRate = CompositionPlan.AudioSettings.sampleRate
-        let sampleCount = Int((duration * Double(sampleRate)).rounded())
-        let drawOrder = sources.filter { $0.video != nil }.sorted { ($0.zIndex, $0.order) < ($1.zIndex, $1.order) }
-        let mixing = sources.filter { $0.audio != nil }
-
         var finished = false
         defer { if !finished { OutputFile.remove(temporary) } }
+        let sampleRate = CompositionPlan.AudioSettings.sampleRate
         do {
             let video = try Encoder.h264(
                 width: plan.size.width, height: plan.size.height, frames: plan.frameRate.frames,
@@ -67,56 +87,51 @@ enum CompositionEngine {
                 }
             }
             let picture = try Frame.yuv420(width: plan.size.width, height: plan.size.height)
-            let background = YUVColor(plan.background)
             let chunk = audio.frameSize > 0 ? audio.frameSize : 1024
-            let sound = try Frame.planarFloatAudio(samples: chunk, channels: 2, sampleRate: sampleRate)
-            var samplesWritten = 0
+            var pendingSound: [Float] = []
+            var samplesEncoded = 0
             var limited = 0
-            for index in 0..<frameCount {
-                if cancellation.isCancelled { throw CompositionError.cancelled }
-                let time = plan.frameRate.time(ofFrame: index)
-                for source in drawOrder { try source.video?.advance(to: time - source.offset) }
-                try picture.makeWritable()
-                Compositor.fill(picture, with: background)
-                for source in drawOrder {
-                    if let track = source.video, let tile = track.tile {
-                        Compositor.draw(tile, track.placement, on: picture)
-                    }
-                }
-                picture.presentationTimestamp = Int64(index)
-                _ = try video.send(picture)
-                try drain(video, stream: videoStream)
-
-                // The sound up to the end of this frame (all of it after the last frame).
-                let soundEnd =
-                    index == frameCount - 1
-                    ? sampleCount
-                    : min(sampleCount, Int((plan.frameRate.time(ofFrame: index + 1) * Double(sampleRate)).rounded()))
-                while samplesWritten < soundEnd, samplesWritten + chunk <= soundEnd || index == frameCount - 1 {
-                    let count = min(chunk, sampleCount - samplesWritten)
-                    var mix = StereoMixBuffer(frameCount: count)
-                    for source in mixing { try source.audio?.mix(into: &mix, from: samplesWritten) }
-                    limited += mix.limit()
-                    let frame =
-                        count == chunk
-                        ? sound
-                        : try Frame.planarFloatAudio(
-                            samples: count, channels: 2, sampleRate: sampleRate)
-                    try frame.makeWritable()
-                    Compositor.deinterleave(mix, into: frame)
-                    frame.presentationTimestamp = Int64(samplesWritten)
+            func encodeSound(final: Bool) throws {
+                while pendingSound.count >= 2 * chunk || (final && !pendingSound.isEmpty) {
+                    let count = min(chunk, pendingSound.count / 2)
+                    let frame = try Frame.planarFloatAudio(samples: count, channels: 2, sampleRate: sampleRate)
+                    Compositor.deinterleave(pendingSound[0..<(2 * count)], into: frame)
+                    pendingSound.removeFirst(2 * count)
+                    frame.presentationTimestamp = Int64(samplesEncoded)
+                    samplesEncoded += count
                     _ = try audio.send(frame)
                     try drain(audio, stream: audioStream)
-                    samplesWritten += count
-                }
-                if let progress {
-                    let elapsed = Date().timeIntervalSince(began)
-                    progress(
-                        CompositionProgress(
-                            frame: index + 1, frameCount: frameCount,
-                            framesPerSecond: elapsed > 0 ? Double(index + 1) / elapsed : 0))
                 }
             }
+            var index = 0
+            loop: while true {
+                switch queue.pop() {
+                case .frame(let pixels, let sound, let bent):
+                    try picture.makeWritable()
+                    Compositor.copy(pixels, into: picture)
+                    picture.presentationTimestamp = Int64(index)
+                    _ = try video.send(picture)
+                    try drain(video, stream: videoStream)
+                    pendingSound += sound
+                    limited += bent
+                    try encodeSound(final: false)
+                    index += 1
+                    if let progress {
+                        let elapsed = Date().timeIntervalSince(began)
+                        progress(
+                            CompositionProgress(
+                                frame: index, frameCount: frameCount,
+                                framesPerSecond: elapsed > 0 ? Double(index) / elapsed : 0))
+                    }
+                case .end:
+                    break loop
+                case .failure(let error):
+                    throw error
+                case .header:
+                    break
+                }
+            }
+            try encodeSound(final: true)
             _ = try video.send(nil)
             try drain(video, stream: videoStream)
             _ = try audio.send(nil)
@@ -126,6 +141,7 @@ enum CompositionEngine {
             } catch {
                 throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
             }
+            if cancellation.isCancelled { throw CompositionError.cancelled }
             try OutputFile.rename(temporary, to: output)
             finished = true
             return CompositionResult(
@@ -141,6 +157,59 @@ enum CompositionEngine {
             throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
         } catch {
             throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
+        }
+    }
+
+    /// The composing thread: opens the takes, then composes every output frame and its sound into `queue`, ending
+    /// with `.end` or `.failure`. Stops early when the encoding side closes the queue.
+    static func compose(_ plan: CompositionPlan, into queue: FrameQueue<ComposedItem>, cancellation: CancellationFlag) {
+        do {
+            let interruption = Interruption { cancellation.isCancelled || queue.isClosed }
+            let origin = plan.timelineOrigin
+            var sources: [TakeSource] = []
+            for (order, take) in plan.takes.enumerated() {
+                if cancellation.isCancelled { throw CompositionError.cancelled }
+                sources.append(
+                    try TakeSource(take: take, order: order, plan: plan, origin: origin, interruption: interruption))
+            }
+            let duration = sources.map { $0.offset + $0.duration }.max() ?? 0
+            let frameCount = max(1, plan.frameRate.frameCount(for: duration))
+            let sampleRate = CompositionPlan.AudioSettings.sampleRate
+            let sampleCount = Int((duration * Double(sampleRate)).rounded())
+            guard queue.push(.header(frameCount: frameCount, duration: duration, sampleCount: sampleCount)) else {
+                return
+            }
+            let drawOrder = sources.filter { $0.video != nil }.sorted { ($0.zIndex, $0.order) < ($1.zIndex, $1.order) }
+            let mixing = sources.filter { $0.audio != nil }
+            let background = YUVColor(plan.background)
+            var canvas = PackedPicture(size: plan.size)
+            var samplesMixed = 0
+            for index in 0..<frameCount {
+                if cancellation.isCancelled { throw CompositionError.cancelled }
+                let time = plan.frameRate.time(ofFrame: index)
+                for source in drawOrder { try source.video?.advance(to: time - source.offset) }
+                canvas.fill(with: background)
+                for source in drawOrder {
+                    if let track = source.video, let tile = track.tile { canvas.draw(tile, track.placement) }
+                }
+                // The sound up to the end of this frame (all of it with the last frame).
+                let soundEnd =
+                    index == frameCount - 1
+                    ? sampleCount
+                    : min(sampleCount, Int((plan.frameRate.time(ofFrame: index + 1) * Double(sampleRate)).rounded()))
+                var mix = StereoMixBuffer(frameCount: max(0, soundEnd - samplesMixed))
+                if mix.frameCount > 0 {
+                    for source in mixing { try source.audio?.mix(into: &mix, from: samplesMixed) }
+                }
+                let bent = mix.limit()
+                samplesMixed = max(samplesMixed, soundEnd)
+                guard queue.push(.frame(picture: canvas.bytes, sound: mix.samples, limited: bent)) else { return }
+            }
+            queue.push(.end)
+        } catch let error as CompositionError {
+            queue.push(.failure(error))
+        } catch {
+            queue.push(.failure(CompositionError(.output, TakeSource.reason(error))))
         }
     }
 }
@@ -162,47 +231,93 @@ struct YUVColor {
     }
 }
 
-/// The pixel work of composing: filling the background, copying a tile's window into the frame, and laying the mix out
-/// as the encoder's planes.
-enum Compositor {
-    static func fill(_ frame: Frame, with color: YUVColor) {
-        for (index, value) in [color.y, color.cb, color.cr].enumerated() {
-            guard let plane = frame.plane(index) else { continue }
-            let rows = index == 0 ? frame.height : (frame.height + 1) / 2
-            let width = index == 0 ? frame.width : (frame.width + 1) / 2
-            for row in 0..<rows { (plane.base + row * plane.stride).update(repeating: value, count: width) }
+/// An output picture being composed, in Swift memory: 8-bit 4:2:0 planes packed without padding (Y, Cb, Cr), so it
+/// can be handed to the encoding thread as a value.
+struct PackedPicture {
+    let width: Int
+    let height: Int
+    private(set) var bytes: [UInt8]
+
+    init(size: PixelSize) {
+        width = size.width
+        height = size.height
+        bytes = [UInt8](repeating: 0, count: width * height * 3 / 2)
+    }
+
+    /// Where plane `index` starts in `bytes`, and its width and height.
+    func layout(ofPlane index: Int) -> (offset: Int, width: Int, height: Int) {
+        let lumaCount = width * height
+        switch index {
+        case 0: return (0, width, height)
+        case 1: return (lumaCount, width / 2, height / 2)
+        default: return (lumaCount + lumaCount / 4, width / 2, height / 2)
         }
     }
 
-    /// Copies the window of `tile` that `placement` shows into `frame` (even offsets and sizes: chroma is exact).
-    static func draw(_ tile: Frame, _ placement: TilePlacement, on frame: Frame) {
+    mutating func fill(with color: YUVColor) {
+        let lumaCount = width * height
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            base.update(repeating: color.y, count: lumaCount)
+            (base + lumaCount).update(repeating: color.cb, count: lumaCount / 4)
+            (base + lumaCount + lumaCount / 4).update(repeating: color.cr, count: lumaCount / 4)
+        }
+    }
+
+    /// Copies the window of `tile` that `placement` shows (even offsets and sizes: chroma is exact).
+    mutating func draw(_ tile: Frame, _ placement: TilePlacement) {
         let visible = placement.visible
         guard !visible.isEmpty else { return }
         for index in 0..<3 {
-            guard let source = tile.plane(index), let target = frame.plane(index) else { continue }
+            guard let source = tile.plane(index) else { continue }
+            let plane = layout(ofPlane: index)
             let shift = index == 0 ? 0 : 1
-            let width = visible.width >> shift
+            let count = visible.width >> shift
             let rows = visible.height >> shift
             let sourceX = placement.cropOrigin.x >> shift
             let sourceY = placement.cropOrigin.y >> shift
             let targetX = visible.x >> shift
             let targetY = visible.y >> shift
-            for row in 0..<rows {
-                (target.base + (targetY + row) * target.stride + targetX).update(
-                    from: source.base + (sourceY + row) * source.stride + sourceX, count: width)
+            bytes.withUnsafeMutableBufferPointer { buffer in
+                let base = buffer.baseAddress! + plane.offset
+                for row in 0..<rows {
+                    (base + (targetY + row) * plane.width + targetX).update(
+                        from: source.base + (sourceY + row) * source.stride + sourceX, count: count)
+                }
+            }
+        }
+    }
+}
+
+/// Copies composed pictures and sound into the encoders' frames.
+enum Compositor {
+    /// Copies packed 4:2:0 `pixels` into `frame`'s padded planes.
+    static func copy(_ pixels: [UInt8], into frame: Frame) {
+        let picture = (width: frame.width, height: frame.height)
+        let lumaCount = picture.width * picture.height
+        pixels.withUnsafeBufferPointer { buffer in
+            for index in 0..<3 {
+                guard let target = frame.plane(index) else { continue }
+                let width = index == 0 ? picture.width : picture.width / 2
+                let rows = index == 0 ? picture.height : picture.height / 2
+                let offset = index == 0 ? 0 : index == 1 ? lumaCount : lumaCount + lumaCount / 4
+                for row in 0..<rows {
+                    (target.base + row * target.stride).update(
+                        from: buffer.baseAddress! + offset + row * width, count: width)
+                }
             }
         }
     }
 
-    /// Writes the interleaved stereo `mix` into `frame`'s two planar float channels.
-    static func deinterleave(_ mix: StereoMixBuffer, into frame: Frame) {
+    /// Writes interleaved stereo `samples` into `frame`'s two planar float channels.
+    static func deinterleave(_ samples: ArraySlice<Float>, into frame: Frame) {
         guard let left = frame.plane(0), let right = frame.plane(1) else { return }
         let leftSamples = UnsafeMutableRawPointer(left.base).assumingMemoryBound(to: Float.self)
         let rightSamples = UnsafeMutableRawPointer(right.base).assumingMemoryBound(to: Float.self)
-        mix.samples.withUnsafeBufferPointer { samples in
-            for index in 0..<mix.frameCount {
-                leftSamples[index] = samples[2 * index]
-                rightSamples[index] = samples[2 * index + 1]
+        samples.withUnsafeBufferPointer { buffer in
+            for index in 0..<(buffer.count / 2) {
+                leftSamples[index] = buffer[2 * index]
+                rightSamples[index] = buffer[2 * index + 1]
             }
         }
     }

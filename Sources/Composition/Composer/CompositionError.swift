@@ -30,7 +30,8 @@ public struct CompositionError: Error, Sendable, Hashable, CustomStringConvertib
         }
     }
 
-    static let cancelled = CompositionError(.cancelled, "cancelled")
+    /// The error of a cancelled composition.
+    public static let cancelled = CompositionError(.cancelled, "cancelled")
 }
 
 /// How far a composition has come.

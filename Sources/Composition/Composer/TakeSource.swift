@@ -67,6 +67,14 @@ final class TakeSource {
         }
     }
 
+    /// The error of a take that failed with `error`: cancellation when FFmpeg was interrupted, the take's error
+    /// otherwise.
+    static func failure(_ error: any Error, _ fail: (String) -> CompositionError) -> CompositionError {
+        if let error = error as? CompositionError { return error }
+        if let error = error as? FFmpegError, error == .exit { return .cancelled }
+        return fail(reason(error))
+    }
+
     /// A one-line reason for an FFmpeg or picture error reading a take.
     static func reason(_ error: any Error) -> String {
         if let error = error as? FFmpegError {

@@ -40,7 +40,7 @@ final class VideoTrack {
             decoder = try Decoder(format: format, streamIndex: stream.index, threadCount: 1)
             packet = try Packet()
         } catch {
-            throw fail(TakeSource.reason(error))
+            throw TakeSource.failure(error, fail)
         }
         streamIndex = stream.index
         timeBase = format.timeBase(ofStream: stream.index).doubleValue
@@ -58,14 +58,15 @@ final class VideoTrack {
     /// Makes `tile` the picture of the last frame whose time is at most `time` (take time, seconds); before the first
     /// frame's time, the first frame once `time` reaches 0; after the last, the last.
     func advance(to time: Double) throws(CompositionError) {
-        guard !placement.visible.isEmpty, time >= 0 else { return }
+        let slack = timeBase / 2 + 1e-7
+        guard !placement.visible.isEmpty, time + slack >= 0 else { return }
         var shown: Frame?
         while true {
             if pending == nil, !endOfInput { pending = try decodeNext() }
             guard let next = pending else { break }
-            // The first frame shows from time 0; a later one from its own time (half a microsecond of slack for
-            // times that are exact in the file but not in binary).
-            guard next.time <= time + 5e-7 || (tile == nil && shown == nil) else { break }
+            // The first frame shows from time 0; a later one from its own time, give or take half a tick of the
+            // stream's time base (a container that stores milliseconds rounds 1/30 s to 0.033 or 0.034).
+            guard next.time <= time + slack || (tile == nil && shown == nil) else { break }
             shown = next.frame
             pending = nil
         }
@@ -94,7 +95,7 @@ final class VideoTrack {
         } catch let error as CompositionError {
             throw error
         } catch {
-            throw fail(TakeSource.reason(error))
+            throw TakeSource.failure(error, fail)
         }
     }
 

@@ -75,10 +75,13 @@ extension FFmpeg.ScaleSide {
         FFmpeg.ScaleSide(width: width, height: height, format: AV_PIX_FMT_RGB24.rawValue, isFullRange: true)
     }
 
-    /// The side of a scaler reading `frame` (its format, range and matrix).
+    /// The side of a scaler reading `frame` for composition (its format, range and matrix). A frame whose matrix is
+    /// not stated is taken as BT.709, the output's, so its values pass unchanged (as the ffmpeg command passes them
+    /// into an H.264 stream); a stated other matrix (BT.601, BT.2020) is converted.
     package static func source(_ frame: Frame) -> FFmpeg.ScaleSide {
-        FFmpeg.ScaleSide(
+        let stated = frame.colorSpace != Int32(AVCOL_SPC_UNSPECIFIED.rawValue)
+        return FFmpeg.ScaleSide(
             width: frame.width, height: frame.height, format: frame.pixelFormat, isFullRange: frame.isFullRange,
-            colorSpace: frame.colorSpace)
+            colorSpace: stated ? frame.colorSpace : Int32(AVCOL_SPC_BT709.rawValue))
     }
 }

@@ -1,0 +1,49 @@
+import Dispatch
+import Synchronization
+
+/// A bounded queue between the thread that decodes and composes and the thread that encodes: the producer waits
+/// while `capacity` items are queued, the consumer while none is. Waiting is on semaphores, never a spin.
+///
+/// Either side may stop: ``close()`` wakes a producer waiting for room so that it sees ``isClosed`` and ends.
+final class FrameQueue<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+    private let room: DispatchSemaphore
+    private let available = DispatchSemaphore(value: 0)
+    private let closed = Atomic<Bool>(false)
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        room = DispatchSemaphore(value: capacity)
+    }
+
+    /// Queues `element`, waiting for room; false (and nothing queued) once the consumer has closed the queue.
+    @discardableResult
+    func push(_ element: Element) -> Bool {
+        room.wait()
+        guard !closed.load(ordering: .acquiring) else {
+            room.signal()
+            return false
+        }
+        items.withLock { $0.append(element) }
+        available.signal()
+        return true
+    }
+
+    /// The next element, waiting for one.
+    func pop() -> Element {
+        available.wait()
+        let element = items.withLock { $0.removeFirst() }
+        room.signal()
+        return element
+    }
+
+    /// The consumer stops taking elements: a producer waiting for room, or pushing later, gets false.
+    func close() {
+        closed.store(true, ordering: .releasing)
+        room.signal()
+    }
+
+    /// Whether the consumer has stopped.
+    var isClosed: Bool { closed.load(ordering: .acquiring) }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+
+/// The ffmpeg command line, the oracle of the composition tests: it generates the takes and composes the reference
+/// with the equivalent filter graph, and it decodes both outputs to raw pixels and samples.
+enum FFmpegTool {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Runs `ffmpeg -v error -y ARGUMENTS...` and returns its standard output.
+    @discardableResult
+    static func run(_ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let errorReader = Thread.detachNewThreadReading(errors)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let message = errorReader()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "ffmpeg \(arguments.joined(separator: " ")) failed: \(message)")
+        }
+        return data
+    }
+
+    /// Every frame of `file`'s video as 8-bit 4:2:0 planes (Y, then Cb, then Cr), one `Data` per frame.
+    static func frames(of file: URL, width: Int, height: Int) throws -> [Data] {
+        let data = try run(["-i", file.path, "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+        let frameSize = width * height * 3 / 2
+        return stride(from: 0, to: data.count - frameSize + 1, by: frameSize).map {
+            data.subdata(in: $0..<($0 + frameSize))
+        }
+    }
+
+    /// `file`'s audio as interleaved stereo float samples at 48 kHz.
+    static func samples(of file: URL) throws -> [Float] {
+        let data = try run(["-i", file.path, "-map", "0:a:0", "-f", "f32le", "-ac", "2", "-ar", "48000", "-"])
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+}
+
+extension Thread {
+    /// Reads `pipe` to its end on a new thread; the returned function waits for it and returns the text.
+    static func detachNewThreadReading(_ pipe: Pipe) -> () -> String {
+        let box = ReadBox()
+        let thread = Thread {
+            box.set(pipe.fileHandleForReading.readDataToEndOfFile())
+        }
+        thread.start()
+        return { String(decoding: box.wait(), as: UTF8.self) }
+    }
+}
+
+/// A value handed from one thread to another once.
+final class ReadBox: Sendable {
+    private let data = Mutex(Data())
+    private let ready = DispatchSemaphore(value: 0)
+
+    func set(_ value: Data) {
+        data.withLock { $0 = value }
+        ready.signal()
+    }
+
+    func wait() -> Data {
+        ready.wait()
+        return data.withLock { $0 }
+    }
+}
+
+/// The level of one frequency in a stretch of samples: the amplitude of the sinusoid at `frequency` (Goertzel).
+func toneAmplitude(_ samples: ArraySlice<Float>, frequency: Double, sampleRate: Double = 48_000) -> Double {
+    let count = samples.count
+    guard count > 0 else { return 0 }
+    let k = (Double(count) * frequency / sampleRate).rounded()
+    let omega = 2 * Double.pi * k / Double(count)
+    let coefficient = 2 * cos(omega)
+    var previous = 0.0
+    var beforePrevious = 0.0
+    for sample in samples {
+        let current = Double(sample) + coefficient * previous - beforePrevious
+        beforePrevious = previous
+        previous = current
+    }
+    let power = previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
+    return 2 * power.squareRoot() / Double(count)
+}
