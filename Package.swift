@@ -274,7 +274,7 @@ targets += [
         name: "canvas-sim",
         dependencies: [
             "CanvasSimulation", "CanvasHost", "CanvasKit", "CanvasCovers", "Thumbnails", "CommandLineSupport",
-            "OrderedJSON", "Locking",
+            "OrderedJSON", "Locking", "Composition", "CanvasComposition",
         ],
         swiftSettings: swiftSettings)
 ]

@@ -33,13 +33,15 @@ struct Options {
     var draft: String?
     /// `--snapshot-every N`: records between a draft's snapshots.
     var snapshotEvery = 10_000
+    /// `--compose OUT.mp4`: the board's takes composed into one video at the end.
+    var compose: String?
     var help = false
     /// `--version`: print the version and exit.
     var version = false
 
     static let usage = """
         usage: canvas-sim [--cells N] [--visible V] (--script FILE | --events "..." | --interactive)
-                          [--format text|json] [--render FILE.png] [--draft FILE]
+                          [--format text|json] [--render FILE.png] [--draft FILE] [--compose OUT.mp4]
                canvas-sim --export-table markdown|dot
           --cells N            canvases on the board (default 4, at most 1000000: about 1.9 GB)
           --visible V          canvases the screen shows at once (default 9); scroll N brings one into view
@@ -54,11 +56,13 @@ struct Options {
                                the events continue from the restored board, each accepted one is journaled,
                                and what the restore found is printed first; --events "" prints the board
           --snapshot-every N   with --draft: compact the journal into a snapshot every N records (default 10000)
+          --compose OUT.mp4    compose the final board's takes into one video (720x1280, the board's grid, each
+                               take from its start on the board's timeline); takes whose cover failed are left out
           --export-table F     print the transition table, computed from the code, as Markdown or DOT
           -h, --help           this text; --version: the version
         options that take a value accept it as the next argument or after '=' (--cells=9)
         events: tap N, record, stop [FILE], cancel, delete N, add, remove N, scroll N, disappear, appear
-        exit codes: 0 the script ran (rejected events are normal), 1 the picture could not be written,
+        exit codes: 0 the script ran (rejected events are normal), 1 the picture or the video could not be written,
                     2 usage, a malformed script (with its line and column) or an unreadable script file,
                     3 the draft cannot be opened or written (the reason names the file)
         """
@@ -74,7 +78,7 @@ struct Options {
     /// The options that take a value (the others are flags).
     static let valued: Set<String> = [
         "--cells", "--visible", "--script", "--events", "--format", "--export-table", "--render", "--draft",
-        "--snapshot-every",
+        "--snapshot-every", "--compose",
     ]
 
     /// Parses `arguments` (without the program name); `--name=value` is read as `--name value`.
@@ -149,6 +153,10 @@ struct Options {
                 let path = try value(for: argument)
                 guard !path.isEmpty else { throw UsageError(message: "--draft needs a file name") }
                 options.draft = path
+            case "--compose":
+                let path = try value(for: argument)
+                guard !path.isEmpty else { throw UsageError(message: "--compose needs a file name") }
+                options.compose = path
             default:
                 if argument.hasPrefix("-") {
                     throw UsageError(message: "unknown option \(OptionSyntax.quoted(argument))")

@@ -97,3 +97,15 @@ open class AVAssetImageGenerator: NSObject {
         public static let matchSource = DynamicRangePolicy(rawValue: "DynamicRangePolicyMatchSource")
     }
 }
+
+// MARK: Playback
+
+/// https://developer.apple.com/documentation/avfoundation/avplayer
+open class AVPlayer: NSObject {
+    /// https://developer.apple.com/documentation/avfoundation/avplayer/init(url:)
+    public init(url URL: URL) {}
+    /// https://developer.apple.com/documentation/avfoundation/avplayer/automaticallywaitstominimizestalling
+    open var automaticallyWaitsToMinimizeStalling: Bool = true
+    /// https://developer.apple.com/documentation/avfoundation/avplayer/setrate(_:time:athosttime:)
+    open func setRate(_ rate: Float, time itemTime: CMTime, atHostTime hostClockTime: CMTime) {}
+}

@@ -17,3 +17,12 @@ public struct CMTime: Sendable, Equatable {
     /// https://developer.apple.com/documentation/coremedia/cmtime/seconds
     public var seconds: Double { Double(value) / Double(timescale) }
 }
+
+/// https://developer.apple.com/documentation/coremedia/cmclock
+public final class CMClock {}
+
+/// https://developer.apple.com/documentation/coremedia/cmclockgethosttimeclock()
+public func CMClockGetHostTimeClock() -> CMClock { CMClock() }
+
+/// https://developer.apple.com/documentation/coremedia/cmclockgettime(_:)
+public func CMClockGetTime(_ clock: CMClock) -> CMTime { .zero }

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Benchmarks canvas-compose as a whole process, side by side in one run (rounds interleave the commands compared):
+#   1. four 720x1280 30 fps takes of 10 s (H.264 + AAC) into a 720x1280 2x2 grid, libx264 veryfast CRF 23, AAC
+#      128 kbit/s: canvas-compose against the ffmpeg CLI doing the same job (scale + xstack + amix=normalize=0, the
+#      same encoder settings), and against the floor: (CPU time decoding the four takes alone + CPU time encoding the
+#      composed frames alone) / cores;
+#   2. nine 1280x720 takes of 10 s into 1080x1920 (3x3): the real-time ratio (seconds of video per second);
+#   3. peak memory (GNU time's maximum resident set size) of nine 1920x1080 takes, 5 s and 15 s long: the bound does
+#      not grow with the takes' length.
+# Inputs are generated once into .bench/compose/ (git-ignored). Prints the CPU model, medians and ratios.
+#   Tools/bench-compose.sh [--runs N]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=3
+[ "${1:-}" = "--runs" ] && runs="$2"
+bash Tools/setup.sh --bench
+dir=.bench/compose
+mkdir -p "$dir"
+cores=$(nproc)
+gen() { # gen FILE SIZE SECONDS FREQUENCY HUE
+    [ -s "$1" ] || ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=size=$2:rate=30,hue=h=$5" \
+        -f lavfi -i "sine=frequency=$4:sample_rate=48000" -t "$3" \
+        -c:v libx264 -preset veryfast -pix_fmt yuv420p -g 60 -c:a aac -b:a 128k "$1"
+}
+for i in 0 1 2 3; do gen "$dir/take-$i.mp4" 720x1280 10 $((300 + 100 * i)) $((i * 90)); done
+for i in 0 1 2 3 4 5 6 7 8; do gen "$dir/hd-$i.mp4" 1280x720 10 $((300 + 50 * i)) $((i * 40)); done
+for i in 0 1 2 3 4 5 6 7 8; do
+    gen "$dir/fhd5-$i.mp4" 1920x1080 5 $((300 + 50 * i)) $((i * 40))
+    gen "$dir/fhd15-$i.mp4" 1920x1080 15 $((300 + 50 * i)) $((i * 40))
+done
+swift build -c release --product canvas-compose >/dev/null
+bin="$(swift build -c release --show-bin-path)/canvas-compose"
+takes=("$dir"/take-{0,1,2,3}.mp4)
+
+# measure NAME COMMAND...: appends "wall cpu rss" to $dir/NAME.times
+measure() {
+    local name="$1"
+    shift
+    /usr/bin/time -f "%e %U %S %M" -o "$dir/time.out" "$@" >/dev/null 2>"$dir/stderr.out" || {
+        cat "$dir/stderr.out" >&2
+        exit 1
+    }
+    awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$dir/time.out" >>"$dir/$name.times"
+}
+median() { # median FILE COLUMN
+    sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
+}
+
+rm -f "$dir"/*.times
+filter="[0:v]scale=360:640[a];[1:v]scale=360:640[b];[2:v]scale=360:640[c];[3:v]scale=360:640[d];"
+filter+="[a][b][c][d]xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0[v];"
+filter+="[0:a][1:a][2:a][3:a]amix=inputs=4:normalize=0[m]"
+# The composed frames, raw, for the encode-alone floor (made once from canvas-compose's own output).
+"$bin" "${takes[@]}" -o "$dir/ours.mp4" --grid 2x2 --size 720x1280 --crf 23 --preset veryfast
+ffmpeg -nostdin -v error -y -i "$dir/ours.mp4" -f rawvideo -pix_fmt yuv420p "$dir/composed.yuv"
+for round in $(seq "$runs"); do
+    measure compose "$bin" "${takes[@]}" -o "$dir/ours.mp4" --grid 2x2 --size 720x1280 --crf 23 --preset veryfast
+    measure ffmpeg ffmpeg -nostdin -v error -y -i "${takes[0]}" -i "${takes[1]}" -i "${takes[2]}" -i "${takes[3]}" \
+        -filter_complex "$filter" -map "[v]" -map "[m]" -c:v libx264 -preset veryfast -crf 23 \
+        -c:a aac -b:a 128k "$dir/ffmpeg.mp4"
+    for take in "${takes[@]}"; do measure "decode-$round" ffmpeg -nostdin -v error -i "$take" -map 0 -f null -; done
+    awk -v r="$round" '{ s += $2 } END { printf "0 %.2f 0\n", s }' "$dir/decode-$round.times" >>"$dir/decode.times"
+    measure encode ffmpeg -nostdin -v error -y -f rawvideo -pix_fmt yuv420p -s 720x1280 -r 30 -i "$dir/composed.yuv" \
+        -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=10" -c:v libx264 -preset veryfast -crf 23 \
+        -c:a aac -b:a 128k -f mp4 /dev/null
+    measure realtime "$bin" "$dir"/hd-{0,1,2,3,4,5,6,7,8}.mp4 -o "$dir/nine.mp4" --grid 3x3 --size 1080x1920
+done
+measure memory5 "$bin" "$dir"/fhd5-{0,1,2,3,4,5,6,7,8}.mp4 -o "$dir/fhd5.mp4" --grid 3x3 --size 1080x1920 --preset ultrafast
+measure memory15 "$bin" "$dir"/fhd15-{0,1,2,3,4,5,6,7,8}.mp4 -o "$dir/fhd15.mp4" --grid 3x3 --size 1080x1920 --preset ultrafast
+rm -f "$dir/composed.yuv"
+
+compose_wall=$(median "$dir/compose.times" 1)
+compose_cpu=$(median "$dir/compose.times" 2)
+ffmpeg_wall=$(median "$dir/ffmpeg.times" 1)
+ffmpeg_cpu=$(median "$dir/ffmpeg.times" 2)
+decode_cpu=$(median "$dir/decode.times" 2)
+encode_cpu=$(median "$dir/encode.times" 2)
+realtime_wall=$(median "$dir/realtime.times" 1)
+floor=$(echo "($decode_cpu + $encode_cpu) / $cores" | bc -l)
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $cores cores; $runs rounds, medians"
+printf "4 x 720x1280 10 s -> 720x1280 2x2, veryfast CRF 23, AAC 128k\n"
+printf "  canvas-compose      %6.2f s wall  %6.2f s CPU  %s KB peak\n" "$compose_wall" "$compose_cpu" \
+    "$(median "$dir/compose.times" 3)"
+printf "  ffmpeg CLI          %6.2f s wall  %6.2f s CPU  %s KB peak\n" "$ffmpeg_wall" "$ffmpeg_cpu" \
+    "$(median "$dir/ffmpeg.times" 3)"
+printf "  decode alone        %6s         %6.2f s CPU\n" "" "$decode_cpu"
+printf "  encode alone        %6s         %6.2f s CPU\n" "" "$encode_cpu"
+printf "  floor (decode + encode CPU) / %d cores: %.2f s\n" "$cores" "$floor"
+printf "  ratio to the ffmpeg CLI: %.2fx (target <= 0.8x)\n" "$(echo "$compose_wall / $ffmpeg_wall" | bc -l)"
+printf "  ratio to the floor:      %.2fx (target <= 1.2x)\n" "$(echo "$compose_wall / $floor" | bc -l)"
+printf "9 x 1280x720 10 s -> 1080x1920 3x3: %.2f s wall, %.2fx real time\n" "$realtime_wall" \
+    "$(echo "10 / $realtime_wall" | bc -l)"
+printf "9 x 1920x1080 -> 1080x1920 (ultrafast): peak %s KB with 5 s takes, %s KB with 15 s takes\n" \
+    "$(median "$dir/memory5.times" 3)" "$(median "$dir/memory15.times" 3)"
