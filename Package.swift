@@ -260,7 +260,9 @@ targets += [
     // Runs the built executables against Fixtures/ (depending on them makes `swift test` build them first).
     .testTarget(
         name: "CLITests",
-        dependencies: ["canvas-thumb", "canvas-sim", "recording-screen-example", "CommandLineSupport", "Locking"],
+        dependencies: [
+            "canvas-thumb", "canvas-sim", "canvas-compose", "recording-screen-example", "CommandLineSupport", "Locking",
+        ],
         swiftSettings: swiftSettings),
 ]
 

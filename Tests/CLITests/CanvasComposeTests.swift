@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@Suite("canvas-compose, run as a user runs it")
+struct CanvasComposeTests {
+    let tool: BuiltBinary
+    let folder: URL
+
+    init() throws {
+        tool = try BuiltBinary("canvas-compose")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("canvas-compose-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    static let fixtures = BuiltBinary.root.appendingPathComponent("Fixtures")
+
+    /// Two fixture takes into a 2x1 grid: exit 0, one JSON object with the output, duration, frames and seconds, and
+    /// the file there.
+    @Test func composesAndPrintsOneJSONObject() throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        let run = try tool.run([
+            Self.fixtures.appendingPathComponent("h264.mp4").path,
+            Self.fixtures.appendingPathComponent("rotation-90.mp4").path, "-o", output.path, "--grid", "2x1",
+            "--size=320x240", "--fill", "--start", "1=0.5", "--gain", "0=0.5", "--pan", "1=-1", "--preset", "ultrafast",
+            "--json",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.outputLines.count == 1)
+        let object = try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any]
+        #expect(object?["output"] as? String == output.path)
+        #expect((object?["frames"] as? Int ?? 0) > 0)
+        #expect((object?["duration"] as? Double ?? 0) > 0.5)
+        #expect(object?["seconds"] is Double)
+        #expect(FileManager.default.fileExists(atPath: output.path))
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// A missing and a broken take: exit 1, one line naming the canvas and the file, nothing in the folder.
+    @Test func badTakesWriteNothing() throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        for (take, reason) in [("missing.mp4", "no such file"), ("not-a-video.mp4", "not a media file")] {
+            let run = try tool.run([
+                Self.fixtures.appendingPathComponent("h264.mp4").path,
+                Self.fixtures.appendingPathComponent(take).path, "-o", output.path, "--size", "64x64",
+            ])
+            #expect(run.status == 1)
+            #expect(run.errorLines.count == 1)
+            #expect(run.errorLines.first?.hasPrefix("canvas-compose: canvas 1 (\(take)): \(reason)") == true)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Usage errors: exit 2, the reason and the pointer to --help, nothing written.
+    @Test(arguments: [
+        (["a.mp4"], "no output"),
+        (["-o", "x.mp4"], "no takes"),
+        (["a.mp4", "-o", "x.mp4", "--size", "7x"], "--size expects"),
+        (["a.mp4", "-o", "x.mp4", "--size", "721x1280"], "the output size 721x1280 must have even sides"),
+        (["a.mp4", "-o", "x.mp4", "--gain", "3=1"], "--gain names take 3"),
+        (["a.mp4", "-o", "x.mp4", "--pan", "0=2"], "canvas 0: pan must be"),
+        (["a.mp4", "-o", "x.mp4", "--preset", "fastest"], "unknown preset fastest"),
+        (["a.mp4", "b.mp4", "-o", "x.mp4", "--grid", "1x1"], "2 takes do not fit a 1x1 grid"),
+        (["a.mp4", "-o", "x.mp4", "--bogus"], "unknown option '--bogus'"),
+    ])
+    func usageErrors(arguments: [String], message: String) throws {
+        let run = try tool.run(arguments, in: folder)
+        #expect(run.status == 2)
+        #expect(run.errorLines.first?.hasPrefix("canvas-compose: \(message)") == true, "\(run.errorLines)")
+        #expect(run.standardOutput.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    @Test func helpAndVersion() throws {
+        let help = try tool.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.standardOutput.hasPrefix("usage: canvas-compose TAKE... -o OUT.mp4"))
+        let version = try tool.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.standardOutput.hasPrefix("canvas-compose "))
+    }
+}
