@@ -5,7 +5,7 @@ import Pixels
 
 extension CompositionPlan {
     /// The plan of a board, in one call: the board's canvases laid out as the squarest grid that holds them all
-    /// (``GridLayout/init(holding:)``: canvas i in tile i, column i % columns, row i / columns), each canvas that has a
+    /// (`GridLayout(holding:)`: canvas i in tile i, column i % columns, row i / columns), each canvas that has a
     /// take composed in its tile from the take's start on the board's timeline (the start its `stop` event carried);
     /// canvases without a take leave their tile on the background. Errors about a take name its canvas index.
     ///

@@ -22,7 +22,7 @@ import Observing
 /// Time: the board reads a ``VirtualClock`` that moves ``SimulatedRecordingTiming/stepDuration`` after each step.
 /// `record` starts the playing takes at the clock's time plus the lead; the simulated recorder stamps its first
 /// sample ``SimulatedRecordingTiming/recorderDelay`` later and reports its capture latency, and a script's `stop`
-/// reaches the board with the take's start computed from them (``SyncedPlayback/takeStart(recordingBeganAt:captureLatency:)``),
+/// reaches the board with the take's start computed from them (CanvasKit's `SyncedPlayback.takeStart(recordingBeganAt:captureLatency:)`),
 /// as an app's recorder delegate does.
 ///
 /// Main-actor isolated, like the screen it drives. Deliberately not `Sendable`.
@@ -59,6 +59,8 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
     ///   - visibleCount: the viewport's size in items (at least 1).
     ///   - coverProvider: where covers come from; nil means no covers (displays still say `cover`).
     ///   - coverSize: the largest cover asked for.
+    ///   - timing: how the simulated camera times recordings on the simulation's clock (every take starts at timeline 0
+    ///     by default).
     /// - Precondition: `canvasCount >= 1`.
     public convenience init(
         canvasCount: Int,

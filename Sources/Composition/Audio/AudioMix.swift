@@ -11,7 +11,7 @@ import Foundation
 ///   same law normalized to the centre: left `√2 cos(θ)`, right `√2 sin(θ)`, so in the centre it passes unchanged.
 /// - **No clipping.** Where the sum stays within ±``kneeThreshold`` (-1 dBFS) it is exact. Above, a soft knee
 ///   (`tanh`) bends it towards ±1, which it never reaches: a loud moment is compressed, never wrapped or cut flat, and
-///   the composer reports how many samples were bent (``limitedSampleCount`` in its result), so nothing is silent.
+///   the composer reports how many samples were bent (``CompositionResult/limitedSampleCount``), so nothing is silent.
 public enum AudioMix {
     /// The level up to which the mix is the exact sum: -1 dBFS (0.891).
     public static let kneeThreshold: Float = 0.891_250_9

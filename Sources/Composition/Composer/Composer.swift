@@ -27,7 +27,10 @@ public struct Composer: Sendable {
 
     /// Composes `plan` into `output`.
     ///
-    /// - Parameter progress: called after every output frame, on the composition's thread.
+    /// - Parameters:
+    ///   - plan: what to compose (``CompositionPlan/validated()`` is applied first).
+    ///   - output: the MP4 to write; replaced only once the new one is complete.
+    ///   - progress: called after every output frame, on the composition's thread.
     /// - Returns: what was written.
     /// - Throws: ``CompositionError``: `.plan` for a plan ``CompositionPlan/validated()`` refuses, `.take` for a bad
     ///   take, `.output` when the file cannot be written, `.encoding` when FFmpeg lacks an encoder, `.cancelled` when
@@ -50,6 +53,11 @@ public struct Composer: Sendable {
     /// Composes `plan` into `output` on a thread of its own and calls `completion` once, on that thread, with the
     /// result (the errors as in ``compose(_:to:progress:)``).
     ///
+    /// - Parameters:
+    ///   - plan: what to compose.
+    ///   - output: the MP4 to write; replaced only once the new one is complete.
+    ///   - progress: called after every output frame, on the composition's thread.
+    ///   - completion: called once with what was written or why nothing was.
     /// - Returns: a handle whose ``CompositionJob/cancel()`` stops the composition (the completion then gets
     ///   `.cancelled`, unless it had already finished).
     @discardableResult
