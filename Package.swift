@@ -162,11 +162,7 @@ targets += [
 // MARK: Observing
 products.append(.library(name: "Observing", targets: ["Observing"]))
 targets += [
-    // The thread-local slot of Observing's per-thread context (C: Swift has no thread-local variables).
-    .target(name: "ObservingThreadLocal"),
-    .target(
-        name: "Observing", dependencies: ["Locking", "ObservingThreadLocal"],
-        swiftSettings: swiftSettings),
+    .target(name: "Observing", dependencies: ["Locking"], swiftSettings: swiftSettings),
     .testTarget(
         name: "ObservingTests", dependencies: ["Observing", "SeededRandom", "TestSupport"], swiftSettings: swiftSettings
     ),

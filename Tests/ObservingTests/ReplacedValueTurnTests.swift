@@ -1,7 +1,6 @@
+import Observing
 import Synchronization
 import Testing
-
-@testable import Observing
 
 /// A value whose deinit writes the property that held it.
 private final class Tenant {
@@ -16,11 +15,9 @@ private final class Tenant {
     }
 }
 
-private final class Room: KeyValueObservable {
+/// Why `@unchecked Sendable` is safe: its one stored property is `@Observed` (behind its storage's lock).
+private final class Room: KeyValueObservable, @unchecked Sendable {
     @Observed var tenant: Tenant?
-
-    /// The storage behind `tenant`, to check its turns.
-    var tenantStorage: PropertyStorage<Tenant?> { _tenant.storage }
 }
 
 /// A write releases the value it replaces only after its delivery and its turn have ended: a deinit that writes the
@@ -32,7 +29,7 @@ private final class Room: KeyValueObservable {
 struct ReplacedValueTurnTests {
     /// One observer takes the setter's single-subscriber path, two the list path.
     @Test(arguments: [1, 2])
-    func deinitWritingTheSamePropertyIsDelivered(observers: Int) {
+    func deinitWritingTheSamePropertyIsDelivered(observers: Int) async {
         let room = Room()
         let seen = Recorder<String>()
         let tokens = (0..<observers).map { observer in
@@ -42,10 +39,9 @@ struct ReplacedValueTurnTests {
         }
         room.tenant = Tenant(room: room)
         room.tenant = nil
-        // A later write from another thread would wait for every earlier turn: all of them ended.
-        let storage = room.tenantStorage
-        #expect(storage.turn.load(ordering: .acquiring) == storage.withState { $0.nextTicket })
-        let expected = ["tenant", "empty", "empty"].flatMap { value in (0..<observers).map { "\($0): \(value)" } }
+        // A later write from another thread waits for every earlier turn: it returns, so all of them ended.
+        await StartedThread { room.tenant = nil }.finished()
+        let expected = ["tenant", "empty", "empty", "empty"].flatMap { value in (0..<observers).map { "\($0): \(value)" } }
         #expect(seen.values == expected)
         for token in tokens { token.invalidate() }
     }

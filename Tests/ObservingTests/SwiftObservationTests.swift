@@ -1,10 +1,9 @@
 import Foundation
 import Observation
 import Synchronization
+import Observing
 import TestSupport
 import Testing
-
-@testable import Observing
 
 /// A model with nothing but `KeyValueObservable` and its wrapped properties: no macro, no registrar.
 ///
@@ -18,16 +17,6 @@ private final class Track: KeyValueObservable, @unchecked Sendable {
     @ObservedArray var items: [Item] = []
     @Observed var next: Track?
 
-    /// The Swift Observation registrar of `title` (after its first read).
-    var titleRegistrar: ObservationRegistrar { _title.storage.observation.bridge!.takeUnretainedValue().registrar }
-
-    /// Whether each property's storage has its Swift Observation registrar (see `ObservationBridge`).
-    var armed: (title: Bool, rating: Bool, next: Bool) {
-        (
-            _title.storage.observation.bridge != nil, _rating.storage.observation.bridge != nil,
-            _next.storage.observation.bridge != nil
-        )
-    }
 }
 
 /// Counts the `onChange` calls of one `withObservationTracking` and records what the handler read.
@@ -181,16 +170,6 @@ struct SwiftObservationTests {
         token.invalidate()
     }
 
-    @Test("A property never read has no registrar: its writes stay on the plain path")
-    func unreadPropertyIsNotArmed() {
-        let model = Track()
-        for index in 0..<3 {
-            model.rating = index
-        }
-        #expect(!model.armed.rating)
-        _ = model.rating
-        #expect(model.armed.rating)
-    }
 
     @Test("Reads made by observe to evaluate its key path are not Swift Observation accesses")
     func observeDoesNotArm() {
@@ -199,9 +178,6 @@ struct SwiftObservationTests {
         model.next = next
         let direct = model.observe(\.rating) { _, _ in }
         let chained = model.observe(\.next?.title) { _, _ in }
-        #expect(!model.armed.rating)
-        #expect(!model.armed.next)
-        #expect(!next.armed.title)
         // ... even when observe is called inside a tracking scope: registering is not a read.
         let tracking = Tracking()
         var inside: ObservationToken?
@@ -238,23 +214,6 @@ struct SwiftObservationTests {
         #expect(armed.calls.count == rounds)
     }
 
-    @Test(
-        "On this toolchain a write can tell that no tracking holds the property's registrar (the probe checks itself)")
-    func registrarProbeIsUsable() {
-        #expect(RegistrarProbe.isUsable)
-        let model = Track()
-        _ = model.title
-        let registrar = model.titleRegistrar
-        #expect(!RegistrarProbe.isHeldElsewhere(registrar), "read, not tracked")
-        withObservationTracking {
-            _ = model.title
-            #expect(RegistrarProbe.isHeldElsewhere(registrar), "inside apply")
-        } onChange: {
-        }
-        #expect(RegistrarProbe.isHeldElsewhere(registrar), "tracked")
-        model.title = "Fired"
-        #expect(!RegistrarProbe.isHeldElsewhere(registrar), "the tracking fired and let go")
-    }
 
     @Test("Writes that skip the registrar while nothing tracks do not stop later trackings, nested ones included")
     func trackingAfterUntrackedWrites() {

@@ -1,5 +1,4 @@
-import Locking
-public import ObservingThreadLocal
+import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,525 +9,174 @@ import Synchronization
     import Darwin
 #endif
 
-/// Per-thread state of the observation machinery: the re-entrancy queue (O8), the hazard slots of the handler
-/// calls in progress on this thread (O7) and the key-path access tracker (O4).
+/// What one thread is doing with observations: the handler calls running on it (so that a write made inside one is
+/// queued, O8, and an observation ended from inside its own call does not wait for itself, O7), the notifications
+/// queued behind them, and the reads recorded while `observe` evaluates a key path.
 ///
-/// Deliberately not `Sendable`: each instance is reached only through the thread-local slot of the
-/// thread that created it, so it is only ever touched by that thread.
-@usableFromInline
+/// Only its own thread touches it, so it is a plain class and is not `Sendable`: it is reached through a pthread key
+/// (`current`), never handed to another thread.
 final class ThreadContext {
-    /// A notification waiting for the handler that caused it to return.
+    /// A notification queued behind the running handler: delivered, or skipped (`true`) when the cycle is stopped.
     struct Pending {
-        var round: Int
-        var work: (ThreadContext) -> Void
+        let round: Int
+        /// The object and storage written, named in a report if the cycle is stopped here.
+        let object: AnyObject
+        let storage: AnyObject
+        let deliver: (_ skip: Bool) -> Void
     }
 
-    /// Whether a delivery is running on this thread (a change made now is queued, not delivered).
-    /// (Only this thread touches a context, so run-time exclusivity checks are skipped.)
-    @usableFromInline
-    @exclusivity(unchecked) var isDelivering = false
-    /// Whether `enqueue` was called since `beginDelivery()` (then `endDelivery()` has work to do).
-    @usableFromInline
-    @exclusivity(unchecked) var hasQueued = false
-    /// The ticket of the write this thread just stored, for the setter's path that delivers after the lock
-    /// without holding the turn yet (see `PropertyStorage.turn`).
-    @usableFromInline
-    @exclusivity(unchecked) var heldTicket: UInt64 = 0
-    /// The round of the notification being delivered: 0 for a change made outside any handler,
-    /// n + 1 for a change made inside a handler of round n.
-    @exclusivity(unchecked) private var currentRound = 0
-    @exclusivity(unchecked) private var pending: [Pending] = []
-    @exclusivity(unchecked) private var pendingHead = 0
-    private var stoppedCycle: (source: CycleSource, rounds: Int)?
+    /// This thread's number, for `CallGate` to tell its own calls from other threads'.
+    let id: UInt64
+    /// How many handler calls (or key path evaluations) run on this thread now.
+    var depth = 0
+    /// The round of the notification being delivered (0: a write made outside any handler).
+    var round = 0
+    /// The observations whose handler (or evaluation) runs on this thread, innermost last.
+    var calling: [ObjectIdentifier] = []
+    /// Notifications of writes made inside handlers, delivered in order once the outermost call returns.
+    private var pending: [Pending] = []
+    /// Whether this thread is delivering the queued notifications (the frames it opens meanwhile leave them to it).
+    private var isDraining = false
+    /// The reads recorded by the key path evaluations running on this thread, innermost last.
+    var recordings: [[TrackedRead]] = []
+    /// The one semaphore this thread waits on (for a delivery turn): a thread waits for one thing at a time.
+    let wakeUp = DispatchSemaphore(value: 0)
 
-    /// The slots of the calls made through an observation on this thread (`publishCall(_:)`), innermost at
-    /// `callDepth - 1`: `callSlotCount` slots taken so far (from `Hazards`, which holds them; given back at this
-    /// thread's exit), in a buffer of `callSlotCapacity`. A hand-managed buffer rather
-    /// than an `Array` because a push and a pop happen around every such call, and an `Array` would check its
-    /// uniqueness each time. Only this thread touches it (the context is thread-confined; removers read the slots
-    /// through `Hazards`' list, never this buffer); it is freed in `deinit`.
-    @usableFromInline @exclusivity(unchecked) var callSlots: UnsafeMutablePointer<Unmanaged<HazardSlot>>
-    @usableFromInline @exclusivity(unchecked) var callDepth = 0
-    @usableFromInline @exclusivity(unchecked) var callSlotCount = 0
-    @usableFromInline @exclusivity(unchecked) var callSlotCapacity = 8
+    private static let nextID = Atomic<UInt64>(1)
+    /// How many threads record reads now: a getter looks at its thread's context only when some thread does.
+    static let recordingThreads = Atomic<Int>(0)
 
-    /// Reads recorded by `track(_:)`, innermost tracking scope last.
-    /// (Only this thread touches a context, so run-time exclusivity checks are skipped.)
-    @exclusivity(unchecked) private var trackingStack: [TrackedReads] = []
-
-    /// This thread's identity in its hazard slots (`HazardSlot.owner`): never reused.
-    @usableFromInline let threadID: UInt
-    /// The subscriber the storage's setter is calling on this thread, for the threads that remove subscribers (see
-    /// `Hazards`; the calls made through an observation use `callSlots`).
-    @usableFromInline let hazard: HazardSlot
-    /// Removed subscribers (and subscriber lists of freed storages) that a caller up this thread's stack
-    /// may still hold unretained: released when the outermost delivery ends.
-    private var retired: [AnyObject] = []
-    /// Storages freed by a handler during the current delivery (see `PropertyStorage.endTurn`).
-    private var freedStorages: [UInt] = []
-    /// The key paths this thread found to be one `@Observed` property of an object of exactly their root type, with
-    /// how to read that property's storage (see `directProperty(_:of:)`): `directPropertyCapacity` entries, made on
-    /// first use, freed in `deinit`.
-    @usableFromInline @exclusivity(unchecked) var directProperties: UnsafeMutablePointer<DirectPropertyEntry>?
-    /// How many observations this thread listed (`countListing(every:)`).
-    @exclusivity(unchecked) private var listings = 0
-
-    @usableFromInline
-    init() {
-        threadID = nextThreadID.add(1, ordering: .relaxed).oldValue
-        // Unretained: `Hazards`' list holds every slot forever.
-        hazard = Hazards.acquireSlot(owner: threadID).takeUnretainedValue()
-        callSlots = .allocate(capacity: callSlotCapacity)
+    private init() {
+        id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 
-    deinit {
-        callSlots.deallocate()
-        if let directProperties {
-            directProperties.deinitialize(count: Self.directPropertyCapacity)
-            directProperties.deallocate()
-        }
-    }
-
-    /// The context of the calling thread, created on first use and freed when the thread exits.
-    @usableFromInline
+    /// The calling thread's context, made on first use and released when the thread exits.
     static var current: ThreadContext {
-        Unmanaged<ThreadContext>.fromOpaque(currentPointer()).takeUnretainedValue()
-    }
-
-    /// Creates the calling thread's context and stores it (retained) in the thread-local slot; the
-    /// `threadContextKey` destructor releases it when the thread exits.
-    @usableFromInline
-    @inline(never)
-    static func makeCurrent() -> UnsafeMutableRawPointer {
+        if let context = existing {
+            return context
+        }
         let context = ThreadContext()
-        let pointer = Unmanaged.passRetained(context).toOpaque()
-        // The C slot is what every lookup reads; the pthread key only runs the destructor at thread exit.
-        pthread_setspecific(threadContextKey, pointer)
-        observing_set_current_context(pointer)
-        return pointer
+        // Why `Unmanaged` is safe: the key's slot holds this one retained reference, released exactly once, by the
+        // key's destructor when the thread exits (`releaseContext`); only this thread reads the slot.
+        pthread_setspecific(contextKey, Unmanaged.passRetained(context).toOpaque())
+        return context
     }
 
-    /// The calling thread's context if it has one (never creates it).
+    /// The calling thread's context if it has one.
     static var existing: ThreadContext? {
-        observing_current_context().map { Unmanaged<ThreadContext>.fromOpaque($0).takeUnretainedValue() }
+        guard let slot = pthread_getspecific(contextKey) else { return nil }
+        // Why `Unmanaged` is safe: the slot holds a retained `ThreadContext` (see `current`), alive until this
+        // thread exits; the reference taken here is a new strong one.
+        return Unmanaged<ThreadContext>.fromOpaque(slot).takeUnretainedValue()
     }
 
-    /// The calling thread's context pointer, creating the context on first use: one load from the C
-    /// thread-local slot (see `ObservingThreadLocal.h`).
-    @inlinable
-    @inline(__always)
-    static func currentPointer() -> UnsafeMutableRawPointer {
-        if let pointer = observing_current_context() {
-            return pointer
+    /// Whether the calling thread is inside a handler call or a key path evaluation.
+    static var isDelivering: Bool {
+        (existing?.depth ?? 0) > 0
+    }
+
+    // MARK: Calls
+
+    /// Runs `body` as a frame in which writes are queued; the outermost frame then delivers what was queued.
+    func frame<Result>(_ body: () -> Result) -> Result {
+        depth += 1
+        defer {
+            depth -= 1
+            if depth == 0 && !isDraining { drain() }
         }
-        return makeCurrent()
+        return body()
     }
 
-    /// Calls `body` with the context of the calling thread, without retaining it.
-    ///
-    /// Why the unretained reference is safe: the thread-local slot holds a +1 reference that is
-    /// released only by the slot's destructor when this thread exits, which cannot happen while this
-    /// thread runs `body`.
-    @inlinable
-    @inline(__always)
-    static func withCurrent<Result>(_ body: (ThreadContext) -> Result) -> Result {
-        Unmanaged<ThreadContext>.fromOpaque(currentPointer())._withUnsafeGuaranteedRef(body)
+    /// Runs `body` as a call of `observation` on this thread (a frame).
+    func calling<Result>(_ observation: ObjectIdentifier, _ body: () -> Result) -> Result {
+        calling.append(observation)
+        defer { calling.removeLast() }
+        return frame(body)
     }
 
-    // MARK: Calls made through an observation (O7)
-
-    /// Publishes `address` (an observation's) in the next slot of this thread's stack of calls, before the call it
-    /// names (see `Hazards`: a sequentially consistent store, which the caller follows with a sequentially consistent
-    /// load of the observation's `closed` flag). Pair with `endCall()`.
-    @inlinable
-    @inline(__always)
-    func publishCall(_ address: UInt) {
-        if _slowPath(callDepth == callSlotCount) {
-            addCallSlot()
-        }
-        // In bounds: `callDepth < callSlotCount` after the check above.
-        callSlots[callDepth]._withUnsafeGuaranteedRef { $0.delivery.store(address, ordering: .sequentiallyConsistent) }
-        callDepth += 1
+    /// Whether a call of `observation` runs on this thread (up its stack).
+    func isCalling(_ observation: ObjectIdentifier) -> Bool {
+        calling.contains(observation)
     }
 
-    /// Ends the innermost call published by `publishCall(_:)`: a releasing store, so that a remover that reads the
-    /// cleared slot also sees everything the call did.
-    @inlinable
-    @inline(__always)
-    func endCall() {
-        // Pops are paired with pushes, so the depth is positive here.
-        callDepth -= 1
-        callSlots[callDepth]._withUnsafeGuaranteedRef { $0.delivery.store(0, ordering: .releasing) }
+    // MARK: Re-entrancy (O8)
+
+    /// Queues `deliver` behind the running handler, one round later (a write made inside a handler).
+    func enqueue(object: AnyObject, storage: AnyObject, _ deliver: @escaping (_ skip: Bool) -> Void) {
+        pending.append(Pending(round: round + 1, object: object, storage: storage, deliver: deliver))
     }
 
-    /// Whether a call published by `publishCall(address)` runs on this thread (up its stack).
-    func isCalling(_ address: UInt) -> Bool {
-        for index in 0..<callDepth
-        where callSlots[index]._withUnsafeGuaranteedRef({
-            $0.delivery.load(ordering: .relaxed) == address
-        }) {
-            return true
-        }
-        return false
-    }
-
-    /// Takes the next slot of the stack (a call nested deeper than any before on this thread) from `Hazards`.
-    @usableFromInline
-    @inline(never)
-    func addCallSlot() {
-        if callSlotCount == callSlotCapacity {
-            let capacity = callSlotCapacity * 2
-            let grown = UnsafeMutablePointer<Unmanaged<HazardSlot>>.allocate(capacity: capacity)
-            grown.moveInitialize(from: callSlots, count: callSlotCount)
-            callSlots.deallocate()
-            callSlots = grown
-            callSlotCapacity = capacity
-        }
-        (callSlots + callSlotCount).initialize(to: Hazards.acquireSlot(owner: threadID))
-        callSlotCount += 1
-    }
-
-    /// Gives this thread's hazard slots back to `Hazards` (at its exit).
-    func releaseSlots() {
-        Hazards.releaseSlot(Unmanaged.passUnretained(hazard))
-        for index in 0..<callSlotCount {
-            Hazards.releaseSlot(callSlots[index])
-        }
-    }
-
-    // MARK: Delivery (O8)
-
-    /// Starts a delivery on this thread; call only when `isDelivering` is false, and pair with
-    /// `endDelivery()`, which delivers everything the handlers queued meanwhile.
-    @inlinable
-    func beginDelivery() {
-        isDelivering = true
-    }
-
-    /// Ends the delivery started by `beginDelivery()`: drains the queued notifications, round by round.
-    @inlinable
-    func endDelivery() {
-        if _slowPath(hasQueued) {
-            finishQueued()
-        }
-        isDelivering = false
-    }
-
-    /// Keeps `object` (a removed subscriber, or the subscriber list of a freed storage) until the outermost
-    /// delivery on this thread ends: a caller up the stack may be calling it through an unretained reference.
-    /// Call only while `isDelivering`.
-    func retire(_ object: AnyObject) {
-        retired.append(object)
-        hasQueued = true
-    }
-
-    /// Records that the storage at address `storage` was freed during the current delivery (call only while
-    /// `isDelivering`).
-    func noteFreedStorage(_ storage: UInt) {
-        freedStorages.append(storage)
-        hasQueued = true
-    }
-
-    /// Whether the storage at address `storage` was freed during the current delivery.
-    @usableFromInline
-    func wasFreedDuringDelivery(_ storage: UInt) -> Bool {
-        freedStorages.contains(storage)
-    }
-
-    /// Delivers what was queued, then reports a cycle that was stopped.
-    @usableFromInline
-    func finishQueued() {
-        while true {
-            drain()
-            currentRound = 0
-            guard !retired.isEmpty else { break }
-            // Released only now that every handler call of this delivery has returned. A deinit run by
-            // the release is still inside the delivery (`isDelivering`), so what it changes is queued and
-            // delivered by the next turn of this loop.
-            var released: [AnyObject] = []
-            swap(&released, &retired)
-            released.removeAll()
-        }
-        hasQueued = false
-        freedStorages.removeAll()
-        if let stopped = stoppedCycle {
-            stoppedCycle = nil
-            ObservationDiagnostics.report(.unsettledCycle(source: stopped.source, rounds: stopped.rounds))
-        }
-    }
-
-    /// Runs `work` now, as part of a delivery, even if one is already running (used for `.initial`
-    /// callbacks, which must run before `observe` returns). Changes made by `work` are queued.
-    @usableFromInline
-    func deliverNow(_ work: () -> Void) {
-        if isDelivering {
-            work()
-            return
-        }
-        beginDelivery()
-        work()
-        endDelivery()
-    }
-
-    /// Queues `work` after what is already queued, one round deeper than the notification being
-    /// delivered; beyond `ObservationDiagnostics.maximumRounds` it is dropped and the cycle reported.
-    /// `object` and `storage` name the changed property in that report. A dropped notification's `dropped`
-    /// runs in its place, in the same order (it ends the delivery's turn, see `PropertyStorage.turn`).
-    @usableFromInline
-    func enqueue(
-        object: AnyObject, storage: any PropertyNaming, _ work: @escaping (ThreadContext) -> Void,
-        dropped: ((ThreadContext) -> Void)? = nil
-    ) {
-        hasQueued = true
-        let round = currentRound + 1
-        let limit = ObservationDiagnostics.maximumRounds
-        if round > limit {
-            if stoppedCycle == nil {
-                stoppedCycle = (CycleSource(object: object, propertyName: storage.propertyName(in: object)), limit)
-            }
-            if let dropped {
-                pending.append(Pending(round: round, work: dropped))
-            }
-            return
-        }
-        pending.append(Pending(round: round, work: work))
-    }
-
+    /// Delivers the queued notifications in order, each in its round; past `maximumRounds` they are skipped and
+    /// the first skipped one is reported.
     private func drain() {
-        while pendingHead < pending.count {
-            let next = pending[pendingHead]
-            pendingHead += 1
-            currentRound = next.round
-            next.work(self)
+        guard !pending.isEmpty else { return }
+        isDraining = true
+        defer { isDraining = false }
+        let limit = ObservationDiagnostics.maximumRounds
+        var reported = false
+        var index = 0
+        while index < pending.count {
+            let item = pending[index]
+            index += 1
+            if item.round > limit {
+                if !reported {
+                    reported = true
+                    ObservationDiagnostics.report(
+                        .unsettledCycle(source: CycleSource(object: item.object, storage: item.storage), rounds: limit))
+                }
+                item.deliver(true)
+            } else {
+                round = item.round
+                item.deliver(false)
+                round = 0
+            }
         }
-        pending.removeAll(keepingCapacity: pending.capacity <= 64)
-        pendingHead = 0
+        pending.removeAll(keepingCapacity: pending.count < 64)
     }
 
-    // MARK: Diagnostics
+    // MARK: Recording reads
 
-    /// Counts one listing of an observation by this thread (`LiveObservations.insert`); true once `interval` listings
-    /// were counted since it was last true (the interval may change between calls).
-    func countListing(every interval: Int) -> Bool {
-        listings += 1
-        guard listings >= interval else { return false }
-        listings = 0
+    /// Evaluates `body`, recording the `@Observed` reads it makes on this thread.
+    func record<Value>(_ body: () -> Value) -> (Value, [TrackedRead]) {
+        // A frame whose queued notifications are delivered once the reads are taken off the stack.
+        return frame {
+            recordings.append([])
+            Self.recordingThreads.add(1, ordering: .relaxed)
+            let value = body()
+            Self.recordingThreads.subtract(1, ordering: .relaxed)
+            return (value, recordings.removeLast())
+        }
+    }
+
+    /// Called by a getter: records the read if this thread is evaluating a key path. Returns whether it did (a
+    /// recorded read is not a Swift Observation access).
+    static func recordIfEvaluating(_ read: @autoclosure () -> TrackedRead) -> Bool {
+        guard recordingThreads.load(ordering: .relaxed) > 0, let context = existing, !context.recordings.isEmpty
+        else { return false }
+        context.recordings[context.recordings.count - 1].append(read())
         return true
     }
-
-    // MARK: Key paths known to be one property
-
-    /// How many key paths `directProperties` remembers: 32 sets of two entries. A key path is looked for in the two
-    /// entries of its set (`directPropertySet(for:)`), so two key paths never push each other out, and a third of one
-    /// set replaces the entry filled first.
-    @usableFromInline static var directPropertyCapacity: Int { 64 }
-
-    /// The first of the two entries of the set of the key path at `address`, from all of its bits (a multiplicative
-    /// hash): key path objects lie on a heap whose blocks often share their low bits (two literals a page apart, one
-    /// in the model's module and one in the app's, were seen here), so the low bits alone gave them one entry, and
-    /// each observation of one pushed the other out.
-    @inlinable
-    static func directPropertySet(for address: UInt) -> Int {
-        // 32 sets: the top five bits of the product.
-        Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> (UInt(UInt.bitWidth) - 5)) &* 2
-    }
-
-    /// The storage of the `@Observed` property that `keyPath` is, read from `object` without evaluating the key path
-    /// (not retained: `object` holds it), if this thread found before that this key path object is exactly one
-    /// property of an object of its root type (`rememberDirectProperty`), and that property's storage in `object` was
-    /// last read through the property's own key path (the one its getter passes, the entry's `readAddress`); nil
-    /// otherwise (then the caller evaluates the key path under the tracker, about 1,400 instructions, most of them in
-    /// the standard library's key path projection). The caller checks that `object`'s type is exactly the key
-    /// path's root type (a subclass may override the property).
-    ///
-    /// Why the storage found is the one the key path's getter reads:
-    /// - an entry keeps its key paths alive, so an address found here names the very key path object that was
-    ///   evaluated (the runtime makes one per literal and module: a key path written in another module than the
-    ///   property is another object than the one the property's getter passes, equal to it);
-    /// - an object of that exact type has the same layout as the one the entry was made from, so the word at the
-    ///   entry's offset is the same declared field there: the property wrapper whose storage the getter read then,
-    ///   and a storage of `Value`;
-    /// - the one way the field found could be another property's is two wrappers of one object sharing a storage
-    ///   (`_b = _a`) when the entry was made; so the storage found must also have been last read through the key
-    ///   path the getter passed when the entry was made (`PropertyStorage.lastTrackedKeyPath`, compared with the
-    ///   entry's `readAddress`), which another property's storage was not: each property's getter passes its own.
-    ///   (The first observation of each object's property therefore still evaluates the key path.) Compared with
-    ///   the key path looked up instead, a key path written in another module would never be found: its
-    ///   evaluation marks the storage with the getter's key path, not with it.
-    @inlinable
-    func directProperty<Value>(_ keyPath: AnyKeyPath, of object: AnyObject, as _: Value.Type)
-        -> Unmanaged<PropertyStorage<Value>>?
-    {
-        guard let table = directProperties else { return nil }
-        let address = UInt(bitPattern: Unmanaged.passUnretained(keyPath).toOpaque())
-        var entry = table + Self.directPropertySet(for: address)
-        if entry.pointee.address != address {
-            entry += 1
-            guard entry.pointee.address == address else { return nil }
-        }
-        let storage = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-            .load(fromByteOffset: entry.pointee.offset, as: Unmanaged<PropertyStorage<Value>>.self)
-        let readThrough = entry.pointee.readAddress
-        guard storage._withUnsafeGuaranteedRef({ $0.lastTrackedKeyPath.load(ordering: .relaxed) == readThrough }) else {
-            return nil
-        }
-        return storage
-    }
-
-    /// Remembers that `keyPath`, evaluated on `object` (of exactly the key path's root type), read exactly one
-    /// `@Observed` property, whose storage is `storage`, through the property's own key path `readThrough`: finds the
-    /// field of `object` holding it (the first word, after the object's header, equal to its address; the field
-    /// exists, so the search never reads past it). Not under ThreadSanitizer: the search reads the object's other
-    /// fields, which the program may be writing on another thread under a lock of its own (a benign read, but a
-    /// report); there every observation evaluates its key path.
-    func rememberDirectProperty(
-        _ keyPath: AnyKeyPath, readThrough: AnyKeyPath, storage: AnyObject, in object: AnyObject
-    ) {
-        if !Self.remembersDirectProperties {
-            return
-        }
-        let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        let target = UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque())
-        let word = MemoryLayout<UInt>.size
-        // After the metadata pointer (a native object's reference counts follow it, which are no heap address; an
-        // Objective-C object's fields may start there).
-        var offset = word
-        while base.load(fromByteOffset: offset, as: UInt.self) != target {
-            offset += word
-            if offset > Self.largestDirectPropertyOffset {
-                return
-            }
-        }
-        let table: UnsafeMutablePointer<DirectPropertyEntry>
-        if let existing = directProperties {
-            table = existing
-        } else {
-            table = .allocate(capacity: Self.directPropertyCapacity)
-            table.initialize(repeating: DirectPropertyEntry(), count: Self.directPropertyCapacity)
-            directProperties = table
-        }
-        let address = UInt(bitPattern: Unmanaged.passUnretained(keyPath).toOpaque())
-        let set = Self.directPropertySet(for: address)
-        // The entry already holding this key path, else an empty one, else the one not filled last (the set's first
-        // entry notes which: `filledSecond`).
-        let index: Int
-        if table[set].address == address || table[set].address == 0 {
-            index = set
-        } else if table[set + 1].address == address || table[set + 1].address == 0 {
-            index = set + 1
-        } else {
-            index = table[set].filledSecond ? set : set + 1
-        }
-        table[index] = DirectPropertyEntry(address: address, offset: offset, keyPath: keyPath, readThrough: readThrough)
-        table[set].filledSecond = index == set + 1
-    }
-
-    /// Whether `rememberDirectProperty` remembers anything: not under ThreadSanitizer (see there).
-    static var remembersDirectProperties: Bool {
-        !ThreadSanitizer.isActive
-    }
-
-    /// Properties further into their object than this are not remembered (the search gives up).
-    static var largestDirectPropertyOffset: Int { 4096 }
-
-    // MARK: Key-path tracking (O4)
-
-    /// Evaluates `body` and returns the `@Observed` reads it made on this thread, in order.
-    func track<Result>(_ body: () -> Result) -> (Result, [TrackedRead]) {
-        var reads: [TrackedRead] = []
-        let result = track(into: &reads, body)
-        return (result, reads)
-    }
-
-    /// Evaluates `body` and sets `reads` to the `@Observed` reads it made on this thread, in order. (Not a tuple
-    /// result: in code not specialized for `Result`, a tuple holding it is a metadata look-up.)
-    @usableFromInline
-    func track<Result>(into reads: inout [TrackedRead], _ body: () -> Result) -> Result {
-        var recorded = TrackedReads()
-        let result = track(into: &recorded, body)
-        reads = recorded.all
-        return result
-    }
-
-    /// `track(into:_:)` recording into a `TrackedReads`, which holds one read without allocating.
-    func track<Result>(into reads: inout TrackedReads, _ body: () -> Result) -> Result {
-        trackingStack.append(TrackedReads())
-        activeTrackers.add(1, ordering: .relaxed)
-        let result = body()
-        activeTrackers.subtract(1, ordering: .relaxed)
-        reads = trackingStack.removeLast()
-        return result
-    }
-
-    /// Records a read made by an `@Observed` getter if a tracking scope is open on this thread.
-    @usableFromInline
-    func recordRead(_ read: consuming TrackedRead) {
-        guard !trackingStack.isEmpty else { return }
-        // Consumed and moved in: a copy would retain the object, the storage and the key path once more.
-        trackingStack[trackingStack.count - 1].append(read)
-    }
-
-    /// Whether a tracking scope is open on this thread (used by the Swift Observation bridge).
-    var isRecordingReads: Bool {
-        !trackingStack.isEmpty
-    }
 }
 
-/// One entry of `ThreadContext.directProperties`.
-@usableFromInline
-struct DirectPropertyEntry {
-    /// The key path's address; 0 for an empty entry.
-    @usableFromInline var address: UInt = 0
-    /// Where the field holding the property's storage is, in bytes from the object's start.
-    @usableFromInline var offset = 0
-    /// The address of the key path the property's getter read its storage through when the entry was made (the
-    /// property's own, which the getter passes; another object than `keyPath` when the key path was written in
-    /// another module than the property).
-    @usableFromInline var readAddress: UInt = 0
-    /// Keep the two key paths alive, so that their addresses cannot name other key paths while the entry lives.
-    var keyPath: AnyKeyPath?
-    var readKeyPath: AnyKeyPath?
-    /// In a set's first entry: whether its second entry was the one filled last.
-    var filledSecond = false
-
-    init() {}
-
-    init(address: UInt, offset: Int, keyPath: AnyKeyPath, readThrough: AnyKeyPath) {
-        self.address = address
-        self.offset = offset
-        self.keyPath = keyPath
-        readAddress = UInt(bitPattern: Unmanaged.passUnretained(readThrough).toOpaque())
-        readKeyPath = readThrough
-    }
+/// One `@Observed` read made while a key path was evaluated: the storage, the object and property it belongs to, and
+/// how many writes the storage had seen.
+struct TrackedRead {
+    let storage: any LinkableStorage
+    let object: AnyObject
+    let keyPath: AnyKeyPath
+    let writes: UInt64
 }
 
-/// The source of `ThreadContext.threadID` (identities are never reused).
-let nextThreadID = Atomic<UInt>(1)
-
-/// How many tracking scopes are open on all threads: getters look at the thread-local context only
-/// when this is not zero, so reads outside `observe` cost one relaxed load.
-let activeTrackers = Atomic<Int>(0)
-
-/// The thread-local slot holding each thread's `ThreadContext` (retained; released when the thread exits).
-let threadContextKey: pthread_key_t = {
+/// The key whose slot holds each thread's `ThreadContext`.
+private let contextKey: pthread_key_t = {
     var key = pthread_key_t()
-    #if canImport(Darwin)
-        let destructor: @convention(c) (UnsafeMutableRawPointer) -> Void = { pointer in
-            let context = Unmanaged<ThreadContext>.fromOpaque(pointer)
-            observing_set_current_context(nil)
-            context.takeUnretainedValue().releaseSlots()
-            context.release()
-        }
-    #else
-        let destructor: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
-            guard let pointer else { return }
-            let context = Unmanaged<ThreadContext>.fromOpaque(pointer)
-            observing_set_current_context(nil)
-            context.takeUnretainedValue().releaseSlots()
-            context.release()
-        }
-    #endif
-    let status = pthread_key_create(&key, destructor)
-    precondition(status == 0, "Observing: pthread_key_create failed (\(status)); no thread-local slot left")
+    let status = pthread_key_create(&key) { releaseContext($0) }
+    precondition(status == 0, "Observing: pthread_key_create failed (\(status))")
     return key
 }()
+
+/// The key's destructor: releases the exiting thread's context.
+private func releaseContext(_ slot: UnsafeMutableRawPointer?) {
+    // Why `Unmanaged` is safe: called once per thread at its exit with the reference `current` retained.
+    if let slot { Unmanaged<ThreadContext>.fromOpaque(slot).release() }
+}

@@ -46,8 +46,10 @@ extension KeyValueObservable {
     ) -> ObservedChanges<Value> {
         let (stream, continuation) = AsyncStream<ObservedChange<Value>>.makeStream(
             bufferingPolicy: bufferingPolicy.streamPolicy(ObservedChange<Value>.self))
-        let subscription = ChangeStream.start(
-            root: self, keyPath: keyPath, options: options, continuation: continuation)
+        let observation = register(
+            keyPath, options: options, delivery: .mutatingThread,
+            caller: Caller { _, change in continuation.yield(change) }, onGone: { continuation.finish() })
+        let subscription = ChangeSubscription(ObservationToken(observation))
         // Weakly: the stream holds this closure, and a strong reference would keep the subscription
         // (and the observation) alive as long as the stream, even once its sequence is dropped.
         continuation.onTermination = { [weak subscription] _ in
@@ -108,5 +110,32 @@ extension ChangeBufferingPolicy {
             precondition(limit >= 0, "changes(for:): bufferingNewest needs a limit of at least 0, not \(limit)")
             return .bufferingNewest(limit)
         }
+    }
+}
+
+/// Keeps the observation of an ``ObservedChanges`` sequence while the sequence or its iterator exists, and ends it
+/// when the loop is left (`AsyncStream`'s termination) or both are gone.
+final class ChangeSubscription: Sendable {
+    private let token: ObservationToken
+
+    init(_ token: ObservationToken) {
+        self.token = token
+    }
+
+    func end() {
+        token.invalidate()
+    }
+}
+
+/// Keeps the observation while a loop runs, even if the sequence is gone, and ends it when the loop is left.
+final class ChangeIteration: Sendable {
+    private let subscription: ChangeSubscription
+
+    init(_ subscription: ChangeSubscription) {
+        self.subscription = subscription
+    }
+
+    deinit {
+        subscription.end()
     }
 }

@@ -36,10 +36,10 @@ public struct CycleSource: Sendable, CustomStringConvertible {
     /// The property's key path.
     public let keyPath: String
 
-    init(object: AnyObject, propertyName: String) {
+    init(object: AnyObject, storage: AnyObject) {
         objectType = String(reflecting: type(of: object))
         objectIdentifier = ObjectIdentifier(object)
-        keyPath = "\\\(type(of: object)).\(propertyName)"
+        keyPath = "\\\(type(of: object)).\(propertyName(of: storage, in: object))"
     }
 
     /// A one-line description.
@@ -84,19 +84,19 @@ public enum ObservationDiagnostics {
     /// To tell whether an object still exists, this takes a strong reference to it for a moment; if
     /// another thread drops the last reference in that moment, the object is freed on this thread.
     public static func liveObservations() -> [ObservationRecord] {
-        LiveObservations.all.compactMap(\.record)
+        Registry.all.compactMap(\.record)
     }
 
     /// How many observations ``liveObservations()`` would list, without building their records:
     /// cheap enough for a counter printed after every step of a long run.
     public static var liveObservationCount: Int {
-        LiveObservations.all.reduce(0) { count, core in core.isActive ? count + 1 : count }
+        Registry.all.reduce(0) { count, observation in observation.isActive ? count + 1 : count }
     }
 
     /// The live observations of `object` (other objects are not touched).
     public static func liveObservations(of object: AnyObject) -> [ObservationRecord] {
         let id = ObjectIdentifier(object)
-        return LiveObservations.all.filter { $0.rootIdentifier == id }.compactMap(\.record)
+        return Registry.all.filter { $0.info.objectIdentifier == id }.compactMap(\.record)
     }
 
     /// How many rounds of changes made inside handlers are delivered before a cycle is declared

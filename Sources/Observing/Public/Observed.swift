@@ -20,18 +20,14 @@
 /// subscript, which structs do not have.
 @propertyWrapper
 public struct Observed<Value> {
-    @usableFromInline
     let storage: PropertyStorage<Value>
 
     /// Creates the property with its initial value; writes notify on every store.
-    @inlinable
     public init(wrappedValue: Value) {
         storage = PropertyStorage(wrappedValue, isEqual: nil)
     }
 
     /// Creates the property with its initial value; a write of an equal value does not notify.
-    /// (Inlinable so that `==` is specialized for `Value` where the model is compiled.)
-    @inlinable
     public init(wrappedValue: Value) where Value: Equatable {
         storage = PropertyStorage(wrappedValue, isEqual: { $0 == $1 })
     }
@@ -45,44 +41,19 @@ public struct Observed<Value> {
     }
 
     /// The property's value, read and written through the enclosing object.
-    ///
-    /// The setter does not use the key paths, so the optimizer drops them. The getter uses only
-    /// `wrappedKeyPath`, and only while `observe` evaluates a key path (see `ThreadContext.track`);
-    /// still, the compiler builds it on every read. Using `storageKeyPath` there too would cost every
-    /// read a second key path and a dynamic exclusivity check (about 170 instructions).
-    @inlinable
     public static subscript<Instance: KeyValueObservable>(
         _enclosingInstance instance: Instance,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Instance, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> Value {
-        @inline(__always)
-        get {
-            let storage = Unmanaged.passUnretained(instance[keyPath: storageKeyPath].storage)
-            // Swift Observation (O12): a read inside `withObservationTracking` is tracked.
-            storage._withUnsafeGuaranteedRef { $0.observationAccess(instance, wrappedKeyPath) }
-            if _slowPath(isTracking) {
-                return storage._withUnsafeGuaranteedRef { $0.trackedValue(of: instance, keyPath: wrappedKeyPath) }
-            }
-            return storage._withUnsafeGuaranteedRef { $0.withState { $0.value } }
-        }
-        @inline(__always)
-        set {
-            Unmanaged.passUnretained(instance[keyPath: storageKeyPath].storage)._withUnsafeGuaranteedRef {
-                // Swift Observation (O12): a property read through its getter also tells its registrar, when a
-                // tracking may hold it.
-                if _slowPath($0.mayBeTrackedByObservation) {
-                    $0.setValueNotifyingObservation(newValue, of: instance)
-                } else {
-                    $0.setValue(newValue, of: instance)
-                }
-            }
-        }
+        get { instance[keyPath: storageKeyPath].storage.read(instance, wrappedKeyPath) }
+        set { instance[keyPath: storageKeyPath].storage.set(newValue, of: instance, wrappedKeyPath) }
     }
 }
 
+/// The value lives behind the storage's lock, so the property crosses threads exactly when its value may.
+extension Observed: Sendable where Value: Sendable {}
+
 extension Observed: StorageHolding {
-    var storageIdentifier: ObjectIdentifier {
-        ObjectIdentifier(storage)
-    }
+    var storageObject: AnyObject { storage }
 }

@@ -28,33 +28,28 @@ public import Foundation
 /// change. Each mutation is applied and notified atomically, like `@Observed` writes.
 @propertyWrapper
 public struct ObservedArray<Element> {
-    @usableFromInline
     let storage: PropertyStorage<[Element]>
-    @usableFromInline
-    let differ: (([Element], [Element]) -> [ObservedChange<[Element]>])?
 
     /// An array whose whole assignment is one `.setting` change.
     public init(wrappedValue: [Element] = []) {
         storage = PropertyStorage(wrappedValue, isEqual: nil)
-        differ = nil
     }
 
     /// An array whose whole assignment is one `.setting` change, not sent when equal.
     public init(wrappedValue: [Element] = []) where Element: Equatable {
         storage = PropertyStorage(wrappedValue, isEqual: { $0 == $1 })
-        differ = nil
     }
 
     /// An array whose whole assignment is diffed by `id` into removals and insertions.
     public init(wrappedValue: [Element] = []) where Element: Identifiable {
-        storage = PropertyStorage(wrappedValue, isEqual: nil)
-        differ = { old, new in identifiableChanges(from: old, to: new, isEqual: nil) }
+        storage = PropertyStorage(
+            wrappedValue, isEqual: nil, diff: { identifiableChanges(from: $0, to: $1, isEqual: nil) })
     }
 
     /// An array whose whole assignment is diffed by `id` into removals, insertions and replacements.
     public init(wrappedValue: [Element] = []) where Element: Identifiable & Equatable {
-        storage = PropertyStorage(wrappedValue, isEqual: { $0 == $1 })
-        differ = { old, new in identifiableChanges(from: old, to: new, isEqual: { $0 == $1 }) }
+        storage = PropertyStorage(
+            wrappedValue, isEqual: { $0 == $1 }, diff: { identifiableChanges(from: $0, to: $1, isEqual: { $0 == $1 }) })
     }
 
     /// Unavailable: `@ObservedArray` needs the enclosing object, so it works on class properties only.
@@ -72,34 +67,25 @@ public struct ObservedArray<Element> {
     }
 
     /// The array, read and assigned through the enclosing object.
-    @inlinable
     public static subscript<Instance: KeyValueObservable>(
         _enclosingInstance instance: Instance,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Instance, [Element]>,
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> [Element] {
-        get {
-            let storage = instance[keyPath: storageKeyPath].storage
-            storage.observationAccess(instance, wrappedKeyPath)  // Swift Observation (O12)
-            return storage.value(of: instance, keyPath: wrappedKeyPath)
-        }
-        set {
-            let wrapper = instance[keyPath: storageKeyPath]
-            // Swift Observation (O12): tells the registrar too once the property was read.
-            wrapper.storage.notifyingObservation(of: instance) {
-                wrapper.storage.assign(newValue, differ: wrapper.differ, of: instance)
-            }
-        }
+        get { instance[keyPath: storageKeyPath].storage.read(instance, wrappedKeyPath) }
+        set { instance[keyPath: storageKeyPath].storage.set(newValue, of: instance, wrappedKeyPath) }
     }
 
     /// The editor (`$property`) whose mutations send insertions, removals and replacements.
-    @inlinable
-    public static subscript<Instance: AnyObject>(
+    public static subscript<Instance: KeyValueObservable>(
         _enclosingInstance instance: Instance,
         projected _: KeyPath<Instance, ObservedArrayEditor<Element>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> ObservedArrayEditor<Element> {
-        ObservedArrayEditor(object: instance, storage: instance[keyPath: storageKeyPath].storage)
+        let storage = instance[keyPath: storageKeyPath].storage
+        return ObservedArrayEditor(storage: storage) { body in
+            storage.write(instance, storageKeyPath, body)
+        }
     }
 }
 
@@ -108,14 +94,9 @@ public struct ObservedArray<Element> {
 /// Index preconditions are those of `Array`: an index out of range stops the program, as it would for
 /// the array itself.
 public struct ObservedArrayEditor<Element> {
-    let object: AnyObject
     let storage: PropertyStorage<[Element]>
-
-    @usableFromInline
-    init(object: AnyObject, storage: PropertyStorage<[Element]>) {
-        self.object = object
-        self.storage = storage
-    }
+    /// Applies an edit through the storage's write, with the enclosing object.
+    let write: ((inout [Element]) -> Changes<[Element]>) -> Void
 
     /// The current elements (not recorded as a read for chained observation).
     public var elements: [Element] {
@@ -224,37 +205,7 @@ public struct ObservedArrayEditor<Element> {
     }
 
     private func edit(_ body: (inout [Element]) -> ObservedChange<[Element]>?) {
-        // Swift Observation (O12): tells the registrar too once the property was read.
-        storage.notifyingObservation(of: object) {
-            storage.update(of: object) { array in
-                guard let change = body(&array) else { return ([], false) }
-                return ([change], false)
-            }
-        }
-    }
-}
-
-extension PropertyStorage {
-    /// Assigns a whole array: diffed when `differ` is given, else one `.setting`.
-    @usableFromInline
-    func assign<Element>(
-        _ newValue: Value,
-        differ: (([Element], [Element]) -> [ObservedChange<[Element]>])?,
-        of object: AnyObject
-    ) where Value == [Element] {
-        guard let differ else {
-            setValue(newValue, of: object)
-            return
-        }
-        // The replaced array leaves the lock in `replaced`, so its elements die after it.
-        var replaced: Value?
-        update(of: object) { array in
-            let changes = differ(array, newValue)
-            replaced = array
-            array = newValue
-            return (changes, false)
-        }
-        withExtendedLifetime(replaced) {}
+        write { array in body(&array).map { .one($0) } ?? .none }
     }
 }
 
@@ -303,8 +254,9 @@ func identifiableChanges<Element: Identifiable>(
     return changes
 }
 
+/// The array lives behind the storage's lock, so the property crosses threads exactly when its elements may.
+extension ObservedArray: Sendable where Element: Sendable {}
+
 extension ObservedArray: StorageHolding {
-    var storageIdentifier: ObjectIdentifier {
-        ObjectIdentifier(storage)
-    }
+    var storageObject: AnyObject { storage }
 }

@@ -1,15 +1,13 @@
 import Foundation
 import Synchronization
 import TestSupport
+import Observing
 import Testing
 
-@testable import Observing
-
-/// The delivery path that touches no reference count (see `Hazards` in the module): a change reaches its subscriber
-/// through an unretained reference published in the thread's hazard slot. These tests pin what that
-/// path must still guarantee: O7 (after `invalidate()` returns, no call starts; it waits for a call running
-/// elsewhere) with one subscriber and with several, and that nothing a running call uses is freed under it.
-@Suite struct HazardTests {
+/// O7 in the cases that are easy to get wrong: after `invalidate()` returns no call starts and a call running
+/// elsewhere has returned, with one subscriber and with several, for calls nested on one thread, and when the
+/// storage being written goes away during its own delivery.
+@Suite struct InvalidationTests {
     /// Several subscribers: the writer's thread holds the list while the first handler runs; the second
     /// observation is invalidated meanwhile from another thread, and must never be called after that returns.
     @Test func observationInvalidatedWhileAnotherHandlerOfTheSameChangeRunsIsNotCalled() async {
@@ -51,30 +49,6 @@ import Testing
         other.invalidate()
     }
 
-    /// One subscriber, ended by its own handler: the subscriber's `Delivery` (which holds the handler) must stay
-    /// alive until the handler returns, since the setter up the stack calls it through an unretained reference,
-    /// and be freed before the setter returns.
-    @Test func handlerEndingItsOwnObservationKeepsItsDeliveryUntilItReturns() throws {
-        let counter = Counter()
-        let holder = Protected<ObservationToken?>(nil)
-        let delivery = Protected(WeakReference(nil))
-        let aliveAfterInvalidate = Flag()
-        let token = counter.observe(\.value) { _, _ in
-            guard let token = holder.withLock({ $0 }) else { return }
-            token.invalidate()
-            if delivery.withLock({ $0.object != nil }) {
-                aliveAfterInvalidate.set()
-            }
-        }
-        holder.withLock { $0 = token }
-        let core = try #require(token.core as? KeyPathObservation<Counter, Int>)
-        delivery.withLock { $0.object = core.directDelivery }
-        #expect(delivery.withLock { $0.object != nil })
-        counter.value = 1
-        #expect(aliveAfterInvalidate.isSet, "the running handler's delivery was freed under it")
-        #expect(
-            delivery.withLock { $0.object == nil }, "the delivery outlived the delivery of the change that ended it")
-    }
 
     /// One subscriber, ended by user code that runs inside the setter before the handler call (the value's own
     /// `==`, which decides whether the write notifies): once `invalidate()` has returned, the handler is not called.
@@ -107,42 +81,6 @@ import Testing
         #expect(page.number == 2)
     }
 
-    /// A chain re-targeted while another thread is in a call of the link being dropped: the link is not
-    /// released under that call (it is deferred), and is released by a later removal once the call is over.
-    /// (The re-targeting thread's own change then waits for the call in progress: store order, O11.)
-    @Test func linkDroppedWhileAnotherThreadCallsItIsReleasedLater() async {
-        let folder = LinkedFolder()
-        let first = LinkedDocument()
-        folder.document = first
-        let entered = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let blocked = Flag()
-        let token = folder.observe(\.document.title) { _, change in
-            if change.newValue == "block", !blocked.isSet {
-                blocked.set()
-                entered.signal()
-                release.wait()
-            }
-        }
-        weak let link = first.titleDeliveries.first
-        #expect(link != nil)
-        // The writer's thread calls the title link (one subscriber: the unretained path) and blocks in the handler.
-        let writer = StartedThread { first.title = "block" }
-        await wait(for: entered)
-        // Re-targeting (on another thread, whose notification waits for the blocked call) drops the link to
-        // `first.title` while the writer is still inside its call.
-        let retargeter = StartedThread { folder.document = LinkedDocument() }
-        while !first.titleDeliveries.isEmpty {
-            await Task.yield()
-        }
-        #expect(link.map(Hazards.isDeferred) == true, "a link being called was released, or not kept")
-        release.signal()
-        await writer.finished()
-        await retargeter.finished()
-        // The next removal releases what no thread calls any more.
-        token.invalidate()
-        #expect(link == nil, "the dropped link was never released")
-    }
 
     /// Calls made through an observation nest on one thread: a chain's handler registers other observations with
     /// `.initial`, whose initial calls run inside it, each inside the one before, deeper than the stack of hazard slots
@@ -185,37 +123,6 @@ import Testing
         }
     }
 
-    /// A thread's hazard slots are given back when it exits and taken by later threads; a call published in a slot
-    /// taken that way is waited for like any other, and the thread that owned it before is no longer excluded.
-    @Test func slotGivenBackByAnExitedThreadIsScannedForItsNextOwner() {
-        let address: UInt = 0x10
-        let first = UInt.max - 1
-        let second = UInt.max - 2
-        let slot = Hazards.acquireSlot(owner: first)
-        slot._withUnsafeGuaranteedRef { $0.delivery.store(address, ordering: .sequentiallyConsistent) }
-        #expect(Hazards.isCalled(address, or: address, excludingThread: 0))
-        #expect(!Hazards.isCalled(address, or: address, excludingThread: first), "a thread waited for itself")
-        slot._withUnsafeGuaranteedRef { $0.delivery.store(0, ordering: .releasing) }
-        Hazards.releaseSlot(slot)
-        #expect(slot._withUnsafeGuaranteedRef { $0.owner.load(ordering: .acquiring) } == 0)
-        // Free slots are taken before a new one is made: the list's free slots, until this one (unless another thread
-        // took it meanwhile, and a new slot is made: the search ends there).
-        var taken: [Unmanaged<HazardSlot>] = []
-        let count = Hazards.slotCount
-        while !taken.contains(where: { $0.toOpaque() == slot.toOpaque() }) && Hazards.slotCount == count {
-            taken.append(Hazards.acquireSlot(owner: second))
-        }
-        if taken.contains(where: { $0.toOpaque() == slot.toOpaque() }) {
-            slot._withUnsafeGuaranteedRef { $0.delivery.store(address, ordering: .sequentiallyConsistent) }
-            #expect(
-                Hazards.isCalled(address, or: address, excludingThread: first), "the slot's next owner was excluded")
-            #expect(!Hazards.isCalled(address, or: address, excludingThread: second))
-            slot._withUnsafeGuaranteedRef { $0.delivery.store(0, ordering: .releasing) }
-        }
-        for next in taken {
-            Hazards.releaseSlot(next)
-        }
-    }
 
     /// The nesting test again, on a thread started after another one that nested as deep exited: the second thread
     /// takes the slots the first gave back, and `invalidate()` still waits for its outer call.
@@ -272,62 +179,7 @@ import Testing
         #expect(deliveries > 0)
     }
 
-    /// A prior observer's handler that replaces the property wrapper and ends its observation drops the last
-    /// references to the storage whose setter is running: the setter reached it unretained, and stores the value
-    /// only after the prior notifications. The storage must live until the setter returns (AddressSanitizer reports
-    /// a use after free otherwise).
-    @Test func storageFreedByAPriorHandlerOutlivesTheSetter() {
-        let page = ReplaceablePage()
-        let storage = Protected(WeakReference(page.numberStorage))
-        let holder = Protected<ObservationToken?>(nil)
-        let freedUnderSetter = Flag()
-        let token = page.observe(\.number, options: [.prior, .new]) { page, change in
-            guard change.isPrior else { return }
-            page.replaceNumberStorage()
-            holder.withLock { $0 }?.invalidate()
-            if storage.withLock({ $0.object == nil }) {
-                freedUnderSetter.set()
-            }
-        }
-        holder.withLock { $0 = token }
-        page.number = 1
-        #expect(!freedUnderSetter.isSet, "the storage was freed while its setter still ran")
-        #expect(storage.withLock { $0.object == nil }, "the replaced storage was never freed")
-    }
 
-    /// Two threads write the property a chain link follows: the second writer's call of the link starts only once
-    /// the first writer's call has returned (store order, O11). So a link is never called by two threads at once,
-    /// and a link dropped by its own call (re-targeting) is never also inside another thread's call; the dropping
-    /// thread's context keeps it until its own call returns (`Hazards.release`).
-    @Test func secondWritersCallOfALinkStartsAfterTheFirstReturns() async {
-        let model = SwitchingTitle()
-        let entered = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let events = Recorder<String>()
-        let token = model.observe(\.shown) { _, change in
-            events.append("enter \(change.newValue ?? "-")")
-            if change.newValue == "first" {
-                entered.signal()
-                release.wait()
-            }
-            events.append("exit \(change.newValue ?? "-")")
-        }
-        let link = Protected(WeakReference(model.titleDeliveries.first))
-        let first = StartedThread { model.title = "first" }
-        await wait(for: entered)
-        model.useName.store(true, ordering: .relaxed)
-        let second = StartedThread { model.title = "second" }
-        // The second write is stored at once; its delivery waits for the first call to return.
-        while model.title != "second" {
-            await Task.yield()
-        }
-        release.signal()
-        await second.finished()
-        await first.finished()
-        #expect(events.values == ["enter first", "exit first", "enter ", "exit "])
-        token.invalidate()
-        #expect(link.withLock { $0.object == nil }, "the dropped link was never released")
-    }
 }
 
 /// A value whose `==` ends the observation in `toEnd` (once), as user code run inside the setter may.
@@ -357,10 +209,6 @@ private final class ReplaceablePage: KeyValueObservable {
         _number = Observed(wrappedValue: number)
     }
 
-    /// The storage behind `number` now.
-    var numberStorage: AnyObject {
-        _number.storage
-    }
 }
 
 private final class Book: KeyValueObservable {
@@ -376,10 +224,6 @@ private final class Book: KeyValueObservable {
 private final class LinkedDocument: KeyValueObservable, @unchecked Sendable {
     @Observed var title = ""
 
-    /// The subscribers' deliveries of `title` (the chain links registered on it).
-    var titleDeliveries: [AnyObject] {
-        _title.storage.withState { $0.subscribers.map(\.delivery) }
-    }
 }
 
 /// Shared between threads; see `LinkedDocument`.
@@ -399,10 +243,6 @@ private final class SwitchingTitle: KeyValueObservable, @unchecked Sendable {
         useName.load(ordering: .relaxed) ? name : title
     }
 
-    /// The subscribers' deliveries of `title` (the chain links registered on it).
-    var titleDeliveries: [AnyObject] {
-        _title.storage.withState { $0.subscribers.map(\.delivery) }
-    }
 }
 
 /// A computed property over one `@Observed` one: observing it makes a chain observation, whose handler is called

@@ -1,0 +1,118 @@
+import Dispatch
+import Locking
+import Synchronization
+
+/// The order and the end of one observation's handler calls (O7, O11).
+///
+/// - Turns: every change a storage notifies has a version; an observation takes the versions of its storage one after
+///   the other (`waitForTurn` blocks on the thread's semaphore until the previous version's delivery finished), so its
+///   calls come in store order whichever thread wrote. The `.initial` call takes the version current at
+///   registration, so it comes first.
+/// - Calls: a handler runs holding `calls`, a blocking `Mutex` (which donates priority on Apple platforms).
+///   `end()` marks the observation ended and then takes `calls` once: it returns only when no call is running, and no
+///   call starts after (each call checks the mark once it holds `calls`). A call made inside the observation's own
+///   handler does not wait for itself: the thread's context says which observations it is calling.
+final class CallGate<Handler: Sendable>: Sendable {
+    private struct Turns {
+        var next: UInt64
+        var waiters: [(turn: UInt64, wakeUp: DispatchSemaphore)] = []
+        /// Main-actor delivery: calls handed to the main queue and not yet made.
+        var queuedOnMain = 0
+    }
+
+    private let turns: LockedValue<Turns>
+    /// The handler, dropped when the observation ends (what it captures is released then).
+    private let calls: LockedValue<Handler?>
+    private let ended = Atomic<Bool>(false)
+
+    init(_ handler: Handler) {
+        turns = LockedValue(Turns(next: 0))
+        calls = LockedValue(handler)
+    }
+
+    var hasEnded: Bool {
+        ended.load(ordering: .acquiring)
+    }
+
+    /// Sets the first turn (registration, under the storage's lock, knows it only then).
+    func start(at turn: UInt64) {
+        turns.withLock { $0.next = turn }
+    }
+
+    // MARK: Turns
+
+    /// Waits until `turn` is this observation's next one; false when the observation ended (then nothing is
+    /// delivered and `finishTurn` is not needed).
+    func waitForTurn(_ turn: UInt64, _ context: ThreadContext) -> Bool {
+        while true {
+            if hasEnded { return false }
+            let mine = turns.withLock { turns -> Bool in
+                if turns.next == turn { return true }
+                turns.waiters.append((turn, context.wakeUp))
+                return false
+            }
+            if mine { return true }
+            // Woken by `finishTurn` when `turn` is next, or by `end`.
+            context.wakeUp.wait()
+        }
+    }
+
+    /// Ends `turn`: the next version's delivery may start.
+    func finishTurn(_ turn: UInt64) {
+        let waiter = turns.withLock { turns -> DispatchSemaphore? in
+            turns.next = turn &+ 1
+            guard let index = turns.waiters.firstIndex(where: { $0.turn == turn &+ 1 }) else { return nil }
+            return turns.waiters.remove(at: index).wakeUp
+        }
+        waiter?.signal()
+    }
+
+    // MARK: Calls
+
+    /// Runs `body` with the handler (a handler call) holding `calls`, unless the observation ended.
+    func call(_ id: ObjectIdentifier, _ context: ThreadContext, _ body: (Handler) -> Void) {
+        let dropped = calls.withLock { handler -> Handler? in
+            guard let current = handler, !hasEnded else { return nil }
+            context.calling(id) { body(current) }
+            // Ended from inside its own call: the handler is dropped now that the call is over.
+            guard hasEnded else { return nil }
+            defer { handler = nil }
+            return handler
+        }
+        withExtendedLifetime(dropped) {}
+    }
+
+    /// Main-actor delivery: whether a call made now on the main actor would overtake one waiting on the main queue.
+    var hasCallsQueuedOnMain: Bool {
+        turns.withLock { $0.queuedOnMain > 0 }
+    }
+
+    func queuedOnMain(_ delta: Int) {
+        turns.withLock { $0.queuedOnMain += delta }
+    }
+
+    // MARK: End
+
+    /// Marks the observation ended, wakes the deliveries waiting for a turn, and waits for a handler call running on
+    /// another thread. Returns whether this was the first call.
+    @discardableResult
+    func end(_ id: ObjectIdentifier) -> Bool {
+        let first = !ended.exchange(true, ordering: .acquiringAndReleasing)
+        let waiters = turns.withLock { turns in
+            let waiters = turns.waiters.map(\.wakeUp)
+            turns.waiters = []
+            return waiters
+        }
+        for waiter in waiters { waiter.signal() }
+        if let context = ThreadContext.existing, context.isCalling(id) {
+            return first
+        }
+        // Waits for a call running elsewhere; the handler is released after the lock.
+        let dropped = calls.withLock { handler in
+            defer { handler = nil }
+            return handler
+        }
+        withExtendedLifetime(dropped) {}
+        return first
+    }
+}

@@ -1,0 +1,151 @@
+import Locking
+import Synchronization
+
+/// An observation of a key path that is not one property of its object: a chain (`\.document?.title`) or a computed
+/// property. It follows every `@Observed` storage its evaluation read (its links); when one is written it evaluates
+/// the key path again, follows what that evaluation read (re-targeting, O4), and calls the handler when the value
+/// changed (values that are not `Equatable` always count as changed).
+///
+/// Evaluations and calls hold the gate's call lock, one thread at a time: a write made meanwhile on another thread
+/// waits for it, then evaluates again, so the last value reported is the path's value after the last write, and
+/// each call's old value is the previous call's new value (O11). Changes that land before an evaluation are
+/// reported together by it.
+final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservation {
+    private struct Link {
+        weak var storage: (any LinkableStorage)?
+        let id: ObjectIdentifier
+    }
+
+    private struct State {
+        var last: Value?
+        var hasLast = false
+        var links: [Link] = []
+    }
+
+    let info: ObservationInfo
+    var propertyKeyPath: SharedKeyPath? { nil }
+    private let dispatch: (@Sendable (Root, ObservedChange<Value>, Caller<Root, Value>.Gate, ObjectIdentifier) -> Bool)?
+    private let gate: Caller<Root, Value>.Gate
+    // Unchecked sections: `Value` may be non-`Sendable`; the last value is only touched under the call lock by the
+    // evaluating thread, and handed to the handler as a copy.
+    private let state = LockedValue<State>(unchecked: State())
+    private let rootGone = Atomic<Bool>(false)
+    private let onGone: (@Sendable () -> Void)?
+
+    init(info: ObservationInfo, caller: Caller<Root, Value>, root: Root, onGone: (@Sendable () -> Void)?) {
+        self.info = info
+        gate = CallGate(caller)
+        dispatch = caller.dispatch
+        self.onGone = onGone
+    }
+
+    var isActive: Bool {
+        !gate.hasEnded && !rootGone.load(ordering: .acquiring) && info.root.object != nil
+            && info.owner.map { $0.link.object != nil } != false
+    }
+
+    /// Follows the first evaluation's reads, files the observation (`file` may refuse it), makes the `.initial`
+    /// call, then evaluates again if a link was written in between.
+    func start(root: Root, value: Value, reads: [TrackedRead], _ context: ThreadContext, file: () -> Bool) -> Bool {
+        var started = true
+        gate.call(id, context) { caller in
+            let stale = retarget(reads)
+            guard file() else {
+                started = false
+                end()
+                return
+            }
+            if info.options.contains(.initial) {
+                send(root, ObservedChange(kind: .setting, oldValue: nil, newValue: value), caller)
+            }
+            state.withLockUnchecked {
+                $0.last = value
+                $0.hasLast = true
+            }
+            if stale { evaluateAndSend(context, caller) }
+        }
+        // A key path that reads no `@Observed` property can never change: a sequence of its changes ends here.
+        if started && reads.isEmpty { onGone?() }
+        return started
+    }
+
+    func linkChanged(_ context: ThreadContext, skip: Bool) {
+        guard !skip else { return }
+        gate.call(id, context) { evaluateAndSend(context, $0) }
+    }
+
+    /// Evaluates the key path, follows its reads and reports a changed value; again while a link was written between
+    /// a read and its subscription. Runs holding the call lock.
+    private func evaluateAndSend(_ context: ThreadContext, _ caller: Caller<Root, Value>) {
+        var stale = true
+        while stale && !gate.hasEnded {
+            guard let root = info.root.object as? Root else { return }
+            let keyPath = info.keyPath.keyPath as! KeyPath<Root, Value>
+            let (value, reads) = context.record { root[keyPath: keyPath] }
+            stale = retarget(reads)
+            let (old, hadOld) = state.withLockUnchecked { state in
+                defer {
+                    state.last = value
+                    state.hasLast = true
+                }
+                return (state.last, state.hasLast)
+            }
+            if hadOld, let old, areEqual(old, value) == true { continue }
+            if info.options.contains(.prior) {
+                send(root, ObservedChange(kind: .setting, oldValue: old, newValue: nil, isPrior: true), caller)
+            }
+            send(root, ObservedChange(kind: .setting, oldValue: old, newValue: value), caller)
+        }
+    }
+
+    /// Calls the handler (the call lock is held) or hands the call to its queue.
+    private func send(_ root: Root, _ change: ObservedChange<Value>, _ caller: Caller<Root, Value>) {
+        let change = change.filtered(by: info.options)
+        if dispatch?(root, change, gate, id) != true {
+            caller.handler(root, change)
+        }
+    }
+
+    /// Follows exactly the storages `reads` went through; returns whether one was written since it was read.
+    private func retarget(_ reads: [TrackedRead]) -> Bool {
+        let current = state.withLockUnchecked { $0.links }
+        var kept: [Link] = []
+        var stale = false
+        for read in reads {
+            let id = ObjectIdentifier(read.storage)
+            if kept.contains(where: { $0.id == id }) { continue }
+            if current.contains(where: { $0.id == id && $0.storage != nil }) {
+                kept.append(Link(storage: read.storage, id: id))
+            } else {
+                if !read.storage.addLink(self, since: read.writes) { stale = true }
+                kept.append(Link(storage: read.storage, id: id))
+            }
+        }
+        for link in current where !kept.contains(where: { $0.id == link.id }) {
+            link.storage?.removeLink(self)
+        }
+        state.withLockUnchecked { $0.links = kept }
+        if gate.hasEnded { removeLinks() }
+        return stale
+    }
+
+    private func removeLinks() {
+        let links = state.withLockUnchecked { state in
+            defer { state.links = [] }
+            return state.links
+        }
+        for link in links { link.storage?.removeLink(self) }
+    }
+
+    func end() {
+        guard gate.end(id) else { return }
+        removeLinks()
+        Registry.remove(self)
+    }
+
+    func linkWentAway() {
+        guard info.root.object == nil, !rootGone.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        Registry.remove(self)
+        onGone?()
+    }
+}

@@ -1,0 +1,174 @@
+import Dispatch
+import Foundation
+import Locking
+
+/// What every observation offers the registry, tokens and observers, whatever it observes.
+protocol AnyObservation: AnyObject, Sendable {
+    var info: ObservationInfo { get }
+    /// Not ended, its object still there, and its owner (if any) too.
+    var isActive: Bool { get }
+    /// The key path of the property it observes, when it observes one property of its object directly (the pair
+    /// key of a `KeyValueObserver`).
+    var propertyKeyPath: SharedKeyPath? { get }
+    /// Ends it: after this returns no handler call starts, and a call running on another thread has returned (O7).
+    func end()
+}
+
+extension AnyObservation {
+    var id: ObjectIdentifier { ObjectIdentifier(self) }
+
+    /// Its diagnostics record, when active (O10).
+    var record: ObservationRecord? {
+        guard isActive, let root = info.root.object else { return nil }
+        return ObservationRecord(
+            objectType: String(reflecting: type(of: root)), objectIdentifier: info.objectIdentifier,
+            keyPath: describe(info.keyPath.keyPath, of: root), options: info.options, delivery: info.delivery,
+            ownerType: info.owner?.typeName, ownerIdentifier: info.owner?.identifier)
+    }
+}
+
+/// What an observation was registered with.
+struct ObservationInfo: Sendable {
+    /// The observed object, weakly.
+    let root: WeakReference<AnyObject>
+    let objectIdentifier: ObjectIdentifier
+    let keyPath: SharedKeyPath
+    let options: ObservationOptions
+    let delivery: ObservationDelivery
+    let owner: OwnerDescription?
+}
+
+/// A key path shared between threads.
+///
+/// Why `@unchecked Sendable` is safe: a key path object is immutable once made (its components and any captured
+/// subscript arguments are never written after creation), and Observing only reads it: it evaluates it, compares
+/// it and prints it. Swift leaves key paths non-`Sendable` only because a captured subscript argument might be a
+/// reference whose own state changes; evaluating such a path from a writing thread is what delivery on the
+/// mutating thread means, as for any handler code.
+struct SharedKeyPath: @unchecked Sendable, Hashable {
+    let keyPath: AnyKeyPath
+}
+
+/// Who registered an observation through a `KeyValueObserver`.
+struct OwnerDescription: Sendable {
+    let typeName: String
+    let identifier: ObjectIdentifier
+    let link: WeakReference<AnyObject>
+}
+
+/// A weak reference readable from any thread.
+final class WeakReference<Object: AnyObject>: Sendable {
+    private struct Slot {
+        weak var object: Object?
+    }
+
+    private let slot: LockedValue<Slot>
+
+    init(_ object: Object) {
+        // Unchecked (`LockedValue(unchecked:)`): the slot only holds a weak reference; what leaves the lock is a
+        // strong reference, whose retain and release are atomic. What a thread does with the object it gets is
+        // the caller's to justify (see `KeyValueObservable.observe`).
+        slot = LockedValue(unchecked: Slot(object: object))
+    }
+
+    var object: Object? {
+        slot.withLockUnchecked { $0.object }
+    }
+}
+
+/// Calls a handler where its delivery says (O9). `dispatch` (queue and main-actor delivery) hands the call to another
+/// thread and returns true, or returns false when the call is to be made at once, here.
+struct Caller<Root: AnyObject, Value>: Sendable {
+    typealias Gate = CallGate<Caller>
+    let handler: @Sendable (Root, ObservedChange<Value>) -> Void
+    let dispatch: (@Sendable (Root, ObservedChange<Value>, Gate, ObjectIdentifier) -> Bool)?
+
+    /// Called on the mutating thread.
+    init(_ handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
+        self.handler = handler
+        dispatch = nil
+    }
+}
+
+extension Caller where Root: Sendable, Value: Sendable {
+    /// Called where `delivery` says. The dispatches of one observation happen in its turn order, so the calls reach
+    /// the queue in store order (O11).
+    init(_ delivery: ObservationDelivery, _ handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
+        // The dispatched calls take the handler from the gate (none once the observation ended).
+        self.handler = handler
+        switch delivery {
+        case .mutatingThread:
+            dispatch = nil
+        case .queue(let queue):
+            dispatch = { root, change, gate, id in
+                queue.async { gate.call(id, ThreadContext.current) { $0.handler(root, change) } }
+                return true
+            }
+        case .mainActor:
+            // At once when already on the main actor and no earlier call of this observation waits on the main
+            // queue (it would be overtaken); otherwise on the main queue.
+            dispatch = { root, change, gate, id in
+                if isOnMainActor && !gate.hasCallsQueuedOnMain { return false }
+                gate.queuedOnMain(1)
+                DispatchQueue.main.async {
+                    gate.call(id, ThreadContext.current) { $0.handler(root, change) }
+                    gate.queuedOnMain(-1)
+                }
+                return true
+            }
+        }
+    }
+}
+
+/// Whether the caller runs on the main actor: on the main thread, or on the main queue (which the main actor runs on,
+/// and which on Linux is served by another thread once `dispatchMain()` ran). Package-visible so CanvasKit decides
+/// the same way when it hops to the main actor.
+package var isOnMainActor: Bool {
+    Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
+}
+
+/// Marks the main queue so `isOnMainActor` can recognize it.
+private let mainQueueKey: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+}()
+
+/// `lhs == rhs` when `Value` is `Equatable` (found at run time); nil when it is not.
+func areEqual<Value>(_ lhs: Value, _ rhs: Value) -> Bool? {
+    guard let type = Value.self as? any Equatable.Type else { return nil }
+    func compare<E: Equatable>(_: E.Type) -> Bool { (lhs as? E) == (rhs as? E) }
+    return compare(type)
+}
+
+/// `\Doc.title` for a key path. Key paths to wrapped properties print as `<computed ...>`, so those are named from
+/// the properties an evaluation of the path reads (`\Folder.document.title`).
+func describe(_ keyPath: AnyKeyPath, of root: AnyObject) -> String {
+    let text = String(describing: keyPath).replacingOccurrences(of: "?", with: "")
+    guard text.contains("<computed") else { return text }
+    let context = ThreadContext.current
+    func read<Root: AnyObject>(_ root: Root) -> Any? { root[keyPath: keyPath] }
+    let (_, reads) = context.record { read(root) }
+    let names = reads.map { propertyName(of: $0.storage, in: $0.object) }
+    return "\\\(type(of: root)).\(names.joined(separator: "."))"
+}
+
+/// The property wrappers, whose storage reflection can find.
+protocol StorageHolding {
+    var storageObject: AnyObject { get }
+}
+
+/// The name of the property of `object` whose storage is `storage`, found by reflection (diagnostics only).
+func propertyName(of storage: AnyObject, in object: AnyObject) -> String {
+    var mirror: Mirror? = Mirror(reflecting: object)
+    while let current = mirror {
+        for child in current.children {
+            if let holder = child.value as? any StorageHolding, holder.storageObject === storage, let label = child.label
+            {
+                return label.hasPrefix("_") ? String(label.dropFirst()) : label
+            }
+        }
+        mirror = current.superclassMirror
+    }
+    return "<property>"
+}

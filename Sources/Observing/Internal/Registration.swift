@@ -1,0 +1,69 @@
+extension KeyValueObservable {
+    /// Registers an observation of `keyPath` and starts it: evaluates the key path once, recording what it reads;
+    /// a key path that is one property of this object becomes a `DirectObservation`, any other a
+    /// `ChainObservation`. `file` lists it (in the registry) before the `.initial` call, and may refuse it: then it
+    /// ends and nil is returned. Notifications of writes made meanwhile on this thread (by a deinit the evaluation
+    /// ran, or by the initial handler) are delivered after the initial call.
+    func register<Value>(
+        _ keyPath: KeyPath<Self, Value>,
+        options: ObservationOptions,
+        delivery: ObservationDelivery,
+        caller: Caller<Self, Value>,
+        owner: OwnerDescription? = nil,
+        onGone: (@Sendable () -> Void)? = nil,
+        file: (any AnyObservation) -> Bool = { Registry.insert($0, pair: nil) }
+    ) -> (any AnyObservation)? {
+        let context = ThreadContext.current
+        return context.frame { register(keyPath, options, delivery, caller, owner, onGone, file, context) }
+    }
+
+    private func register<Value>(
+        _ keyPath: KeyPath<Self, Value>, _ options: ObservationOptions, _ delivery: ObservationDelivery,
+        _ caller: Caller<Self, Value>, _ owner: OwnerDescription?, _ onGone: (@Sendable () -> Void)?,
+        _ file: (any AnyObservation) -> Bool, _ context: ThreadContext
+    ) -> (any AnyObservation)? {
+        let (value, reads) = context.record { self[keyPath: keyPath] }
+        let info = ObservationInfo(
+            root: WeakReference(self), objectIdentifier: ObjectIdentifier(self), keyPath: SharedKeyPath(keyPath: keyPath),
+            options: options, delivery: delivery, owner: owner)
+        if let property = Self.property(keyPath, of: self, value: value, reads: reads),
+            let storage = reads[0].storage as? PropertyStorage<Value>
+        {
+            let observation = DirectObservation(
+                info: info, property: SharedKeyPath(keyPath: property), caller: caller, storage: storage, onGone: onGone)
+            return observation.start(root: self, context, file: { file(observation) }) ? observation : nil
+        }
+        if reads.isEmpty {
+            ObservationDiagnostics.report(
+                .unobservableKeyPath(objectType: String(reflecting: Self.self), keyPath: "\(keyPath)"))
+        }
+        let observation = ChainObservation(info: info, caller: caller, root: self, onGone: onGone)
+        let started = observation.start(
+            root: self, value: value, reads: reads, context, file: { file(observation) })
+        return started ? observation : nil
+    }
+
+    /// The key path of the one `@Observed` property `keyPath` is, when it is one: the key path itself, or, for a
+    /// subclass key path to an inherited property (`\Disc.radius` for `\Circle.radius`), the property's own. Nil for
+    /// anything else (a chain, a computed property).
+    static func property<Value>(_ keyPath: KeyPath<Self, Value>, of root: Self, value: Value, reads: [TrackedRead])
+        -> AnyKeyPath?
+    {
+        guard reads.count == 1, reads[0].object === root, reads[0].storage is PropertyStorage<Value> else { return nil }
+        let property = reads[0].keyPath
+        if property == keyPath { return property }
+        // Another key path to the same value: the same property only if it is settable like one and reads the
+        // stored value itself (a computed `radius * 2` is not `radius`).
+        guard keyPath is ReferenceWritableKeyPath<Self, Value>,
+            let stored = (reads[0].storage as? PropertyStorage<Value>)?.untrackedValue,
+            areEqual(stored, value) == true
+        else { return nil }
+        return property
+    }
+
+    /// The pair key `KeyValueObserver` files `keyPath` under: its property's key path, or the key path itself.
+    func pairKeyPath<Value>(_ keyPath: KeyPath<Self, Value>) -> AnyKeyPath {
+        let (value, reads) = ThreadContext.current.record { self[keyPath: keyPath] }
+        return Self.property(keyPath, of: self, value: value, reads: reads) ?? keyPath
+    }
+}

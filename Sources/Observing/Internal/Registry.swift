@@ -1,0 +1,95 @@
+import Locking
+
+/// The one registry of live observations: what diagnostics list (O10), what a `KeyValueObserver` looks its pairs up
+/// in (O2), and what CanvasKit's lifecycle audit reads. It holds each observation until it ends (or its object goes
+/// away), so a `KeyValueObserver` keeps no list of its own.
+enum Registry {
+    /// A `KeyValueObserver`'s pair: the observer, the object and the observed property (or key path).
+    struct Pair: Hashable {
+        let observer: ObjectIdentifier
+        let object: ObjectIdentifier
+        let keyPath: SharedKeyPath
+    }
+
+    private struct Entry {
+        let observation: any AnyObservation
+        let pair: Pair?
+    }
+
+    private struct State {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        var pairs: [Pair: ObjectIdentifier] = [:]
+        /// The observations of each observer, by pair.
+        var byObserver: [ObjectIdentifier: Set<ObjectIdentifier>] = [:]
+
+        mutating func remove(_ id: ObjectIdentifier) -> (any AnyObservation)? {
+            guard let entry = entries.removeValue(forKey: id) else { return nil }
+            if let pair = entry.pair {
+                pairs[pair] = nil
+                byObserver[pair.observer]?.remove(id)
+                if byObserver[pair.observer]?.isEmpty == true { byObserver[pair.observer] = nil }
+            }
+            return entry.observation
+        }
+    }
+
+    private static let state = LockedValue(State())
+
+    /// Lists `observation`, under `pair` if given. Refused (false) when the pair already has an active observation;
+    /// an ended one is replaced (and returned to be ended outside the lock).
+    static func insert(_ observation: any AnyObservation, pair: Pair?) -> Bool {
+        let (inserted, replaced) = state.withLock { state -> (Bool, (any AnyObservation)?) in
+            var replaced: (any AnyObservation)?
+            if let pair, let existing = state.pairs[pair] {
+                if state.entries[existing]?.observation.isActive == true { return (false, nil) }
+                replaced = state.remove(existing)
+            }
+            state.entries[observation.id] = Entry(observation: observation, pair: pair)
+            if let pair {
+                state.pairs[pair] = observation.id
+                state.byObserver[pair.observer, default: []].insert(observation.id)
+            }
+            return (true, replaced)
+        }
+        replaced?.end()
+        return inserted
+    }
+
+    static func remove(_ observation: any AnyObservation) {
+        let removed = state.withLock { $0.remove(observation.id) }
+        withExtendedLifetime(removed) {}
+    }
+
+    /// Every listed observation (active or not).
+    static var all: [any AnyObservation] {
+        state.withLock { state in state.entries.values.map(\.observation) }
+    }
+
+    /// The observation of `pair`, if listed.
+    static func observation(for pair: Pair) -> (any AnyObservation)? {
+        state.withLock { state in state.pairs[pair].flatMap { state.entries[$0]?.observation } }
+    }
+
+    /// Takes the observation of `pair` off the list (the caller ends it).
+    static func removeObservation(for pair: Pair) -> (any AnyObservation)? {
+        state.withLock { state in state.pairs[pair].flatMap { state.remove($0) } }
+    }
+
+    /// Takes the observations of `observer` (of `object` only, if given) off the list (the caller ends them).
+    static func removeObservations(of observer: ObjectIdentifier, object: ObjectIdentifier? = nil)
+        -> [any AnyObservation]
+    {
+        state.withLock { state in
+            let ids = state.byObserver[observer] ?? []
+            return ids.compactMap { id -> (any AnyObservation)? in
+                if let object, state.entries[id]?.pair?.object != object { return nil }
+                return state.remove(id)
+            }
+        }
+    }
+
+    /// The observations of `observer`.
+    static func observations(of observer: ObjectIdentifier) -> [any AnyObservation] {
+        state.withLock { state in (state.byObserver[observer] ?? []).compactMap { state.entries[$0]?.observation } }
+    }
+}
