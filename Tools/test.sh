@@ -2,9 +2,8 @@
 # Runs every test: installs what is missing (Tools/setup.sh), builds everything with warnings as
 # errors, then runs the whole Swift Testing suite (unit tests and the CLI tests on Fixtures/), first
 # in a debug build, then in a release build (own scratch path, so release benchmarks are not rebuilt).
-# The release run matters: Observing calls subscribers through unretained references, and only the
-# optimizer removes the retains a debug build adds around those calls (see Docs/Observing.md), and
-# timing-dependent code runs at its real speed.
+# The release run matters: the optimizer reorders and removes retains and releases, so the code that ships runs
+# the tests too, and timing-dependent code runs at its real speed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash Tools/setup.sh

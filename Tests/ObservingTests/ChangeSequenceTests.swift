@@ -1,9 +1,8 @@
 import Foundation
+import Observing
 import Synchronization
 import TestSupport
 import Testing
-
-import Observing
 
 /// Why `@unchecked Sendable` is safe: every stored property is `@Observed` / `@ObservedArray`, whose
 /// values live behind their storage's lock; the wrappers themselves are written only by the initializer.

@@ -1,7 +1,7 @@
 import Foundation
+import Observing
 import Synchronization
 import TestSupport
-import Observing
 import Testing
 
 /// O7 in the cases that are easy to get wrong: after `invalidate()` returns no call starts and a call running
@@ -49,7 +49,6 @@ import Testing
         other.invalidate()
     }
 
-
     /// One subscriber, ended by user code that runs inside the setter before the handler call (the value's own
     /// `==`, which decides whether the write notifies): once `invalidate()` has returned, the handler is not called.
     @Test func observationEndedByTheValuesEqualityIsNotCalled() {
@@ -80,7 +79,6 @@ import Testing
         token.invalidate()
         #expect(page.number == 2)
     }
-
 
     /// Calls made through an observation nest on one thread: a chain's handler registers other observations with
     /// `.initial`, whose initial calls run inside it, each inside the one before, deeper than the stack of hazard slots
@@ -122,7 +120,6 @@ import Testing
             token.invalidate()
         }
     }
-
 
     /// The nesting test again, on a thread started after another one that nested as deep exited: the second thread
     /// takes the slots the first gave back, and `invalidate()` still waits for its outer call.
@@ -178,7 +175,6 @@ import Testing
         #expect(violations == 0, "\(violations) handler calls started after invalidate() returned")
         #expect(deliveries > 0)
     }
-
 
 }
 

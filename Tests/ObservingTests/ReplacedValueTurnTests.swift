@@ -41,7 +41,9 @@ struct ReplacedValueTurnTests {
         room.tenant = nil
         // A later write from another thread waits for every earlier turn: it returns, so all of them ended.
         await StartedThread { room.tenant = nil }.finished()
-        let expected = ["tenant", "empty", "empty", "empty"].flatMap { value in (0..<observers).map { "\($0): \(value)" } }
+        let expected = ["tenant", "empty", "empty", "empty"].flatMap { value in
+            (0..<observers).map { "\($0): \(value)" }
+        }
         #expect(seen.values == expected)
         for token in tokens { token.invalidate() }
     }

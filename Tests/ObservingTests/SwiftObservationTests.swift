@@ -1,7 +1,7 @@
 import Foundation
 import Observation
-import Synchronization
 import Observing
+import Synchronization
 import TestSupport
 import Testing
 
@@ -170,7 +170,6 @@ struct SwiftObservationTests {
         token.invalidate()
     }
 
-
     @Test("Reads made by observe to evaluate its key path are not Swift Observation accesses")
     func observeDoesNotArm() {
         let model = Track()
@@ -213,7 +212,6 @@ struct SwiftObservationTests {
         }
         #expect(armed.calls.count == rounds)
     }
-
 
     @Test("Writes that skip the registrar while nothing tracks do not stop later trackings, nested ones included")
     func trackingAfterUntrackedWrites() {

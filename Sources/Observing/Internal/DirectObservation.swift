@@ -51,7 +51,7 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
         guard gate.waitForTurn(notification.version, context) else { return }
         defer { gate.finishTurn(notification.version) }
         guard !skip, let root = object as? Root else { return }
-        notification.forEach { change in
+        notification.each { change in
             if !change.isPrior || wantsPrior {
                 call(root, change.filtered(by: info.options), context)
             }

@@ -163,7 +163,8 @@ func propertyName(of storage: AnyObject, in object: AnyObject) -> String {
     var mirror: Mirror? = Mirror(reflecting: object)
     while let current = mirror {
         for child in current.children {
-            if let holder = child.value as? any StorageHolding, holder.storageObject === storage, let label = child.label
+            if let holder = child.value as? any StorageHolding, holder.storageObject === storage,
+                let label = child.label
             {
                 return label.hasPrefix("_") ? String(label.dropFirst()) : label
             }

@@ -21,11 +21,11 @@ enum Changes<Value> {
         return false
     }
 
-    func forEach(_ body: (ObservedChange<Value>) -> Void) {
+    func each(_ body: (ObservedChange<Value>) -> Void) {
         switch self {
         case .none: break
         case .one(let change): body(change)
-        case .many(let changes): changes.forEach(body)
+        case .many(let changes): for change in changes { body(change) }
         }
     }
 
@@ -47,8 +47,8 @@ struct Notification<Value> {
     let changes: Changes<Value>
     let priors: Priors
 
-    func forEach(_ body: (ObservedChange<Value>) -> Void) {
-        changes.forEach { change in
+    func each(_ body: (ObservedChange<Value>) -> Void) {
+        changes.each { change in
             if priors != .none { body(change.prior) }
             if priors != .only { body(change) }
         }
@@ -185,8 +185,9 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
     /// when `whole` says the change is a whole assignment to compare. Each write that has direct observers takes one
     /// version, their turn for it. A prior notification comes before the store when the write is made outside any
     /// handler; a write made inside a handler is stored at once, and its prior notifications come after it.
-    func write(_ instance: AnyObject, _ keyPath: AnyKeyPath, whole: Bool = false, _ body: (inout Value) -> Changes<Value>)
-    {
+    func write(
+        _ instance: AnyObject, _ keyPath: AnyKeyPath, whole: Bool = false, _ body: (inout Value) -> Changes<Value>
+    ) {
         let context = ThreadContext.existing
         let reentrant = (context?.depth ?? 0) > 0
         if !reentrant { sendPriors(instance, keyPath, whole: whole, body, context) }
@@ -223,7 +224,8 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
         var value = copy
         let raw = body(&value)
         let changes = whole ? rules.refine(raw) : raw
-        deliver(Notification(version: version, changes: changes, priors: .only), directs, [], instance, keyPath, context)
+        deliver(
+            Notification(version: version, changes: changes, priors: .only), directs, [], instance, keyPath, context)
     }
 
     /// Delivers `notification` to `directs` (each in its turn) and tells the chains following this storage: at once,

@@ -24,13 +24,15 @@ extension KeyValueObservable {
     ) -> (any AnyObservation)? {
         let (value, reads) = context.record { self[keyPath: keyPath] }
         let info = ObservationInfo(
-            root: WeakReference(self), objectIdentifier: ObjectIdentifier(self), keyPath: SharedKeyPath(keyPath: keyPath),
+            root: WeakReference(self), objectIdentifier: ObjectIdentifier(self),
+            keyPath: SharedKeyPath(keyPath: keyPath),
             options: options, delivery: delivery, owner: owner)
         if let property = Self.property(keyPath, of: self, value: value, reads: reads),
             let storage = reads[0].storage as? PropertyStorage<Value>
         {
             let observation = DirectObservation(
-                info: info, property: SharedKeyPath(keyPath: property), caller: caller, storage: storage, onGone: onGone)
+                info: info, property: SharedKeyPath(keyPath: property), caller: caller, storage: storage, onGone: onGone
+            )
             return observation.start(root: self, context, file: { file(observation) }) ? observation : nil
         }
         if reads.isEmpty {

@@ -78,13 +78,13 @@ final class ThreadContext {
     // MARK: Calls
 
     /// Runs `body` as a frame in which writes are queued; the outermost frame then delivers what was queued.
-    func frame<Result>(_ body: () -> Result) -> Result {
+    func frame<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         depth += 1
         defer {
             depth -= 1
             if depth == 0 && !isDraining { drain() }
         }
-        return body()
+        return try body()
     }
 
     /// Runs `body` as a call of `observation` on this thread (a frame).

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Prints Observing's three counts and fails (exit 1) when one is over its bound:
+#   lines       lines of Swift in Sources/Observing (at most 3,000)
+#   unsafe      non-comment lines in Sources/Observing using Unmanaged, raw or typed unsafe pointers, unowned(unsafe),
+#               @exclusivity(unchecked), nonisolated(unsafe) or @unchecked Sendable (at most 10; each has a comment
+#               saying why it is safe)
+#   registries  places in Observing and CanvasKit that keep their own list of live observations (1 wanted: Observing's
+#               Registry; printed, not yet failed on)
+# Cheap (a few greps): .ci/run calls it first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+lines=$(find Sources/Observing -name '*.swift' -exec cat {} + | wc -l)
+unsafe=$(grep -rhE 'Unmanaged|Unsafe(Mutable)?(Raw)?Pointer|unowned\(unsafe\)|@exclusivity\(unchecked\)|nonisolated\(unsafe\)|@unchecked Sendable' \
+    Sources/Observing | grep -vcE '^\s*//' || true)
+# A registry: a type that stores observations (or registrations) that are live, found by its stored collection.
+registries=$(grep -rlE '(var|let) (live|liveObservations|pairs|registrations): \[' Sources/Observing Sources/CanvasKit --include='*.swift' | wc -l)
+registries=$((registries))
+
+status=0
+printf 'Observing: %d lines (at most 3000), %d unsafe constructs (at most 10), %d registr%s of live observations (1)\n' \
+    "$lines" "$unsafe" "$registries" "$([ "$registries" -eq 1 ] && echo y || echo ies)"
+[ "$lines" -le 3000 ] || { echo "observing-counts: Sources/Observing has $lines lines, over 3000" >&2; status=1; }
+[ "$unsafe" -le 10 ] || { echo "observing-counts: $unsafe unsafe constructs in Sources/Observing, over 10" >&2; status=1; }
+if [ "$registries" -ne 1 ]; then
+    # Reported, not failed on yet: CanvasKit's RegistrationLog still keeps its own live set (see the file it names).
+    echo "observing-counts: $registries files keep a list of live observations (1 wanted):" >&2
+    grep -rlE '(var|let) (live|liveObservations|pairs|registrations): \[' Sources/Observing Sources/CanvasKit \
+        --include='*.swift' >&2
+fi
+exit "$status"
