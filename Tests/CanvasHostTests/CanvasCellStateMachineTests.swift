@@ -169,15 +169,10 @@ struct CanvasCellStateMachineTests {
                     if boundIndex == index { stale = true }
                     return
                 }
-                // Two notifications during the board's event, then its end.
-                guard case .awaitEventEnd = machine.modelChanged() else {
-                    problems.append("\(event): the first change did not wait for the event's end")
-                    return
-                }
-                if case .awaitEventEnd = machine.modelChanged() {
-                    problems.append("\(event): the second change of one event asked again")
-                }
-                perform(machine.eventApplied(read: reader()), event)
+                // Two notifications of one event (a transaction): the first derives from every value the event
+                // wrote, the second finds nothing new.
+                perform(machine.modelChanged(read: reader()), event)
+                perform(machine.modelChanged(read: reader()), event)
                 if machine.recomputations != derivations + 1 {
                     problems.append("\(event): derived \(machine.recomputations - derivations) times")
                 }
@@ -192,12 +187,13 @@ struct CanvasCellStateMachineTests {
                     if boundIndex != nil { stale = true }
                     return
                 }
-                switch machine.boardRecordingChanged() {
-                case .awaitEventEnd:
-                    if !showsTake { problems.append("\(event): a canvas that shows no take re-derives") }
-                    perform(machine.eventApplied(read: reader()), event)
-                case .none:
-                    if showsTake { problems.append("\(event): a canvas that shows its take ignored isRecording") }
+                let before = machine.recomputations
+                perform(machine.boardRecordingChanged(read: reader()), event)
+                if !showsTake && machine.recomputations != before {
+                    problems.append("\(event): a canvas that shows no take re-derives")
+                }
+                if showsTake && machine.recomputations == before {
+                    problems.append("\(event): a canvas that shows its take ignored isRecording")
                 }
             case .changeOutsideEvent:
                 guard let index = boundIndex else { return }
@@ -206,11 +202,9 @@ struct CanvasCellStateMachineTests {
                     stale = true
                     return
                 }
-                guard case .awaitEventEnd = machine.modelChanged() else {
-                    problems.append("\(event): the change was dropped")
-                    return
-                }
-                perform(machine.eventEndUnavailable(read: reader()), event)
+                let before = machine.recomputations
+                perform(machine.modelChanged(read: reader()), event)
+                if machine.recomputations == before { problems.append("\(event): the change was dropped") }
             case .providerReturns:
                 guard let number = asked.keys.filter({ !returned.contains($0) }).max() else { return }
                 returned.insert(number)

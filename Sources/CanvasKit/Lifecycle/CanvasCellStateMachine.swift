@@ -19,9 +19,8 @@ struct CanvasCellValues: Sendable, Hashable {
 /// | `unbind()` | unbound, not observing | unregister, cancel the cover request, publish nil |
 /// | `startObserving()` | observing | register then derive (if bound and not yet), or derive; cover, publish |
 /// | `stopObserving()` | not observing | unregister (if registered) |
-/// | `modelChanged()` | awaits the board's event end | `awaitEventEnd(board)` (once per event), or none |
-/// | `boardRecordingChanged()` | as `modelChanged()`, only when a take is shown | same |
-/// | `eventApplied()` / `eventEndUnavailable()` | derived | cover; publish |
+/// | `modelChanged(read:)` | derived, when the values read differ from the last derivation's | cover; publish |
+/// | `boardRecordingChanged(read:)` | as `modelChanged(read:)`, only when a take is shown | same |
 /// | `coverRequestStarted(_:number:)` | request kept | cancel it if no longer wanted |
 /// | `coverFinished(_:number:)` | cover loaded or failed | publish |
 /// | `nextPublication()` | published value recorded | write `display` or `cover`, or stop publishing |
@@ -76,18 +75,8 @@ struct CanvasCellStateMachine: Sendable {
         /// The take the display was derived from.
         var take: URL?
         var cover: Cover = .none
-        /// Whether a change was seen while the board performed an event's writes, and the board will say when the
-        /// event is applied (the derivation waits for it).
-        var awaitsEventEnd = false
-    }
-
-    /// What a change notification asks for.
-    enum ChangeReaction: Sendable {
-        /// Nothing: unbound, or already waiting for the end of the board's event.
-        case none
-        /// Ask `board` to call back once its event's writes are all performed (`eventApplied()`); if it is not
-        /// performing any, derive now (`eventEndUnavailable()`).
-        case awaitEventEnd(CanvasBoard)
+        /// The values the display was last derived from.
+        var values: CanvasCellValues?
     }
 
     /// A cover to ask for.
@@ -232,35 +221,25 @@ struct CanvasCellStateMachine: Sendable {
 
     // MARK: Changes
 
-    /// An observed key of the bound model changed. The derivation waits for the end of the board's event, so that an
-    /// event that writes several keys of one model (a tap writes `isSelected` and `status`) derives once.
-    mutating func modelChanged() -> ChangeReaction {
-        guard let bound, !bound.awaitsEventEnd else { return .none }
-        self.bound!.awaitsEventEnd = true
-        return .awaitEventEnd(bound.binding.board)
+    /// An observed key of the bound model changed: derives again, unless the values are those of the last
+    /// derivation. The board writes an event's changes in one observation transaction, so the first notification of
+    /// an event already reads every value it wrote, and the event's other notifications find nothing new: one
+    /// derivation per event, with no call back into the board.
+    mutating func modelChanged(read: (Binding) -> CanvasCellValues) -> Actions {
+        var actions = Actions.none
+        guard let binding = bound?.binding else { return actions }
+        let values = read(binding)
+        guard values != bound?.values else { return actions }
+        derive({ _ in values }, into: &actions)
+        return actions
     }
 
     /// The board's `isRecording` changed: only a canvas that shows its take (as a cover, or playing) depends on it.
-    /// A model write that races with this notification triggers its own derivation.
-    mutating func boardRecordingChanged() -> ChangeReaction {
+    mutating func boardRecordingChanged(read: (Binding) -> CanvasCellValues) -> Actions {
         switch bound?.display {
-        case .cover?, .playback?: modelChanged()
+        case .cover?, .playback?: modelChanged(read: read)
         default: .none
         }
-    }
-
-    /// The board performs no event now (`awaitEventEnd` was refused): the change already seen is complete.
-    mutating func eventEndUnavailable(read: (Binding) -> CanvasCellValues) -> Actions {
-        eventApplied(read: read)
-    }
-
-    /// The board performed all the writes of the event during which a change was seen.
-    mutating func eventApplied(read: (Binding) -> CanvasCellValues) -> Actions {
-        var actions = Actions.none
-        guard bound?.awaitsEventEnd == true else { return actions }
-        bound!.awaitsEventEnd = false
-        derive(read, into: &actions)
-        return actions
     }
 
     // MARK: Covers
@@ -332,6 +311,7 @@ struct CanvasCellStateMachine: Sendable {
         guard let binding = bound?.binding else { return }
         let values = read(binding)
         recomputations += 1
+        bound!.values = values
         bound!.display = Self.display(values)
         bound!.take = values.videoURL
         updateCover(into: &actions)

@@ -23,9 +23,9 @@ import Observing
 /// it is unbound or the canvas's take changes (not when the cell merely ends display: a prefetched or scrolled-away
 /// cell keeps its cover coming).
 ///
-/// One board event makes one derivation per view-model: a change notification seen while the board performs an event's
-/// writes waits for the end of that event (a tap that selects a canvas writes its `isSelected` and its `status`; the
-/// cell derives once, from both).
+/// One board event makes one derivation per view-model: the board writes an event's changes in one observation
+/// transaction, so the first notification already reads every value the event wrote (a tap that selects a canvas
+/// writes its `isSelected` and its `status`; the cell derives once, from both) and the others find nothing new.
 ///
 /// The decisions are a value, `CanvasCellStateMachine` (events in, actions out); this class only carries out its
 /// actions: registrations, cover requests and the writes of ``display`` and ``cover``.
@@ -33,7 +33,7 @@ import Observing
 /// Thread safety: every method may be called from any thread; model changes are handled on the thread that makes
 /// them. The lifecycle calls (bind, unbind, start, stop) are meant to come from one thread at a time, as UIKit's
 /// hooks do.
-public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, @unchecked Sendable {
+public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable {
     // Why `@unchecked Sendable` is safe: the stored properties are `let`s of Sendable types (`machine` is a `LockedValue`,
     // `observer` and `log` are Sendable classes, `coverProvider` is a Sendable existential, `coverSize` a value) and
     // the two `@Observed` properties, whose values live behind the wrapper's lock; the wrappers themselves are never
@@ -140,25 +140,12 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
             boardIsRecording: binding.board.isRecording)
     }
 
-    /// A change notification: the derivation waits for the end of the board's event when the board is performing
-    /// one (it then calls ``boardDidApplyEvent()``), and happens at once otherwise.
-    private func changed(_ event: (inout CanvasCellStateMachine) -> CanvasCellStateMachine.ChangeReaction) {
-        let actions = machine.withLock { machine -> CanvasCellStateMachine.Actions in
-            switch event(&machine) {
-            case .none:
-                return .none
-            case .awaitEventEnd(let board):
-                // Lock order: this machine, then the board's core (the board calls back with no lock held).
-                if board.notifyWhenEventApplied(self) { return .none }
-                return machine.eventEndUnavailable(read: Self.read)
-            }
-        }
-        perform(actions, in: .willDisplay)
+    private func modelDidChange() {
+        perform(machine.withLock { $0.modelChanged(read: Self.read) }, in: .willDisplay)
     }
 
-    func boardDidApplyEvent() {
-        let actions = machine.withLock { $0.eventApplied(read: Self.read) }
-        perform(actions, in: .willDisplay)
+    private func boardRecordingDidChange() {
+        perform(machine.withLock { $0.boardRecordingChanged(read: Self.read) }, in: .willDisplay)
     }
 
     // MARK: Actions
@@ -237,9 +224,6 @@ public final class CanvasCellViewModel: KeyValueObservable, BoardEventObserver, 
         RegistrationKey(object: board, objectName: "board", keyPath: name, observer: self)
     }
 
-    private func modelDidChange() { changed { $0.modelChanged() } }
-
-    private func boardRecordingDidChange() { changed { $0.boardRecordingChanged() } }
 }
 
 // MARK: The observed keys

@@ -35,13 +35,11 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
     fileprivate struct Core: Sendable {
         var state: BoardState
         var models: [CanvasID: CanvasModel]
-        /// Model writes not yet performed, in event order, each event's writes followed by `.eventApplied`.
-        var pending: [ModelUpdate] = []
+        /// Model writes not yet performed: one list per event, in event order.
+        var pending: [[ModelUpdate]] = []
         var next = 0
         /// Whether some thread is performing the pending writes.
         var isDraining = false
-        /// Who asked, while the writes of an event were performed, to be told once they all are.
-        var awaitingEventEnd: [any BoardEventObserver] = []
     }
 
     private let core: LockedValue<Core>
@@ -103,52 +101,28 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
             return (outcome, true)
         }
         if drains {
-            while let step = nextStep() {
-                switch step {
-                case .write(let update): apply(update)
-                case .eventApplied(let observers): for observer in observers { observer.boardDidApplyEvent() }
+            // Each event's writes are one observation transaction: observers are notified once all of them are
+            // stored, so a view-model reading several of them derives once per event.
+            while let writes = nextEvent() {
+                withObservationTransaction {
+                    for update in writes { apply(update) }
                 }
             }
         }
         return outcome
     }
 
-    /// What the draining thread does next.
-    private enum DrainStep {
-        case write(ModelUpdate)
-        case eventApplied([any BoardEventObserver])
-    }
-
-    /// The next queued write, or the observers to tell that an event's writes are all performed, or nil (and the end
-    /// of draining) when there is nothing left.
-    private func nextStep() -> DrainStep? {
+    /// The writes of the next queued event, or nil (and the end of draining) when there is nothing left.
+    private func nextEvent() -> [ModelUpdate]? {
         core.withLock { core in
-            while core.next < core.pending.count {
+            if core.next < core.pending.count {
                 core.next += 1
-                let update = core.pending[core.next - 1]
-                guard case .eventApplied = update else { return .write(update) }
-                if let observers = core.takeAwaitingEventEnd() { return .eventApplied(observers) }
+                return core.pending[core.next - 1]
             }
-            // Whoever asked after the last event's end (with no lock between its check and this one) is told now.
-            if let observers = core.takeAwaitingEventEnd() { return .eventApplied(observers) }
             core.pending.removeAll(keepingCapacity: true)
             core.next = 0
             core.isDraining = false
             return nil
-        }
-    }
-
-    /// Asks the board to call `observer.boardDidApplyEvent()` once the writes of the event being performed are all
-    /// performed, so that an observer of several properties handles the event once.
-    ///
-    /// - Returns: true when the board is performing writes now and will call back (on the thread that performs them,
-    ///   after the last write of the current event and with no lock held); false when it is not, so the change the
-    ///   caller saw is already complete.
-    func notifyWhenEventApplied(_ observer: any BoardEventObserver) -> Bool {
-        core.withLock { core in
-            guard core.isDraining else { return false }
-            core.awaitingEventEnd.append(observer)
-            return true
         }
     }
 
@@ -177,8 +151,6 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
         case recording(Bool)
         case insert(CanvasModel, at: Int)
         case remove(at: Int)
-        /// The end of one event's writes.
-        case eventApplied
     }
 
     /// Performs one write. Writes are computed only for values that change, and performed in event order, so each
@@ -197,15 +169,13 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
             $canvases.insert(model, at: index)
         case .remove(let index):
             $canvases.remove(at: index)
-        case .eventApplied:
-            break
         }
     }
 }
 
 extension CanvasBoard.Core {
-    /// Queues the writes of `change`, the change the event that brought `state` to its current value made, and the
-    /// end of the event. `models` follows `state` at once; `canvases` and the model properties follow when the writes
+    /// Queues the writes of `change`, the change the event that brought `state` to its current value made, as one
+    /// event. `models` follows `state` at once; `canvases` and the model properties follow when the writes
     /// are performed (in event order, so the models then hold the values before this event).
     fileprivate mutating func enqueue(_ change: BoardChange) {
         switch change.list {
@@ -213,35 +183,22 @@ extension CanvasBoard.Core {
         case .inserted(let index, let id): models[id] = CanvasModel(state[index])
         case nil: break
         }
+        var writes: [CanvasBoard.ModelUpdate] = []
         change.forEachWrite(after: state) { write in
             switch write {
-            case .status(let index, let status): pending.append(.status(model(at: index), status))
-            case .isSelected(let index, let value): pending.append(.selected(model(at: index), value))
-            case .videoURL(let index, let url): pending.append(.videoURL(model(at: index), url))
-            case .isRecording(let value): pending.append(.recording(value))
-            case .insertCanvas(let index): pending.append(.insert(model(at: index), at: index))
-            case .removeCanvas(let index): pending.append(.remove(at: index))
+            case .status(let index, let status): writes.append(.status(model(at: index), status))
+            case .isSelected(let index, let value): writes.append(.selected(model(at: index), value))
+            case .videoURL(let index, let url): writes.append(.videoURL(model(at: index), url))
+            case .isRecording(let value): writes.append(.recording(value))
+            case .insertCanvas(let index): writes.append(.insert(model(at: index), at: index))
+            case .removeCanvas(let index): writes.append(.remove(at: index))
             }
         }
-        pending.append(.eventApplied)
+        pending.append(writes)
     }
 
     /// The model of the canvas at `index` in `state`.
     private func model(at index: Int) -> CanvasModel {
         models[state.id(at: index)]!
     }
-
-    /// The observers waiting for the end of an event, or nil when there are none.
-    fileprivate mutating func takeAwaitingEventEnd() -> [any BoardEventObserver]? {
-        guard !awaitingEventEnd.isEmpty else { return nil }
-        defer { awaitingEventEnd.removeAll(keepingCapacity: true) }
-        return awaitingEventEnd
-    }
-}
-
-/// Something told by a ``CanvasBoard`` when the writes of one event are all performed (see
-/// `CanvasBoard.notifyWhenEventApplied(_:)`).
-protocol BoardEventObserver: AnyObject, Sendable {
-    /// The writes of the event during which this observer asked are all performed.
-    func boardDidApplyEvent()
 }
