@@ -183,7 +183,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     }
 
     /// Ends the observation of `keyPath` of `object`; does nothing if there is none. A subclass key path to an
-    /// inherited property and the superclass's key path name the same observation (see ``observe(_:_:options:_:)``).
+    /// inherited property and the superclass's key path name the same observation (see the type's overview).
     ///
     /// Returns whether an active observation ended (one that ``isObserving(_:_:)`` would have reported): false when
     /// the pair was not observed, or its observation had already ended (its object or owner went away).
