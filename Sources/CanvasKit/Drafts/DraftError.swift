@@ -24,8 +24,6 @@ public enum DraftError: Error, Sendable, Hashable, CustomStringConvertible {
     case snapshotMismatch(path: String, reason: String)
     /// A file operation failed: `operation` (`open`, `write`, `sync`, `rename`, ...) with the system's error number.
     case io(path: String, operation: String, errno: Int32)
-    /// The draft was closed: nothing more is written to it.
-    case closed(path: String)
 
     /// A one-line reason, e.g. `draft 'a.draft' is from a newer version (format 3; this library reads up to 1)`.
     public var description: String {
@@ -42,8 +40,6 @@ public enum DraftError: Error, Sendable, Hashable, CustomStringConvertible {
             "draft '\(path)' cannot be restored: \(reason)"
         case .io(let path, let operation, let errno):
             "draft '\(path)': \(operation) failed: \(String(cString: strerror(errno)))"
-        case .closed(let path):
-            "draft '\(path)' is closed"
         }
     }
 }
