@@ -41,6 +41,31 @@ public enum Terminal {
         write(text, to: STDOUT_FILENO)
     }
 
+    /// Writes `bytes` in full to `descriptor` (standard output for `-o -`); false, with `errno` set, when a write
+    /// failed (a closed pipe: `SIGPIPE` is not ignored, so only when the caller ignores it).
+    public static func writeAll(_ bytes: some Collection<UInt8>, to descriptor: Int32) -> Bool {
+        var bytes = Array(bytes)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { buffer in
+                #if canImport(Darwin)
+                    Darwin.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                #else
+                    Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                #endif
+            }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                if written == 0 { errno = EIO }
+                return false
+            }
+        }
+        return true
+    }
+
     private static func write(_ text: String, to descriptor: Int32) {
         var bytes = Array(text.utf8)
         var offset = 0

@@ -255,7 +255,13 @@ public enum CoverBatch {
     ) -> Result<WrittenCover, ThumbnailError> {
         Result { () throws(ThumbnailError) -> WrittenCover in
             let cover = try cover()
-            try cover.write(toFileAt: job.output, as: format)
+            do throws(ThumbnailError) {
+                try cover.write(toFileAt: job.output, as: format)
+            } catch {
+                // The output's reason names the output; a write failure names the input too.
+                guard error.kind == .writeFailed else { throw error }
+                throw ThumbnailError(.writeFailed, reason: "\(job.input.escaped): \(error.reason)")
+            }
             return WrittenCover(
                 width: cover.width, height: cover.height, actualTime: cover.actualTime, warnings: cover.warnings)
         }

@@ -13,6 +13,11 @@ public struct ThumbnailError: Error, Sendable, Hashable {
         case fileNotFound
         /// The file exists but cannot be read (permissions, an I/O error).
         case notReadable
+        /// The input was refused as a risk to the machine making its cover, before FFmpeg read more than its start:
+        /// a playlist, manifest or script that would open other files (unless
+        /// ``CoverOptions/allowsPlaylists``), a text or subtitle file, a demuxer that tried to open another file, or
+        /// a header declaring frames larger than any decoder may allocate. The reason names what it was.
+        case refused
         /// The file is empty, a directory, not a regular file (a FIFO, a device), or no demuxer
         /// recognises its contents (a text file, a file cut short before its index).
         case notAMediaFile

@@ -32,6 +32,10 @@ func fail(_ message: String, code: Int32, usage: Bool = false) -> Never {
     exit(code)
 }
 
+// A file-size limit (`ulimit -f`) makes `--render`'s write fail with EFBIG, a one-line error, instead of SIGXFSZ
+// ending the process with nothing said.
+signal(SIGXFSZ, SIG_IGN)
+
 let options: Options
 do {
     options = try Options.parse(Array(CommandLine.arguments.dropFirst()))

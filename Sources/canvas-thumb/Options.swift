@@ -11,6 +11,8 @@ struct Options {
         case file(FileSystemPath)
         /// `--output-dir DIR` (or the current directory): covers named after their inputs.
         case directory(FileSystemPath)
+        /// `-o -`: the one input's cover goes to standard output.
+        case standardOutput
     }
 
     enum Time: Equatable {
@@ -39,6 +41,8 @@ struct Options {
     /// (`CoverBatch.defaultTimeout`), 0 for no limit.
     var timeout: Double?
     var json = false
+    /// `--allow-playlists`: inputs may be playlists or scripts that open other local files (trusted files only).
+    var allowPlaylists = false
     var help = false
     /// `--version`: print the version and exit.
     var version = false
@@ -46,9 +50,9 @@ struct Options {
     static let usage = """
         usage: canvas-thumb INPUT... [-o OUT | --output-dir DIR] [--max-size WxH] [--time SECONDS | --percent P]
                             [--exact] [--skip-dark] [--format png|jpeg] [--jobs N] [--timeout SECONDS]
-                            [--json]
+                            [--json] [--allow-playlists]
           INPUT            a video file, a directory (searched for video files), or - (paths on stdin)
-          -o OUT           where the cover of the single INPUT goes
+          -o OUT           where the cover of the single INPUT goes (- for standard output)
           --output-dir DIR where covers go, named after their inputs (default: the current directory)
           --max-size WxH   fit the cover inside W x H pixels, aspect kept (default 0x0: natural size)
           --time SECONDS   take the frame at this time (default 0: the first frame)
@@ -60,6 +64,8 @@ struct Options {
           --timeout S      the most seconds one input may take, then it is stopped and reported
                            (default 60; 0: no limit)
           --json           one JSON object per input on stdout (warnings go to stderr)
+          --allow-playlists  let trusted inputs be HLS/DASH playlists or concat scripts that open other
+                           local files (default: refused; only the file named is read)
           -h, --help       this text; --version: the version
         options that take a value accept it as the next argument or after '=' (--max-size=320x320)
         exit codes: 0 all covers written, 1 some inputs failed (the others are written),
@@ -187,6 +193,7 @@ struct Options {
                 guard seconds >= 0 else { throw UsageError(message: "--timeout must be >= 0, not \(seconds)") }
                 options.timeout = seconds
             case "--json": options.json = true
+            case "--allow-playlists": options.allowPlaylists = true
             default: throw UsageError(message: "unknown option '\(argument)'")
             }
             index += 1
@@ -200,6 +207,12 @@ struct Options {
         if let outputFile {
             guard options.inputs.count == 1, options.inputs[0] != FileSystemPath("-") else {
                 throw UsageError(message: "-o takes a single input; use --output-dir for several")
+            }
+            if outputFile == FileSystemPath("-") {
+                guard !options.json else { throw UsageError(message: "-o - and --json cannot be used together") }
+                options.output = .standardOutput
+                options.format = options.format ?? .png
+                return options
             }
             options.output = .file(outputFile)
             if options.format == nil {

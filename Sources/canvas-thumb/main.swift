@@ -22,6 +22,11 @@ let rawArguments: [[UInt8]] = (0..<Int(CommandLine.argc)).map { index in
 }
 let isWorker = rawArguments.count > 1 && rawArguments[1] == workerFlag
 
+// A file-size limit (`ulimit -f`) makes write(2) fail with EFBIG, reported as a write error naming the input and the
+// output with the temporary file removed, instead of SIGXFSZ ending the process with nothing said. Ignored signals stay
+// ignored in the worker processes (forked or started anew).
+signal(SIGXFSZ, SIG_IGN)
+
 let options: Options
 do {
     options = try Options.parse(bytes: Array(rawArguments.dropFirst(isWorker ? 2 : 1)))
@@ -47,6 +52,7 @@ case .percent(let percent): coverOptions.time = .fraction(percent / 100)
 }
 if options.exact { coverOptions = coverOptions.exact() }
 coverOptions.skipsDarkFrames = options.skipDark
+coverOptions.allowsPlaylists = options.allowPlaylists
 
 if isWorker {
     do {
@@ -55,6 +61,25 @@ if isWorker {
     } catch {
         Terminal.printError("canvas-thumb: \(error.reason)")
         exit(2)
+    }
+}
+
+if case .standardOutput = options.output {
+    // `-o -`: the cover's bytes on standard output, nothing else there; a failure is one line on standard error.
+    do {
+        let cover = try CoverGenerator().makeCover(forFileAt: options.inputs[0], options: coverOptions)
+        let data = try cover.encoded(as: format)
+        guard Terminal.writeAll(data, to: STDOUT_FILENO) else {
+            Terminal.printError(
+                "canvas-thumb: \(options.inputs[0].escaped): cannot write its cover to standard output: "
+                    + String(cString: strerror(errno)))
+            exit(1)
+        }
+        for warning in cover.warnings { Terminal.printError("canvas-thumb: \(options.inputs[0].escaped): \(warning)") }
+        exit(0)
+    } catch {
+        Terminal.printError("canvas-thumb: \(error.reason)")
+        exit(1)
     }
 }
 
@@ -71,6 +96,7 @@ do {
         switch options.output {
         case .file(let path): .file(path)
         case .directory(let path): .directory(path)
+        case .standardOutput: preconditionFailure("handled above")
         }
     jobs = try CoverBatchPlan.jobs(
         for: inputs, arguments: options.inputs, destination: destination, fileExtension: format.pathExtension)

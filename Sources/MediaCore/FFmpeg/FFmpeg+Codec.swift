@@ -124,6 +124,7 @@ extension FFmpeg {
             try check(avcodec_parameters_to_context(context, stream.pointee.codecpar))
             context.pointee.pkt_timebase = stream.pointee.time_base
             context.pointee.thread_count = Int32(clamping: threadCount)
+            context.pointee.max_pixels = Int64(FrameLimits.maximumPixels)
             context.pointee.thread_type = threadCount == 1 ? 0 : FF_THREAD_FRAME | FF_THREAD_SLICE
             try capturingLog { () throws(FFmpegError) in try check(avcodec_open2(context, codec, nil)) }
         } catch {

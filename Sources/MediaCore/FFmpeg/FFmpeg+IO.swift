@@ -41,20 +41,31 @@ extension FFmpeg {
     ///
     /// No protocol may be opened from inside the data: a playlist or reference file in memory
     /// cannot make FFmpeg open files or network URLs.
-    static func openInput(io: IOContextPointer, interruption: Interruption? = nil) throws(FFmpegError)
-        -> FormatContextPointer
-    {
+    ///
+    /// Under ``InputPolicy/selfContained`` only ``InputPolicy/allowedDemuxers`` may read it, as for a file;
+    /// `prefix` gives the first bytes to name a refused input by.
+    static func openInput(
+        io: IOContextPointer, interruption: Interruption? = nil, policy: InputPolicy, prefix: () -> [UInt8]
+    ) throws(FFmpegError) -> FormatContextPointer {
         prepare()
         // The options first: a failure after the allocation below would leak the context.
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
         try check(av_dict_set(&options, "protocol_whitelist", "none", 0))
-        let allocated = try allocateInput(interruption: interruption, checksNestedFiles: false)
+        if !policy.opensOtherFiles {
+            try check(av_dict_set(&options, "format_whitelist", InputPolicy.formatWhitelist, 0))
+        }
+        let allocated = try allocateInput(interruption: interruption, nestedOpens: .memory)
         allocated.pointee.pb = io
         var context: FormatContextPointer? = allocated
         // On failure avformat_open_input frees the context it was given (but not `io`).
-        try capturingLog { () throws(FFmpegError) in
-            try check(avformat_open_input(&context, "", nil, &options))
+        do {
+            try capturingLog { () throws(FFmpegError) in
+                try check(avformat_open_input(&context, "", nil, &options))
+            }
+        } catch {
+            guard !policy.opensOtherFiles else { throw error }
+            throw refusal(explaining: error, filename: FileSystemPath(unchecked: []), prefix: prefix)
         }
         guard let context else { throw .outOfMemory }
         return context

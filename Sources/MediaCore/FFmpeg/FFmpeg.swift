@@ -52,54 +52,109 @@ package enum FFmpeg {
 
     // MARK: Inputs
 
-    /// Opens `path` as a local file and reads its header. The caller owns the result and must
-    /// pass it to ``closeInput(_:)``.
+    /// Opens `path` as a local file under `policy` and reads its header. The caller owns the result and must pass it
+    /// to ``closeInput(_:)``.
     ///
-    /// The path is given as a `file:` URL so a name with a colon is never read as a protocol, and
-    /// only the `file` protocol is allowed, so a playlist or reference file cannot make FFmpeg
-    /// open network or other URLs; and a local file it names that is not a regular file (a FIFO,
-    /// a device) is refused (``openRegularFilesOnly``), so it cannot block or never end.
+    /// The path is given as a `file:` URL so a name with a colon is never read as a protocol, only the `file`
+    /// protocol is allowed, and an image's name is never expanded as a sequence pattern (`pattern_type` none). Under
+    /// ``InputPolicy/selfContained`` only ``InputPolicy/allowedDemuxers`` may read it (`format_whitelist`) and the
+    /// `io_open` callback refuses every open but the input's own (``openInputOnly``); a refusal throws
+    /// ``FFmpegError/refused`` with ``FFmpegError/refusal`` naming what the input was. Under
+    /// ``InputPolicy/trustedPlaylists`` any demuxer may read it, and a local file it names that is not a regular file
+    /// (a FIFO, a device) is refused (``openRegularFilesOnly``), so it cannot block or never end.
     ///
     /// With an `interruption`, FFmpeg asks it during every blocking read (opening, probing,
     /// reading packets) and gives up with ``FFmpegError/exit`` once it says so; the caller keeps
     /// it alive as long as the input.
-    static func openInput(path: FileSystemPath, interruption: Interruption? = nil) throws(FFmpegError)
-        -> FormatContextPointer
+    static func openInput(path: FileSystemPath, interruption: Interruption? = nil, policy: InputPolicy)
+        throws(FFmpegError) -> FormatContextPointer
     {
         prepare()
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
         try check(av_dict_set(&options, "protocol_whitelist", "file", 0))
-        var context: FormatContextPointer? = try allocateInput(interruption: interruption, checksNestedFiles: true)
-        try capturingLog { () throws(FFmpegError) in
-            // The path's own bytes (a name need not be UTF-8) after the protocol prefix.
-            let url = FileSystemPath(unchecked: Array("file:".utf8) + path.bytes)
-            _ = try url.withCString { name throws(FFmpegError) in
-                try check(avformat_open_input(&context, name, nil, &options))
+        try check(av_dict_set(&options, "pattern_type", "none", 0))
+        if !policy.opensOtherFiles {
+            try check(av_dict_set(&options, "format_whitelist", InputPolicy.formatWhitelist, 0))
+        }
+        var context: FormatContextPointer? = try allocateInput(
+            interruption: interruption, nestedOpens: policy.opensOtherFiles ? .regularFiles : .none)
+        // The path's own bytes (a name need not be UTF-8) after the protocol prefix.
+        let url = FileSystemPath(unchecked: Array("file:".utf8) + path.bytes)
+        do {
+            try capturingLog { () throws(FFmpegError) in
+                _ = try url.withCString { name throws(FFmpegError) in
+                    try check(avformat_open_input(&context, name, nil, &options))
+                }
             }
+        } catch {
+            guard !policy.opensOtherFiles else { throw error }
+            throw refusal(explaining: error, filename: url) { path.prefix(count: probePrefixSize) }
         }
         guard let context else { throw .outOfMemory }
         return context
     }
 
+    /// Bytes of a refused input read again to name what it was (the refused formats are text, told by their start).
+    static let probePrefixSize = 64 * 1024
+
+    /// The ``FFmpegError/refused`` error for a failed open under ``InputPolicy/selfContained`` when the failure was a
+    /// refusal (the demuxer not on the whitelist, or a nested open refused), naming what the input was from FFmpeg's
+    /// probe of `prefix`; else `error` itself.
+    static func refusal(
+        explaining error: FFmpegError, filename: FileSystemPath, prefix: () -> [UInt8]
+    ) -> FFmpegError {
+        if let nested = error.loggedLines.first(where: { $0.hasPrefix(nestedOpenMarker) }) {
+            var refused = FFmpegError.refused
+            refused.refusal = InputPolicy.nestedOpenRefusal(String(nested.dropFirst(nestedOpenMarker.count)))
+            return refused
+        }
+        guard error.loggedLines.contains(where: { $0.contains("not on whitelist") }) else { return error }
+        let bytes = prefix()
+        let name = filename.withCString { file in
+            bytes.withUnsafeBufferPointer { buffer in
+                cffmpeg_probe_format_name(file, buffer.baseAddress, Int32(buffer.count)).map { String(cString: $0) }
+            }
+        }
+        var refused = FFmpegError.refused
+        refused.refusal = InputPolicy.refusal(ofDemuxer: name)
+        return refused
+    }
+
+    /// What the `io_open` of an input lets through besides the input itself.
+    enum NestedOpens {
+        /// Nothing (``openInputOnly``).
+        case none
+        /// Local regular files (``openRegularFilesOnly``), within the protocol whitelist.
+        case regularFiles
+        /// The input is in memory and allows no protocol: FFmpeg's own `io_open` with an empty whitelist.
+        case memory
+    }
+
     /// A context for `avformat_open_input` (which frees it if opening fails), with the
-    /// interrupt callback set when there is an interruption to ask, and, for a file
-    /// (`checksNestedFiles`), ``openRegularFilesOnly`` as its `io_open`. An input in memory allows
-    /// no protocol at all, so nothing in it is opened (or `stat`ed).
+    /// interrupt callback set when there is an interruption to ask, and the `io_open` that
+    /// `nestedOpens` says.
     static func allocateInput(
         interruption: Interruption?,
-        checksNestedFiles: Bool
+        nestedOpens: NestedOpens
     ) throws(FFmpegError) -> FormatContextPointer {
         guard let context = avformat_alloc_context() else { throw .outOfMemory }
         if let interruption {
             context.pointee.interrupt_callback = AVIOInterruptCB(
                 callback: askInterruption, opaque: Unmanaged.passUnretained(interruption).toOpaque())
         }
-        if checksNestedFiles, defaultIOOpen != nil {
-            context.pointee.io_open = openRegularFilesOnly
+        if defaultIOOpen != nil {
+            switch nestedOpens {
+            case .none: context.pointee.io_open = openInputOnly
+            case .regularFiles: context.pointee.io_open = openRegularFilesOnly
+            case .memory: break
+            }
         }
         return context
     }
+
+    /// The start of the log line ``openInputOnly`` writes for a refused open, followed by the URL.
+    static let nestedOpenMarker = "nested open refused: "
 
     /// The `io_open` callback `avformat_alloc_context` installs (FFmpeg's own opening, with the
     /// context's protocol whitelist), which ``openRegularFilesOnly`` calls once it has checked a URL.
@@ -124,8 +179,21 @@ package enum FFmpeg {
 
     /// Reads some packets to fill in stream parameters the header lacks (size, pixel format,
     /// frame rate). Not needed when the container already states them.
-    static func findStreamInfo(_ context: FormatContextPointer) throws(FFmpegError) {
-        try capturingLog { () throws(FFmpegError) in try check(avformat_find_stream_info(context, nil)) }
+    ///
+    /// The decoders the probe opens refuse frames of more than `maximumPixels` pixels (`max_pixels`) before they
+    /// allocate them, so a header claiming a huge picture costs no memory here.
+    static func findStreamInfo(_ context: FormatContextPointer, maximumPixels: Int) throws(FFmpegError) {
+        let count = Int(context.pointee.nb_streams)
+        var dictionaries = [OpaquePointer?](repeating: nil, count: max(count, 1))
+        defer { for index in dictionaries.indices { av_dict_free(&dictionaries[index]) } }
+        for index in 0..<count {
+            try check(av_dict_set(&dictionaries[index], "max_pixels", String(maximumPixels), 0))
+        }
+        _ = try dictionaries.withUnsafeMutableBufferPointer { buffer throws(FFmpegError) in
+            try capturingLog { () throws(FFmpegError) in
+                try check(avformat_find_stream_info(context, buffer.baseAddress))
+            }
+        }
     }
 
     /// The index of the best video stream: FFmpeg's choice (`av_find_best_stream`) among the video
@@ -173,7 +241,28 @@ package enum FFmpeg {
     static let containerTimeBase: AVRational = cffmpeg_time_base_q()
 }
 
-/// `io_open` of every input: FFmpeg calls it for the input itself and for every file a demuxer
+/// `io_open` of an input opened under ``InputPolicy/selfContained``: FFmpeg calls it for the input itself and for every
+/// resource a demuxer opens from inside it; only the input's own URL is opened (through FFmpeg's own `io_open`, with
+/// the protocol whitelist), every other open of any protocol is refused with `EPERM` and a line naming it is logged for
+/// the error's reason (``FFmpeg/nestedOpenMarker``).
+private func openInputOnly(
+    _ context: FFmpeg.FormatContextPointer?,
+    _ io: UnsafeMutablePointer<UnsafeMutablePointer<AVIOContext>?>?,
+    _ url: UnsafePointer<CChar>?,
+    _ flags: Int32,
+    _ options: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+    guard let url, let open = FFmpeg.defaultIOOpen else { return FFmpegError.invalidArgument.code }
+    guard let own = context?.pointee.url, strcmp(own, url) == 0 else {
+        let bytes = Array(
+            UnsafeBufferPointer(start: UnsafeRawPointer(url).assumingMemoryBound(to: UInt8.self), count: strlen(url)))
+        LogCollector.current?.append(FFmpeg.nestedOpenMarker + FileSystemPath(unchecked: bytes).escaped)
+        return FFmpegError.notPermitted.code
+    }
+    return open(context, io, url, flags, options)
+}
+
+/// `io_open` of an input opened under ``InputPolicy/trustedPlaylists``: FFmpeg calls it for the input itself and for every file a demuxer
 /// opens from inside it, nested contexts included (an HLS playlist's segments and keys, a DASH
 /// manifest's, an MP4's external data references). The input itself was checked before opening
 /// (one `stat`, see `MediaInput`); any other local path that is not a regular file (a FIFO, whose

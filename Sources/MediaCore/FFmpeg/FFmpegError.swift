@@ -16,6 +16,9 @@ package struct FFmpegError: Error, Sendable {
     /// Error lines FFmpeg logged while failing ("moov atom not found"), when the failing call ran
     /// inside ``FFmpeg/capturingLog(_:)``.
     package var loggedLines: [String] = []
+    /// Why a guarded open refused the input, naming what it was ("an HLS playlist: refused, it would open other
+    /// files"); set on ``refused`` only.
+    package var refusal: String?
 
     package init(code: Int32) {
         self.code = code
@@ -24,6 +27,7 @@ package struct FFmpegError: Error, Sendable {
     /// FFmpeg's message for this code (`av_strerror`), followed by the lines it logged, if any:
     /// "Invalid data found when processing input (moov atom not found)".
     package var message: String {
+        if let refusal { return refusal }
         let base = FFmpeg.message(for: code)
         return loggedLines.isEmpty ? base : "\(base) (\(loggedLines.joined(separator: "; ")))"
     }
@@ -59,6 +63,12 @@ extension FFmpegError {
     package static let permissionDenied = FFmpegError(code: cffmpeg_error_from_errno(EACCES))
     /// A directory where a file was expected. `AVERROR(EISDIR)`.
     package static let isDirectory = FFmpegError(code: cffmpeg_error_from_errno(EISDIR))
+    /// The operation is not permitted: what a refused nested open returns. `AVERROR(EPERM)`.
+    package static let notPermitted = FFmpegError(code: cffmpeg_error_from_errno(EPERM))
+    /// Not an FFmpeg code: the input was refused by ``InputPolicy/selfContained`` before its header was read (a
+    /// playlist, a script, a text file) or when it tried to open another file; ``refusal`` says what it was. The code
+    /// is a tag FFmpeg does not use (`FFERRTAG('R','F','S','D')`).
+    package static let refused = FFmpegError(code: -(0x52 | 0x46 << 8 | 0x53 << 16 | 0x44 << 24))
     /// An argument FFmpeg rejected. `AVERROR(EINVAL)`.
     package static let invalidArgument = FFmpegError(code: cffmpeg_error_from_errno(EINVAL))
 }

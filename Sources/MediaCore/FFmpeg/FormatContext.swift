@@ -15,17 +15,30 @@ package final class FormatContext {
     /// What FFmpeg's interrupt callback asks; kept alive as long as the input.
     private let interruption: Interruption?
 
-    /// Opens `path` and reads the container header.
-    package init(path: FileSystemPath, interruption: Interruption? = nil) throws(FFmpegError) {
-        pointer = try FFmpeg.openInput(path: path, interruption: interruption)
+    /// Opens `path` under `policy` and reads the container header.
+    ///
+    /// With the default policy, ``InputPolicy/selfContained``, FFmpeg reads the file named and nothing else: a
+    /// playlist, manifest, concat script, text or subtitle file is refused with ``FFmpegError/refused`` (its
+    /// ``FFmpegError/refusal`` names what it was), as is an input whose demuxer tries to open another resource.
+    /// Throws the ``FFmpegError`` of a file FFmpeg cannot open or read otherwise.
+    package init(path: FileSystemPath, interruption: Interruption? = nil, policy: InputPolicy = .selfContained)
+        throws(FFmpegError)
+    {
+        pointer = try FFmpeg.openInput(path: path, interruption: interruption, policy: policy)
         memoryIO = nil
         self.interruption = interruption
     }
 
     /// Opens bytes held in memory and reads the container header.
-    package init(bytes: Data, interruption: Interruption? = nil) throws(FFmpegError) {
+    ///
+    /// No protocol may be opened from inside the bytes; `policy` decides the demuxers, as for a file.
+    package init(bytes: Data, interruption: Interruption? = nil, policy: InputPolicy = .selfContained)
+        throws(FFmpegError)
+    {
         let io = try MemoryIO(bytes)
-        pointer = try FFmpeg.openInput(io: io.pointer, interruption: interruption)
+        pointer = try FFmpeg.openInput(io: io.pointer, interruption: interruption, policy: policy) {
+            Array(bytes.prefix(FFmpeg.probePrefixSize))
+        }
         memoryIO = io
         self.interruption = interruption
     }
@@ -35,8 +48,11 @@ package final class FormatContext {
     }
 
     /// Reads packets to complete stream parameters the header left out.
+    ///
+    /// The decoders the probe opens refuse frames of more than ``FrameLimits/maximumPixels`` pixels before they
+    /// allocate them.
     package func findStreamInfo() throws(FFmpegError) {
-        try FFmpeg.findStreamInfo(pointer)
+        try FFmpeg.findStreamInfo(pointer, maximumPixels: FrameLimits.maximumPixels)
     }
 
     /// FFmpeg's short name for the container format ("mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm").

@@ -103,3 +103,24 @@ package enum FileStatus {
         path.withCString({ access($0, R_OK) }) != 0 ? .unreadable : .file(size: size)
     }
 }
+
+extension FileSystemPath {
+    /// The first `count` bytes of the file at this path (fewer when it is shorter), or none when it cannot be read:
+    /// what a refused input is named by.
+    package func prefix(count: Int) -> [UInt8] {
+        let descriptor = withCString { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let read = bytes.withUnsafeMutableBytes { buffer in
+                Glibc.read(descriptor, buffer.baseAddress! + filled, count - filled)
+            }
+            if read < 0 && errno == EINTR { continue }
+            guard read > 0 else { break }
+            filled += read
+        }
+        return Array(bytes.prefix(filled))
+    }
+}

@@ -5,10 +5,10 @@ import Pixels
 /// interlaced frame; to 16-bit RGB and then tone-mapped, for HDR), then an exact pixel copy that
 /// turns the picture upright (any of the eight orientations: a transpose and flips, no filter).
 package enum FrameConverter {
-    /// The longest side a cover may have (FFmpeg's own limit for images is 16384 in most decoders).
-    package static let maximumSide = 16_384
-    /// The most pixels a cover may have: 8K UHD twice over (128 MB as RGBA).
-    package static let maximumPixels = 32 << 20
+    /// The longest side a picture may have: a frame's (``FrameLimits/maximumSide``).
+    package static let maximumSide = FrameLimits.maximumSide
+    /// The most pixels a picture may have: a frame's (``FrameLimits/maximumPixels``, 128 MiB as RGBA).
+    package static let maximumPixels = FrameLimits.maximumPixels
 
     /// The sizes a cover of `frame` takes: `output` upright, `scaled` before the rotation.
     ///

@@ -193,7 +193,8 @@ public final class CoverGenerator: Sendable {
     ) throws(ThumbnailError) -> CoverImage {
         let session = try openSession(name: path.escaped, options: options, cancellation: cancellation) {
             interruption throws(ThumbnailError) in
-            try MediaInput(fileAt: path, probe: probe, interruption: interruption, status: status)
+            try MediaInput(
+                fileAt: path, probe: probe, interruption: interruption, status: status, policy: options.inputPolicy)
         }
         return try session.cover(at: options.time)
     }
@@ -206,7 +207,9 @@ public final class CoverGenerator: Sendable {
     ) throws(ThumbnailError) -> CoverImage {
         let session = try openSession(name: name, options: options, cancellation: cancellation) {
             interruption throws(ThumbnailError) in
-            try MediaInput(bytes: data, name: name, probe: .whenIncomplete, interruption: interruption)
+            try MediaInput(
+                bytes: data, name: name, probe: .whenIncomplete, interruption: interruption,
+                policy: options.inputPolicy)
         }
         return try session.cover(at: options.time)
     }
@@ -309,7 +312,9 @@ public final class CoverGenerator: Sendable {
             do throws(ThumbnailError) {
                 let session = try self.openSession(name: url.path, options: options, cancellation: cancellation) {
                     interruption throws(ThumbnailError) in
-                    try MediaInput(contentsOf: url, probe: .whenIncomplete, interruption: interruption)
+                    try MediaInput(
+                        contentsOf: url, probe: .whenIncomplete, interruption: interruption,
+                        policy: options.inputPolicy)
                 }
                 for time in times {
                     continuation.yield(try session.cover(at: time))

@@ -39,6 +39,15 @@ public struct CoverOptions: Sendable, Hashable {
     public var darkFrameLimit: Int
     /// The layout of `CoverImage.pixels`.
     public var pixelFormat: CoverPixelFormat
+    /// Whether the input may be a playlist or script that opens other local files. Off by default: then FFmpeg reads
+    /// the file named and nothing else, and an HLS playlist, a DASH or IMF manifest, an ffconcat script, an SDP file,
+    /// a subtitle or text file is refused (``ThumbnailError/Kind-swift.enum/refused``), whatever its name, as is any
+    /// input whose demuxer tries to open another file (see "Untrusted input" in Docs/Thumbnails.md).
+    ///
+    /// Turn it on only for files you trust: an HLS playlist (`.m3u8`), a DASH manifest or a concat script then gives
+    /// the cover of the local files it names, which may be any file this process can read (never a FIFO or a device,
+    /// and never a network URL). canvas-thumb's `--allow-playlists`.
+    public var allowsPlaylists: Bool
 
     /// Options with the given values; every argument has the fast default.
     public init(
@@ -49,7 +58,8 @@ public struct CoverOptions: Sendable, Hashable {
         toleranceAfter: Double = .infinity,
         skipsDarkFrames: Bool = false,
         darkFrameLimit: Int = 10,
-        pixelFormat: CoverPixelFormat = .rgb
+        pixelFormat: CoverPixelFormat = .rgb,
+        allowsPlaylists: Bool = false
     ) {
         self.maximumSize = maximumSize
         self.appliesRotation = appliesRotation
@@ -59,6 +69,7 @@ public struct CoverOptions: Sendable, Hashable {
         self.skipsDarkFrames = skipsDarkFrames
         self.darkFrameLimit = darkFrameLimit
         self.pixelFormat = pixelFormat
+        self.allowsPlaylists = allowsPlaylists
     }
 
     /// Whether this is keyframe mode (both tolerances infinite): the keyframe at or before the

@@ -1,3 +1,5 @@
+import MediaCore
+
 /// ``CoverOptions`` that passed the checks, the only form of options below the public entry
 /// points.
 ///
@@ -35,6 +37,8 @@ package struct ValidatedCoverOptions: Sendable, Hashable {
     package var time: ValidatedCoverTime { ValidatedCoverTime(checked: options.time) }
     package var maximumSize: PixelSize { options.maximumSize }
     package var appliesRotation: Bool { options.appliesRotation }
+    /// What FFmpeg may open besides the input (``CoverOptions/allowsPlaylists``).
+    package var inputPolicy: InputPolicy { options.allowsPlaylists ? .trustedPlaylists : .selfContained }
     package var toleranceBefore: Double { options.toleranceBefore }
     package var toleranceAfter: Double { options.toleranceAfter }
     package var skipsDarkFrames: Bool { options.skipsDarkFrames }

@@ -38,6 +38,8 @@ final class MediaInput {
 
     private let source: Source
     private let interruption: Interruption?
+    /// What FFmpeg may open besides the input (kept for ``reopen()``).
+    private let policy: InputPolicy
 
     /// Clockwise degrees to turn frames upright: 0, 90, 180 or 270.
     var rotation: Int {
@@ -52,12 +54,13 @@ final class MediaInput {
     convenience init(
         contentsOf url: URL,
         probe: ProbePolicy = .always,
-        interruption: Interruption? = nil
+        interruption: Interruption? = nil,
+        policy: InputPolicy = .selfContained
     ) throws(ThumbnailError) {
         guard url.isFileURL else {
             throw ThumbnailError(.invalidArgument, reason: "\(url.absoluteString): not a file URL")
         }
-        try self.init(fileAt: FileSystemPath(url), probe: probe, interruption: interruption)
+        try self.init(fileAt: FileSystemPath(url), probe: probe, interruption: interruption, policy: policy)
     }
 
     /// Opens the file at `path`, its bytes handed to the system unchanged (a name that is not
@@ -70,17 +73,19 @@ final class MediaInput {
         fileAt file: FileSystemPath,
         probe: ProbePolicy = .always,
         interruption: Interruption? = nil,
-        status: FileStatus? = nil
+        status: FileStatus? = nil,
+        policy: InputPolicy = .selfContained
     ) throws(ThumbnailError) {
         let path = file.escaped
         try Self.check(status ?? FileStatus(path: file), name: path)
         let format: FormatContext
         do {
-            format = try FormatContext(path: file, interruption: interruption)
+            format = try FormatContext(path: file, interruption: interruption, policy: policy)
         } catch {
             throw Self.openFailure(error, path: path)
         }
-        try self.init(format: format, path: path, source: .file(file), probe: probe, interruption: interruption)
+        try self.init(
+            format: format, path: path, source: .file(file), probe: probe, interruption: interruption, policy: policy)
     }
 
     /// Opens a media file held in memory; `name` stands for it in error reasons.
@@ -91,18 +96,20 @@ final class MediaInput {
         bytes: Data,
         name: String,
         probe: ProbePolicy = .always,
-        interruption: Interruption? = nil
+        interruption: Interruption? = nil,
+        policy: InputPolicy = .selfContained
     ) throws(ThumbnailError) {
         guard !bytes.isEmpty else {
             throw ThumbnailError(.notAMediaFile, reason: "\(name): the data is empty (0 bytes)")
         }
         let format: FormatContext
         do {
-            format = try FormatContext(bytes: bytes, interruption: interruption)
+            format = try FormatContext(bytes: bytes, interruption: interruption, policy: policy)
         } catch {
             throw Self.openFailure(error, path: name)
         }
-        try self.init(format: format, path: name, source: .bytes(bytes), probe: probe, interruption: interruption)
+        try self.init(
+            format: format, path: name, source: .bytes(bytes), probe: probe, interruption: interruption, policy: policy)
     }
 
     private init(
@@ -110,12 +117,18 @@ final class MediaInput {
         path: String,
         source: Source,
         probe: ProbePolicy,
-        interruption: Interruption?
+        interruption: Interruption?,
+        policy: InputPolicy
     ) throws(ThumbnailError) {
         self.path = path
         self.format = format
         self.source = source
         self.interruption = interruption
+        self.policy = policy
+        // A header that declares frames no decoder may allocate is refused before anything decodes.
+        if let headerIndex = try? format.bestVideoStreamIndex() {
+            try Self.checkFrameSize(format.stream(at: headerIndex), path: path)
+        }
 
         // Fill in what the header leaves out (AVI and MPEG-TS state no pixel format, MP4 may
         // state no frame rate). A failed probe is not fatal by itself: what matters is whether
@@ -151,6 +164,7 @@ final class MediaInput {
             }
             throw ThumbnailError(.decodeFailed, reason: reason)
         }
+        try Self.checkFrameSize(video, path: path)
         self.video = video
     }
 
@@ -166,8 +180,9 @@ final class MediaInput {
         let reopened: FormatContext
         do {
             switch source {
-            case .file(let file): reopened = try FormatContext(path: file, interruption: interruption)
-            case .bytes(let bytes): reopened = try FormatContext(bytes: bytes, interruption: interruption)
+            case .file(let file): reopened = try FormatContext(path: file, interruption: interruption, policy: policy)
+            case .bytes(let bytes):
+                reopened = try FormatContext(bytes: bytes, interruption: interruption, policy: policy)
             }
         } catch {
             throw Self.openFailure(error, path: path)
@@ -215,9 +230,18 @@ final class MediaInput {
         }
     }
 
+    /// Refuses a video stream whose stated frame size exceeds ``FrameLimits`` (before any decoder allocates a frame).
+    private static func checkFrameSize(_ video: StreamParameters, path: String) throws(ThumbnailError) {
+        if let refusal = FrameLimits.refusal(width: video.width, height: video.height, codec: video.codecName) {
+            throw ThumbnailError(.refused, reason: "\(path): \(refusal)")
+        }
+    }
+
     /// The error for a failed `avformat_open_input`.
     private static func openFailure(_ error: FFmpegError, path: String) -> ThumbnailError {
         switch error {
+        case .refused:
+            ThumbnailError(.refused, reason: "\(path): \(error.message)")
         case .exit:
             ThumbnailError(.cancelled, reason: "\(path): cancelled")
         case .noSuchFile:

@@ -21,6 +21,10 @@ import MediaCore
 /// (a link planted at its name makes the creation fail, and another name is tried), and the
 /// rename replaces a link at the destination itself, never the file it points to.
 ///
+/// Only a regular file or a link is ever replaced: a device, FIFO or socket at the destination (`/dev/null`, a pipe
+/// another program reads) makes the write fail with `.writeFailed` before anything is written, and again just before
+/// the rename, so a node created in between is not replaced either.
+///
 /// The temporary file is named `.NAME.cover-tmp-PID-XXXXXX`: the destination's name, the
 /// writer's process id, six random letters or digits. Its writer holds an exclusive `flock` on
 /// it while writing. A process killed mid-write (`SIGKILL`) leaves it behind, hidden;
@@ -48,8 +52,9 @@ package enum AtomicFile {
     /// - Parameters:
     ///   - write: the `write(2)` the bytes go through (a test's seam to fail mid-file).
     ///   - randomSuffix: the six characters that make a temporary name unique (a test's seam).
-    /// - Throws: ``ThumbnailError`` `.writeFailed` with the system's reason, `.invalidArgument`
-    ///   for a path naming a folder.
+    /// - Throws: ``ThumbnailError`` `.writeFailed` with the system's reason (a file-size limit: "File too large",
+    ///   when `SIGXFSZ` is ignored, as canvas-thumb does) or naming the device, FIFO or socket at `path`,
+    ///   `.invalidArgument` for a path naming a folder.
     package static func replace(
         _ path: FileSystemPath,
         with data: Data,
@@ -60,6 +65,7 @@ package enum AtomicFile {
         guard !name.isEmpty, path.bytes.last != UInt8(ascii: "/") else {
             throw ThumbnailError(.invalidArgument, reason: "\(path.escaped): names a folder, not a file")
         }
+        try refuseSpecialFile(at: path)
         let folder = path.directory
         var descriptor: Int32 = -1
         var temporary = path
@@ -101,6 +107,7 @@ package enum AtomicFile {
         guard complete else { throw failure(path, "cannot write") }
         closed = true
         guard close(descriptor) == 0 else { throw failure(path, "cannot write") }
+        try refuseSpecialFile(at: path)
         let moved = temporary.withCString { from in path.withCString { to in rename(from, to) } }
         guard moved == 0 else { throw failure(path, "cannot replace") }
         renamed = true
@@ -247,6 +254,23 @@ package enum AtomicFile {
             named.st_ino == opened.st_ino
         else { return false }
         return path.withCString { unlink($0) } == 0
+    }
+
+    /// Throws `.writeFailed` when `path` names a device, FIFO or socket (never replaced); a regular file, a link or
+    /// nothing passes.
+    package static func refuseSpecialFile(at path: FileSystemPath) throws(ThumbnailError) {
+        var status = stat()
+        guard path.withCString({ lstat($0, &status) }) == 0 else { return }
+        let what: String
+        switch UInt32(status.st_mode & S_IFMT) {
+        case UInt32(S_IFCHR): what = "a character device"
+        case UInt32(S_IFBLK): what = "a block device"
+        case UInt32(S_IFIFO): what = "a FIFO"
+        case UInt32(S_IFSOCK): what = "a socket"
+        default: return
+        }
+        throw ThumbnailError(
+            .writeFailed, reason: "\(path.escaped): is \(what), not a regular file: refused to replace it")
     }
 
     /// A `.writeFailed` error carrying `errno`'s message.
