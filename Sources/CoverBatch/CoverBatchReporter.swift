@@ -8,7 +8,8 @@ import Thumbnails
 /// the parallelism: a result is held until every earlier input has been reported, then printed
 /// at once, so the output is the same for any `--jobs` and a long batch still streams.
 ///
-/// Lines (`PROGRAM` is ``programName``; paths are printed ``FileSystemPath/escaped``):
+/// Lines (`PROGRAM` is ``programName``; paths are printed `FileSystemPath.escaped` in text, and in JSON exactly when
+/// they are valid UTF-8, percent-encoded only when they are not: `FileSystemPath.jsonText`):
 /// - a written cover: `INPUT -> OUTPUT (WxH at T s)` on standard output, or with `json` the
 ///   object `{"input":...,"output":...,"width":...,"height":...,"actualTime":...,"error":null}`;
 /// - a failure: `PROGRAM: REASON` on standard error, or with `json` the same object with
@@ -89,8 +90,8 @@ public final class CoverBatchReporter: Sendable {
             var events: [Event]
             if json {
                 var line = JSONLine()
-                line.add("input", .string(input))
-                line.add("output", .string(item.job.output.escaped))
+                line.add("input", .string(item.job.input.jsonText))
+                line.add("output", .string(item.job.output.jsonText))
                 line.add("width", .int(cover.width))
                 line.add("height", .int(cover.height))
                 line.add("actualTime", .double(cover.actualTime))
@@ -116,7 +117,7 @@ public final class CoverBatchReporter: Sendable {
     /// The JSON object of an input that has no cover: the six fields, all but two null.
     private static func failureLine(input: FileSystemPath, reason: String) -> String {
         var line = JSONLine()
-        line.add("input", .string(input.escaped))
+        line.add("input", .string(input.jsonText))
         for field in ["output", "width", "height", "actualTime"] { line.add(field, .null) }
         line.add("error", .string(reason))
         return line.description

@@ -7,11 +7,16 @@ import Testing
 
 /// File names as bytes, for the tests of names that are not UTF-8.
 enum OddNames {
-    /// Latin-1 `café.mp4`, a 0xFF byte, a line break: with how `--json` prints each (percent-escaped).
+    /// Latin-1 `café.mp4`, a 0xFF byte, a line break, a tab, a control character, a literal percent sign: with how
+    /// `--json` prints each (percent-encoded only when the name is not UTF-8; a UTF-8 name exactly, its control
+    /// characters escaped by JSON).
     static let all: [(bytes: [UInt8], escaped: String)] = [
         (Array("caf".utf8) + [0xE9] + Array(".mp4".utf8), "caf%E9"),
         ([0x61, 0xFF, 0x62] + Array(".mp4".utf8), "a%FFb"),
-        (Array("new\nline.mp4".utf8), "new%0Aline"),
+        (Array("new\nline.mp4".utf8), #"new\nline"#),
+        (Array("tab\tx.mp4".utf8), #"tab\tx"#),
+        (Array("ctl\u{01}x.mp4".utf8), #"ctl\u0001x"#),
+        (Array("ctl%01x.mp4".utf8), "ctl%01x"),
     ]
 
     /// `folder`'s path followed by `/` and `name`.
@@ -59,7 +64,7 @@ struct CanvasThumbFaultTests {
         tool = try BuiltBinary("canvas-thumb")
     }
 
-    @Test("a file name that is not UTF-8 works as the input and as -o; JSON prints it percent-escaped")
+    @Test("a file name that is not UTF-8 works as the input and as -o; JSON percent-encodes only such names")
     func oddNamesAsArguments() throws {
         let scratch = try ScratchFolder()
         for (name, escaped) in OddNames.all {
@@ -95,7 +100,7 @@ struct CanvasThumbFaultTests {
                 bytes: [Array("-".utf8), Array("--output-dir".utf8), Array(out.url.path.utf8), Array("--json".utf8)],
                 input: list)
             #expect(run.status == 0, "\(run.standardError)")
-            let expected = list == lines ? 2 : 3
+            let expected = list == lines ? 2 : OddNames.all.count
             #expect(run.outputLines.count == expected)
             for (name, _) in OddNames.all.prefix(expected) {
                 #expect(OddNames.head(OddNames.path(out.url, OddNames.cover(name))) == Self.png)
@@ -109,7 +114,7 @@ struct CanvasThumbFaultTests {
                 Array(inputs.url.path.utf8), Array("--output-dir".utf8), Array(out.url.path.utf8), Array("--json".utf8),
             ])
         #expect(walk.status == 0, "\(walk.standardError)")
-        #expect(walk.outputLines.count == 3, "\(walk.standardOutput)")
+        #expect(walk.outputLines.count == OddNames.all.count, "\(walk.standardOutput)")
         #expect(walk.outputLines.allSatisfy { $0.hasSuffix(#""error":null}"#) })
         for (name, escaped) in OddNames.all {
             #expect(OddNames.head(OddNames.path(out.url, OddNames.cover(name))) == Self.png)

@@ -170,6 +170,11 @@ extension FileSystemPath {
         return text
     }
 
+    /// The path as a JSON string carries it: the exact characters of a name that is valid UTF-8 (a control character
+    /// such as a line break is escaped by JSON itself, `\n` or `\u0001`, and decodes back exactly; a `%` is itself),
+    /// and ``escaped`` (percent-encoded) only for a name that is not valid UTF-8.
+    package var jsonText: String { isValidUTF8 ? string : escaped }
+
     /// The path an ``escaped`` text stands for: each `%XX` becomes the byte XX, everything else
     /// its UTF-8 bytes. Nil when a `%` is not followed by two hexadecimal digits or the result
     /// holds a NUL byte.
