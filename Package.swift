@@ -258,6 +258,7 @@ targets += [
         name: "CLITests",
         dependencies: [
             "canvas-thumb", "canvas-sim", "canvas-compose", "recording-screen-example", "CommandLineSupport", "Locking",
+            "TestSupport",
         ],
         swiftSettings: swiftSettings),
 ]

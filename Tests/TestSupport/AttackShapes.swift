@@ -47,15 +47,15 @@ package struct AttackShapes {
                 "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:10\n#EXT-X-MAP:URI=\"other-upload.mp4\"\n"
                 + "#EXTINF:10,\nother-upload.mp4\n#EXT-X-ENDLIST\n",
             "dash-baseurl.mp4": """
-                <?xml version="1.0"?>
-                <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT1S" \
-                minBufferTime="PT1S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011">
-                <BaseURL>file:\(folder.path)/</BaseURL>
-                <Period><AdaptationSet mimeType="video/mp4"><Representation id="1" bandwidth="1000" \
-                codecs="avc1.64001f" width="320" height="180"><BaseURL>other-upload.mp4</BaseURL></Representation>\
-                </AdaptationSet></Period></MPD>
+            <?xml version="1.0"?>
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT1S" \
+            minBufferTime="PT1S" profiles="urn:mpeg:dash:profile:isoff-on-demand:2011">
+            <BaseURL>file:\(folder.path)/</BaseURL>
+            <Period><AdaptationSet mimeType="video/mp4"><Representation id="1" bandwidth="1000" \
+            codecs="avc1.64001f" width="320" height="180"><BaseURL>other-upload.mp4</BaseURL></Representation>\
+            </AdaptationSet></Period></MPD>
 
-                """,
+            """,
             "concat-text.mp4": "ffconcat version 1.0\nfile notes.txt\n",
             "concat-sibling.mp4": "ffconcat version 1.0\nfile other-upload.mp4\n",
             "subtitles.mp4": "1\n00:00:00,000 --> 00:00:02,000\nthe secret notes of another user\n\n",
