@@ -9,7 +9,8 @@ import Testing
 /// opens the entry itself, in a context of its own that the library's check of nested opens does
 /// not reach (FFmpeg 5.1 does not hand it `io_open`; an HLS playlist naming a FIFO is refused at
 /// once, see `NestedOpenTests`), and that `open(2)` blocks for ever, as a read from a stalled
-/// network file system does. The real-world shape of a worker that never answers, with no hook in
+/// network file system does. A concat script is refused unless playlists are trusted, so the runs
+/// below pass `--allow-playlists` (``trusted``). The real-world shape of a worker that never answers, with no hook in
 /// the tool.
 struct StuckPlaylist {
     let folder: ScratchFolder
@@ -23,6 +24,9 @@ struct StuckPlaylist {
         guard mkfifo(segment.path, 0o644) == 0 else { throw POSIXError(.EIO) }
         try Data("ffconcat version 1.0\nfile segment.ts\n".utf8).write(to: playlist)
     }
+
+    /// The option that lets canvas-thumb read the script (playlists are refused by default).
+    static let trusted = "--allow-playlists"
 
     /// Waits (at most 30 s) until a process has the segment open for reading, and returns a
     /// write end that keeps it blocked in its read (close it to let go); nil if none came.
@@ -54,7 +58,8 @@ struct CanvasThumbTimeoutTests {
         let inputs = [fixture, stuck.playlist.path, fixture, fixture]
         let run = try RawProcess(
             tool.url,
-            (inputs + ["--output-dir", out.url.path, "--json", "--jobs", "1", "--timeout", "1"]).map { Array($0.utf8) }
+            (inputs + ["--output-dir", out.url.path, "--json", "--jobs", "1", "--timeout", "1", StuckPlaylist.trusted])
+                .map { Array($0.utf8) }
         ).wait(killingAfter: 60)
         #expect(run.status == 1, "\(run.standardError)")
         let lines = run.outputLines
@@ -75,7 +80,10 @@ struct CanvasThumbTimeoutTests {
         let out = try ScratchFolder()
         let batch = try RawProcess(
             tool.url,
-            [stuck.playlist.path, fixture, "--output-dir", out.url.path, "--jobs", "2", "--timeout", "120"].map {
+            [
+                stuck.playlist.path, fixture, "--output-dir", out.url.path, "--jobs", "2", "--timeout", "120",
+                StuckPlaylist.trusted,
+            ].map {
                 Array($0.utf8)
             })
         defer {
@@ -97,13 +105,17 @@ struct CanvasThumbTimeoutTests {
         let output = stuck.folder.url.appendingPathComponent("cover.png").path
         let reason = "\(stuck.playlist.path): no cover within 0.5 s (a read or decode that never ends); stopped"
         let json = try RawProcess(
-            tool.url, [stuck.playlist.path, "-o", output, "--json", "--timeout", "0.5"].map { Array($0.utf8) }
+            tool.url,
+            [stuck.playlist.path, "-o", output, "--json", "--timeout", "0.5", StuckPlaylist.trusted].map {
+                Array($0.utf8)
+            }
         ).wait(killingAfter: 60)
         #expect(json.status == 1)
         #expect(json.outputLines.count == 1 && json.outputLines.first?.hasSuffix(#""error":"\#(reason)"}"#) == true)
         #expect(json.standardError.isEmpty, "\(json.standardError)")
         let text = try RawProcess(
-            tool.url, [stuck.playlist.path, "-o", output, "--timeout", "0.5"].map { Array($0.utf8) }
+            tool.url,
+            [stuck.playlist.path, "-o", output, "--timeout", "0.5", StuckPlaylist.trusted].map { Array($0.utf8) }
         ).wait(killingAfter: 60)
         #expect(text.status == 1)
         #expect(text.standardOutput.isEmpty)
@@ -116,7 +128,7 @@ struct CanvasThumbTimeoutTests {
         let stuck = try StuckPlaylist()
         let output = stuck.folder.url.appendingPathComponent("cover.png").path
         let process = try RawProcess(
-            tool.url, [stuck.playlist.path, "-o", output, "--json"].map { Array($0.utf8) })
+            tool.url, [stuck.playlist.path, "-o", output, "--json", StuckPlaylist.trusted].map { Array($0.utf8) })
         let writer = try #require(stuck.waitForReader(), "canvas-thumb should be reading the segment")
         defer { close(writer) }
         // What a crash inside FFmpeg does, sent while the process is inside FFmpeg's read.

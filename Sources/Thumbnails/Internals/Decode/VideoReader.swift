@@ -518,7 +518,16 @@ final class VideoReader {
             var candidate: Double??
             while try readVideoPacket() {
                 guard packet.isKeyframe else {
-                    if let time = decodeTime(ofPacketNumber: packetOrdinal), time > target + slack { break }
+                    // Past `target` no later keyframe can qualify: stop, once one was found or when a
+                    // later time was asked. For the first frame (a stream cut mid-GOP, an MPEG-TS
+                    // recorded from the middle: its first packets are not keyframes and do not
+                    // decode) read on to the first keyframe, the first decodable frame, as the ffmpeg
+                    // CLI shows it.
+                    if candidate != nil || target > slack, let time = decodeTime(ofPacketNumber: packetOrdinal),
+                        time > target + slack
+                    {
+                        break
+                    }
                     continue
                 }
                 // A keyframe with no presentation timestamp (AVI) is judged by its decode time,
@@ -611,6 +620,13 @@ final class VideoReader {
         decoder.flush()
         draining = false
         send(keyframePacket)
+        if let keptTime, keptTime < -1e-5 {
+            // A keyframe before the first frame's time: an edit list that starts between keyframes
+            // (a stream copy cut mid-GOP, as phones and editors write it) hides the frames before
+            // its start, and the decoder drops them. The first picture it returns is the one at the
+            // edit's start: what the file shows first, and what the ffmpeg CLI returns.
+            return try nextFrame(into: frame)
+        }
         return try nextKeyframeFrame(into: frame)
     }
 
