@@ -7,7 +7,8 @@ import Foundation
 /// Docs/Thumbnails.md ("Real-world files"):
 /// - the video stream is the one the ffmpeg CLI maps by default;
 /// - times count from the first frame the decoder gives (ffprobe's frame list, best-effort timestamps);
-/// - exact mode is the last frame starting at or before the time, keyframe mode the last keyframe at or before it;
+/// - exact mode is the last frame starting at or before the time, keyframe mode the last keyframe at or before it
+///   (at time 0, the first frame listed, as `-frames:v 1` shows it);
 /// - the size is the stored size with the sample aspect ratio ffprobe reports applied to the width, turned by the
 ///   display matrix, then fitted inside the box without enlarging (rounded to the nearest pixel, at least 1);
 /// - orientation follows the display matrix as FFmpeg 6.1 and later's autorotate applies it (mirrors included;

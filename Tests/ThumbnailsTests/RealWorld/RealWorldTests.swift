@@ -168,6 +168,9 @@ struct RealWorldTests {
         case .exact:
             return frames.indices.last { frames[$0].time <= target } ?? 0
         case .keyframe:
+            // The first frame is what `ffmpeg -frames:v 1` shows: the first one listed, a keyframe or not (an edit
+            // list starting between keyframes shows the frame at its start; the hidden keyframe is not listed).
+            if requested <= 1e-6 { return 0 }
             return frames.indices.last { frames[$0].isKeyframe && frames[$0].time <= target }
                 ?? frames.indices.first { frames[$0].isKeyframe } ?? 0
         case .skipDark(let pictureFrom):

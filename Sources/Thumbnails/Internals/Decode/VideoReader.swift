@@ -673,7 +673,8 @@ final class VideoReader {
     }
 
     /// Decodes on in order (the keyframe already sent) to the first keyframe picture, within a
-    /// few frames: keyframe mode never returns a picture that is not a keyframe.
+    /// few frames: keyframe mode returns no picture that is not a keyframe, except the frame at
+    /// the start of an edit list that begins between keyframes (``decodeKept(into:)``).
     private func nextKeyframeFrame(into frame: Frame) throws(ThumbnailError) -> Bool {
         for _ in 0..<16 {
             guard try nextFrame(into: frame) else { return false }
