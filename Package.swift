@@ -124,7 +124,7 @@ targets += [
 // board).
 products.append(.library(name: "Composition", targets: ["Composition"]))
 targets += [
-    .target(name: "Composition", dependencies: ["MediaCore", "Pixels"], swiftSettings: swiftSettings),
+    .target(name: "Composition", dependencies: ["MediaCore", "Pixels", "Locking"], swiftSettings: swiftSettings),
     .testTarget(
         name: "CompositionTests",
         dependencies: ["Composition", "CanvasComposition", "CanvasKit", "Pixels", "TestSupport"],
@@ -136,7 +136,7 @@ targets += [
 products.append(.executable(name: "canvas-compose", targets: ["canvas-compose"]))
 targets += [
     .executableTarget(
-        name: "canvas-compose", dependencies: ["Composition", "CommandLineSupport", "OrderedJSON", "Pixels"],
+        name: "canvas-compose", dependencies: ["Composition", "CommandLineSupport", "Locking", "OrderedJSON", "Pixels"],
         swiftSettings: swiftSettings)
 ]
 

@@ -3,6 +3,7 @@
 import CommandLineSupport
 import Composition
 import Foundation
+import Locking
 import OrderedJSON
 import Synchronization
 
@@ -27,9 +28,9 @@ do {
 
 let output = URL(fileURLWithPath: options.output!)
 /// The progress line, made at the first report (when the frame count is known).
-let line = Mutex<ProgressLine?>(nil)
+let line = LockedValue<ProgressLine?>(nil)
 let done = DispatchSemaphore(value: 0)
-let outcome = Mutex<Result<CompositionResult, CompositionError>?>(nil)
+let outcome = LockedValue<Result<CompositionResult, CompositionError>?>(nil)
 let job = Composer().compose(
     plan, to: output,
     progress: { progress in

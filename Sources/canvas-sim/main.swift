@@ -5,6 +5,7 @@ import CanvasSimulation
 import CommandLineSupport
 import Composition
 import Foundation
+import Locking
 import Synchronization
 import Thumbnails
 
@@ -211,7 +212,7 @@ if let path = options.compose {
         fail("cannot compose '\(path)': the board has no take to compose", code: ExitCode.outputFailed)
     }
     let finished = DispatchSemaphore(value: 0)
-    let outcome = Mutex<Result<CompositionResult, CompositionError>?>(nil)
+    let outcome = LockedValue<Result<CompositionResult, CompositionError>?>(nil)
     Composer().compose(plan, to: URL(fileURLWithPath: path)) { result in
         outcome.withLock { $0 = result }
         finished.signal()

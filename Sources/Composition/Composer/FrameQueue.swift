@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 import Synchronization
 
 /// A bounded queue between the thread that decodes and composes and the thread that encodes: the producer waits
@@ -6,7 +7,9 @@ import Synchronization
 ///
 /// Either side may stop: ``close()`` wakes a producer waiting for room so that it sees ``isClosed`` and ends.
 final class FrameQueue<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    // `LockedValue`, not a bare `Mutex`: its sections are announced to ThreadSanitizer, which does not see
+    // `Synchronization.Mutex` on Linux (and so reported the producer's and the consumer's sections as a race).
+    private let items = LockedValue<[Element]>([])
     private let room: DispatchSemaphore
     private let available = DispatchSemaphore(value: 0)
     private let closed = Atomic<Bool>(false)
