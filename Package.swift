@@ -136,7 +136,8 @@ targets += [
 products.append(.executable(name: "canvas-compose", targets: ["canvas-compose"]))
 targets += [
     .executableTarget(
-        name: "canvas-compose", dependencies: ["Composition", "CommandLineSupport", "Locking", "OrderedJSON", "Pixels"],
+        name: "canvas-compose",
+        dependencies: ["Composition", "CommandLineSupport", "Locking", "OrderedJSON", "Pixels"],
         swiftSettings: swiftSettings)
 ]
 
