@@ -13,7 +13,8 @@ import Observing
 @MainActor
 public final class CanvasCell: CollectionHostCell, CanvasCellViewModelHolder {
     /// The cell's view-model, bound to one canvas at a time. A headless cell is made with it, so it is never nil; it is
-    /// optional because ``CanvasCellViewModelHolder`` lets a UIKit cell, made by `init(frame:)`, make it later.
+    /// optional because CanvasKit's `CanvasCellViewModelHolder` lets a UIKit cell, made by `init(frame:)`, make
+    /// it later.
     public let viewModel: CanvasCellViewModel?
     /// The binder this cell reports `prepareForReuse` to.
     public weak var binder: DisplayLifecycleBinder?
