@@ -51,8 +51,8 @@ for sanitizer in "${sanitizers[@]}"; do
         >"$scratch/build.log" 2>&1 || status=$?
     built=$(date +%s)
     if [ "$status" -eq 0 ]; then
-        timeout "${SANITIZE_TIMEOUT:-1800}" swift test --skip-build --sanitize "$sanitizer" --scratch-path "$scratch" \
-            ${filter:+--filter "$filter"} >"$log" 2>&1 || status=$?
+        bash Tools/test-bounded.sh "${SANITIZE_TIMEOUT:-1800}" --skip-build --sanitize "$sanitizer" \
+            --scratch-path "$scratch" ${filter:+--filter "$filter"} >"$log" 2>&1 || status=$?
     else
         cp "$scratch/build.log" "$log"
     fi
