@@ -7,6 +7,10 @@ import Locking
 import OrderedJSON
 import Synchronization
 
+// A file-size limit (`ulimit -f`) makes the output's write fail with EFBIG, a one-line error with the temporary file
+// removed, instead of SIGXFSZ ending the process and leaving the temporary file behind.
+signal(SIGXFSZ, SIG_IGN)
+
 let options: Options
 let plan: CompositionPlan
 do {

@@ -51,6 +51,43 @@ struct CanvasComposeTests {
         try? FileManager.default.removeItem(at: folder)
     }
 
+    /// An HLS playlist named like a video, posing as a take: exit 1, one line naming the canvas, the file and what it
+    /// was, nothing written (FFmpeg never opens the file it lists).
+    @Test func playlistPosingAsATakeIsRefused() throws {
+        let playlist = folder.appendingPathComponent("take.mp4")
+        let secret = Self.fixtures.appendingPathComponent("h264.mp4").path
+        try Data("#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n\(secret)\n#EXT-X-ENDLIST\n".utf8).write(to: playlist)
+        let output = folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let run = try tool.run([
+            Self.fixtures.appendingPathComponent("h264.mp4").path, playlist.path, "-o",
+            output.appendingPathComponent("board.mp4").path, "--size", "64x32",
+        ])
+        #expect(run.status == 1)
+        #expect(
+            run.errorLines == [
+                "canvas-compose: canvas 1 (take.mp4): an HLS playlist: refused, it would open other files"
+            ])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).isEmpty)
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Skipped under the sanitizers, whose runtime dies of SIGBUS under a file-size limit before the tool writes
+    /// anything (see the canvas-thumb test).
+    @Test(
+        "under ulimit -f, a one-line write error naming the output and nothing left",
+        .enabled(if: ProcessInfo.processInfo.environment["MULTICANVAS_SANITIZER"] == nil), .timeLimit(.minutes(1)))
+    func fileSizeLimit() throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        let run = try CanvasThumbUntrustedTests.limited(
+            tool, [Self.fixtures.appendingPathComponent("h264.mp4").path, "-o", output.path, "--size", "64x64"])
+        #expect(run.status == 1, "\(run.standardError)")
+        let lines = run.standardError.split(separator: "\n")
+        #expect(lines == ["canvas-compose: cannot write \(output.path): File too large"], "\(run.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        try? FileManager.default.removeItem(at: folder)
+    }
+
     /// Usage errors: exit 2, the reason and the pointer to --help, nothing written.
     @Test(arguments: [
         (["a.mp4"], "no output"),

@@ -19,12 +19,16 @@ struct ComposerOracleTests {
 
     /// A lossless 30 fps take from a lavfi source.
     func makeTake(_ name: String, video: String?, audio: String? = nil) throws -> URL {
+        try Self.lavfiTake(file(name), video: video, audio: audio)
+    }
+
+    /// A lossless take at `url` from a lavfi video source, audio source or both.
+    static func lavfiTake(_ url: URL, video: String?, audio: String? = nil) throws -> URL {
         var arguments: [String] = []
         if let video { arguments += ["-f", "lavfi", "-i", video] }
         if let audio { arguments += ["-f", "lavfi", "-i", audio] }
         if video != nil { arguments += ["-c:v", "libx264", "-qp", "0", "-pix_fmt", "yuv420p"] }
         if audio != nil { arguments += ["-c:a", "pcm_s16le"] }
-        let url = file(name)
         try FFmpegTool.run(arguments + [url.path])
         return url
     }

@@ -16,9 +16,32 @@ enum OutputFile {
         if lstat(output.path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
             throw CompositionError(.output, "cannot write \(output.path): it exists and is not a regular file")
         }
+        removeStale(of: output)
         let random = UInt32.random(in: 0...UInt32.max)
         return folder.appendingPathComponent(
-            ".\(output.lastPathComponent).composing-\(getpid())-\(String(random, radix: 16))")
+            "\(prefix(of: output))\(getpid())-\(String(random, radix: 16))")
+    }
+
+    /// What the names of `output`'s temporary files start with; the writing process's id and a random part follow.
+    static func prefix(of output: URL) -> String { ".\(output.lastPathComponent).composing-" }
+
+    /// Removes the temporary files of `output` left by compositions whose process no longer runs (killed before it
+    /// could clean up): those named with the id of a process that does not exist. A temporary file of a running
+    /// composition, of this process or another, is left alone.
+    static func removeStale(of output: URL) {
+        let folder = output.deletingLastPathComponent()
+        let prefix = prefix(of: output)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else { continue }
+            // `kill(pid, 0)` sends nothing: it fails with ESRCH exactly when no such process exists.
+            guard kill(pid, 0) != 0, errno == ESRCH else { continue }
+            var status = stat()
+            let path = folder.appendingPathComponent(name).path
+            guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
+            _ = unlink(path)
+        }
     }
 
     /// Moves the finished temporary file over the output.

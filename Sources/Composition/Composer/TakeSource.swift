@@ -27,21 +27,14 @@ final class TakeSource {
         let name = take.file.lastPathComponent
         let fail = { (reason: String) in CompositionError(.take(canvas: canvas, file: name), reason) }
         let path = FileSystemPath(take.file)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: take.file.path, isDirectory: &isDirectory) else {
-            throw fail("no such file")
-        }
-        guard !isDirectory.boolValue else { throw fail("is a folder, not a video file") }
         let streams: [StreamParameters]
         let length: Double?
         do {
-            let probe = try FormatContext(path: path, interruption: interruption)
-            try probe.findStreamInfo()
+            let probe = try Self.open(path, interruption: interruption, fail: fail)
             streams = probe.streams
             length = probe.duration
         } catch {
-            if error == .exit { throw .cancelled }
-            throw fail(Self.reason(error))
+            throw Self.failure(error, fail)
         }
         let videoStream = streams.first { $0.isVideo && !$0.isAttachedPicture && $0.hasDecoder && $0.width > 0 }
         let audioStream = streams.first { $0.mediaType == "audio" && $0.hasDecoder }
@@ -67,6 +60,41 @@ final class TakeSource {
         }
     }
 
+    /// Opens `path` under the rules every input of the package is opened under, and reads enough of it to know its
+    /// streams: a regular, non-empty file (never a FIFO, device or folder); FFmpeg reads that file and nothing else
+    /// (``InputPolicy/selfContained``: no playlist, manifest or script, no nested open, only the `file` protocol); a
+    /// video stream whose stated frame exceeds ``FrameLimits`` is refused from the header, before any decoder opens,
+    /// and again once probing has completed the streams' parameters.
+    static func open(
+        _ path: FileSystemPath, interruption: Interruption, fail: (String) -> CompositionError
+    ) throws -> FormatContext {
+        switch FileStatus(path: path) {
+        case .missing: throw fail("no such file")
+        case .directory: throw fail("is a folder, not a video file")
+        case .special(let kind): throw fail("is \(kind), not a regular file")
+        case .unreadable: throw fail("permission denied")
+        case .failed(let message): throw fail(message)
+        case .file(size: 0): throw fail("the file is empty (0 bytes)")
+        case .file: break
+        }
+        let format = try FormatContext(path: path, interruption: interruption, policy: .selfContained)
+        try checkFrameSizes(format.streams, fail: fail)
+        try format.findStreamInfo()
+        try checkFrameSizes(format.streams, fail: fail)
+        return format
+    }
+
+    /// Refuses the take when a video stream states a frame larger than ``FrameLimits`` allows.
+    private static func checkFrameSizes(
+        _ streams: [StreamParameters], fail: (String) -> CompositionError
+    ) throws(CompositionError) {
+        for stream in streams where stream.isVideo {
+            if let refusal = FrameLimits.refusal(width: stream.width, height: stream.height, codec: stream.codecName) {
+                throw fail(refusal)
+            }
+        }
+    }
+
     /// The error of a take that failed with `error`: cancellation when FFmpeg was interrupted, the take's error
     /// otherwise.
     static func failure(_ error: any Error, _ fail: (String) -> CompositionError) -> CompositionError {
@@ -79,6 +107,7 @@ final class TakeSource {
     static func reason(_ error: any Error) -> String {
         if let error = error as? FFmpegError {
             switch error {
+            case .refused: return error.message
             case .noSuchFile: return "no such file"
             case .permissionDenied: return "permission denied"
             case .invalidData: return "not a media file FFmpeg can read (invalid data)"

@@ -35,8 +35,7 @@ final class VideoTrack {
     ) throws(CompositionError) {
         self.fail = fail
         do {
-            format = try FormatContext(path: path, interruption: interruption)
-            try format.findStreamInfo()
+            format = try TakeSource.open(path, interruption: interruption, fail: fail)
             decoder = try Decoder(format: format, streamIndex: stream.index, threadCount: 1)
             packet = try Packet()
         } catch {
