@@ -91,6 +91,10 @@ public enum Terminal {
 /// A one-line progress bar on standard error, redrawn in place, with the count, the rate and the time left; inert
 /// when standard error is not a terminal, so logs and pipes never see it. Redrawn at most ten times a second (the last
 /// step always), so a run of millions of quick steps costs no more than a slow one.
+///
+/// Lines printed while it is drawn go through ``printOutput(_:)`` and ``printError(_:)``: a line bound for the
+/// terminal is written over the bar, which is drawn again below it at once (the line is never left blank); a line
+/// bound for a file or a pipe leaves the bar alone and carries nothing of it.
 public struct ProgressLine: Sendable {
     /// How many steps make the whole.
     public let total: Int
@@ -100,9 +104,11 @@ public struct ProgressLine: Sendable {
     private let start: ContinuousClock.Instant
     private let lastDrawn = LastDrawn()
 
-    /// Nanoseconds after `start` of the last redraw (`Int64.min`: none yet), shared by the copies of one line.
+    /// Nanoseconds after `start` of the last redraw (`Int64.min`: none yet), and the counts last reported (`done` in
+    /// the high 32 bits, `failed` in the low ones; -1: none yet), shared by the copies of one line.
     private final class LastDrawn: Sendable {
         let nanoseconds = Atomic<Int64>(.min)
+        let counts = Atomic<Int64>(-1)
     }
 
     /// A progress line for `total` steps, drawn only when `visible` (by default: standard error is a
@@ -136,12 +142,44 @@ public struct ProgressLine: Sendable {
     /// Redraws the line after `done` steps, unless it was redrawn less than a tenth of a second ago and steps remain.
     public func update(done: Int, failed: Int) {
         guard isVisible else { return }
+        let clamp = { (count: Int) in Int64(min(max(count, 0), Int(UInt32.max))) }
+        lastDrawn.counts.store(clamp(done) << 32 | clamp(failed), ordering: .relaxed)
         let elapsed = ContinuousClock.now - start
         let now = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
         let last = lastDrawn.nanoseconds.load(ordering: .relaxed)
         guard done >= total || last == .min || now - last >= 100_000_000 else { return }
         lastDrawn.nanoseconds.store(now, ordering: .relaxed)
         Terminal.writeError("\r\u{1B}[2K" + text(done: done, failed: failed, elapsed: elapsed))
+    }
+
+    /// Writes `line` and a line break to standard output. When the bar is drawn and standard output is a terminal
+    /// (the same screen), the bar is cleared first and drawn again below the line at once; otherwise the bar is left
+    /// as it is, and standard output gets the line alone.
+    public func printOutput(_ line: String) {
+        guard isVisible, Terminal.standardOutputIsTerminal, let drawn = currentText() else {
+            Terminal.printLine(line)
+            return
+        }
+        Terminal.writeError("\r\u{1B}[2K")
+        Terminal.printLine(line)
+        Terminal.writeError(drawn)
+    }
+
+    /// Writes `line` and a line break to standard error; when the bar is drawn, in one write that clears it, writes
+    /// the line and draws the bar again below it.
+    public func printError(_ line: String) {
+        guard isVisible, let drawn = currentText() else {
+            Terminal.printError(line)
+            return
+        }
+        Terminal.writeError("\r\u{1B}[2K" + line + "\n" + drawn)
+    }
+
+    /// The bar as last reported, for now; nil before the first ``update(done:failed:)``.
+    private func currentText() -> String? {
+        let counts = lastDrawn.counts.load(ordering: .relaxed)
+        guard counts >= 0 else { return nil }
+        return text(done: Int(counts >> 32), failed: Int(counts & 0xFFFF_FFFF), elapsed: ContinuousClock.now - start)
     }
 
     /// Clears the line, leaving the cursor at the start of an empty line.

@@ -53,18 +53,19 @@ public final class CoverBatchReporter: Sendable {
     /// How many inputs (and unreadable folders or entries) failed so far.
     public var failures: Int { state.withLock { $0.failed } }
 
-    /// Takes the result of one job, printing it and any later ones already in, as soon as every
-    /// earlier job has been printed; then reports progress.
+    /// Takes the result of one job: reports progress (counting it), then prints it and any later ones already in,
+    /// as soon as every earlier job has been printed. Progress comes first so that a progress line redrawn below a
+    /// printed line shows the count that includes it.
     public func report(_ result: CoverJobResult) {
         state.withLock { state in
             state.done += 1
             if case .failure = result.result { state.failed += 1 }
             state.pending[result.index] = result
+            emit(.progress(done: state.done, failed: state.failed))
             while let ready = state.pending.removeValue(forKey: state.nextToPrint) {
                 for event in events(for: ready) { emit(event) }
                 state.nextToPrint += 1
             }
-            emit(.progress(done: state.done, failed: state.failed))
         }
     }
 

@@ -23,7 +23,15 @@ struct Options {
     enum Format: String {
         case png
         case jpeg
-        var fileExtension: String { self == .png ? "png" : "jpg" }
+
+        /// The format an output name's extension names: `.png`, `.jpg` or `.jpeg` (any case); nil for any other.
+        init?(pathExtension: String) {
+            switch pathExtension {
+            case "png": self = .png
+            case "jpg", "jpeg": self = .jpeg
+            default: return nil
+            }
+        }
     }
 
     /// The inputs as given, as bytes (a file name need not be UTF-8).
@@ -35,6 +43,8 @@ struct Options {
     var exact = false
     var skipDark = false
     var format: Format?
+    /// `-q` / `--quality`: the JPEG quality, 1...100; nil for the default (85).
+    var quality: Int?
     /// `--jobs`; nil for the default (the number of cores, asked only when covers are made).
     var jobs: Int?
     /// `--timeout`: the most seconds one input may take; nil for the default
@@ -48,28 +58,37 @@ struct Options {
     var version = false
 
     static let usage = """
-        usage: canvas-thumb INPUT... [-o OUT | --output-dir DIR] [--max-size WxH] [--time SECONDS | --percent P]
-                            [--exact] [--skip-dark] [--format png|jpeg] [--jobs N] [--timeout SECONDS]
+        usage: canvas-thumb INPUT... [-o OUT | --output-dir DIR] [-s N | --max-size WxH] [-t TIME | --percent P]
+                            [--exact] [--skip-dark] [--format png|jpeg] [-q Q] [--jobs N] [--timeout SECONDS]
                             [--json] [--allow-playlists]
-          INPUT            a video file, a directory (searched for video files), or - (paths on stdin)
-          -o OUT           where the cover of the single INPUT goes (- for standard output)
+          INPUT            a video or picture file, a directory (every file in it is tried: what FFmpeg cannot
+                           open as a video or picture is skipped, with a line saying why), or - (paths on stdin)
+          -o OUT           where the cover of the single INPUT goes (- for standard output); its extension
+                           (.png, .jpg, .jpeg) picks the format
           --output-dir DIR where covers go, named after their inputs (default: the current directory)
-          --max-size WxH   fit the cover inside W x H pixels, aspect kept (default 0x0: natural size)
-          --time SECONDS   take the frame at this time (default 0: the first frame)
-          --percent P      take the frame at P percent of the duration
+          -s, --max-size N the longest side at most N pixels, or WxH: fit inside W x H; aspect kept
+                           (default 0: natural size)
+          -t, --time T     take the frame at T: seconds (1.5), HH:MM:SS[.ms] (00:01:05.5) or P% of the
+                           duration (10%) (default 0: the first frame)
+          --percent P      take the frame at P percent of the duration (as -t P%)
           --exact          the exact frame at the time (default: the keyframe at or before it, fast)
           --skip-dark      skip black or flat opening frames
-          --format F       png or jpeg (default: from -o's extension, else png)
-          --jobs N         inputs decoded at once (default: the number of cores; at most 64)
+          --format F       png or jpeg (default: from -o's extension, else png); must agree with -o's extension
+          -q, --quality Q  JPEG quality: 11-100, or 0-10 as ffmpegthumbnailer's scale (8 is 80)
+                           (default 85; ignored for PNG)
+          --jobs N         inputs decoded at once (default: the number of cores; at most 64, with a warning)
           --timeout S      the most seconds one input may take, then it is stopped and reported
                            (default 60; 0: no limit)
-          --json           one JSON object per input on stdout (warnings go to stderr)
+          --json           one JSON object per input on stdout, with "errorKind" for a failure
+                           (warnings and skipped files go to stderr)
           --allow-playlists  let trusted inputs be HLS/DASH playlists or concat scripts that open other
                            local files (default: refused; only the file named is read)
           -h, --help       this text; --version: the version
         options that take a value accept it as the next argument or after '=' (--max-size=320x320)
-        exit codes: 0 all covers written, 1 some inputs failed (the others are written),
-                    2 usage (including an output folder that is missing, not a folder or not writable)
+        exit codes: 0 all covers written (skipped files in a folder are not failures),
+                    1 some inputs failed (the others are written),
+                    2 usage (including an output folder that is missing, not a folder or not writable,
+                      and -o's extension disagreeing with --format)
         """
 
     struct UsageError: Error {
@@ -78,7 +97,8 @@ struct Options {
 
     /// The options that take a value (the others are flags).
     static let valued: Set<String> = [
-        "--output", "--output-dir", "--max-size", "--time", "--percent", "--format", "--jobs", "--timeout",
+        "--output", "--output-dir", "--max-size", "--time", "--percent", "--format", "--quality", "--jobs",
+        "--timeout",
     ]
 
     /// An argument's bytes as a path (an argument never holds a NUL byte: it is a C string).
@@ -154,24 +174,22 @@ struct Options {
             case "--version": options.version = true
             case "-o", "--output": outputFile = try path(for: argument)
             case "--output-dir": outputDirectory = try path(for: argument)
-            case "--max-size":
+            case "-s", "--max-size":
                 let text = try value(for: argument)
-                let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-                guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width >= 0, height >= 0
-                else { throw UsageError(message: "--max-size takes WxH with whole numbers >= 0, not '\(text)'") }
-                options.maximumWidth = width
-                options.maximumHeight = height
-            case "--time":
-                let seconds = try number(try value(for: argument), for: argument)
-                guard seconds >= 0 else { throw UsageError(message: "--time must be >= 0, not \(seconds)") }
-                options.time = .seconds(seconds)
-                sawTime = true
-            case "--percent":
-                let percent = try number(try value(for: argument), for: argument)
-                guard (0...100).contains(percent) else {
-                    throw UsageError(message: "--percent must be between 0 and 100, not \(percent)")
+                (options.maximumWidth, options.maximumHeight) = try maximumSize(text, for: argument)
+            case "-t", "--time":
+                let text = try value(for: argument)
+                if let percent = try percentage(text, for: argument) {
+                    options.time = .percent(percent)
+                    sawPercent = true
+                } else {
+                    options.time = .seconds(try seconds(text, for: argument))
+                    sawTime = true
                 }
-                options.time = .percent(percent)
+            case "--percent":
+                let text = try value(for: argument)
+                options.time = .percent(
+                    try percent(text.hasSuffix("%") ? String(text.dropLast()) : text, of: text, for: argument))
                 sawPercent = true
             case "--exact": options.exact = true
             case "--skip-dark": options.skipDark = true
@@ -182,6 +200,13 @@ struct Options {
                 case "jpeg", "jpg": options.format = .jpeg
                 default: throw UsageError(message: "--format takes png or jpeg, not '\(text)'")
                 }
+            case "-q", "--quality":
+                let text = try value(for: argument)
+                guard let quality = Int(text), (0...100).contains(quality) else {
+                    throw UsageError(message: "\(argument) takes a whole number from 0 to 100, not '\(text)'")
+                }
+                // ffmpegthumbnailer's -q is 0 (bad) ... 10 (best); a JPEG quality that low is never what is meant.
+                options.quality = quality <= 10 ? max(1, quality * 10) : quality
             case "--jobs":
                 let text = try value(for: argument)
                 guard let jobs = Int(text), jobs >= 1 else {
@@ -215,13 +240,82 @@ struct Options {
                 return options
             }
             options.output = .file(outputFile)
-            if options.format == nil {
-                let ext = outputFile.pathExtension
-                options.format = (ext == "jpg" || ext == "jpeg") ? .jpeg : .png
-            }
+            options.format = try format(of: outputFile, given: options.format)
         } else if let outputDirectory {
             options.output = .directory(outputDirectory)
         }
         return options
+    }
+
+    /// The format a cover written to `output` takes: the one its extension names (`.png`, `.jpg`, `.jpeg`), which
+    /// `--format`, when `given`, must agree with; `given` for a name whose extension names no image format; PNG for
+    /// a name without an extension.
+    private static func format(of output: FileSystemPath, given: Format?) throws(UsageError) -> Format {
+        let fileExtension = output.pathExtension
+        let named = Format(pathExtension: fileExtension)
+        switch (given, named) {
+        case (let given?, let named?) where given != named:
+            throw UsageError(
+                message:
+                    "-o \(OptionSyntax.quoted(output.escaped)) names a \(named.rawValue.uppercased()) file, "
+                    + "but --format is \(given.rawValue)")
+        case (let given?, _): return given
+        case (nil, let named?): return named
+        case (nil, nil):
+            guard fileExtension.isEmpty else {
+                throw UsageError(
+                    message:
+                        "-o \(OptionSyntax.quoted(output.escaped)): canvas-thumb writes .png, .jpg or .jpeg, "
+                        + "not .\(fileExtension) (or give --format png|jpeg)")
+            }
+            return .png
+        }
+    }
+
+    /// `-s N` (the longest side at most N: a box of N x N) or `WxH`.
+    private static func maximumSize(_ text: String, for option: String) throws(UsageError) -> (Int, Int) {
+        if let side = Int(text), side >= 0 { return (side, side) }
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width >= 0, height >= 0 else {
+            throw UsageError(
+                message: "\(option) takes N or WxH with whole numbers >= 0, not \(OptionSyntax.quoted(text))")
+        }
+        return (width, height)
+    }
+
+    /// The percentage of `P%`, checked to lie in 0...100; nil when `text` does not end with `%`.
+    private static func percentage(_ text: String, for option: String) throws(UsageError) -> Double? {
+        guard text.hasSuffix("%") else { return nil }
+        return try percent(String(text.dropLast()), of: text, for: option)
+    }
+
+    /// `number` (the value `text` without its `%`) as a percentage, checked to lie in 0...100.
+    private static func percent(_ number: String, of text: String, for option: String) throws(UsageError) -> Double {
+        guard let percent = Double(number), percent.isFinite, (0...100).contains(percent) else {
+            throw UsageError(
+                message: "\(option) takes a percentage from 0 to 100, not \(OptionSyntax.quoted(text))")
+        }
+        return percent
+    }
+
+    /// Seconds written `1.5` or `HH:MM:SS[.ms]` (also `MM:SS[.ms]`), checked to be >= 0.
+    private static func seconds(_ text: String, for option: String) throws(UsageError) -> Double {
+        let invalid = UsageError(
+            message: "\(option) takes seconds, HH:MM:SS[.ms] or P%, not \(OptionSyntax.quoted(text))")
+        let fields = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(fields.count) else { throw invalid }
+        guard let last = Double(fields[fields.count - 1]), last.isFinite, last >= 0,
+            fields.last?.first?.isNumber == true
+        else { throw invalid }
+        guard fields.count > 1 else { return last }
+        // The clock form: whole hours and minutes, minutes and seconds below 60.
+        guard last < 60 else { throw invalid }
+        var total = last
+        for (position, field) in fields.dropLast().reversed().enumerated() {
+            guard let whole = Int(field), whole >= 0, field.allSatisfy(\.isNumber) else { throw invalid }
+            if position == 0 && fields.count == 3 { guard whole < 60 else { throw invalid } }
+            total += Double(whole) * (position == 0 ? 60 : 3600)
+        }
+        return total
     }
 }

@@ -44,7 +44,7 @@ if options.version {
     exit(0)
 }
 
-let format: CoverImageFormat = options.format == .jpeg ? .jpeg : .png
+let format: CoverImageFormat = options.format == .jpeg ? .jpeg(quality: options.quality ?? 85) : .png
 var coverOptions = CoverOptions(maximumSize: PixelSize(width: options.maximumWidth, height: options.maximumHeight))
 switch options.time {
 case .seconds(let seconds): coverOptions.time = .seconds(seconds)
@@ -110,20 +110,22 @@ do {
 // A single cover has no next one, and runs with glibc's defaults.
 if jobs.count > 1 { CoverMemory.keepFreedMemory() }
 
+// The progress line stays drawn while results are printed: a line for the terminal is written above it, which is
+// redrawn at once; a line for a file or a pipe leaves it alone.
 let progress = ProgressLine(total: jobs.count)
 let reporter = CoverBatchReporter(programName: "canvas-thumb", json: options.json) { event in
     switch event {
-    case .output(let line):
-        if progress.isVisible { progress.finish() }
-        Terminal.printLine(line)
-    case .error(let line):
-        if progress.isVisible { progress.finish() }
-        Terminal.printError(line)
-    case .progress(let done, let failed):
-        progress.update(done: done, failed: failed)
+    case .output(let line): progress.printOutput(line)
+    case .error(let line): progress.printError(line)
+    case .progress(let done, let failed): progress.update(done: done, failed: failed)
     }
 }
 for entry in expansion.unreadable { reporter.report(unreadable: entry) }
+if let asked = options.jobs, asked > CoverBatch.maximumConcurrency, jobs.count > 1 {
+    Terminal.printError(
+        "canvas-thumb: warning: --jobs \(asked) is capped at \(CoverBatch.maximumConcurrency) "
+            + "(each running input holds a decoder and its frames)")
+}
 let concurrency = options.jobs ?? ProcessInfo.processInfo.activeProcessorCount
 // `--timeout 0` is no limit (and beyond 30 years is none either).
 let timeout: Duration? =

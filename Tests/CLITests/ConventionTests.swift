@@ -48,7 +48,7 @@ struct ConventionTests {
         #expect(sim.errorLines.first == "canvas-sim: --cells is given more than once")
         let empty = try BuiltBinary("canvas-thumb").run(["--max-size=", "Fixtures/h264.mp4"])
         #expect(empty.status == 2)
-        #expect(empty.errorLines.first?.contains("--max-size takes WxH") == true)
+        #expect(empty.errorLines.first?.contains("--max-size takes N or WxH") == true)
     }
 
     @Test(

@@ -40,7 +40,11 @@ struct CoverBatchReporterTests {
                 .output("in/c.mp4 -> out/c.png (32x18 at 1.500 s)"),
             ])
         #expect(reporter.failures == 1)
-        #expect(recorder.all.last == .progress(done: 3, failed: 1))
+        #expect(
+            recorder.all.suffix(3) == [
+                .progress(done: 3, failed: 1), .error("tool: in/b.mp4: not a media file"),
+                .output("in/c.mp4 -> out/c.png (32x18 at 1.500 s)"),
+            ], "the count includes the results printed after it")
     }
 
     @Test("JSON lines have exactly the six fields; warnings and unreadable folders are reported")
