@@ -35,6 +35,41 @@ import Testing
         first.invalidate()
     }
 
+    /// Observations start while other threads write the property, each write waiting for its turn at the
+    /// observations it found. A write made as an observation starts may find it before its first turn is set, and
+    /// wait for that turn: the start must wake it, or that write, and every later one behind it, waits until the
+    /// observation ends (each round here waits up to 5 s for the new observation's first call).
+    @Test(.timeLimit(.minutes(1)))
+    func aWriteMadeAsAnObservationStartsIsDelivered() {
+        let counter = Counter()
+        let deadline = Deadline(seconds: min(StressScale.seconds, 1))
+        let writers = max(StressScale.threads, 4)
+        let stop = Atomic<Bool>(false)
+        let finished = DispatchSemaphore(value: 0)
+        for index in 0..<writers {
+            Thread {
+                var value = index << 32
+                while !stop.load(ordering: .relaxed) {
+                    value += 1
+                    counter.value = value
+                }
+                finished.signal()
+            }.start()
+        }
+        var stuck = 0
+        var rounds = 0
+        while !deadline.hasPassed && stuck == 0 {
+            let called = DispatchSemaphore(value: 0)
+            let token = counter.observe(\.value) { _, _ in called.signal() }
+            if called.wait(timeout: .now() + 5) == .timedOut { stuck += 1 }
+            token.invalidate()
+            rounds += 1
+        }
+        stop.store(true, ordering: .relaxed)
+        for _ in 0..<writers { finished.wait() }
+        #expect(stuck == 0, "round \(rounds): the new observation was never called while \(writers) threads wrote")
+    }
+
     /// Several subscribers: `invalidate()` from another thread waits for the call of that observation in progress.
     @Test func invalidateWaitsForItsCallAmongSeveralSubscribers() async {
         let counter = Counter()

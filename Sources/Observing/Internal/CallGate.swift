@@ -34,9 +34,16 @@ final class CallGate<Handler: Sendable>: Sendable {
         ended.load(ordering: .acquiring)
     }
 
-    /// Sets the first turn (registration, under the storage's lock, knows it only then).
+    /// Sets the first turn (registration, under the storage's lock, knows it only then), and wakes a delivery that
+    /// already waits for it: a write made between the registration and this call found the observation and may have
+    /// come to wait before the turn was set.
     func start(at turn: UInt64) {
-        turns.withLock { $0.next = turn }
+        let waiter = turns.withLock { turns -> DispatchSemaphore? in
+            turns.next = turn
+            guard let index = turns.waiters.firstIndex(where: { $0.turn == turn }) else { return nil }
+            return turns.waiters.remove(at: index).wakeUp
+        }
+        waiter?.signal()
     }
 
     // MARK: Turns
@@ -52,7 +59,7 @@ final class CallGate<Handler: Sendable>: Sendable {
                 return false
             }
             if mine { return true }
-            // Woken by `finishTurn` when `turn` is next, or by `end`.
+            // Woken by `finishTurn` or `start` when `turn` is next, or by `end`.
             context.wakeUp.wait()
         }
     }
