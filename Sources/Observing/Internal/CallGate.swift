@@ -52,13 +52,16 @@ final class CallGate<Handler: Sendable>: Sendable {
     /// delivered and `finishTurn` is not needed).
     func waitForTurn(_ turn: UInt64, _ context: ThreadContext) -> Bool {
         while true {
-            if hasEnded { return false }
-            let mine = turns.withLock { turns -> Bool in
+            let answer = turns.withLock { turns -> Bool? in
+                // The end mark is read under the lock: `end` sets it before it takes the lock to wake the waiters, so
+                // a delivery either sees it here or is waiting by then and is woken. (Read before the lock, it could
+                // be unset here and the waiters woken before this one is added: nobody would wake it again.)
+                if hasEnded { return false }
                 if turns.next == turn { return true }
                 turns.waiters.append((turn, context.wakeUp))
-                return false
+                return nil
             }
-            if mine { return true }
+            if let answer { return answer }
             // Woken by `finishTurn` or `start` when `turn` is next, or by `end`.
             context.wakeUp.wait()
         }
