@@ -89,4 +89,10 @@ ff -f lavfi -i "$(sine)" "${aac[@]}" "${bitexact[@]}" "$out/audio-only.m4a"
 # Text with a video extension.
 printf 'This is a text file, not a video, whatever its name says.\n' > "$out/not-a-video.mp4"
 
+# --- formats a folder walk finds by their contents, whatever their names --------------------
+# A raw H.264 elementary stream (Annex B), no container: one-frame.mp4's stream copied out.
+ff -i "$out/one-frame.mp4" -c copy -bsf:v h264_mp4toannexb "${bitexact[@]}" -f h264 "$out/one-frame.h264"
+# An animated GIF: 64x36, 3 frames at 10 per second.
+ff -f lavfi -i "$(testsrc 64x36 10 0.3)" "${bitexact[@]}" "$out/tiny.gif"
+
 du -sh "$out"

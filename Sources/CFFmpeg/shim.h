@@ -174,19 +174,29 @@ static inline double cffmpeg_frame_peak_luminance(const AVFrame *frame) {
 /// AVSEEK_SIZE: the `whence` bit with which an AVIOContext asks its seek callback for the size.
 static inline int cffmpeg_seek_size(void) { return AVSEEK_SIZE; }
 
-/// The short name of the demuxer FFmpeg's probe picks for the first `size` bytes of a file named `filename`, or NULL
-/// when none does: what a refused input was, for its error. The bytes are copied into the zero-padded buffer
-/// (`AVPROBE_PADDING_SIZE`) the probe functions require.
-static inline const char *cffmpeg_probe_format_name(const char *filename, const uint8_t *bytes, int size) {
+/// The short name of the demuxer FFmpeg's probe picks for the first `size` bytes of a file named `filename` (NULL: by
+/// the bytes alone), or NULL when none does, and in `score` how sure it is (AVPROBE_SCORE_MAX, 100: certain; 50: by
+/// the name's extension alone). The bytes are copied into the zero-padded buffer (`AVPROBE_PADDING_SIZE`) the probe
+/// functions require.
+static inline const char *cffmpeg_probe_format_scored(const char *filename, const uint8_t *bytes, int size,
+                                                      int *score) {
+    *score = 0;
     if (size < 0) return NULL;
     uint8_t *buffer = av_mallocz((size_t)size + AVPROBE_PADDING_SIZE);
     if (buffer == NULL) return NULL;
     if (size > 0) memcpy(buffer, bytes, (size_t)size);
-    AVProbeData data = {.filename = filename, .buf = buffer, .buf_size = size, .mime_type = NULL};
-    int score = 0;
-    const AVInputFormat *format = av_probe_input_format3(&data, 1, &score);
+    AVProbeData data = {.filename = filename != NULL ? filename : "", .buf = buffer, .buf_size = size,
+                        .mime_type = NULL};
+    const AVInputFormat *format = av_probe_input_format3(&data, 1, score);
     av_free(buffer);
     return format != NULL ? format->name : NULL;
+}
+
+/// The short name of the demuxer FFmpeg's probe picks for the first `size` bytes of a file named `filename`, or NULL
+/// when none does: what a refused input was, for its error.
+static inline const char *cffmpeg_probe_format_name(const char *filename, const uint8_t *bytes, int size) {
+    int score = 0;
+    return cffmpeg_probe_format_scored(filename, bytes, size, &score);
 }
 
 // MARK: - The C allocator

@@ -149,7 +149,7 @@ public enum CoverBatch {
     /// process's threads, possibly several at once).
     ///
     /// A worker that dies while it has an input (a crash inside FFmpeg: `SIGSEGV`, `SIGABRT`, a
-    /// kill) costs that input alone: it is reported as `.decodeFailed` with a one-line reason
+    /// kill) costs that input alone: it is reported as `.crashed` with a one-line reason
     /// naming the signal ("crashed while making its cover (signal 11: Segmentation fault)"), the
     /// temporary file it may have left is removed, a fresh worker takes the next input, and
     /// every other cover is written.
@@ -231,7 +231,7 @@ public enum CoverBatch {
                     continue
                 case .died:
                     // The worker died on its oldest job; the ones queued behind it never started.
-                    failure = ThumbnailError(.decodeFailed, reason: "\(job.input.escaped): \(running.death())")
+                    failure = ThumbnailError(.crashed, reason: "\(job.input.escaped): \(running.death())")
                 case .timedOut:
                     running.stop()
                     failure = .timedOut(job.input, after: timeout ?? .zero)

@@ -10,13 +10,17 @@ import Thumbnails
 ///
 /// Lines (`PROGRAM` is ``programName``; paths are printed `FileSystemPath.escaped` in text, and in JSON exactly when
 /// they are valid UTF-8, percent-encoded only when they are not: `FileSystemPath.jsonText`):
-/// - a written cover: `INPUT -> OUTPUT (WxH at T s)` on standard output, or with `json` the
-///   object `{"input":...,"output":...,"width":...,"height":...,"actualTime":...,"error":null}`;
+/// - a written cover: `INPUT -> OUTPUT (WxH at T s)` on standard output, or with `json` the object
+///   `{"input":...,"output":...,"width":...,"height":...,"actualTime":...,"error":null,"errorKind":null}`;
 /// - a failure: `PROGRAM: REASON` on standard error, or with `json` the same object with
-///   `output`, `width`, `height` and `actualTime` null and `error` the one-line reason;
+///   `output`, `width`, `height` and `actualTime` null, `error` the one-line reason and `errorKind` its
+///   ``errorKindName(_:)``;
 /// - each warning of a written cover: `PROGRAM: warning: INPUT: WARNING` on standard error, in both
-///   modes (the JSON objects have exactly the six fields);
-/// - an input folder or entry that could not be read: as a failure, before any cover.
+///   modes (the JSON objects have exactly the seven fields);
+/// - an input folder or entry that could not be read: as a failure, before any cover;
+/// - a file a folder walk skipped (``report(skipped:)``), or a walked file whose failure says it holds no video
+///   (`.notAMediaFile`, `.noVideoStream`; its job's index is in `walked`): `PROGRAM: skipped: REASON` on standard
+///   error in both modes, not counted as a failure.
 ///
 /// Thread-safe: ``report(_:)`` may be called from several threads at once; `emit` is called
 /// under a lock, one line at a time, in order.
@@ -39,14 +43,20 @@ public final class CoverBatchReporter: Sendable {
     }
     private let state = LockedValue(State())
     private let json: Bool
+    private let walked: Set<Int>
     /// The name failure and warning lines start with.
     public let programName: String
     private let emit: @Sendable (Event) -> Void
 
-    /// A reporter printing JSON objects when `json`, else text lines, through `emit`.
-    public init(programName: String, json: Bool, emit: @escaping @Sendable (Event) -> Void) {
+    /// A reporter printing JSON objects when `json`, else text lines, through `emit`; the jobs at the indices in
+    /// `walked` were found by walking a folder (`CoverInputs.Expansion.walked`), so a failure of theirs saying they
+    /// hold no video is reported as a skip.
+    public init(
+        programName: String, json: Bool, walked: Set<Int> = [], emit: @escaping @Sendable (Event) -> Void
+    ) {
         self.programName = programName
         self.json = json
+        self.walked = walked
         self.emit = emit
     }
 
@@ -59,7 +69,7 @@ public final class CoverBatchReporter: Sendable {
     public func report(_ result: CoverJobResult) {
         state.withLock { state in
             state.done += 1
-            if case .failure = result.result { state.failed += 1 }
+            if case .failure(let error) = result.result, !isSkip(error, index: result.index) { state.failed += 1 }
             state.pending[result.index] = result
             emit(.progress(done: state.done, failed: state.failed))
             while let ready = state.pending.removeValue(forKey: state.nextToPrint) {
@@ -76,10 +86,21 @@ public final class CoverBatchReporter: Sendable {
             state.failed += 1
             emit(
                 json
-                    ? .output(Self.failureLine(input: entry.path, reason: entry.error.reason))
+                    ? .output(Self.failureLine(input: entry.path, error: entry.error))
                     : .error(
                         "\(programName): \(entry.error.reason)"))
         }
+    }
+
+    /// Reports a file a folder walk skipped (call it before any result): one line on standard error in both modes,
+    /// `PROGRAM: skipped: REASON`; not a failure.
+    public func report(skipped file: CoverInputs.SkippedFile) {
+        state.withLock { _ in emit(.error("\(programName): skipped: \(file.reason)")) }
+    }
+
+    /// Whether the failure `error` of job `index` is a walked file holding no video.
+    private func isSkip(_ error: ThumbnailError, index: Int) -> Bool {
+        walked.contains(index) && (error.kind == .notAMediaFile || error.kind == .noVideoStream)
     }
 
     /// The lines of one result, without reporting it (what a tool prepares to print if a signal
@@ -97,6 +118,7 @@ public final class CoverBatchReporter: Sendable {
                 line.add("height", .int(cover.height))
                 line.add("actualTime", .double(cover.actualTime))
                 line.add("error", .null)
+                line.add("errorKind", .null)
                 events = [.output(line.description)]
             } else {
                 let time = String(format: "%.3f", cover.actualTime)
@@ -106,21 +128,51 @@ public final class CoverBatchReporter: Sendable {
             }
             events += cover.warnings.map { .error("\(programName): warning: \(input): \($0)") }
             return events
+        case .failure(let error) where isSkip(error, index: item.index):
+            return [.error("\(programName): skipped: \(error.reason)")]
         case .failure(let error):
             return [
                 json
-                    ? .output(Self.failureLine(input: item.job.input, reason: error.reason))
+                    ? .output(Self.failureLine(input: item.job.input, error: error))
                     : .error("\(programName): \(error.reason)")
             ]
         }
     }
 
-    /// The JSON object of an input that has no cover: the six fields, all but two null.
-    private static func failureLine(input: FileSystemPath, reason: String) -> String {
+    /// The JSON object of an input that has no cover: the seven fields, all but three null.
+    private static func failureLine(input: FileSystemPath, error: ThumbnailError) -> String {
         var line = JSONLine()
         line.add("input", .string(input.jsonText))
         for field in ["output", "width", "height", "actualTime"] { line.add(field, .null) }
-        line.add("error", .string(reason))
+        line.add("error", .string(error.reason))
+        line.add("errorKind", .string(errorKindName(error.kind)))
         return line.description
+    }
+
+    /// The `errorKind` of a failure in the JSON lines: a name a script can switch on, one of
+    ///
+    /// | `errorKind` | `ThumbnailError.Kind` | what to do |
+    /// | --- | --- | --- |
+    /// | `missing` | `.fileNotFound` | check the path |
+    /// | `unreadable` | `.notReadable` | check permissions, the disk |
+    /// | `notVideo` | `.notAMediaFile`, `.noVideoStream` | nothing: not a video or picture |
+    /// | `damaged` | `.decodeFailed` | the file is damaged or truncated |
+    /// | `unsupported` | `.unsupportedCodec` | a codec this FFmpeg cannot decode |
+    /// | `timedOut` | `.timedOut`, `.cancelled` | stopped before it finished: a read or decode that never ends |
+    /// | `crashed` | `.crashed` | FFmpeg crashed on the file (a hostile or damaged file) |
+    /// | `writeFailed` | `.writeFailed`, `.encodeFailed` | check the output folder, the disk |
+    /// | `refused` | `.refused`, `.invalidArgument` | refused as a risk (a playlist) or as an impossible request |
+    public static func errorKindName(_ kind: ThumbnailError.Kind) -> String {
+        switch kind {
+        case .fileNotFound: "missing"
+        case .notReadable: "unreadable"
+        case .notAMediaFile, .noVideoStream: "notVideo"
+        case .decodeFailed: "damaged"
+        case .unsupportedCodec: "unsupported"
+        case .timedOut, .cancelled: "timedOut"
+        case .crashed: "crashed"
+        case .writeFailed, .encodeFailed: "writeFailed"
+        case .refused, .invalidArgument: "refused"
+        }
     }
 }

@@ -13,24 +13,26 @@ import Thumbnails
 /// Turns command-line style input arguments into the list of files to make covers from.
 ///
 /// An argument is a file path (kept even when it does not exist, so that its own error is reported
-/// per input), a directory (searched recursively for files whose extension is in
-/// ``videoFileExtensions``, in byte order of their paths), or `-` (paths from standard input: one
+/// per input), a directory (walked recursively, in byte order of the paths), or `-` (paths from standard input: one
 /// per line, surrounding spaces, tabs and carriage returns trimmed and blank lines ignored; or,
 /// when the input holds a NUL byte, separated by NUL bytes and taken exactly, as `find -print0`
 /// writes them). The order of the arguments is kept; nothing is deduplicated.
 ///
+/// A folder walk has one rule: every file FFmpeg can open as a video or a picture is a candidate, whatever its name
+/// (`.mp4`, `.gif`, a raw `.h264` stream, a `.jpg`). Which ones those are is FFmpeg's probe's answer on each file's
+/// first 64 KiB (its format signatures; no demuxer or decoder runs here): a file whose start no format claims, a
+/// subtitle, text or metadata file, an empty file, or something that is not a regular file (a FIFO, a socket, a
+/// device) is not a candidate, and neither is a PNG or JPEG lying in the output folder (`skippingCoversIn`: covers
+/// are written there). A candidate that turns out to hold no video (audio only) is skipped when its cover is tried
+/// (``Expansion/walked``). Each skipped file is listed in ``Expansion/skipped`` with the reason, so a tool reports
+/// it: nothing is skipped silently. A file named as an argument is always a candidate.
+///
 /// Paths are bytes (``FileSystemPath``): a name that is not UTF-8 is found, listed and opened like
 /// any other. Inside a directory, symbolic links to files are followed and links to directories
-/// are not (so a link to a parent cannot loop). Nothing is skipped silently: a folder that cannot
-/// be listed, or an entry whose type cannot be read, is reported in ``Expansion/unreadable``, and
-/// the files found elsewhere are still listed.
+/// are not (so a link to a parent cannot loop; each is listed as skipped); a dangling link is a candidate, reported
+/// as missing. A folder that cannot be listed, or an entry whose type cannot be read, is reported in
+/// ``Expansion/unreadable``, and the files found elsewhere are still listed.
 public enum CoverInputs {
-    /// The file extensions (lowercase, without the dot) taken from a directory.
-    public static let videoFileExtensions: Set<String> = [
-        "3g2", "3gp", "avi", "flv", "m2ts", "m4v", "mkv", "mov", "mp4", "mpeg", "mpg", "mts", "mxf", "ogv", "ts",
-        "webm", "wmv",
-    ]
-
     /// The files the arguments name, and what could not be searched.
     public struct Expansion: Sendable {
         /// The files in argument order, each directory's files sorted by path.
@@ -38,6 +40,12 @@ public enum CoverInputs {
         /// The folders (given, or met while recursing) that could not be listed, and the entries
         /// whose type could not be read, in the order they were met.
         public var unreadable: [UnreadableEntry] = []
+        /// The files of folder walks that are not candidates, with why, each directory's sorted by path.
+        public var skipped: [SkippedFile] = []
+        /// The positions in ``files`` of the files found by walking a folder (not named): a failure of theirs saying
+        /// they hold no video (`.notAMediaFile`, `.noVideoStream`) is a skip, not a failure (see
+        /// `CoverBatchReporter`).
+        public var walked: Set<Int> = []
     }
 
     /// A folder that could not be searched for videos, or an entry of one that could not be read.
@@ -54,18 +62,36 @@ public enum CoverInputs {
         }
     }
 
+    /// A file a folder walk did not take, and why.
+    public struct SkippedFile: Sendable, Hashable {
+        /// Its path, as reached from the given directory.
+        public var path: FileSystemPath
+        /// One line naming it and why it is no candidate: "takes/notes.txt: not a video or picture FFmpeg
+        /// recognises", "takes/clip.srt: a subtitle file (srt), not a video".
+        public var reason: String
+
+        /// A file at `path` skipped for `reason`.
+        public init(path: FileSystemPath, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
+    }
+
     /// Expands `arguments` into input files.
     ///
     /// - Parameters:
     ///   - arguments: paths, directories, or `-`.
+    ///   - outputFolder: the folder covers are written to, whose PNG and JPEG pictures a walk skips; nil for none.
     ///   - readStandardInput: called once for the first `-` (later ones add nothing); returns all of
     ///     standard input.
     public static func expand(
         _ arguments: [FileSystemPath],
+        skippingCoversIn outputFolder: FileSystemPath? = nil,
         readStandardInput: () -> [UInt8] = { Array(FileHandle.standardInput.readDataToEndOfFile()) }
     ) -> Expansion {
         var expansion = Expansion()
         var readStdin = false
+        let coverFolder = outputFolder.flatMap(FolderIdentity.init)
         for argument in arguments {
             if argument.bytes == [UInt8(ascii: "-")] {
                 guard !readStdin else { continue }
@@ -74,9 +100,17 @@ public enum CoverInputs {
                 continue
             }
             if case .directory = FileStatus(path: argument) {
-                var found: [FileSystemPath] = []
-                collectVideoFiles(under: argument, into: &found, problems: &expansion.unreadable)
-                expansion.files += found.sorted()
+                var found: [Entry] = []
+                collectEntries(under: argument, coverFolder: coverFolder, into: &found, problems: &expansion.unreadable)
+                for entry in found.sorted(by: { $0.path < $1.path }) {
+                    if let reason = skipReason(entry) {
+                        expansion.skipped.append(
+                            SkippedFile(path: entry.path, reason: "\(entry.path.escaped): \(reason)"))
+                    } else {
+                        expansion.walked.insert(expansion.files.count)
+                        expansion.files.append(entry.path)
+                    }
+                }
             } else {
                 expansion.files.append(argument)
             }
@@ -96,12 +130,62 @@ public enum CoverInputs {
         }
     }
 
-    /// Appends the video files below `directory`, recursively (relative paths stay relative, so
+    /// A directory entry met in a walk, before it is examined.
+    private struct Entry {
+        enum Kind {
+            /// A file, or a link to one (or to nothing).
+            case file
+            /// A link to a directory, not followed.
+            case linkToFolder
+        }
+        var path: FileSystemPath
+        var kind: Kind
+        /// Whether it lies in the folder covers are written to.
+        var inCoverFolder: Bool
+    }
+
+    /// Why a walk does not take `entry`, or nil when it is a candidate.
+    private static func skipReason(_ entry: Entry) -> String? {
+        if entry.kind == .linkToFolder { return "a link to a folder, not followed" }
+        switch FileStatus(path: entry.path) {
+        case .special(let kind): return "is \(kind), not a regular file"
+        case .file(size: 0): return "the file is empty (0 bytes)"
+        case .file: break
+        case .missing, .unreadable, .failed, .directory:
+            // Its own error is reported when its cover is tried (a dangling link: missing).
+            return nil
+        }
+        guard let probe = FormatContext.probe(fileAt: entry.path), probe.score >= FormatContext.recognisedScore else {
+            return "not a video or picture FFmpeg recognises"
+        }
+        if let what = InputPolicy.notVideo(demuxer: probe.demuxer) { return "\(what), not a video" }
+        if entry.inCoverFolder, probe.demuxer == "png_pipe" || probe.demuxer == "jpeg_pipe" {
+            return
+                "a \(probe.demuxer == "png_pipe" ? "PNG" : "JPEG") picture in the output folder (covers are written there)"
+        }
+        return nil
+    }
+
+    /// A folder's device and inode, to tell whether a walk is in the output folder.
+    private struct FolderIdentity: Equatable {
+        let device: UInt64
+        let inode: UInt64
+
+        init?(_ path: FileSystemPath) {
+            var status = stat()
+            guard path.withCString({ stat($0, &status) }) == 0 else { return nil }
+            device = UInt64(truncatingIfNeeded: status.st_dev)
+            inode = UInt64(truncatingIfNeeded: status.st_ino)
+        }
+    }
+
+    /// Appends the entries below `directory`, recursively (relative paths stay relative, so
     /// reports show them as the user typed them), and a problem for each folder that cannot be
     /// listed and each entry that cannot be examined.
-    private static func collectVideoFiles(
+    private static func collectEntries(
         under directory: FileSystemPath,
-        into found: inout [FileSystemPath],
+        coverFolder: FolderIdentity?,
+        into found: inout [Entry],
         problems: inout [UnreadableEntry]
     ) {
         guard let handle = directory.withCString({ opendir($0) }) else {
@@ -109,6 +193,7 @@ public enum CoverInputs {
             return
         }
         defer { closedir(handle) }
+        let inCoverFolder = coverFolder != nil && FolderIdentity(directory) == coverFolder
         while true {
             errno = 0
             guard let entry = readdir(handle) else {
@@ -126,14 +211,14 @@ public enum CoverInputs {
             }
             switch status.st_mode & S_IFMT {
             case S_IFDIR:
-                collectVideoFiles(under: path, into: &found, problems: &problems)
+                collectEntries(under: path, coverFolder: coverFolder, into: &found, problems: &problems)
             case S_IFLNK:
                 // A link to a directory is not followed; a dangling one is kept, to be reported.
                 var target = stat()
                 let isDirectory = path.withCString({ stat($0, &target) }) == 0 && target.st_mode & S_IFMT == S_IFDIR
-                if !isDirectory, isVideoFile(path) { found.append(path) }
+                found.append(Entry(path: path, kind: isDirectory ? .linkToFolder : .file, inCoverFolder: inCoverFolder))
             default:
-                if isVideoFile(path) { found.append(path) }
+                found.append(Entry(path: path, kind: .file, inCoverFolder: inCoverFolder))
             }
         }
     }
@@ -143,9 +228,5 @@ public enum CoverInputs {
         let message = String(cString: strerror(errno))
         return UnreadableEntry(
             path: path, error: ThumbnailError(.notReadable, reason: "\(path.escaped): \(action): \(message)"))
-    }
-
-    private static func isVideoFile(_ path: FileSystemPath) -> Bool {
-        videoFileExtensions.contains(path.pathExtension)
     }
 }

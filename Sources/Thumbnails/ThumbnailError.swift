@@ -19,13 +19,16 @@ public struct ThumbnailError: Error, Sendable, Hashable {
         /// a header declaring frames larger than any decoder may allocate. The reason names what it was.
         case refused
         /// The file is empty, a directory, not a regular file (a FIFO, a device), or no demuxer
-        /// recognises its contents (a text file, a file cut short before its index).
+        /// recognises its contents (a text file).
         case notAMediaFile
         /// A media file without any video stream (audio only, subtitles only).
         case noVideoStream
-        /// The file has video, but this FFmpeg build has no decoder for its codec.
+        /// The file has video in a codec this FFmpeg build has no decoder for: one FFmpeg knows by name ("unsupported
+        /// codec prores"), or a code FFmpeg does not know ("unsupported codec 'zzzz'").
         case unsupportedCodec
-        /// The file opened, but its frames could not be decoded.
+        /// The file is damaged or truncated: FFmpeg recognises its format but cannot read its header (an MP4 cut
+        /// short before its index), its video stream names no codec, or none of its frames decodes. The reason
+        /// starts "damaged or truncated file".
         case decodeFailed
         /// The request itself is wrong (not a file URL, an impossible size or time).
         case invalidArgument
@@ -41,6 +44,10 @@ public struct ThumbnailError: Error, Sendable, Hashable {
         /// read that never returns (a playlist whose segment is a FIFO, a stalled network file
         /// system) or a decode stuck in a loop. The process making it was stopped.
         case timedOut
+        /// The process making the cover ended without an answer: a signal (a crash inside FFmpeg on a hostile or
+        /// damaged file) or an exit. Only batches run in worker processes (`CoverBatch`) and canvas-thumb, which
+        /// survive it, report it.
+        case crashed
     }
 
     /// What went wrong.
@@ -62,10 +69,10 @@ public struct ThumbnailError: Error, Sendable, Hashable {
 
 extension ThumbnailError {
     /// The error of `input` when the process making its cover was ended by `signal` (a crash
-    /// inside FFmpeg): `.decodeFailed`, "INPUT: crashed while making its cover (signal 11:
+    /// inside FFmpeg): `.crashed`, "INPUT: crashed while making its cover (signal 11:
     /// Segmentation fault)".
     package static func crashed(_ input: FileSystemPath, signal: Int32) -> ThumbnailError {
-        ThumbnailError(.decodeFailed, reason: "\(input.escaped): \(crashDescription(signal: signal))")
+        ThumbnailError(.crashed, reason: "\(input.escaped): \(crashDescription(signal: signal))")
     }
 
     /// "crashed while making its cover (signal 11: Segmentation fault)".

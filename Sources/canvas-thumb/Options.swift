@@ -61,8 +61,8 @@ struct Options {
         usage: canvas-thumb INPUT... [-o OUT | --output-dir DIR] [-s N | --max-size WxH] [-t TIME | --percent P]
                             [--exact] [--skip-dark] [--format png|jpeg] [-q Q] [--jobs N] [--timeout SECONDS]
                             [--json] [--allow-playlists]
-          INPUT            a video or picture file, a directory (every file in it is tried: what FFmpeg cannot
-                           open as a video or picture is skipped, with a line saying why), or - (paths on stdin)
+          INPUT            a video or picture file, a directory (every file FFmpeg can open as a video or
+                           picture; each file skipped is reported, with why), or - (paths on stdin)
           -o OUT           where the cover of the single INPUT goes (- for standard output); its extension
                            (.png, .jpg, .jpeg) picks the format
           --output-dir DIR where covers go, named after their inputs (default: the current directory)
@@ -85,10 +85,10 @@ struct Options {
                            local files (default: refused; only the file named is read)
           -h, --help       this text; --version: the version
         options that take a value accept it as the next argument or after '=' (--max-size=320x320)
-        exit codes: 0 all covers written (skipped files in a folder are not failures),
+        exit codes: 0 all covers written (skipped files are no failures),
                     1 some inputs failed (the others are written),
                     2 usage (including an output folder that is missing, not a folder or not writable,
-                      and -o's extension disagreeing with --format)
+                      -o's extension disagreeing with --format, a folder with no video or picture)
         """
 
     struct UsageError: Error {

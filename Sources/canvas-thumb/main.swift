@@ -83,10 +83,18 @@ if case .standardOutput = options.output {
     }
 }
 
-let expansion = CoverInputs.expand(options.inputs)
+let outputFolder: FileSystemPath? =
+    switch options.output {
+    case .directory(let folder): folder
+    case .file(let file): file.directory
+    case .standardOutput: nil
+    }
+let expansion = CoverInputs.expand(options.inputs, skippingCoversIn: outputFolder)
 let inputs = expansion.files
 guard !inputs.isEmpty || !expansion.unreadable.isEmpty else {
-    Terminal.printError("canvas-thumb: no video files found in \(options.inputs.map(\.escaped).joined(separator: " "))")
+    for file in expansion.skipped { Terminal.printError("canvas-thumb: skipped: \(file.reason)") }
+    Terminal.printError(
+        "canvas-thumb: no video or picture found in \(options.inputs.map(\.escaped).joined(separator: " "))")
     exit(2)
 }
 
@@ -113,7 +121,7 @@ if jobs.count > 1 { CoverMemory.keepFreedMemory() }
 // The progress line stays drawn while results are printed: a line for the terminal is written above it, which is
 // redrawn at once; a line for a file or a pipe leaves it alone.
 let progress = ProgressLine(total: jobs.count)
-let reporter = CoverBatchReporter(programName: "canvas-thumb", json: options.json) { event in
+let reporter = CoverBatchReporter(programName: "canvas-thumb", json: options.json, walked: expansion.walked) { event in
     switch event {
     case .output(let line): progress.printOutput(line)
     case .error(let line): progress.printError(line)
@@ -121,6 +129,7 @@ let reporter = CoverBatchReporter(programName: "canvas-thumb", json: options.jso
     }
 }
 for entry in expansion.unreadable { reporter.report(unreadable: entry) }
+for file in expansion.skipped { reporter.report(skipped: file) }
 if let asked = options.jobs, asked > CoverBatch.maximumConcurrency, jobs.count > 1 {
     Terminal.printError(
         "canvas-thumb: warning: --jobs \(asked) is capped at \(CoverBatch.maximumConcurrency) "

@@ -115,7 +115,7 @@ struct CanvasThumbFaultTests {
             ])
         #expect(walk.status == 0, "\(walk.standardError)")
         #expect(walk.outputLines.count == OddNames.all.count, "\(walk.standardOutput)")
-        #expect(walk.outputLines.allSatisfy { $0.hasSuffix(#""error":null}"#) })
+        #expect(walk.outputLines.allSatisfy { $0.hasSuffix(#""error":null,"errorKind":null}"#) })
         for (name, escaped) in OddNames.all {
             #expect(OddNames.head(OddNames.path(out.url, OddNames.cover(name))) == Self.png)
             #expect(walk.standardOutput.contains(#""input":"\#(inputs.url.path)/\#(escaped).mp4""#))
@@ -173,10 +173,11 @@ struct CanvasThumbFaultTests {
         #expect(run.status == 1)
         let lines = run.outputLines
         #expect(lines.count == count, "one line per input, the crashed one included")
-        let crashed = lines.filter { !$0.hasSuffix(#""error":null}"#) }
+        let crashed = lines.filter { !$0.hasSuffix(#""error":null,"errorKind":null}"#) }
         #expect(crashed.count == 1)
         #expect(
-            crashed.first?.contains("crashed while making its cover (signal 11: Segmentation fault)") == true,
+            crashed.first?.contains("crashed while making its cover (signal 11: Segmentation fault)") == true
+                && crashed.first?.hasSuffix(#","errorKind":"crashed"}"#) == true,
             "\(crashed)")
         // Every other cover is written. The crashed input's own cover may be there too, complete: the signal can land
         // after its atomic rename and before the worker answered (the batch then reports the crash, and leaves the

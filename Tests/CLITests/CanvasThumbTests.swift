@@ -44,7 +44,10 @@ struct CanvasThumbTests {
         "every broken input fails alone with a one-line reason, exit 1, and writes nothing",
         arguments: [
             ("empty.mp4", "empty"), ("not-a-video.mp4", "not a media file"), ("audio-only.m4a", "no video stream"),
-            ("truncated-index-at-end.mp4", "moov atom not found"), ("missing.mp4", "missing.mp4"),
+            (
+                "truncated-index-at-end.mp4",
+                "damaged or truncated file (mov,mp4,m4a,3gp,3g2,mj2): Invalid data found when processing input (moov atom not found)"
+            ), ("missing.mp4", "missing.mp4"),
         ])
     func brokenInputs(name: String, reasonPart: String) throws {
         let scratch = try ScratchFolder()
@@ -157,7 +160,7 @@ struct CanvasThumbTests {
             "\(run.standardError)")
     }
 
-    @Test("--json objects have exactly the six documented fields; warnings go to stderr, naming the input")
+    @Test("--json objects have exactly the seven documented fields; warnings go to stderr, naming the input")
     func jsonFieldsAreExact() throws {
         let scratch = try ScratchFolder()
         let output = scratch.url.appendingPathComponent("cut.png").path
@@ -167,7 +170,7 @@ struct CanvasThumbTests {
         #expect(run.status == 0, "\(run.standardError)")
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
-        #expect(Set(object.keys) == ["input", "output", "width", "height", "actualTime", "error"])
+        #expect(Set(object.keys) == ["input", "output", "width", "height", "actualTime", "error", "errorKind"])
         #expect(!run.errorLines.isEmpty)
         for line in run.errorLines {
             #expect(line.hasPrefix("canvas-thumb: warning: \(input): "), "\(line)")
@@ -243,7 +246,10 @@ struct CanvasThumbTests {
         let lines = listed.outputLines
         #expect(lines.count == 2)
         #expect(
-            lines.first?.contains("\"error\":\"\(locked.path): cannot list the directory: Permission denied\"") == true)
+            lines.first?.contains(
+                "\"error\":\"\(locked.path): cannot list the directory: Permission denied\",\"errorKind\":\"unreadable\""
+            )
+                == true)
         #expect(lines.last?.contains("\"error\":null") == true, "the other input is still written")
         #expect(manager.fileExists(atPath: writable.appendingPathComponent("a.png").path))
 

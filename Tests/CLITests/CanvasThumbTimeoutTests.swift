@@ -64,10 +64,11 @@ struct CanvasThumbTimeoutTests {
         #expect(run.status == 1, "\(run.standardError)")
         let lines = run.outputLines
         #expect(lines.count == inputs.count, "one line per input: \(run.standardOutput)")
-        #expect(lines.filter { $0.hasSuffix(#""error":null}"#) }.count == 3, "\(lines)")
+        #expect(lines.filter { $0.hasSuffix(#""error":null,"errorKind":null}"#) }.count == 3, "\(lines)")
         #expect(
             lines.dropFirst().first?.hasSuffix(
-                #""error":"\#(stuck.playlist.path): no cover within 1 s (a read or decode that never ends); stopped"}"#)
+                #""error":"\#(stuck.playlist.path): no cover within 1 s (a read or decode that never ends); stopped","errorKind":"timedOut"}"#
+            )
                 == true, "\(lines)")
         #expect(
             out.contents == ["h264-2.png", "h264-3.png", "h264.png"], "covers written, nothing else: \(out.contents)")
@@ -111,7 +112,9 @@ struct CanvasThumbTimeoutTests {
             }
         ).wait(killingAfter: 60)
         #expect(json.status == 1)
-        #expect(json.outputLines.count == 1 && json.outputLines.first?.hasSuffix(#""error":"\#(reason)"}"#) == true)
+        #expect(
+            json.outputLines.count == 1
+                && json.outputLines.first?.hasSuffix(#""error":"\#(reason)","errorKind":"timedOut"}"#) == true)
         #expect(json.standardError.isEmpty, "\(json.standardError)")
         let text = try RawProcess(
             tool.url,
@@ -138,7 +141,8 @@ struct CanvasThumbTimeoutTests {
         #expect(run.outputLines.count == 1, "\(run.standardOutput)")
         #expect(
             run.outputLines.first?.hasSuffix(
-                #""error":"\#(stuck.playlist.path): crashed while making its cover (signal 11: Segmentation fault)"}"#)
+                #""error":"\#(stuck.playlist.path): crashed while making its cover (signal 11: Segmentation fault)","errorKind":"crashed"}"#
+            )
                 == true, "\(run.standardOutput)")
         #expect(run.standardError.isEmpty, "\(run.standardError)")
         #expect(stuck.folder.contents == ["segment.ts", "stuck.ffconcat"])

@@ -204,6 +204,132 @@ struct CanvasThumbUsabilityTests {
         #expect(piped.errorLines == [expectedError])
     }
 
+    @Test("a folder walk takes every video or picture FFmpeg recognises (.gif, raw .h264) and reports each skip")
+    func folderWalk() throws {
+        let scratch = try ScratchFolder()
+        let folder = scratch.url.appendingPathComponent("takes")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("day1"), withIntermediateDirectories: true)
+        for (fixture, name) in [
+            ("tiny.gif", "intro.gif"), ("one-frame.h264", "day1/camera.h264"), ("audio-only.m4a", "day1/sound.m4a"),
+        ] {
+            try FileManager.default.copyItem(
+                at: BuiltBinary.root.appendingPathComponent("Fixtures/\(fixture)"),
+                to: folder.appendingPathComponent(name))
+        }
+        try Data("notes\n".utf8).write(to: folder.appendingPathComponent("readme.txt"))
+        try Data("1\n00:00:01,000 --> 00:00:02,000\nHello\n".utf8).write(
+            to: folder.appendingPathComponent("day1/camera.srt"))
+        let out = scratch.url.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
+        let path = folder.path
+        let skips = [
+            "canvas-thumb: skipped: \(path)/day1/camera.srt: a subtitle file (srt), not a video",
+            "canvas-thumb: skipped: \(path)/readme.txt: not a video or picture FFmpeg recognises",
+            "canvas-thumb: skipped: \(path)/day1/sound.m4a: no video stream; it has audio (aac)",
+        ]
+        for json in [false, true] {
+            let run = try tool.run([path, "--output-dir", out.path, "-s", "32"] + (json ? ["--json"] : []))
+            #expect(run.status == 0, "skipped files are not failures: \(run.standardError)")
+            #expect(run.errorLines == skips)
+            #expect(run.outputLines.count == 2)
+            if !json {
+                #expect(
+                    run.outputLines == [
+                        "\(path)/day1/camera.h264 -> \(out.path)/camera.png (32x18 at 0.000 s)",
+                        "\(path)/intro.gif -> \(out.path)/intro.png (32x18 at 0.000 s)",
+                    ])
+            }
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        #expect(names == ["camera.png", "intro.png"])
+
+        // Named, the same files are inputs like any other: a .gif and a raw .h264 convert, a text file fails.
+        let named = try tool.run(
+            ["Fixtures/tiny.gif", "Fixtures/one-frame.h264", "\(path)/readme.txt", "--output-dir", out.path, "--json"])
+        #expect(named.status == 1)
+        #expect(named.outputLines.count == 3)
+        #expect(named.outputLines.last?.hasSuffix(#""errorKind":"notVideo"}"#) == true)
+
+        // A folder in which no file is a candidate is a usage error, after saying what was skipped and why.
+        let notes = scratch.url.appendingPathComponent("notes")
+        try FileManager.default.createDirectory(at: notes, withIntermediateDirectories: false)
+        try Data("notes\n".utf8).write(to: notes.appendingPathComponent("readme.txt"))
+        let nothing = try tool.run([notes.path, "--output-dir", out.path])
+        #expect(nothing.status == 2)
+        #expect(
+            nothing.errorLines == [
+                "canvas-thumb: skipped: \(notes.path)/readme.txt: not a video or picture FFmpeg recognises",
+                "canvas-thumb: no video or picture found in \(notes.path)",
+            ])
+    }
+
+    /// `Fixtures/h264.mp4` with its sample description's codec code (`avc1`, the last occurrence: the first is a brand in
+    /// `ftyp`) replaced by `code`, written to `url`: a damaged header or a codec FFmpeg does not know, made the same
+    /// way every time.
+    private static func h264(withCodecCode code: [UInt8], to url: URL) throws {
+        var bytes = [UInt8](try Data(contentsOf: BuiltBinary.root.appendingPathComponent("Fixtures/h264.mp4")))
+        let avc1 = Array("avc1".utf8)
+        let at = try #require((0...(bytes.count - 4)).last { Array(bytes[$0..<($0 + 4)]) == avc1 })
+        bytes.replaceSubrange(at..<(at + 4), with: code)
+        try Data(bytes).write(to: url)
+    }
+
+    @Test("a damaged file says so; an unsupported codec is named only when the file names one")
+    func damagedOrUnsupported() throws {
+        let scratch = try ScratchFolder()
+        let noCode = scratch.url.appendingPathComponent("no-code.mp4")
+        let unknown = scratch.url.appendingPathComponent("unknown-code.mp4")
+        try Self.h264(withCodecCode: [0x00, 0x13, 0x37, 0x00], to: noCode)
+        try Self.h264(withCodecCode: Array("zzzz".utf8), to: unknown)
+        let cases = [
+            (noCode.path, "\(noCode.path): damaged or truncated file (its video stream names no codec)"),
+            (unknown.path, "\(unknown.path): unsupported codec 'zzzz' (a codec FFmpeg does not know)"),
+            (
+                "Fixtures/truncated-index-at-end.mp4",
+                "Fixtures/truncated-index-at-end.mp4: damaged or truncated file (mov,mp4,m4a,3gp,3g2,mj2): "
+                    + "Invalid data found when processing input (moov atom not found)"
+            ),
+        ]
+        for (input, reason) in cases {
+            let run = try tool.run([input, "-o", scratch.url.appendingPathComponent("c.png").path])
+            #expect(run.status == 1)
+            #expect(run.errorLines == ["canvas-thumb: \(reason)"])
+        }
+    }
+
+    @Test(
+        "--json gives each failure an errorKind: missing, unreadable, notVideo, damaged, unsupported, refused, writeFailed"
+    )
+    func errorKinds() throws {
+        let scratch = try ScratchFolder()
+        let unknown = scratch.url.appendingPathComponent("unknown-code.mp4")
+        try Self.h264(withCodecCode: Array("zzzz".utf8), to: unknown)
+        let playlist = scratch.url.appendingPathComponent("list.m3u8")
+        try Data("#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\n/etc/passwd\n#EXT-X-ENDLIST\n".utf8).write(to: playlist)
+        let out = scratch.url.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
+        let inputs = [
+            "Fixtures/h264.mp4", "Fixtures/no-such-file.mp4", "Fixtures/empty.mp4", "Fixtures/audio-only.m4a",
+            "Fixtures/truncated-index-at-end.mp4", unknown.path, playlist.path,
+        ]
+        let run = try tool.run(inputs + ["-s", "16", "--output-dir", out.path, "--json"])
+        #expect(run.status == 1)
+        let kinds = try run.outputLines.map { line in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object.count == 7, "\(line)")
+            return object["errorKind"] is NSNull ? "null" : object["errorKind"] as? String ?? "?"
+        }
+        #expect(kinds == ["null", "missing", "notVideo", "notVideo", "damaged", "unsupported", "refused"])
+
+        // A cover that cannot be written: a FIFO where the output goes is never replaced.
+        let fifo = scratch.url.appendingPathComponent("cover.png")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let write = try tool.run(["Fixtures/h264.mp4", "-o", fifo.path, "--json"])
+        #expect(write.status == 1)
+        #expect(write.standardOutput.hasSuffix(#","errorKind":"writeFailed"}"# + "\n"), "\(write.standardOutput)")
+    }
+
     /// Runs `command` with sh on a pseudo-terminal (util-linux's `script`) and returns what was drawn on it.
     private static func onTerminal(_ command: String) throws -> String {
         let process = Process()

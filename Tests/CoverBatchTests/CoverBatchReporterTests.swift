@@ -47,7 +47,7 @@ struct CoverBatchReporterTests {
             ], "the count includes the results printed after it")
     }
 
-    @Test("JSON lines have exactly the six fields; warnings and unreadable folders are reported")
+    @Test("JSON lines have exactly the seven fields; warnings and unreadable folders are reported")
     func json() throws {
         let recorder = Recorder()
         let reporter = CoverBatchReporter(programName: "tool", json: true, emit: recorder.record)
@@ -61,13 +61,14 @@ struct CoverBatchReporterTests {
             recorder.lines == [
                 .output(
                     #"{"input":"d%FF","output":null,"width":null,"height":null,"actualTime":null,"#
-                        + #""error":"d%FF: cannot list the directory: Permission denied"}"#),
+                        + #""error":"d%FF: cannot list the directory: Permission denied","errorKind":"unreadable"}"#),
                 .output(
-                    #"{"input":"in/a.mp4","output":"out/a.png","width":32,"height":18,"actualTime":1.5,"error":null}"#),
+                    #"{"input":"in/a.mp4","output":"out/a.png","width":32,"height":18,"actualTime":1.5,"#
+                        + #""error":null,"errorKind":null}"#),
                 .error("tool: warning: in/a.mp4: cut short"),
                 .output(
                     #"{"input":"in/b.mp4","output":null,"width":null,"height":null,"actualTime":null,"#
-                        + #""error":"in/b.mp4: not a media file"}"#),
+                        + #""error":"in/b.mp4: not a media file","errorKind":"notVideo"}"#),
             ])
         #expect(reporter.failures == 2)
     }
@@ -81,8 +82,21 @@ struct CoverBatchReporterTests {
         reporter.report(CoverJobResult(index: 0, job: job, result: .failure(error)))
         let expected =
             #"{"input":"in/say \"hi\"\\.mp4","output":null,"width":null,"height":null,"actualTime":null,"#
-            + #""error":"in/say \"hi\"\\.mp4: not a media file"}"#
+            + #""error":"in/say \"hi\"\\.mp4: not a media file","errorKind":"notVideo"}"#
         #expect(recorder.lines == [.output(expected)])
+    }
+
+    @Test("every kind of failure has an errorKind of the documented nine, the same one each time")
+    func errorKinds() {
+        let names = ThumbnailError.Kind.allCases.map(CoverBatchReporter.errorKindName)
+        #expect(
+            Set(names) == [
+                "missing", "unreadable", "notVideo", "damaged", "unsupported", "timedOut", "crashed", "writeFailed",
+                "refused",
+            ])
+        #expect(CoverBatchReporter.errorKindName(.decodeFailed) == "damaged")
+        #expect(CoverBatchReporter.errorKindName(.crashed) == "crashed")
+        #expect(CoverBatchReporter.errorKindName(.noVideoStream) == "notVideo")
     }
 
     @Test("many threads reporting at once still print every result once, in order")

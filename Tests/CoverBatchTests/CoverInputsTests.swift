@@ -10,27 +10,64 @@ import Thumbnails
 
 @Suite("Batch inputs and output names")
 struct CoverInputsTests {
-    /// A fresh directory tree with a few video and non-video files.
+    /// A fresh directory tree with a few video and non-video files: each video a copy of a fixture, whatever its name.
     private func makeTree(in folder: TemporaryFolder) throws -> URL {
         let root = folder.url
         let manager = FileManager.default
         try manager.createDirectory(at: root.appendingPathComponent("b/nested"), withIntermediateDirectories: true)
-        for name in ["a.mp4", "notes.txt", "b/clip.MOV", "b/nested/deep.webm", "b/nested/cover.png"] {
-            try Data("x".utf8).write(to: root.appendingPathComponent(name))
+        let copies = [
+            ("a.mp4", "h264.mp4"), ("b/clip.MOV", "hevc.mp4"), ("b/nested/deep.webm", "vp9.webm"),
+            ("b/nested/cover.png", "tiny.gif"), ("b/raw", "one-frame.h264"),
+        ]
+        for (name, fixture) in copies {
+            try manager.copyItem(at: Fixtures.url(fixture), to: root.appendingPathComponent(name))
         }
+        try Data("not a video\n".utf8).write(to: root.appendingPathComponent("notes.txt"))
+        try Data("x".utf8).write(to: root.appendingPathComponent("b/fake.mp4"))
         try manager.createDirectory(at: root.appendingPathComponent("b/folder.mp4"), withIntermediateDirectories: true)
         return root
     }
 
-    @Test("a directory expands to its video files, recursively, in path order")
+    @Test("a directory expands to every file FFmpeg recognises as a video or picture, whatever its name, in path order")
     func directoriesExpand() throws {
         let folder = try TemporaryFolder()
         let root = try makeTree(in: folder)
-        let files = CoverInputs.expand([FileSystemPath(root.path)]).files
+        let expansion = CoverInputs.expand([FileSystemPath(root.path)])
         #expect(
-            files.map { String($0.string.dropFirst(root.path.count)) } == [
-                "/a.mp4", "/b/clip.MOV", "/b/nested/deep.webm",
+            expansion.files.map { String($0.string.dropFirst(root.path.count)) } == [
+                "/a.mp4", "/b/clip.MOV", "/b/nested/cover.png", "/b/nested/deep.webm", "/b/raw",
             ])
+        #expect(expansion.walked == Set(0..<5))
+        #expect(
+            expansion.skipped.map { String($0.reason.dropFirst(root.path.count)) } == [
+                "/b/fake.mp4: not a video or picture FFmpeg recognises",
+                "/notes.txt: not a video or picture FFmpeg recognises",
+            ])
+    }
+
+    @Test("a walk skips, and says why, what is no video: subtitles, empty files, FIFOs, covers in the output folder")
+    func walkSkipsWithReasons() throws {
+        let folder = try TemporaryFolder()
+        let root = folder.url
+        try Data("1\n00:00:01,000 --> 00:00:02,000\nHello\n".utf8).write(to: root.appending(path: "clip.srt"))
+        try Data().write(to: root.appending(path: "empty.mp4"))
+        #expect(mkfifo(root.appending(path: "pipe.mp4").path, 0o600) == 0)
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8))
+        try png.write(to: root.appending(path: "clip.png"))
+        try FileManager.default.copyItem(at: Fixtures.url("h264.mp4"), to: root.appending(path: "clip.mp4"))
+        let reasons = { (expansion: CoverInputs.Expansion) in
+            expansion.skipped.map { String($0.reason.dropFirst(root.path.count + 1)) }
+        }
+        let elsewhere = CoverInputs.expand([FileSystemPath(root)])
+        #expect(elsewhere.files.map(\.lastComponent) == [Array("clip.mp4".utf8), Array("clip.png".utf8)])
+        #expect(
+            reasons(elsewhere) == [
+                "clip.srt: a subtitle file (srt), not a video", "empty.mp4: the file is empty (0 bytes)",
+                "pipe.mp4: is a FIFO, not a regular file",
+            ])
+        let intoItself = CoverInputs.expand([FileSystemPath(root)], skippingCoversIn: FileSystemPath(root))
+        #expect(intoItself.files.map(\.lastComponent) == [Array("clip.mp4".utf8)])
+        #expect(reasons(intoItself).contains("clip.png: a PNG picture in the output folder (covers are written there)"))
     }
 
     @Test("plain paths are kept in order, missing ones included, and - reads standard input once")
@@ -47,7 +84,7 @@ struct CoverInputsTests {
         #expect(files.count == 4)
     }
 
-    @Test("links to files are followed, links to folders are not (no loop), a dangling video link is kept")
+    @Test("links to files are followed, links to folders are not (no loop, said), a dangling link is kept")
     func symbolicLinks() throws {
         let folder = try TemporaryFolder()
         let root = try makeTree(in: folder)
@@ -59,8 +96,10 @@ struct CoverInputsTests {
         #expect(expansion.unreadable.isEmpty)
         #expect(
             expansion.files.map { String($0.string.dropFirst(root.path.count)) } == [
-                "/a.mp4", "/b/clip.MOV", "/b/nested/deep.webm", "/gone.mp4", "/link.mkv",
+                "/a.mp4", "/b/clip.MOV", "/b/nested/cover.png", "/b/nested/deep.webm", "/b/raw", "/gone.mp4",
+                "/link.mkv",
             ])
+        #expect(expansion.skipped.map(\.reason).contains("\(root.path)/b/loop: a link to a folder, not followed"))
     }
 
     @Test("output names skip the inputs that lie in the output directory")
@@ -127,10 +166,12 @@ struct CoverInputsTests {
     func oddNamesInAWalk() throws {
         let folder = try TemporaryFolder()
         let root = FileSystemPath(folder.url)
+        let video = [UInt8](try Data(contentsOf: Fixtures.url("one-frame.mp4")))
         for name in Self.oddNames {
             let path = root.appending(component: name)
             let descriptor = path.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
             try #require(descriptor >= 0)
+            #expect(write(descriptor, video, video.count) == video.count)
             close(descriptor)
         }
         let expansion = CoverInputs.expand([root])

@@ -26,7 +26,7 @@ struct CoverErrorTests {
             ("audio-only.m4a", ThumbnailError.Kind.noVideoStream),
             ("empty.mp4", .notAMediaFile),
             ("not-a-video.mp4", .notAMediaFile),
-            ("truncated-index-at-end.mp4", .notAMediaFile),
+            ("truncated-index-at-end.mp4", .decodeFailed),
             ("no-such-file.mp4", .fileNotFound),
         ]
     )
@@ -108,7 +108,7 @@ struct CoverErrorTests {
     func memoryErrors() throws {
         for (name, kind) in [
             ("audio-only.m4a", ThumbnailError.Kind.noVideoStream), ("empty.mp4", .notAMediaFile),
-            ("not-a-video.mp4", .notAMediaFile), ("truncated-index-at-end.mp4", .notAMediaFile),
+            ("not-a-video.mp4", .notAMediaFile), ("truncated-index-at-end.mp4", .decodeFailed),
         ] {
             let data = try Data(contentsOf: Fixtures.url(name))
             let error = try #require(throws: ThumbnailError.self) { try generator.makeCover(from: data, name: name) }

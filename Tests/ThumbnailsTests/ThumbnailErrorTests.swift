@@ -49,14 +49,43 @@ struct ThumbnailErrorTests {
         #expect(error.reason.contains(FFmpegError.invalidData.message))
     }
 
-    @Test("an MP4 cut in half before its index (moov at the end) is not a media file")
+    @Test("an MP4 cut in half before its index (moov at the end) is a damaged or truncated file")
     func truncatedIndexAtEnd() throws {
         // Without the moov box FFmpeg cannot find any stream: "moov atom not found", which
-        // avformat_open_input returns as invalid data.
-        let error = try failure(Fixtures.url("truncated-index-at-end.mp4"), .notAMediaFile)
+        // avformat_open_input returns as invalid data. Its start is an MP4's, so it is damaged, not something else.
+        let error = try failure(Fixtures.url("truncated-index-at-end.mp4"), .decodeFailed)
+        #expect(error.reason.hasPrefix(Fixtures.url("truncated-index-at-end.mp4").path + ": damaged or truncated file"))
         #expect(error.reason.contains(FFmpegError.invalidData.message))
         // The demuxer's own log line is routed into the reason.
         #expect(error.reason.contains("moov atom not found"))
+    }
+
+    /// `h264.mp4` with the sample description's codec code (`avc1`, its last occurrence: the first is a brand in
+    /// `ftyp`) replaced by `code`.
+    private func withCodecCode(_ code: [UInt8], in folder: TemporaryFolder) throws -> URL {
+        var bytes = [UInt8](try Data(contentsOf: Fixtures.url("h264.mp4")))
+        let avc1 = Array("avc1".utf8)
+        let at = try #require((0...(bytes.count - 4)).last { Array(bytes[$0..<($0 + 4)]) == avc1 })
+        bytes.replaceSubrange(at..<(at + 4), with: code)
+        let url = folder.url.appending(path: "coded.mp4")
+        try Data(bytes).write(to: url)
+        return url
+    }
+
+    @Test("a video stream naming no codec (bytes that are no code) is damaged, not an unsupported codec")
+    func codecNamedByNoCode() throws {
+        let folder = try TemporaryFolder()
+        let url = try withCodecCode([0x00, 0x13, 0x37, 0x00], in: folder)
+        let error = try failure(url, .decodeFailed)
+        #expect(error.reason == "\(url.path): damaged or truncated file (its video stream names no codec)")
+    }
+
+    @Test("a codec code FFmpeg does not know is an unsupported codec, named")
+    func unknownCodecCode() throws {
+        let folder = try TemporaryFolder()
+        let url = try withCodecCode(Array("zzzz".utf8), in: folder)
+        let error = try failure(url, .unsupportedCodec)
+        #expect(error.reason == "\(url.path): unsupported codec 'zzzz' (a codec FFmpeg does not know)")
     }
 
     @Test("a directory is not a media file")

@@ -47,6 +47,35 @@ package final class FormatContext {
         FFmpeg.closeInput(pointer)
     }
 
+    /// What FFmpeg's probe takes the file at `path` for, from its first 64 KiB and its name, as opening it would: the
+    /// demuxer's short name ("mov,mp4,m4a,3gp,3g2,mj2", "h264", "gif", "srt") and how sure the probe is (100: certain;
+    /// 50: by the name's extension alone), or nil when no demuxer recognises it (or it cannot be read). Only FFmpeg's
+    /// probe functions read the bytes, which look for signatures; no demuxer or decoder runs.
+    package static func probe(fileAt path: FileSystemPath) -> (demuxer: String, score: Int)? {
+        let bytes = path.prefix(count: FFmpeg.probePrefixSize)
+        let url = FileSystemPath(unchecked: Array("file:".utf8) + path.bytes)
+        return url.withCString { name in probe(bytes, name: name) }
+    }
+
+    /// The lowest ``probe(fileAt:)`` score at which the probe recognises a format: above FFmpeg's own retry threshold
+    /// (25 of 100), so a weak guess from a few bytes of text does not count. A file it recognises is a candidate for
+    /// a cover (in a folder walk) and, when it cannot be opened, a damaged one of that format.
+    package static let recognisedScore = 26
+
+    /// What FFmpeg's probe takes `bytes` for, by their content alone (see ``probe(fileAt:)``).
+    package static func probe(bytes: Data) -> (demuxer: String, score: Int)? {
+        probe(Array(bytes.prefix(FFmpeg.probePrefixSize)), name: nil)
+    }
+
+    private static func probe(_ bytes: [UInt8], name: UnsafePointer<CChar>?) -> (demuxer: String, score: Int)? {
+        var score: Int32 = 0
+        let demuxer = bytes.withUnsafeBufferPointer { buffer in
+            cffmpeg_probe_format_scored(name, buffer.baseAddress, Int32(buffer.count), &score)
+        }
+        guard let demuxer else { return nil }
+        return (String(cString: demuxer), Int(score))
+    }
+
     /// Reads packets to complete stream parameters the header left out.
     ///
     /// The decoders the probe opens refuse frames of more than ``FrameLimits/maximumPixels`` pixels before they

@@ -46,6 +46,26 @@ package struct InputPolicy: Sendable, Hashable {
     /// ``allowedDemuxers`` as FFmpeg's `format_whitelist` option reads it.
     static let formatWhitelist = allowedDemuxers.joined(separator: ",")
 
+    /// What a file FFmpeg's probe takes for `demuxer` is when that demuxer reads no video or picture ("a subtitle file
+    /// (srt)", "a text file"); nil for any other demuxer. A folder walk skips such files (and ``selfContained`` refuses
+    /// them when they are named).
+    package static func notVideo(demuxer: String) -> String? {
+        switch demuxer {
+        case "tty", "bin", "xbin", "adf", "idf": "a text file"
+        case "ffmetadata": "an FFmpeg metadata file"
+        case "sbg": "an sbg synthesizer script"
+        case _ where subtitleDemuxers.contains(demuxer): "a subtitle file (\(demuxer))"
+        default: nil
+        }
+    }
+
+    /// The demuxers of subtitle files.
+    private static let subtitleDemuxers: Set<String> = [
+        "srt", "ass", "webvtt", "microdvd", "subviewer", "subviewer1", "sami", "mpl2", "mpsub", "pjs", "realtext",
+        "stl",
+        "vplayer", "jacosub", "lrc", "aqtitle", "scc", "tedcaptions", "mcc", "vobsub", "sup", "dvbsub", "dvbtxt",
+    ]
+
     /// Why ``selfContained`` refuses an input FFmpeg's probe takes for `demuxer` (a short name, or a comma list such as
     /// "mov,mp4,m4a"): one clause naming what it was, for an error's reason.
     package static func refusal(ofDemuxer demuxer: String?) -> String {
@@ -63,9 +83,7 @@ package struct InputPolicy: Sendable, Hashable {
         case "ffmetadata": return "an FFmpeg metadata file: refused, not a video"
         case "svg_pipe": return "an SVG image: refused, it may load other files"
         case "sbg": return "an sbg synthesizer script: refused, not a video"
-        case "srt", "ass", "webvtt", "microdvd", "subviewer", "subviewer1", "sami", "mpl2", "mpsub", "pjs", "realtext",
-            "stl", "vplayer", "jacosub", "lrc", "aqtitle", "scc", "tedcaptions", "mcc", "vobsub", "sup", "dvbsub",
-            "dvbtxt":
+        case _ where subtitleDemuxers.contains(demuxer):
             return "a subtitle file (\(demuxer)): refused, not a video"
         default:
             return "a '\(demuxer)' input: refused, not one of the self-contained media formats covers read"

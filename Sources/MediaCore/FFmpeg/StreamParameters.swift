@@ -15,6 +15,12 @@ package struct StreamParameters: Sendable, Hashable {
     package var codecName: String
     /// Whether this FFmpeg build can decode the stream.
     package var hasDecoder: Bool
+    /// Whether FFmpeg knows the codec (``codecName`` is not "none"): a container naming a codec FFmpeg has never
+    /// heard of, or a damaged header, leaves it unknown.
+    package var codecIsIdentified: Bool
+    /// The container's four-character code for the codec (`avc1`, `hvc1`, `XVID`) when it is four printable ASCII
+    /// characters; nil when there is none or its bytes are not text (a damaged header).
+    package var codecTag: String?
     /// Frame width and height in stored pixels; zero when unknown.
     package var width: Int
     package var height: Int
@@ -41,6 +47,12 @@ package struct StreamParameters: Sendable, Hashable {
         isVideo = parameters.codec_type == AVMEDIA_TYPE_VIDEO
         isAttachedPicture = stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0
         codecName = FFmpeg.codecName(parameters.codec_id)
+        codecIsIdentified = parameters.codec_id != AV_CODEC_ID_NONE
+        let tag = parameters.codec_tag
+        let tagBytes = (0..<4).map { UInt8(truncatingIfNeeded: tag >> (8 * $0)) }
+        codecTag =
+            tagBytes.allSatisfy { (0x21...0x7E).contains($0) || $0 == 0x20 } && tagBytes.contains { $0 != 0x20 }
+            ? String(decoding: tagBytes, as: UTF8.self) : nil
         hasDecoder = FFmpeg.hasDecoder(for: parameters.codec_id)
         width = Int(parameters.width)
         height = Int(parameters.height)

@@ -82,7 +82,7 @@ final class MediaInput {
         do {
             format = try FormatContext(path: file, interruption: interruption, policy: policy)
         } catch {
-            throw Self.openFailure(error, path: path)
+            throw Self.openFailure(error, path: path) { FormatContext.probe(fileAt: file) }
         }
         try self.init(
             format: format, path: path, source: .file(file), probe: probe, interruption: interruption, policy: policy)
@@ -106,7 +106,7 @@ final class MediaInput {
         do {
             format = try FormatContext(bytes: bytes, interruption: interruption, policy: policy)
         } catch {
-            throw Self.openFailure(error, path: name)
+            throw Self.openFailure(error, path: name) { FormatContext.probe(bytes: bytes) }
         }
         try self.init(
             format: format, path: name, source: .bytes(bytes), probe: probe, interruption: interruption, policy: policy)
@@ -185,7 +185,12 @@ final class MediaInput {
                 reopened = try FormatContext(bytes: bytes, interruption: interruption, policy: policy)
             }
         } catch {
-            throw Self.openFailure(error, path: path)
+            throw Self.openFailure(error, path: path) {
+                switch source {
+                case .file(let file): FormatContext.probe(fileAt: file)
+                case .bytes(let bytes): FormatContext.probe(bytes: bytes)
+                }
+            }
         }
         if probed {
             do {
@@ -237,8 +242,13 @@ final class MediaInput {
         }
     }
 
-    /// The error for a failed `avformat_open_input`.
-    private static func openFailure(_ error: FFmpegError, path: String) -> ThumbnailError {
+    /// The error for a failed `avformat_open_input`. A file that FFmpeg's probe recognises (`probe`: a format's
+    /// signature at its start, or an extension its bytes do not contradict) but whose header cannot be read is a
+    /// damaged or truncated media file (`.decodeFailed`, naming the format); one it does not recognise is not a
+    /// media file.
+    private static func openFailure(
+        _ error: FFmpegError, path: String, probe: () -> (demuxer: String, score: Int)?
+    ) -> ThumbnailError {
         switch error {
         case .refused:
             ThumbnailError(.refused, reason: "\(path): \(error.message)")
@@ -251,8 +261,38 @@ final class MediaInput {
         case .isDirectory:
             ThumbnailError(.notAMediaFile, reason: "\(path): cannot open", ffmpegError: error)
         default:
-            ThumbnailError(.notAMediaFile, reason: "\(path): not a media file FFmpeg can read", ffmpegError: error)
+            if let recognised = probe(), recognised.score >= FormatContext.recognisedScore {
+                ThumbnailError(
+                    .decodeFailed, reason: "\(path): damaged or truncated file (\(recognised.demuxer))",
+                    ffmpegError: error)
+            } else {
+                ThumbnailError(.notAMediaFile, reason: "\(path): not a media file FFmpeg can read", ffmpegError: error)
+            }
         }
+    }
+
+    /// The error for video `streams` no decoder of this FFmpeg takes: `.unsupportedCodec` naming the codec FFmpeg
+    /// knows but cannot decode ("unsupported codec prores"), or the container's code for one FFmpeg does not know
+    /// ("unsupported codec 'zzzz'"); `.decodeFailed`, a damaged file, when the stream names no codec at all (no
+    /// code, or bytes that are not one).
+    static func noDecoder(for streams: [StreamParameters], path: String) -> ThumbnailError {
+        let known = Set(streams.filter(\.codecIsIdentified).map(\.codecName)).sorted()
+        if !known.isEmpty {
+            return ThumbnailError(
+                .unsupportedCodec,
+                reason:
+                    "\(path): unsupported codec \(known.joined(separator: ", ")) (this FFmpeg has no decoder for it)")
+        }
+        let tags = Set(streams.compactMap(\.codecTag)).sorted()
+        if !tags.isEmpty {
+            return ThumbnailError(
+                .unsupportedCodec,
+                reason:
+                    "\(path): unsupported codec \(tags.map { "'\($0)'" }.joined(separator: ", ")) (a codec FFmpeg does not know)"
+            )
+        }
+        return ThumbnailError(
+            .decodeFailed, reason: "\(path): damaged or truncated file (its video stream names no codec)")
     }
 
     /// The error for a failed choice of video stream, listing what the file has instead.
@@ -268,13 +308,7 @@ final class MediaInput {
             : streams.map { "\($0.mediaType) (\($0.codecName))" }.joined(separator: ", ")
         switch error {
         case .decoderNotFound:
-            let codecs = streams.filter(\.isVideo).map(\.codecName)
-            let names = Set(codecs).sorted().joined(separator: ", ")
-            return ThumbnailError(
-                .unsupportedCodec,
-                reason: "\(path): no decoder for its video codec \(names)",
-                ffmpegError: error
-            )
+            return noDecoder(for: streams.filter(\.isVideo), path: path)
         case .streamNotFound:
             return ThumbnailError(.noVideoStream, reason: "\(path): no video stream; it has \(contents)")
         default:

@@ -89,9 +89,7 @@ final class VideoReader {
         } catch {
             switch error {
             case .decoderNotFound:
-                throw ThumbnailError(
-                    .unsupportedCodec, reason: "\(input.path): no decoder for \(input.video.codecName)",
-                    ffmpegError: error)
+                throw MediaInput.noDecoder(for: [input.video], path: input.path)
             default:
                 throw ThumbnailError(
                     .decodeFailed, reason: "\(input.path): cannot open the \(input.video.codecName) decoder",
@@ -691,7 +689,7 @@ final class VideoReader {
 
     /// The error for a stream of which nothing decodes.
     func decodeFailure() -> ThumbnailError {
-        let reason = "\(input.path): no \(input.video.codecName) frame could be decoded"
+        let reason = "\(input.path): damaged or truncated file: no \(input.video.codecName) frame could be decoded"
         if let error = lastDecodeError ?? readFailure {
             return ThumbnailError(.decodeFailed, reason: reason, ffmpegError: error)
         }
