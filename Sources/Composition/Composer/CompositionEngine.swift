@@ -45,11 +45,19 @@ enum CompositionEngine {
         }
         let temporary = try OutputFile.temporaryPath(for: output)
         let queue = FrameQueue<ComposedItem>(capacity: framesInFlight)
-        let composing = Thread { compose(plan, into: queue, cancellation: cancellation) }
-        composing.name = "Composition decoding"
+        let composed = DispatchSemaphore(value: 0)
+        let composing = Thread {
+            compose(plan, into: queue, cancellation: cancellation)
+            composed.signal()
+        }
+        composing.name = "Composition"
         composing.start()
-        // Whatever happens here, the composing thread is told to stop (it may be waiting for room).
-        defer { queue.close() }
+        // Whatever happens here, the composing thread is told to stop (it may be waiting for room) and has ended, its
+        // takes closed, before the result is reported.
+        defer {
+            queue.close()
+            composed.wait()
+        }
         let frameCount: Int
         let duration: Double
         switch queue.pop() {
@@ -160,37 +168,65 @@ enum CompositionEngine {
         }
     }
 
-    /// The composing thread: opens the takes, then composes every output frame and its sound into `queue`, ending
-    /// with `.end` or `.failure`. Stops early when the encoding side closes the queue.
+    /// The composing thread: opens the takes, starts a ``TileFeed`` per take with video (each decodes and scales its
+    /// take on a thread of its own), then composes every output frame from the feeds' tiles, mixes its sound, and
+    /// hands both to `queue`, ending with `.end` or `.failure`. Stops early when the encoding side closes the queue;
+    /// every feed's thread has ended when it returns.
     static func compose(_ plan: CompositionPlan, into queue: FrameQueue<ComposedItem>, cancellation: CancellationFlag) {
+        var feeds: [TileFeed] = []
+        defer { for feed in feeds { feed.stop() } }
         do {
-            let interruption = Interruption { cancellation.isCancelled || queue.isClosed }
+            let shouldStop = { @Sendable in cancellation.isCancelled || queue.isClosed }
+            let interruption = Interruption(isRequested: shouldStop)
             let origin = plan.timelineOrigin
             var sources: [TakeSource] = []
             for (order, take) in plan.takes.enumerated() {
                 if cancellation.isCancelled { throw CompositionError.cancelled }
-                sources.append(
-                    try TakeSource(take: take, order: order, plan: plan, origin: origin, interruption: interruption))
+                sources.append(try TakeSource(take: take, order: order, origin: origin, interruption: interruption))
             }
             let duration = sources.map { $0.offset + $0.duration }.max() ?? 0
             let frameCount = max(1, plan.frameRate.frameCount(for: duration))
             let sampleRate = CompositionPlan.AudioSettings.sampleRate
             let sampleCount = Int((duration * Double(sampleRate)).rounded())
+            // Decoders share the cores with each other and with the encoder: frame threads only for a lone take.
+            let videoCount = sources.filter { $0.videoStream != nil }.count
+            let decoderThreads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount / max(1, 2 * videoCount)))
+            var tiles: [(source: TakeSource, feed: TileFeed)] = []
+            for source in sources {
+                guard let stream = source.videoStream else { continue }
+                let feed = TileFeed(
+                    path: source.path, stream: stream, region: source.take.region, output: plan.size,
+                    scaling: source.take.scaling, offset: source.offset, frameRate: plan.frameRate,
+                    frameCount: frameCount, decoderThreads: decoderThreads, shouldStop: shouldStop, fail: source.fail)
+                feeds.append(feed)
+                tiles.append((source, feed))
+            }
+            // Every take's video opens (in parallel) before anything is written; the first failure, in plan order,
+            // is the composition's.
+            var layers: [TileLayer] = []
+            for (source, feed) in tiles {
+                switch feed.next() {
+                case .opened(let placement):
+                    layers.append(TileLayer(source: source, feed: feed, placement: placement))
+                case .failure(let error):
+                    throw error
+                case .picture, .unchanged, .end:
+                    throw CompositionError.cancelled
+                }
+            }
+            layers.sort { ($0.source.zIndex, $0.source.order) < ($1.source.zIndex, $1.source.order) }
             guard queue.push(.header(frameCount: frameCount, duration: duration, sampleCount: sampleCount)) else {
                 return
             }
-            let drawOrder = sources.filter { $0.video != nil }.sorted { ($0.zIndex, $0.order) < ($1.zIndex, $1.order) }
             let mixing = sources.filter { $0.audio != nil }
             let background = YUVColor(plan.background)
-            var canvas = PackedPicture(size: plan.size)
             var samplesMixed = 0
             for index in 0..<frameCount {
                 if cancellation.isCancelled { throw CompositionError.cancelled }
-                let time = plan.frameRate.time(ofFrame: index)
-                for source in drawOrder { try source.video?.advance(to: time - source.offset) }
-                canvas.fill(with: background)
-                for source in drawOrder {
-                    if let track = source.video, let tile = track.tile { canvas.draw(tile, track.placement) }
+                for layer in layers.indices { try layers[layer].advance() }
+                var canvas = PackedPicture(size: plan.size, filledWith: background)
+                for layer in layers {
+                    if let pixels = layer.pixels { canvas.draw(pixels, layer.placement) }
                 }
                 // The sound up to the end of this frame (all of it with the last frame).
                 let soundEnd =
@@ -210,6 +246,34 @@ enum CompositionEngine {
             queue.push(.failure(error))
         } catch {
             queue.push(.failure(CompositionError(.output, TakeSource.reason(error))))
+        }
+    }
+}
+
+/// One take's tile in the composing thread: the picture its feed last handed over, drawn at its placement.
+struct TileLayer {
+    let source: TakeSource
+    let feed: TileFeed
+    let placement: TilePlacement
+    /// The visible part of the tile shown now (packed 4:2:0), nil before the take's first frame.
+    private(set) var pixels: [UInt8]?
+    private var ended = false
+
+    init(source: TakeSource, feed: TileFeed, placement: TilePlacement) {
+        self.source = source
+        self.feed = feed
+        self.placement = placement
+    }
+
+    /// Takes the feed's word for the next output frame; after the feed's end, the last picture holds.
+    mutating func advance() throws(CompositionError) {
+        guard !ended else { return }
+        switch feed.next() {
+        case .picture(let picture): pixels = picture
+        case .unchanged: break
+        case .end: ended = true
+        case .failure(let error): throw error
+        case .opened: break
         }
     }
 }
@@ -238,10 +302,18 @@ struct PackedPicture {
     let height: Int
     private(set) var bytes: [UInt8]
 
-    init(size: PixelSize) {
+    /// A picture of `size` filled with `color`.
+    init(size: PixelSize, filledWith color: YUVColor) {
         width = size.width
         height = size.height
-        bytes = [UInt8](repeating: 0, count: width * height * 3 / 2)
+        let lumaCount = width * height
+        bytes = [UInt8](unsafeUninitializedCapacity: lumaCount * 3 / 2) { buffer, count in
+            let base = buffer.baseAddress!
+            base.initialize(repeating: color.y, count: lumaCount)
+            (base + lumaCount).initialize(repeating: color.cb, count: lumaCount / 4)
+            (base + lumaCount + lumaCount / 4).initialize(repeating: color.cr, count: lumaCount / 4)
+            count = lumaCount * 3 / 2
+        }
     }
 
     /// Where plane `index` starts in `bytes`, and its width and height.
@@ -254,35 +326,27 @@ struct PackedPicture {
         }
     }
 
-    mutating func fill(with color: YUVColor) {
-        let lumaCount = width * height
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            base.update(repeating: color.y, count: lumaCount)
-            (base + lumaCount).update(repeating: color.cb, count: lumaCount / 4)
-            (base + lumaCount + lumaCount / 4).update(repeating: color.cr, count: lumaCount / 4)
-        }
-    }
-
-    /// Copies the window of `tile` that `placement` shows (even offsets and sizes: chroma is exact).
-    mutating func draw(_ tile: Frame, _ placement: TilePlacement) {
+    /// Copies `pixels`, the visible part of a tile packed as 4:2:0 planes, to where `placement` shows it (even
+    /// offsets and sizes: chroma is exact).
+    mutating func draw(_ pixels: [UInt8], _ placement: TilePlacement) {
         let visible = placement.visible
         guard !visible.isEmpty else { return }
-        for index in 0..<3 {
-            guard let source = tile.plane(index) else { continue }
-            let plane = layout(ofPlane: index)
-            let shift = index == 0 ? 0 : 1
-            let count = visible.width >> shift
-            let rows = visible.height >> shift
-            let sourceX = placement.cropOrigin.x >> shift
-            let sourceY = placement.cropOrigin.y >> shift
-            let targetX = visible.x >> shift
-            let targetY = visible.y >> shift
+        var sourceOffset = 0
+        let planes = (0..<3).map(layout(ofPlane:))
+        pixels.withUnsafeBufferPointer { source in
             bytes.withUnsafeMutableBufferPointer { buffer in
-                let base = buffer.baseAddress! + plane.offset
-                for row in 0..<rows {
-                    (base + (targetY + row) * plane.width + targetX).update(
-                        from: source.base + (sourceY + row) * source.stride + sourceX, count: count)
+                for index in 0..<3 {
+                    let plane = planes[index]
+                    let shift = index == 0 ? 0 : 1
+                    let count = visible.width >> shift
+                    let rows = visible.height >> shift
+                    let base = buffer.baseAddress! + plane.offset + (visible.y >> shift) * plane.width
+                        + (visible.x >> shift)
+                    for row in 0..<rows {
+                        (base + row * plane.width).update(
+                            from: source.baseAddress! + sourceOffset + row * count, count: count)
+                    }
+                    sourceOffset += count * rows
                 }
             }
         }

@@ -7,8 +7,13 @@ import Pixels
 /// fails it before anything is written.
 final class TakeSource {
     let canvas: Int
-    let video: VideoTrack?
+    let take: CompositionPlan.Take
+    let path: FileSystemPath
+    /// The video stream the take's tile shows (its pictures are read by a ``TileFeed``), nil for a take without one.
+    let videoStream: StreamParameters?
     let audio: AudioTrack?
+    /// Turns a reason into the take's error (naming its canvas and file).
+    let fail: @Sendable (String) -> CompositionError
     /// Where the take's time 0 falls on the output's timeline, in seconds.
     let offset: Double
     /// The take's length in seconds.
@@ -17,16 +22,19 @@ final class TakeSource {
     let order: Int
 
     init(
-        take: CompositionPlan.Take, order: Int, plan: CompositionPlan, origin: Double, interruption: Interruption
+        take: CompositionPlan.Take, order: Int, origin: Double, interruption: Interruption
     ) throws(CompositionError) {
         let canvas = take.canvasIndex ?? order
         self.canvas = canvas
+        self.take = take
         self.order = order
         zIndex = take.zIndex
         offset = take.start - origin
         let name = take.file.lastPathComponent
-        let fail = { (reason: String) in CompositionError(.take(canvas: canvas, file: name), reason) }
+        let fail = { @Sendable (reason: String) in CompositionError(.take(canvas: canvas, file: name), reason) }
+        self.fail = fail
         let path = FileSystemPath(take.file)
+        self.path = path
         let streams: [StreamParameters]
         let length: Double?
         do {
@@ -43,13 +51,7 @@ final class TakeSource {
         }
         guard let length, length.isFinite, length > 0 else { throw fail("has no duration (an empty or broken file)") }
         duration = length
-        if let videoStream {
-            video = try VideoTrack(
-                path: path, stream: videoStream, region: take.region, output: plan.size, scaling: take.scaling,
-                interruption: interruption, fail: fail)
-        } else {
-            video = nil
-        }
+        self.videoStream = videoStream
         if let audioStream {
             audio = try AudioTrack(
                 path: path, stream: audioStream,

@@ -31,12 +31,13 @@ final class VideoTrack {
     /// Opens the video of `path` for a tile at `placement`; `fail` turns a reason into the take's error.
     init(
         path: FileSystemPath, stream: StreamParameters, region: NormalizedRect, output: PixelSize,
-        scaling: CompositionPlan.Scaling, interruption: Interruption, fail: @escaping (String) -> CompositionError
+        scaling: CompositionPlan.Scaling, decoderThreads: Int, interruption: Interruption,
+        fail: @escaping (String) -> CompositionError
     ) throws(CompositionError) {
         self.fail = fail
         do {
             format = try TakeSource.open(path, interruption: interruption, fail: fail)
-            decoder = try Decoder(format: format, streamIndex: stream.index, threadCount: 1)
+            decoder = try Decoder(format: format, streamIndex: stream.index, threadCount: decoderThreads)
             packet = try Packet()
         } catch {
             throw TakeSource.failure(error, fail)
@@ -55,10 +56,11 @@ final class VideoTrack {
     }
 
     /// Makes `tile` the picture of the last frame whose time is at most `time` (take time, seconds); before the first
-    /// frame's time, the first frame once `time` reaches 0; after the last, the last.
-    func advance(to time: Double) throws(CompositionError) {
+    /// frame's time, the first frame once `time` reaches 0; after the last, the last. Returns whether `tile` changed.
+    @discardableResult
+    func advance(to time: Double) throws(CompositionError) -> Bool {
         let slack = timeBase / 2 + 1e-7
-        guard !placement.visible.isEmpty, time + slack >= 0 else { return }
+        guard !placement.visible.isEmpty, time + slack >= 0 else { return false }
         var shown: Frame?
         while true {
             if pending == nil, !endOfInput { pending = try decodeNext() }
@@ -69,7 +71,40 @@ final class VideoTrack {
             shown = next.frame
             pending = nil
         }
-        if let shown { try scaleToTile(shown) }
+        guard let shown else { return false }
+        try scaleToTile(shown)
+        return true
+    }
+
+    /// Whether the take has no frame left: `tile` is its last for good.
+    var isFinished: Bool { endOfInput && pending == nil }
+
+    /// The part of `tile` that shows in the output (``TilePlacement/visible``), as packed 4:2:0 planes (Y, then Cb,
+    /// then Cr, rows without padding); nil before the first frame.
+    func visiblePixels() -> [UInt8]? {
+        guard let tile else { return nil }
+        let visible = placement.visible
+        let lumaCount = visible.width * visible.height
+        return [UInt8](unsafeUninitializedCapacity: lumaCount * 3 / 2) { buffer, count in
+            var offset = 0
+            for index in 0..<3 {
+                let shift = index == 0 ? 0 : 1
+                let width = visible.width >> shift
+                let rows = visible.height >> shift
+                if let source = tile.plane(index) {
+                    let start = source.base + (placement.cropOrigin.y >> shift) * source.stride
+                        + (placement.cropOrigin.x >> shift)
+                    for row in 0..<rows {
+                        (buffer.baseAddress! + offset + row * width).initialize(
+                            from: start + row * source.stride, count: width)
+                    }
+                } else {
+                    (buffer.baseAddress! + offset).initialize(repeating: 128, count: width * rows)
+                }
+                offset += width * rows
+            }
+            count = offset
+        }
     }
 
     /// Decodes the next frame, or nil at the end of the take.
