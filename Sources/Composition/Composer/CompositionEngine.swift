@@ -91,6 +91,9 @@ enum CompositionEngine {
                 while true {
                     packet.clear()
                     guard try encoder.receive(into: packet) == .done else { return }
+                    // Each picture lasts one tick of the video encoder's time base (one frame); without it the MP4
+                    // would give the last one no time, and players would drop it.
+                    if stream == videoStream, packet.duration == nil { packet.setDuration(1) }
                     try muxer.write(packet, stream: stream)
                 }
             }
@@ -340,7 +343,8 @@ struct PackedPicture {
                     let shift = index == 0 ? 0 : 1
                     let count = visible.width >> shift
                     let rows = visible.height >> shift
-                    let base = buffer.baseAddress! + plane.offset + (visible.y >> shift) * plane.width
+                    let base =
+                        buffer.baseAddress! + plane.offset + (visible.y >> shift) * plane.width
                         + (visible.x >> shift)
                     for row in 0..<rows {
                         (base + row * plane.width).update(

@@ -92,7 +92,8 @@ final class VideoTrack {
                 let width = visible.width >> shift
                 let rows = visible.height >> shift
                 if let source = tile.plane(index) {
-                    let start = source.base + (placement.cropOrigin.y >> shift) * source.stride
+                    let start =
+                        source.base + (placement.cropOrigin.y >> shift) * source.stride
                         + (placement.cropOrigin.x >> shift)
                     for row in 0..<rows {
                         (buffer.baseAddress! + offset + row * width).initialize(

@@ -60,6 +60,12 @@ extension Packet {
         get { pointer.pointee.pts }
         set { pointer.pointee.pts = newValue }
     }
+
+    /// Sets how long the packet is shown, in its encoder's time base (libx264 leaves it 0, and an MP4 muxer then
+    /// gives the last picture no time at all, so players drop it).
+    package func setDuration(_ duration: Int64) {
+        pointer.pointee.duration = duration
+    }
 }
 
 extension FFmpeg.ScaleSide {

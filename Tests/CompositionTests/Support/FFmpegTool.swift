@@ -29,13 +29,43 @@ enum FFmpegTool {
         return data
     }
 
-    /// Every frame of `file`'s video as 8-bit 4:2:0 planes (Y, then Cb, then Cr), one `Data` per frame.
-    static func frames(of file: URL, width: Int, height: Int) throws -> [Data] {
-        let data = try run(["-i", file.path, "-map", "0:v:0", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+    /// Every frame of `file`'s video as 8-bit 4:2:0 planes (Y, then Cb, then Cr), one `Data` per frame, through
+    /// `filter` (a filter chain) when given. `everyFrame`: each decoded frame once, none repeated or dropped to make
+    /// a constant rate (what a variable-rate file needs).
+    static func frames(
+        of file: URL, width: Int, height: Int, filter: String? = nil, everyFrame: Bool = false
+    ) throws -> [Data] {
+        let filtering = (filter.map { ["-vf", $0] } ?? []) + (everyFrame ? ["-fps_mode", "passthrough"] : [])
+        let data = try run(
+            ["-i", file.path, "-map", "0:v:0"] + filtering + ["-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
         let frameSize = width * height * 3 / 2
         return stride(from: 0, to: data.count - frameSize + 1, by: frameSize).map {
             data.subdata(in: $0..<($0 + frameSize))
         }
+    }
+
+    /// The presentation time, in seconds from the file's start, of each frame of `file`'s video in display order, as
+    /// `ffprobe` reads them.
+    static func frameTimes(of file: URL) throws -> [Double] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time",
+            "-show_entries", "format=start_time", "-of", "csv=p=0", file.path,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Failure(description: "ffprobe \(file.path) failed") }
+        let values = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
+            Double($0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: ",")))
+        }
+        // The format's start time comes last.
+        guard let start = values.last else { return [] }
+        return values.dropLast().map { $0 - start }
     }
 
     /// `file`'s audio as interleaved stereo float samples at 48 kHz.
