@@ -9,8 +9,9 @@ import Foundation
 /// - **Bad takes fail first.** Every take is opened before anything is written; a missing, unreadable or corrupt
 ///   take, or one with neither video nor audio, fails the composition with a one-line
 ///   ``CompositionError`` naming its canvas index and file.
-/// - **Bounded memory.** Each take holds at most a decoded frame, its scaled tile and one chunk of samples; memory does
-///   not grow with the takes' length.
+/// - **Bounded memory.** Each take decodes on a thread of its own at most three output frames ahead of the
+///   composition, holding its decoder's frames, its scaled tile and one chunk of samples; memory does not grow with
+///   the takes' length.
 /// - **Timeline.** The output starts at the earliest take start (``CompositionPlan/timelineOrigin``); each take
 ///   plays from its own start; a take that ends early holds its last frame until the end, and its sound stops; a take
 ///   without video leaves its tile on the background; a take without audio adds silence.
