@@ -69,6 +69,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         return started
     }
 
+    @usableFromInline
     func linkChanged(_ context: ThreadContext, skip: Bool) {
         guard !skip else { return }
         gate.call(id, context) { evaluateAndSend(context, $0) }
@@ -143,6 +144,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         Registry.remove(self)
     }
 
+    @usableFromInline
     func linkWentAway() {
         guard info.root.object == nil, !rootGone.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Registry.remove(self)

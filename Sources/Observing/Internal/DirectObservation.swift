@@ -23,6 +23,7 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
         self.onGone = onGone
     }
 
+    @usableFromInline
     var wantsPrior: Bool { info.options.contains(.prior) }
 
     var isActive: Bool {
@@ -47,6 +48,7 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
         return true
     }
 
+    @usableFromInline
     func receive(_ notification: Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool) {
         guard gate.waitForTurn(notification.version, context) else { return }
         defer { gate.finishTurn(notification.version) }
@@ -70,6 +72,7 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
         Registry.remove(self)
     }
 
+    @usableFromInline
     func storageWentAway() {
         storageGone.store(true, ordering: .releasing)
         Registry.remove(self)

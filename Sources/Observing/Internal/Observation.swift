@@ -45,8 +45,12 @@ struct ObservationInfo: Sendable {
 /// it and prints it. Swift leaves key paths non-`Sendable` only because a captured subscript argument might be a
 /// reference whose own state changes; evaluating such a path from a writing thread is what delivery on the
 /// mutating thread means, as for any handler code.
+@usableFromInline
 struct SharedKeyPath: @unchecked Sendable, Hashable {
-    let keyPath: AnyKeyPath
+    @usableFromInline let keyPath: AnyKeyPath
+
+    @usableFromInline
+    init(keyPath: AnyKeyPath) { self.keyPath = keyPath }
 }
 
 /// Who registered an observation through a `KeyValueObserver`.

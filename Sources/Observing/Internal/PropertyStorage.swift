@@ -3,11 +3,13 @@ import Observation
 import Synchronization
 
 /// The changes one write made: usually one, several for a diffed array assignment.
+@usableFromInline
 enum Changes<Value> {
     case none
     case one(ObservedChange<Value>)
     case many([ObservedChange<Value>])
 
+    @inlinable
     init(_ changes: [ObservedChange<Value>]) {
         switch changes.count {
         case 0: self = .none
@@ -16,11 +18,13 @@ enum Changes<Value> {
         }
     }
 
+    @inlinable
     var isEmpty: Bool {
         if case .none = self { return true }
         return false
     }
 
+    @inlinable
     func each(_ body: (ObservedChange<Value>) -> Void) {
         switch self {
         case .none: break
@@ -29,6 +33,7 @@ enum Changes<Value> {
         }
     }
 
+    @inlinable
     var count: Int {
         switch self {
         case .none: 0
@@ -40,13 +45,23 @@ enum Changes<Value> {
 
 /// What one write notifies its direct observers of, in one turn (`version`): its changes, each preceded by its prior
 /// notification when `priors` says so, or the prior notifications alone (sent before the store).
+@usableFromInline
 struct Notification<Value> {
+    @usableFromInline
     enum Priors { case none, interleaved, only }
 
-    let version: UInt64
-    let changes: Changes<Value>
-    let priors: Priors
+    @usableFromInline let version: UInt64
+    @usableFromInline let changes: Changes<Value>
+    @usableFromInline let priors: Priors
 
+    @inlinable
+    init(version: UInt64, changes: Changes<Value>, priors: Priors) {
+        self.version = version
+        self.changes = changes
+        self.priors = priors
+    }
+
+    @inlinable
     func each(_ body: (ObservedChange<Value>) -> Void) {
         changes.each { change in
             if priors != .none { body(change.prior) }
@@ -56,6 +71,7 @@ struct Notification<Value> {
 }
 
 /// An observation of one property, told of each of its changes by version (see `CallGate`).
+@usableFromInline
 protocol DirectSubscriber<Value>: AnyObject, Sendable {
     associatedtype Value
     var wantsPrior: Bool { get }
@@ -65,12 +81,14 @@ protocol DirectSubscriber<Value>: AnyObject, Sendable {
 }
 
 /// A chained observation, told that a storage on its path was written (see `ChainObservation`).
+@usableFromInline
 protocol ChainTarget: AnyObject, Sendable {
     func linkChanged(_ context: ThreadContext, skip: Bool)
     func linkWentAway()
 }
 
 /// A storage a chain can follow.
+@usableFromInline
 protocol LinkableStorage: AnyObject, Sendable {
     /// Adds `target`; false when the storage was written since its `writes`-th write (the read is stale).
     func addLink(_ target: any ChainTarget, since writes: UInt64) -> Bool
@@ -84,15 +102,18 @@ protocol LinkableStorage: AnyObject, Sendable {
 /// `ObservationRegistrar`: a read outside key path evaluation is an `access`; a write that changed the value tells
 /// it (`willSet`, `didSet`, after the store and the key-value handlers) once the property was ever read through its
 /// getter (no tracking can hold a property never read, so those writes skip it).
+@usableFromInline
 final class PropertyStorage<Value>: LinkableStorage, Sendable {
     /// How a write of a whole value becomes changes.
+    @usableFromInline
     struct Rules {
         /// `==` when `Value` is `Equatable`: an equal write then does not notify.
-        let isEqual: ((Value, Value) -> Bool)?
+        @usableFromInline let isEqual: ((Value, Value) -> Bool)?
         /// How a whole assignment is diffed into collection changes (`@ObservedArray` of `Identifiable` elements).
-        let diff: ((Value, Value) -> [ObservedChange<Value>])?
+        @usableFromInline let diff: ((Value, Value) -> [ObservedChange<Value>])?
 
         /// The changes a whole assignment (`raw`, one `.setting`) really makes.
+        @inlinable
         func refine(_ raw: Changes<Value>) -> Changes<Value> {
             guard case .one(let change) = raw, let old = change.oldValue, let new = change.newValue else { return raw }
             if let diff { return Changes(diff(old, new)) }
@@ -101,27 +122,29 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
         }
     }
 
+    @usableFromInline
     struct State {
-        var value: Value
-        let rules: Rules
+        @usableFromInline var value: Value
+        @usableFromInline let rules: Rules
         /// The last version taken by a notification (direct observers' turns).
-        var version: UInt64 = 0
+        @usableFromInline var version: UInt64 = 0
         /// How many writes were made (chains check their reads against it).
-        var writes: UInt64 = 0
-        var directs: [any DirectSubscriber<Value>] = []
-        var priorObservers = 0
-        var links: [any ChainTarget] = []
+        @usableFromInline var writes: UInt64 = 0
+        @usableFromInline var directs: [any DirectSubscriber<Value>] = []
+        @usableFromInline var priorObservers = 0
+        @usableFromInline var links: [any ChainTarget] = []
         /// Tells the registrar of a change; made by the first read through the getter (a tracking can only hold a
         /// property read that way), with the property's own key path.
-        var notifyObservation: (@Sendable (ObservationRegistrar, AnyObject) -> Void)?
+        @usableFromInline var notifyObservation: (@Sendable (ObservationRegistrar, AnyObject) -> Void)?
     }
 
     // Unchecked sections (`withLockUnchecked`): `Value` may be non-`Sendable`. Such a storage is only reached from
     // the threads that reach its object (`Observed` is `Sendable` only where its value is), and each copy of the
     // value leaves the lock as a copy, as a read of a plain stored property would.
-    let state: LockedValue<State>
-    let registrar = ObservationRegistrar()
+    @usableFromInline let state: LockedValue<State>
+    @usableFromInline let registrar = ObservationRegistrar()
 
+    @usableFromInline
     init(
         _ value: Value, isEqual: ((Value, Value) -> Bool)?, diff: ((Value, Value) -> [ObservedChange<Value>])? = nil
     ) {
@@ -138,6 +161,7 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
 
     /// The value, read through the property's getter: recorded when a key path is being evaluated on this thread,
     /// otherwise a Swift Observation access.
+    @inlinable
     func read<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, Value>) -> Value {
         if ThreadContext.recordingThreads.load(ordering: .relaxed) > 0, let context = ThreadContext.existing,
             !context.recordings.isEmpty
@@ -164,6 +188,7 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
     }
 
     /// The value, not recorded and not an access.
+    @inlinable
     var untrackedValue: Value {
         state.withLockUnchecked { $0.value }
     }
@@ -171,12 +196,27 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
     // MARK: Writes
 
     /// Stores `newValue`: notifies unless `Value` is `Equatable` and the value is equal.
+    ///
+    /// Usually no observer wants prior notifications: one section then checks that, stores and takes whom to tell;
+    /// the change is made, and the thread's context looked up, only when someone is told.
+    @inlinable
     func set(_ newValue: Value, of instance: some KeyValueObservable, _ keyPath: AnyKeyPath) {
-        write(instance, keyPath, whole: true) { value in
-            let old = value
-            value = newValue
-            return .one(ObservedChange(kind: .setting, oldValue: old, newValue: newValue))
+        let taken = state.withLockUnchecked { state -> (old: Value, audience: Audience?)? in
+            guard state.priorObservers == 0 else { return nil }
+            let old = state.value
+            state.value = newValue
+            return (old, Self.take(&state, priors: false))
         }
+        guard let taken else {
+            return write(instance, keyPath, whole: true) { value in
+                let old = value
+                value = newValue
+                return .one(ObservedChange(kind: .setting, oldValue: old, newValue: newValue))
+            }
+        }
+        guard let audience = taken.audience else { return }
+        let change = ObservedChange(kind: .setting, oldValue: taken.old, newValue: newValue)
+        finish(.one(change), audience, instance, keyPath, whole: true, nil)
     }
 
     /// Applies `body` to the value and notifies the changes it returns (O5, O6, O8, O11, O12).
@@ -185,31 +225,56 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
     /// when `whole` says the change is a whole assignment to compare. Each write that has direct observers takes one
     /// version, their turn for it. A prior notification comes before the store when the write is made outside any
     /// handler; a write made inside a handler is stored at once, and its prior notifications come after it.
+    @inlinable
     func write(
         _ instance: AnyObject, _ keyPath: AnyKeyPath, whole: Bool = false, _ body: (inout Value) -> Changes<Value>
     ) {
         let context = ThreadContext.existing
         let reentrant = (context?.depth ?? 0) > 0
         if !reentrant { sendPriors(instance, keyPath, whole: whole, body, context) }
-        let (version, raw, directs, links, rules, notify) = state.withLockUnchecked { state in
-            let raw = body(&state.value)
-            state.writes &+= 1
-            let version = state.directs.isEmpty ? 0 : state.version &+ 1
-            state.version = max(state.version, version)
-            let priors = reentrant && state.priorObservers > 0
-            return (version, raw, state.directs, state.links, state.rules, (priors, state.notifyObservation))
+        let (raw, audience) = state.withLockUnchecked { state in
+            (body(&state.value), Self.take(&state, priors: reentrant && state.priorObservers > 0))
         }
-        let changes = whole ? rules.refine(raw) : raw
-        if !directs.isEmpty || !links.isEmpty {
-            let notification = Notification(version: version, changes: changes, priors: notify.0 ? .interleaved : .none)
-            deliver(notification, directs, links, instance, keyPath, context)
+        if let audience { finish(raw, audience, instance, keyPath, whole: whole, context) }
+    }
+
+    /// Whom a write tells, taken under the lock: its version (its direct observers' turn), the observers, whether its
+    /// prior notifications come after the store, how its changes are refined, and the registrar's call.
+    @usableFromInline
+    typealias Audience = (
+        version: UInt64, directs: [any DirectSubscriber<Value>], links: [any ChainTarget], rules: Rules, priors: Bool,
+        notify: (@Sendable (ObservationRegistrar, AnyObject) -> Void)?
+    )
+
+    /// Counts a write made under the lock and takes its audience: nil when nobody is told.
+    @inlinable
+    static func take(_ state: inout State, priors: Bool) -> Audience? {
+        state.writes &+= 1
+        if state.directs.isEmpty && state.links.isEmpty && state.notifyObservation == nil { return nil }
+        let version = state.directs.isEmpty ? 0 : state.version &+ 1
+        state.version = max(state.version, version)
+        return (version, state.directs, state.links, state.rules, priors, state.notifyObservation)
+    }
+
+    /// Refines the changes of a write and tells its audience, after the lock.
+    @inlinable
+    func finish(
+        _ raw: Changes<Value>, _ audience: Audience, _ instance: AnyObject, _ keyPath: AnyKeyPath, whole: Bool,
+        _ context: ThreadContext?
+    ) {
+        let changes = whole ? audience.rules.refine(raw) : raw
+        if !audience.directs.isEmpty || !audience.links.isEmpty {
+            let notification = Notification(
+                version: audience.version, changes: changes, priors: audience.priors ? .interleaved : .none)
+            deliver(notification, audience.directs, audience.links, instance, keyPath, context)
         }
-        if !changes.isEmpty { notify.1?(registrar, instance) }
+        if !changes.isEmpty { audience.notify?(registrar, instance) }
     }
 
     /// Sends the prior notifications of a write about to be made, when some observer wants them: computes the
     /// changes on a copy of the value, takes a version for them and delivers them.
-    private func sendPriors(
+    @inlinable
+    func sendPriors(
         _ instance: AnyObject, _ keyPath: AnyKeyPath, whole: Bool, _ body: (inout Value) -> Changes<Value>,
         _ context: ThreadContext?
     ) {
@@ -230,7 +295,8 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
 
     /// Delivers `notification` to `directs` (each in its turn) and tells the chains following this storage: at once,
     /// or after the running handler when called inside one (O8).
-    private func deliver(
+    @inlinable
+    func deliver(
         _ notification: Notification<Value>, _ directs: [any DirectSubscriber<Value>], _ links: [any ChainTarget],
         _ instance: AnyObject, _ keyPath: AnyKeyPath, _ context: ThreadContext?
     ) {
@@ -244,7 +310,8 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
         context.frame { Self.deliver(notification, directs, links, instance, context, skip: false) }
     }
 
-    private static func deliver(
+    @inlinable
+    static func deliver(
         _ notification: Notification<Value>, _ directs: [any DirectSubscriber<Value>], _ links: [any ChainTarget],
         _ object: AnyObject, _ context: ThreadContext, skip: Bool
     ) {
@@ -277,6 +344,7 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
         }
     }
 
+    @usableFromInline
     func addLink(_ target: any ChainTarget, since writes: UInt64) -> Bool {
         state.withLockUnchecked { state in
             state.links.append(target)
@@ -284,6 +352,7 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
         }
     }
 
+    @usableFromInline
     func removeLink(_ target: any ChainTarget) {
         state.withLockUnchecked { state in
             if let index = state.links.firstIndex(where: { $0 === target }) {

@@ -15,6 +15,7 @@ import Synchronization
 ///
 /// Only its own thread touches it, so it is a plain class and is not `Sendable`: it is reached through a pthread key
 /// (`current`), never handed to another thread.
+@usableFromInline
 final class ThreadContext {
     /// A notification queued behind the running handler: delivered, or skipped (`true`) when the cycle is stopped.
     struct Pending {
@@ -28,7 +29,7 @@ final class ThreadContext {
     /// This thread's number, for `CallGate` to tell its own calls from other threads'.
     let id: UInt64
     /// How many handler calls (or key path evaluations) run on this thread now.
-    var depth = 0
+    @usableFromInline var depth = 0
     /// The round of the notification being delivered (0: a write made outside any handler).
     var round = 0
     /// The observations whose handler (or evaluation) runs on this thread, innermost last.
@@ -36,21 +37,22 @@ final class ThreadContext {
     /// Notifications of writes made inside handlers, delivered in order once the outermost call returns.
     private var pending: [Pending] = []
     /// Whether this thread is delivering the queued notifications (the frames it opens meanwhile leave them to it).
-    private var isDraining = false
+    @usableFromInline var isDraining = false
     /// The reads recorded by the key path evaluations running on this thread, innermost last.
-    var recordings: [[TrackedRead]] = []
+    @usableFromInline var recordings: [[TrackedRead]] = []
     /// The one semaphore this thread waits on (for a delivery turn): a thread waits for one thing at a time.
     let wakeUp = DispatchSemaphore(value: 0)
 
     private static let nextID = Atomic<UInt64>(1)
     /// How many threads record reads now: a getter looks at its thread's context only when some thread does.
-    static let recordingThreads = Atomic<Int>(0)
+    @usableFromInline static let recordingThreads = Atomic<Int>(0)
 
     private init() {
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 
     /// The calling thread's context, made on first use and released when the thread exits.
+    @usableFromInline
     static var current: ThreadContext {
         if let context = existing {
             return context
@@ -63,6 +65,7 @@ final class ThreadContext {
     }
 
     /// The calling thread's context if it has one.
+    @usableFromInline
     static var existing: ThreadContext? {
         guard let slot = pthread_getspecific(contextKey) else { return nil }
         // Why `Unmanaged` is safe: the slot holds a retained `ThreadContext` (see `current`), alive until this
@@ -78,6 +81,7 @@ final class ThreadContext {
     // MARK: Calls
 
     /// Runs `body` as a frame in which writes are queued; the outermost frame then delivers what was queued.
+    @inlinable
     func frame<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         depth += 1
         defer {
@@ -102,13 +106,15 @@ final class ThreadContext {
     // MARK: Re-entrancy (O8)
 
     /// Queues `deliver` behind the running handler, one round later (a write made inside a handler).
+    @usableFromInline
     func enqueue(object: AnyObject, storage: AnyObject, _ deliver: @escaping (_ skip: Bool) -> Void) {
         pending.append(Pending(round: round + 1, object: object, storage: storage, deliver: deliver))
     }
 
     /// Delivers the queued notifications in order, each in its round; past `maximumRounds` they are skipped and
     /// the first skipped one is reported.
-    private func drain() {
+    @usableFromInline
+    func drain() {
         guard !pending.isEmpty else { return }
         isDraining = true
         defer { isDraining = false }
@@ -160,11 +166,20 @@ final class ThreadContext {
 
 /// One `@Observed` read made while a key path was evaluated: the storage, the object and property it belongs to, and
 /// how many writes the storage had seen.
+@usableFromInline
 struct TrackedRead {
     let storage: any LinkableStorage
     let object: AnyObject
     let keyPath: AnyKeyPath
     let writes: UInt64
+
+    @usableFromInline
+    init(storage: any LinkableStorage, object: AnyObject, keyPath: AnyKeyPath, writes: UInt64) {
+        self.storage = storage
+        self.object = object
+        self.keyPath = keyPath
+        self.writes = writes
+    }
 }
 
 /// The key whose slot holds each thread's `ThreadContext`.
