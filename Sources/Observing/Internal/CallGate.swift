@@ -12,24 +12,20 @@ import Synchronization
 ///   `end()` marks the observation ended and then takes `calls` once: it returns only when no call is running, and no
 ///   call starts after (each call checks the mark once it holds `calls`). A call made inside the observation's own
 ///   handler does not wait for itself: the thread's context says which observations it is calling.
+@usableFromInline
 final class CallGate<Handler: Sendable>: Sendable {
-    private struct Turns {
-        var next: UInt64
-        var waiters: [(turn: UInt64, wakeUp: DispatchSemaphore)] = []
-        /// Main-actor delivery: calls handed to the main queue and not yet made.
-        var queuedOnMain = 0
-    }
-
-    private let turns: LockedValue<Turns>
+    @usableFromInline let turns: LockedValue<CallTurns>
     /// The handler, dropped when the observation ends (what it captures is released then).
-    private let calls: LockedValue<Handler?>
-    private let ended = Atomic<Bool>(false)
+    @usableFromInline let calls: LockedValue<Handler?>
+    @usableFromInline let ended = Atomic<Bool>(false)
 
+    @inlinable
     init(_ handler: Handler) {
-        turns = LockedValue(Turns(next: 0))
+        turns = LockedValue(CallTurns(next: 0))
         calls = LockedValue(handler)
     }
 
+    @inlinable
     var hasEnded: Bool {
         ended.load(ordering: .acquiring)
     }
@@ -37,6 +33,7 @@ final class CallGate<Handler: Sendable>: Sendable {
     /// Sets the first turn (registration, under the storage's lock, knows it only then), and wakes a delivery that
     /// already waits for it: a write made between the registration and this call found the observation and may have
     /// come to wait before the turn was set.
+    @inlinable
     func start(at turn: UInt64) {
         let waiter = turns.withLock { turns -> DispatchSemaphore? in
             turns.next = turn
@@ -50,6 +47,7 @@ final class CallGate<Handler: Sendable>: Sendable {
 
     /// Waits until `turn` is this observation's next one; false when the observation ended (then nothing is
     /// delivered and `finishTurn` is not needed).
+    @inlinable
     func waitForTurn(_ turn: UInt64, _ context: ThreadContext) -> Bool {
         while true {
             let answer = turns.withLock { turns -> Bool? in
@@ -58,7 +56,7 @@ final class CallGate<Handler: Sendable>: Sendable {
                 // be unset here and the waiters woken before this one is added: nobody would wake it again.)
                 if hasEnded { return false }
                 if turns.next == turn { return true }
-                turns.waiters.append((turn, context.wakeUp))
+                turns.waiters.append(CallTurns.Waiter(turn: turn, wakeUp: context.wakeUp))
                 return nil
             }
             if let answer { return answer }
@@ -68,6 +66,7 @@ final class CallGate<Handler: Sendable>: Sendable {
     }
 
     /// Ends `turn`: the next version's delivery may start.
+    @inlinable
     func finishTurn(_ turn: UInt64) {
         let waiter = turns.withLock { turns -> DispatchSemaphore? in
             turns.next = turn &+ 1
@@ -80,6 +79,7 @@ final class CallGate<Handler: Sendable>: Sendable {
     // MARK: Calls
 
     /// Runs `body` with the handler (a handler call) holding `calls`, unless the observation ended.
+    @inlinable
     func call(_ id: ObjectIdentifier, _ context: ThreadContext, _ body: (Handler) -> Void) {
         let dropped = calls.withLock { handler -> Handler? in
             guard let current = handler, !hasEnded else { return nil }
@@ -105,6 +105,7 @@ final class CallGate<Handler: Sendable>: Sendable {
 
     /// Marks the observation ended, wakes the deliveries waiting for a turn, and waits for a handler call running on
     /// another thread. Returns whether this was the first call.
+    @inlinable
     @discardableResult
     func end(_ id: ObjectIdentifier) -> Bool {
         let first = !ended.exchange(true, ordering: .acquiringAndReleasing)
@@ -124,5 +125,31 @@ final class CallGate<Handler: Sendable>: Sendable {
         }
         withExtendedLifetime(dropped) {}
         return first
+    }
+}
+
+/// An observation's turns (see `CallGate`); not generic, so that code handling them needs no generic metadata.
+@usableFromInline
+struct CallTurns {
+    @usableFromInline
+    struct Waiter {
+        @usableFromInline let turn: UInt64
+        @usableFromInline let wakeUp: DispatchSemaphore
+
+        @usableFromInline
+        init(turn: UInt64, wakeUp: DispatchSemaphore) {
+            self.turn = turn
+            self.wakeUp = wakeUp
+        }
+    }
+
+    @usableFromInline var next: UInt64
+    @usableFromInline var waiters: [Waiter] = []
+    /// Main-actor delivery: calls handed to the main queue and not yet made.
+    var queuedOnMain = 0
+
+    @usableFromInline
+    init(next: UInt64) {
+        self.next = next
     }
 }

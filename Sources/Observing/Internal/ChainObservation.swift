@@ -22,8 +22,8 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         var links: [Link] = []
     }
 
-    let info: ObservationInfo
-    var propertyKeyPath: SharedKeyPath? { nil }
+    @usableFromInline let info: ObservationInfo
+    @usableFromInline var propertyKeyPath: SharedKeyPath? { nil }
     private let dispatch: (@Sendable (Root, ObservedChange<Value>, Caller<Root, Value>.Gate, ObjectIdentifier) -> Bool)?
     private let gate: Caller<Root, Value>.Gate
     // Unchecked sections: `Value` may be non-`Sendable`; the last value is only touched under the call lock by the
@@ -39,6 +39,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         self.onGone = onGone
     }
 
+    @usableFromInline
     var isActive: Bool {
         !gate.hasEnded && !rootGone.load(ordering: .acquiring) && info.root.object != nil
             && info.owner.map { $0.link.object != nil } != false
@@ -138,6 +139,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         for link in links { link.storage?.removeLink(self) }
     }
 
+    @usableFromInline
     func end() {
         guard gate.end(id) else { return }
         removeLinks()

@@ -2,15 +2,21 @@ import Synchronization
 
 /// An observation of one `@Observed` / `@ObservedArray` property of its object (`\Doc.title`): its storage hands it
 /// every change, with the old and new values, in version order (see `CallGate`).
+@usableFromInline
 final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObservation {
-    let info: ObservationInfo
-    let propertyKeyPath: SharedKeyPath?
-    private let dispatch: (@Sendable (Root, ObservedChange<Value>, Caller<Root, Value>.Gate, ObjectIdentifier) -> Bool)?
-    private let gate: Caller<Root, Value>.Gate
-    private weak let storage: PropertyStorage<Value>?
-    private let storageGone = Atomic<Bool>(false)
-    private let onGone: (@Sendable () -> Void)?
+    @usableFromInline let info: ObservationInfo
+    @usableFromInline let propertyKeyPath: SharedKeyPath?
+    @usableFromInline let dispatch: (@Sendable (Root, ObservedChange<Value>, Caller<Root, Value>.Gate, ObjectIdentifier) -> Bool)?
+    @usableFromInline let gate: Caller<Root, Value>.Gate
+    /// `deliver`, specialized where the observation was made (see `Caller.receive`).
+    @usableFromInline let receiver: Caller<Root, Value>.Receive
+    /// `finishEnd`, specialized where the observation was made.
+    @usableFromInline let ender: Caller<Root, Value>.End
+    @usableFromInline weak let storage: PropertyStorage<Value>?
+    @usableFromInline let storageGone = Atomic<Bool>(false)
+    @usableFromInline let onGone: (@Sendable () -> Void)?
 
+    @inlinable
     init(
         info: ObservationInfo, property: SharedKeyPath, caller: Caller<Root, Value>, storage: PropertyStorage<Value>,
         onGone: (@Sendable () -> Void)?
@@ -19,19 +25,23 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
         propertyKeyPath = property
         gate = CallGate(caller)
         dispatch = caller.dispatch
+        receiver = caller.receive
+        ender = caller.end
         self.storage = storage
         self.onGone = onGone
     }
 
-    @usableFromInline
+    @inlinable
     var wantsPrior: Bool { info.options.contains(.prior) }
 
+    @usableFromInline
     var isActive: Bool {
         !gate.hasEnded && !storageGone.load(ordering: .acquiring) && info.owner.map { $0.link.object != nil } != false
     }
 
     /// Subscribes to the storage, files the observation (`file` may refuse it: then it ends), then makes the
     /// `.initial` call in the first turn.
+    @inlinable
     func start(root: Root, _ context: ThreadContext, file: () -> Bool) -> Bool {
         guard let storage else { return false }
         let (turn, initial) = storage.addDirect(self, initial: info.options.contains(.initial))
@@ -50,6 +60,12 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
 
     @usableFromInline
     func receive(_ notification: Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool) {
+        receiver(self, notification, object, context, skip)
+    }
+
+    /// Calls the handler with the changes of `notification` in its turn (none when `skip`).
+    @inlinable
+    func deliver(_ notification: Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool) {
         guard gate.waitForTurn(notification.version, context) else { return }
         defer { gate.finishTurn(notification.version) }
         guard !skip, let root = object as? Root else { return }
@@ -60,16 +76,25 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
         }
     }
 
-    private func call(_ root: Root, _ change: ObservedChange<Value>, _ context: ThreadContext) {
+    @inlinable
+    func call(_ root: Root, _ change: ObservedChange<Value>, _ context: ThreadContext) {
+        let id = ObjectIdentifier(self)
         if dispatch?(root, change, gate, id) != true {
             gate.call(id, context) { $0.handler(root, change) }
         }
     }
 
+    @usableFromInline
     func end() {
-        guard gate.end(id) else { return }
+        ender(self)
+    }
+
+    /// Ends the observation (see `CallGate.end`) and unsubscribes it.
+    @inlinable
+    func finishEnd() {
+        guard gate.end(ObjectIdentifier(self)) else { return }
         storage?.removeDirect(self)
-        Registry.remove(self)
+        unfile(self)
     }
 
     @usableFromInline

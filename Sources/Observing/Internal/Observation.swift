@@ -3,6 +3,7 @@ import Foundation
 import Locking
 
 /// What every observation offers the registry, tokens and observers, whatever it observes.
+@usableFromInline
 protocol AnyObservation: AnyObject, Sendable {
     var info: ObservationInfo { get }
     /// Not ended, its object still there, and its owner (if any) too.
@@ -28,14 +29,28 @@ extension AnyObservation {
 }
 
 /// What an observation was registered with.
+@usableFromInline
 struct ObservationInfo: Sendable {
     /// The observed object, weakly.
-    let root: WeakReference<AnyObject>
+    let root: WeakReference
     let objectIdentifier: ObjectIdentifier
     let keyPath: SharedKeyPath
-    let options: ObservationOptions
+    @usableFromInline let options: ObservationOptions
     let delivery: ObservationDelivery
     let owner: OwnerDescription?
+
+    @usableFromInline
+    init(
+        root: WeakReference, objectIdentifier: ObjectIdentifier, keyPath: SharedKeyPath, options: ObservationOptions,
+        delivery: ObservationDelivery, owner: OwnerDescription?
+    ) {
+        self.root = root
+        self.objectIdentifier = objectIdentifier
+        self.keyPath = keyPath
+        self.options = options
+        self.delivery = delivery
+        self.owner = owner
+    }
 }
 
 /// A key path shared between threads.
@@ -54,64 +69,93 @@ struct SharedKeyPath: @unchecked Sendable, Hashable {
 }
 
 /// Who registered an observation through a `KeyValueObserver`.
+@usableFromInline
 struct OwnerDescription: Sendable {
     let typeName: String
     let identifier: ObjectIdentifier
-    let link: WeakReference<AnyObject>
+    let link: WeakReference
 }
 
 /// A weak reference readable from any thread.
-final class WeakReference<Object: AnyObject>: Sendable {
+@usableFromInline
+final class WeakReference: Sendable {
     private struct Slot {
-        weak var object: Object?
+        weak var object: AnyObject?
     }
 
     private let slot: LockedValue<Slot>
 
-    init(_ object: Object) {
+    @usableFromInline
+    init(_ object: AnyObject) {
         // Unchecked (`LockedValue(unchecked:)`): the slot only holds a weak reference; what leaves the lock is a
         // strong reference, whose retain and release are atomic. What a thread does with the object it gets is
         // the caller's to justify (see `KeyValueObservable.observe`).
         slot = LockedValue(unchecked: Slot(object: object))
     }
 
-    var object: Object? {
+    @usableFromInline
+    var object: AnyObject? {
         slot.withLockUnchecked { $0.object }
     }
 }
 
 /// Calls a handler where its delivery says (O9). `dispatch` (queue and main-actor delivery) hands the call to another
 /// thread and returns true, or returns false when the call is to be made at once, here.
+///
+/// Made where the observation is made (its initializers are inlinable), so that `receive`, a direct observation's
+/// delivery, is specialized for the observed types there: the storage calls it for every change, and unspecialized
+/// generic code would look up the metadata of its generic types on every call.
+@usableFromInline
 struct Caller<Root: AnyObject, Value>: Sendable {
-    typealias Gate = CallGate<Caller>
-    let handler: @Sendable (Root, ObservedChange<Value>) -> Void
-    let dispatch: (@Sendable (Root, ObservedChange<Value>, Gate, ObjectIdentifier) -> Bool)?
+    @usableFromInline typealias Gate = CallGate<Caller>
+    @usableFromInline
+    typealias Receive = @Sendable (DirectObservation<Root, Value>, Notification<Value>, AnyObject, ThreadContext, Bool)
+        -> Void
+    @usableFromInline let handler: @Sendable (Root, ObservedChange<Value>) -> Void
+    @usableFromInline let dispatch: (@Sendable (Root, ObservedChange<Value>, Gate, ObjectIdentifier) -> Bool)?
+    @usableFromInline typealias End = @Sendable (DirectObservation<Root, Value>) -> Void
+    @usableFromInline let receive: Receive
+    @usableFromInline let end: End
 
     /// Called on the mutating thread.
+    @inlinable
     init(_ handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
         self.handler = handler
         dispatch = nil
+        receive = { $0.deliver($1, from: $2, $3, skip: $4) }
+        end = { $0.finishEnd() }
     }
 }
 
 extension Caller where Root: Sendable, Value: Sendable {
     /// Called where `delivery` says. The dispatches of one observation happen in its turn order, so the calls reach
     /// the queue in store order (O11).
+    @inlinable
     init(_ delivery: ObservationDelivery, _ handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
-        // The dispatched calls take the handler from the gate (none once the observation ended).
         self.handler = handler
+        dispatch = Self.dispatch(delivery)
+        receive = { $0.deliver($1, from: $2, $3, skip: $4) }
+        end = { $0.finishEnd() }
+    }
+
+    /// How `delivery` hands a call to another thread; nil for the mutating thread. The dispatched calls take the
+    /// handler from the gate (none once the observation ended).
+    @usableFromInline
+    static func dispatch(_ delivery: ObservationDelivery) -> (
+        @Sendable (Root, ObservedChange<Value>, Gate, ObjectIdentifier) -> Bool
+    )? {
         switch delivery {
         case .mutatingThread:
-            dispatch = nil
+            return nil
         case .queue(let queue):
-            dispatch = { root, change, gate, id in
+            return { root, change, gate, id in
                 queue.async { gate.call(id, ThreadContext.current) { $0.handler(root, change) } }
                 return true
             }
         case .mainActor:
             // At once when already on the main actor and no earlier call of this observation waits on the main
             // queue (it would be overtaken); otherwise on the main queue.
-            dispatch = { root, change, gate, id in
+            return { root, change, gate, id in
                 if isOnMainActor && !gate.hasCallsQueuedOnMain { return false }
                 gate.queuedOnMain(1)
                 DispatchQueue.main.async {
@@ -139,6 +183,7 @@ private let mainQueueKey: DispatchSpecificKey<Bool> = {
 }()
 
 /// `lhs == rhs` when `Value` is `Equatable` (found at run time); nil when it is not.
+@usableFromInline
 func areEqual<Value>(_ lhs: Value, _ rhs: Value) -> Bool? {
     guard let type = Value.self as? any Equatable.Type else { return nil }
     func compare<E: Equatable>(_: E.Type) -> Bool { (lhs as? E) == (rhs as? E) }

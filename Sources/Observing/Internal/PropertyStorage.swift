@@ -327,6 +327,7 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
 
     /// Adds a direct observer; returns the version of its first turn and, when `initial`, the value its initial call
     /// carries (the value at that version).
+    @inlinable
     func addDirect(_ subscriber: any DirectSubscriber<Value>, initial: Bool) -> (turn: UInt64, value: Value?) {
         state.withLockUnchecked { state in
             state.directs.append(subscriber)
@@ -336,6 +337,7 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
         }
     }
 
+    @inlinable
     func removeDirect(_ subscriber: any DirectSubscriber<Value>) {
         state.withLockUnchecked { state in
             guard let index = state.directs.firstIndex(where: { $0 === subscriber }) else { return }

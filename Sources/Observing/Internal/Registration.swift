@@ -4,6 +4,7 @@ extension KeyValueObservable {
     /// `ChainObservation`. `file` lists it (in the registry) before the `.initial` call, and may refuse it: then it
     /// ends and nil is returned. Notifications of writes made meanwhile on this thread (by a deinit the evaluation
     /// ran, or by the initial handler) are delivered after the initial call.
+    @inlinable
     func register<Value>(
         _ keyPath: KeyPath<Self, Value>,
         options: ObservationOptions,
@@ -11,13 +12,16 @@ extension KeyValueObservable {
         caller: Caller<Self, Value>,
         owner: OwnerDescription? = nil,
         onGone: (@Sendable () -> Void)? = nil,
-        file: (any AnyObservation) -> Bool = { Registry.insert($0, pair: nil) }
+        file: ((any AnyObservation) -> Bool)? = nil
     ) -> (any AnyObservation)? {
         let context = ThreadContext.current
-        return context.frame { register(keyPath, options, delivery, caller, owner, onGone, file, context) }
+        return context.frame {
+            register(keyPath, options, delivery, caller, owner, onGone, file ?? fileUnpaired, context)
+        }
     }
 
-    private func register<Value>(
+    @inlinable
+    func register<Value>(
         _ keyPath: KeyPath<Self, Value>, _ options: ObservationOptions, _ delivery: ObservationDelivery,
         _ caller: Caller<Self, Value>, _ owner: OwnerDescription?, _ onGone: (@Sendable () -> Void)?,
         _ file: (any AnyObservation) -> Bool, _ context: ThreadContext
@@ -35,6 +39,16 @@ extension KeyValueObservable {
             )
             return observation.start(root: self, context, file: { file(observation) }) ? observation : nil
         }
+        return registerChain(keyPath, info, caller, onGone, value, reads, file, context)
+    }
+
+    /// Registers and starts a `ChainObservation` (see `register`).
+    @usableFromInline
+    func registerChain<Value>(
+        _ keyPath: KeyPath<Self, Value>, _ info: ObservationInfo, _ caller: Caller<Self, Value>,
+        _ onGone: (@Sendable () -> Void)?, _ value: Value, _ reads: [TrackedRead],
+        _ file: (any AnyObservation) -> Bool, _ context: ThreadContext
+    ) -> (any AnyObservation)? {
         if reads.isEmpty {
             ObservationDiagnostics.report(
                 .unobservableKeyPath(objectType: String(reflecting: Self.self), keyPath: "\(keyPath)"))
@@ -48,6 +62,7 @@ extension KeyValueObservable {
     /// The key path of the one `@Observed` property `keyPath` is, when it is one: the key path itself, or, for a
     /// subclass key path to an inherited property (`\Disc.radius` for `\Circle.radius`), the property's own. Nil for
     /// anything else (a chain, a computed property).
+    @inlinable
     static func property<Value>(_ keyPath: KeyPath<Self, Value>, of root: Self, value: Value, reads: [TrackedRead])
         -> AnyKeyPath?
     {
@@ -68,4 +83,16 @@ extension KeyValueObservable {
         let (value, reads) = ThreadContext.current.record { self[keyPath: keyPath] }
         return Self.property(keyPath, of: self, value: value, reads: reads) ?? keyPath
     }
+}
+
+/// Lists an observation with no pair in the registry (`register`'s default).
+@usableFromInline
+func fileUnpaired(_ observation: any AnyObservation) -> Bool {
+    Registry.insert(observation, pair: nil)
+}
+
+/// Takes an ended observation off the registry.
+@usableFromInline
+func unfile(_ observation: any AnyObservation) {
+    Registry.remove(observation)
 }

@@ -33,7 +33,7 @@ final class ThreadContext {
     /// The round of the notification being delivered (0: a write made outside any handler).
     var round = 0
     /// The observations whose handler (or evaluation) runs on this thread, innermost last.
-    var calling: [ObjectIdentifier] = []
+    @usableFromInline var calling: [ObjectIdentifier] = []
     /// Notifications of writes made inside handlers, delivered in order once the outermost call returns.
     private var pending: [Pending] = []
     /// Whether this thread is delivering the queued notifications (the frames it opens meanwhile leave them to it).
@@ -41,7 +41,7 @@ final class ThreadContext {
     /// The reads recorded by the key path evaluations running on this thread, innermost last.
     @usableFromInline var recordings: [[TrackedRead]] = []
     /// The one semaphore this thread waits on (for a delivery turn): a thread waits for one thing at a time.
-    let wakeUp = DispatchSemaphore(value: 0)
+    @usableFromInline let wakeUp = DispatchSemaphore(value: 0)
 
     private static let nextID = Atomic<UInt64>(1)
     /// How many threads record reads now: a getter looks at its thread's context only when some thread does.
@@ -92,6 +92,7 @@ final class ThreadContext {
     }
 
     /// Runs `body` as a call of `observation` on this thread (a frame).
+    @inlinable
     func calling<Result>(_ observation: ObjectIdentifier, _ body: () -> Result) -> Result {
         calling.append(observation)
         defer { calling.removeLast() }
@@ -99,6 +100,7 @@ final class ThreadContext {
     }
 
     /// Whether a call of `observation` runs on this thread (up its stack).
+    @usableFromInline
     func isCalling(_ observation: ObjectIdentifier) -> Bool {
         calling.contains(observation)
     }
@@ -143,6 +145,7 @@ final class ThreadContext {
     // MARK: Recording reads
 
     /// Evaluates `body`, recording the `@Observed` reads it makes on this thread.
+    @inlinable
     func record<Value>(_ body: () -> Value) -> (Value, [TrackedRead]) {
         // A frame whose queued notifications are delivered once the reads are taken off the stack.
         return frame {
@@ -168,10 +171,10 @@ final class ThreadContext {
 /// how many writes the storage had seen.
 @usableFromInline
 struct TrackedRead {
-    let storage: any LinkableStorage
-    let object: AnyObject
-    let keyPath: AnyKeyPath
-    let writes: UInt64
+    @usableFromInline let storage: any LinkableStorage
+    @usableFromInline let object: AnyObject
+    @usableFromInline let keyPath: AnyKeyPath
+    @usableFromInline let writes: UInt64
 
     @usableFromInline
     init(storage: any LinkableStorage, object: AnyObject, keyPath: AnyKeyPath, writes: UInt64) {

@@ -46,13 +46,13 @@ extension KeyValueObservable {
     ///   - options: what the changes carry (default: old and new values).
     ///   - handler: called with this object and each change.
     /// - Returns: the token that keeps the observation alive.
+    @inlinable
     public func observe<Value>(
         _ keyPath: KeyPath<Self, Value>,
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken {
-        ObservationToken(
-            register(keyPath, options: options, delivery: .mutatingThread, caller: Caller(handler)))
+        token(keyPath, options: options, delivery: .mutatingThread, caller: Caller(handler))
     }
 
     /// Observes `keyPath`, delivering on the thread, queue or actor chosen by `delivery` (O9).
@@ -60,32 +60,41 @@ extension KeyValueObservable {
     /// Queue and main-actor delivery hand the object and its values to another thread, so both must be
     /// `Sendable`. Changes are delivered in order; the `.initial` call is delivered the same way.
     /// Otherwise identical to ``observe(_:options:_:)``.
+    @inlinable
     public func observe<Value: Sendable>(
         _ keyPath: KeyPath<Self, Value>,
         options: ObservationOptions = [.old, .new],
         delivery: ObservationDelivery,
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
-        ObservationToken(
-            register(keyPath, options: options, delivery: delivery, caller: Caller(delivery, handler)))
+        token(keyPath, options: options, delivery: delivery, caller: Caller(delivery, handler))
     }
 
     /// Observes `keyPath` with a main-actor handler: called synchronously for changes made on the main
     /// actor, otherwise on the main queue, in order. Otherwise identical to ``observe(_:options:_:)``.
     ///
     /// A `@MainActor` model class is `Sendable` by its isolation, so it is observed this way as written.
+    @inlinable
     public func observeOnMainActor<Value: Sendable>(
         _ keyPath: KeyPath<Self, Value>,
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @MainActor (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
-        let handler = mainActorHandler(handler)
-        return ObservationToken(
-            register(keyPath, options: options, delivery: .mainActor, caller: Caller(.mainActor, handler)))
+        token(keyPath, options: options, delivery: .mainActor, caller: Caller(.mainActor, mainActorHandler(handler)))
+    }
+
+    /// Registers the observation `caller` makes (see `register`) and returns its token.
+    @inlinable
+    func token<Value>(
+        _ keyPath: KeyPath<Self, Value>, options: ObservationOptions, delivery: ObservationDelivery,
+        caller: Caller<Self, Value>
+    ) -> ObservationToken {
+        ObservationToken(register(keyPath, options: options, delivery: delivery, caller: caller))
     }
 }
 
 /// A main-actor handler as one that the delivery calls only on the main actor.
+@usableFromInline
 func mainActorHandler<Root: Sendable, Value: Sendable>(
     _ handler: @escaping @MainActor (Root, ObservedChange<Value>) -> Void
 ) -> @Sendable (Root, ObservedChange<Value>) -> Void {

@@ -139,7 +139,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     }
 
     /// The owner's weak link, checked to be an `Owner`; nil (nothing observed) when the owner is gone.
-    private func ownerLink<Owner>(_: Owner.Type) -> WeakReference<AnyObject>? {
+    private func ownerLink<Owner>(_: Owner.Type) -> WeakReference? {
         guard let owner else { preconditionFailure("KeyValueObserver: a handler taking the owner needs an owner") }
         guard let object = owner.link.object else { return nil }
         precondition(object is Owner, "KeyValueObserver: the owner is a \(type(of: object)), not a \(Owner.self)")
