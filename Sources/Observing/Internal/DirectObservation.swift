@@ -6,7 +6,7 @@ import Synchronization
 final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObservation {
     @usableFromInline let info: ObservationInfo
     @usableFromInline let propertyKeyPath: SharedKeyPath?
-    @usableFromInline let dispatch: (@Sendable (Root, ObservedChange<Value>, Caller<Root, Value>.Gate, ObjectIdentifier) -> Bool)?
+    @usableFromInline let dispatch: Caller<Root, Value>.Dispatch?
     @usableFromInline let gate: Caller<Root, Value>.Gate
     /// `deliver`, specialized where the observation was made (see `Caller.receive`).
     @usableFromInline let receiver: Caller<Root, Value>.Receive

@@ -109,10 +109,13 @@ final class WeakReference: Sendable {
 struct Caller<Root: AnyObject, Value>: Sendable {
     @usableFromInline typealias Gate = CallGate<Caller>
     @usableFromInline
-    typealias Receive = @Sendable (DirectObservation<Root, Value>, Notification<Value>, AnyObject, ThreadContext, Bool)
-        -> Void
+    typealias Receive =
+        @Sendable (
+            DirectObservation<Root, Value>, Notification<Value>, AnyObject, ThreadContext, Bool
+        ) -> Void
+    @usableFromInline typealias Dispatch = @Sendable (Root, ObservedChange<Value>, Gate, ObjectIdentifier) -> Bool
     @usableFromInline let handler: @Sendable (Root, ObservedChange<Value>) -> Void
-    @usableFromInline let dispatch: (@Sendable (Root, ObservedChange<Value>, Gate, ObjectIdentifier) -> Bool)?
+    @usableFromInline let dispatch: Dispatch?
     @usableFromInline typealias End = @Sendable (DirectObservation<Root, Value>) -> Void
     @usableFromInline let receive: Receive
     @usableFromInline let end: End
@@ -141,9 +144,7 @@ extension Caller where Root: Sendable, Value: Sendable {
     /// How `delivery` hands a call to another thread; nil for the mutating thread. The dispatched calls take the
     /// handler from the gate (none once the observation ended).
     @usableFromInline
-    static func dispatch(_ delivery: ObservationDelivery) -> (
-        @Sendable (Root, ObservedChange<Value>, Gate, ObjectIdentifier) -> Bool
-    )? {
+    static func dispatch(_ delivery: ObservationDelivery) -> Dispatch? {
         switch delivery {
         case .mutatingThread:
             return nil
