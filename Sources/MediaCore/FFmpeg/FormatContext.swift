@@ -67,13 +67,21 @@ package final class FormatContext {
         probe(Array(bytes.prefix(FFmpeg.probePrefixSize)), name: nil)
     }
 
+    /// The probe of `bytes`, as `avformat_open_input` runs it: on the first 2 KiB, then on 8 times as much, until a
+    /// format is recognised (``recognisedScore``) or every byte was seen. Each try runs every demuxer's probe over
+    /// its bytes, so a file recognised from its start costs a 2 KiB probe, not a 64 KiB one.
     private static func probe(_ bytes: [UInt8], name: UnsafePointer<CChar>?) -> (demuxer: String, score: Int)? {
-        var score: Int32 = 0
-        let demuxer = bytes.withUnsafeBufferPointer { buffer in
-            cffmpeg_probe_format_scored(name, buffer.baseAddress, Int32(buffer.count), &score)
+        var size = min(bytes.count, 2048)
+        while true {
+            var score: Int32 = 0
+            let demuxer = bytes.withUnsafeBufferPointer { buffer in
+                cffmpeg_probe_format_scored(name, buffer.baseAddress, Int32(size), &score)
+            }
+            if score >= recognisedScore || size == bytes.count {
+                return demuxer.map { (String(cString: $0), Int(score)) }
+            }
+            size = min(bytes.count, size * 8)
         }
-        guard let demuxer else { return nil }
-        return (String(cString: demuxer), Int(score))
     }
 
     /// Reads packets to complete stream parameters the header left out.
