@@ -24,7 +24,7 @@ public struct ThumbnailError: Error, Sendable, Hashable {
         /// A media file without any video stream (audio only, subtitles only).
         case noVideoStream
         /// The file has video in a codec this FFmpeg build has no decoder for: one FFmpeg knows by name ("unsupported
-        /// codec prores"), or a code FFmpeg does not know ("unsupported codec 'zzzz'").
+        /// codec vvc"), or a code FFmpeg does not know ("unsupported codec 'zzzz'").
         case unsupportedCodec
         /// The file is damaged or truncated: FFmpeg recognises its format but cannot read its header (an MP4 cut
         /// short before its index), its video stream names no codec, or none of its frames decodes. The reason

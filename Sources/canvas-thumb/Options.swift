@@ -85,7 +85,9 @@ struct Options {
                            local files (default: refused; only the file named is read)
           -h, --help       this text; --version: the version
         options that take a value accept it as the next argument or after '=' (--max-size=320x320)
-        exit codes: 0 all covers written (skipped files are no failures),
+        with several inputs, a progress line is drawn on standard error when it is a terminal (never into a file
+        or a pipe); lines printed on the terminal go above it
+        exit codes: 0 all covers written (skipped files are not failures),
                     1 some inputs failed (the others are written),
                     2 usage (including an output folder that is missing, not a folder or not writable,
                       -o's extension disagreeing with --format, a folder with no video or picture)

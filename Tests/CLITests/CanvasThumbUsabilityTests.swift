@@ -58,6 +58,19 @@ struct CanvasThumbUsabilityTests {
         #expect(scratch.contents.isEmpty, "nothing written")
     }
 
+    @Test("--help names each form: -s, -t, -q, the format rule, the cap, errorKind, the walk, progress, exit codes")
+    func helpNamesTheForms() throws {
+        let help = try tool.run(["--help"]).standardOutput
+        for part in [
+            "-s, --max-size N", "-t, --time T", "HH:MM:SS[.ms]", "P%", "-q, --quality Q", "its extension",
+            "must agree with -o's extension", "at most 64, with a warning", "\"errorKind\"", "each file skipped",
+            "progress line is drawn on standard error when it is a terminal", "exit codes: 0", "1 some inputs failed",
+            "2 usage",
+        ] {
+            #expect(help.contains(part), "\(part)")
+        }
+    }
+
     @Test("-s N and --max-size N bound the longest side, as ffmpegthumbnailer's -s does; WxH still fits a box")
     func longestSide() throws {
         let cases: [([String], String, Int, Int)] = [

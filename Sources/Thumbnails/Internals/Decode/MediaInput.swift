@@ -272,7 +272,7 @@ final class MediaInput {
     }
 
     /// The error for video `streams` no decoder of this FFmpeg takes: `.unsupportedCodec` naming the codec FFmpeg
-    /// knows but cannot decode ("unsupported codec prores"), or the container's code for one FFmpeg does not know
+    /// knows but cannot decode ("unsupported codec vvc"), or the container's code for one FFmpeg does not know
     /// ("unsupported codec 'zzzz'"); `.decodeFailed`, a damaged file, when the stream names no codec at all (no
     /// code, or bytes that are not one).
     static func noDecoder(for streams: [StreamParameters], path: String) -> ThumbnailError {
