@@ -2,7 +2,12 @@
 """Counts, per iteration of a benchmark's `--profile-...` loop, the instructions and the atomic instructions run.
 
 Usage: python3 Tools/count-atomics.py BINARY MODE [ITERATIONS]
-  e.g. python3 Tools/count-atomics.py .build/release/ObservingBenchmark --profile-observe 10000
+  e.g. python3 Tools/count-atomics.py .build/release/LifecycleBenchmark --profile-cell-keys 10000
+
+MODE is a flag with which the benchmark runs only one loop, `PROFILE_ITERATIONS` times (from the environment) and
+exits: today `LifecycleBenchmark --profile-cell-keys` (a cell's four keys observed and unobserved through one
+`KeyValueObserver`). A binary that does not know MODE, or does not read `PROFILE_ITERATIONS`, is refused before
+valgrind runs (exit 4), since it would run its whole benchmark under callgrind.
 
 Runs the loop under callgrind twice, with ITERATIONS and twice as many (`PROFILE_ITERATIONS`), and prints the
 difference divided by ITERATIONS, so that start-up cancels: the instructions, the atomic instructions (x86-64: those
@@ -81,13 +86,28 @@ def atomic_offsets(obj):
     return offsets
 
 
+def fail(code, message):
+    print(message, file=sys.stderr)
+    sys.exit(code)
+
+
 def main():
     if len(sys.argv) not in (3, 4):
-        sys.exit(__doc__.strip().splitlines()[2])
+        fail(2, __doc__.strip().splitlines()[2])
     binary, mode = sys.argv[1], sys.argv[2]
-    iterations = int(sys.argv[3]) if len(sys.argv) == 4 else 10_000
+    iterations = sys.argv[3] if len(sys.argv) == 4 else "10000"
+    if not iterations.isdigit() or int(iterations) == 0:
+        fail(2, f"count-atomics: ITERATIONS must be a positive integer, not {iterations!r}")
+    iterations = int(iterations)
     if not os.path.isfile(binary):
-        sys.exit(f"count-atomics: no such binary: {binary}")
+        fail(3, f"count-atomics: no such binary: {binary}")
+    with open(binary, "rb") as file:
+        text = file.read()
+    if not mode.startswith("--profile-") or mode.encode() not in text or b"PROFILE_ITERATIONS" not in text:
+        fail(4, f"count-atomics: {binary} has no {mode} loop reading PROFILE_ITERATIONS (see the usage)")
+    missing = [tool for tool in ("valgrind", "objdump", "nm", "strip") if shutil.which(tool) is None]
+    if missing:
+        fail(5, f"count-atomics: needs {', '.join(missing)} (valgrind, binutils)")
     with tempfile.TemporaryDirectory() as folder:
         copy = os.path.join(folder, os.path.basename(binary))
         shutil.copy(binary, copy)
