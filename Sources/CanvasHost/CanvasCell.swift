@@ -28,15 +28,15 @@ public final class CanvasCell: CollectionHostCell, CanvasCellViewModelHolder {
         self.viewModel = viewModel
         self.binder = binder
         let rendered = self.rendered
-        // The handlers read the view-model's current values instead of the values carried by the change: a
-        // notification deferred on one thread (a change made inside a model handler is delivered after that handler
-        // returns) may arrive after a newer one delivered on another thread, and must not draw the older value.
+        // Each handler draws the value its change carries: Observing delivers an observation's changes one at a
+        // time, in the order the values were stored, whatever thread wrote them (O11), so the last change drawn is
+        // the newest value, with no read back into the view-model.
         tokens = [
-            viewModel.observe(\.display, options: [.initial]) { viewModel, _ in
-                rendered.redrawDisplay(from: viewModel)
+            viewModel.observe(\.display, options: [.initial, .new]) { _, change in
+                if let display = change.newValue { rendered.redraw(display) }
             },
-            viewModel.observe(\.cover, options: [.initial]) { viewModel, _ in
-                rendered.redrawCover(from: viewModel)
+            viewModel.observe(\.cover, options: [.initial, .new]) { _, change in
+                if let cover = change.newValue { rendered.draw(cover) }
             },
         ]
     }
@@ -74,18 +74,17 @@ private final class RenderedCanvas: Sendable {
     var cover: CoverImage? { content.withLock { $0.cover } }
     var redraws: Int { content.withLock { $0.redraws } }
 
-    /// Reads the view-model's display while holding the lock, so the last redraw always draws the newest value.
-    func redrawDisplay(from viewModel: CanvasCellViewModel) {
+    /// Draws `display` unless it is what the cell shows already (the first draw always counts).
+    func redraw(_ display: CanvasDisplay?) {
         content.withLock {
-            let display = viewModel.display
             guard $0.redraws == 0 || $0.display != display else { return }
             $0.display = display
             $0.redraws += 1
         }
     }
 
-    /// Reads the view-model's cover while holding the lock.
-    func redrawCover(from viewModel: CanvasCellViewModel) {
-        content.withLock { $0.cover = viewModel.cover }
+    /// Draws `cover`.
+    func draw(_ cover: CoverImage?) {
+        content.withLock { $0.cover = cover }
     }
 }

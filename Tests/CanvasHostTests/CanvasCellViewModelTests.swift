@@ -331,3 +331,25 @@ struct LateViewModelCellTests {
         #expect(wiring.binder.log.violations.isEmpty)
     }
 }
+
+@Suite("Headless cell: draws what each change carries")
+@MainActor
+struct CanvasCellDrawingTests {
+    @Test("each display change is drawn with the value it carries, even when the view-model has moved on since")
+    func drawsTheChangesValue() {
+        let url = URL(fileURLWithPath: "/takes/a.mov")
+        let board = boardWithTake(url)
+        let viewModel = CanvasCellViewModel()
+        let cell = CanvasCell(viewModel: viewModel, binder: nil)
+        #expect(cell.redrawCount == 1, "the initial nil")
+        // Both displays are stored before either is notified: a cell that re-read the view-model on the first
+        // notification would draw the second display twice (the second time a no-op) and never the first.
+        withObservationTransaction {
+            viewModel.bind(to: board.canvases[0], on: board)
+            viewModel.bind(to: board.canvases[1], on: board)
+        }
+        #expect(viewModel.display == .addButton)
+        #expect(cell.redrawCount == 3, "nil, then the cover, then the add button")
+        #expect(cell.shownDisplay == .addButton)
+    }
+}
