@@ -268,10 +268,16 @@ struct DisplayLifecycleBinderTests {
     @Test("the registration log audits duplicates and removals without registration")
     func logAudit() {
         let board = CanvasBoard(canvasCount: 1)
+        let model = board.canvases[0]
         let log = RegistrationLog()
-        let key = RegistrationKey(object: board.canvases[0], objectName: "#0", keyPath: "status")
+        let key = RegistrationKey(object: model, objectName: "#0", keyPath: "status")
         log.record(.removed, key, in: .didEndDisplaying)
+        // Two observers of the log observe the one unscoped key, as two cells that both registered it would.
+        let first = log.makeObserver()
+        first.observe(model, \.status, options: []) { _, _ in }
         log.record(.registered, key, in: .cellForItem)
+        let second = log.makeObserver()
+        second.observe(model, \.status, options: []) { _, _ in }
         log.record(.registered, key, in: .willDisplay)
         #expect(
             log.violations.map(\.description) == [
@@ -281,13 +287,42 @@ struct DisplayLifecycleBinderTests {
         #expect(log.liveCount == 2)
         #expect(log.peakLiveCount == 2)
         log.record(.removed, key, in: .didEndDisplaying)
+        first.unobserveAll()
         log.record(.removed, key, in: .didEndDisplaying)
+        second.unobserveAll()
         #expect(log.liveCount == 0)
         #expect(log.violations.count == 2)
         let quiet = RegistrationLog(keepsEntries: false)
+        let third = quiet.makeObserver()
+        third.observe(model, \.status, options: []) { _, _ in }
         quiet.record(.registered, key, in: .willDisplay)
         #expect(quiet.entries.isEmpty)
         #expect(quiet.liveCount == 1)
+    }
+
+    @Test("the log reads what is live from Observing's registry: only its observers, however observations end")
+    func logReadsTheRegistry() {
+        let board = CanvasBoard(canvasCount: 2)
+        let log = RegistrationLog()
+        let key = RegistrationKey(object: board.canvases[0], objectName: "#0", keyPath: "status")
+        // Observations of the same key by others (a token, an observer the log did not make) are not the log's.
+        let token = board.canvases[0].observe(\.status, options: []) { _, _ in }
+        let outsider = KeyValueObserver()
+        outsider.observe(board.canvases[0], \.status, options: []) { _, _ in }
+        var observer: KeyValueObserver? = log.makeObserver()
+        observer?.observe(board.canvases[0], \.status, options: []) { _, _ in }
+        log.record(.registered, key, in: .willDisplay)
+        #expect(log.violations.isEmpty)
+        #expect(log.liveCount == 1)
+        #expect(log.liveRegistrations.map(\.description) == ["#0.status"])
+        // The observer going away ends its observations: nothing is live, with no removal recorded.
+        observer = nil
+        #expect(log.liveCount == 0)
+        #expect(log.liveRegistrations.isEmpty)
+        log.record(.removed, key, in: .didEndDisplaying)
+        #expect(log.violations.map(\.description) == ["#0.status removed in didEndDisplaying without being registered"])
+        token.invalidate()
+        outsider.unobserveAll()
     }
 }
 

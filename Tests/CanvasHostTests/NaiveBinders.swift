@@ -41,14 +41,14 @@ final class NaiveCell: CollectionHostCell {
 }
 
 /// Data source and delegate implementing one naive strategy. Observers live in a KVO-like table keyed by (object,
-/// key path): adding twice makes two observers, removing one that is not there is logged as such (with Cocoa KVO,
-/// an exception).
+/// key path): adding twice makes two observers (each a new `KeyValueObserver` the log audits), removing one that is
+/// not there is logged as such (with Cocoa KVO, an exception).
 final class NaiveSource: CollectionHostDataSource, CollectionHostDelegate {
     let strategy: NaiveStrategy
     let board: CanvasBoard
     let log = RegistrationLog()
     var items: [CanvasModel]
-    private var table: [String: [ObservationToken]] = [:]
+    private var table: [String: [KeyValueObserver]] = [:]
     private var displayed: [ObjectIdentifier: NaiveCell] = [:]
     private var hasDisappeared = false
 
@@ -73,28 +73,29 @@ final class NaiveSource: CollectionHostDataSource, CollectionHostDelegate {
         let handler: @Sendable (CanvasModel) -> Void = { [weak board] model in
             rendering.display = model.display(boardIsRecording: board?.isRecording ?? false)
         }
-        let token: ObservationToken
+        let observer = log.makeObserver()
         switch keyPath {
-        case "status": token = model.observe(\.status, options: []) { model, _ in handler(model) }
-        case "isSelected": token = model.observe(\.isSelected, options: []) { model, _ in handler(model) }
-        default: token = model.observe(\.videoURL, options: []) { model, _ in handler(model) }
+        case "status": observer.observe(model, \.status, options: []) { model, _ in handler(model) }
+        case "isSelected": observer.observe(model, \.isSelected, options: []) { model, _ in handler(model) }
+        default: observer.observe(model, \.videoURL, options: []) { model, _ in handler(model) }
         }
-        table[tableKey(model, keyPath), default: []].append(token)
+        table[tableKey(model, keyPath), default: []].append(observer)
         cell.registeredKeyPaths.insert(keyPath)
         log.record(
             .registered, RegistrationKey(object: model, objectName: model.id.description, keyPath: keyPath), in: hook)
     }
 
     /// `removeObserver(_:forKeyPath:)` on `model`: removes one observer if there is one.
+    /// Recorded before it is made, as the log wants.
     func removeObserver(_ cell: NaiveCell, from model: CanvasModel, keyPath: String, in hook: LifecycleHook) {
-        let key = tableKey(model, keyPath)
-        if var tokens = table[key], !tokens.isEmpty {
-            tokens.removeLast().invalidate()
-            table[key] = tokens.isEmpty ? nil : tokens
-        }
-        cell.registeredKeyPaths.remove(keyPath)
         log.record(
             .removed, RegistrationKey(object: model, objectName: model.id.description, keyPath: keyPath), in: hook)
+        let key = tableKey(model, keyPath)
+        if var observers = table[key], !observers.isEmpty {
+            observers.removeLast().unobserveAll()
+            table[key] = observers.isEmpty ? nil : observers
+        }
+        cell.registeredKeyPaths.remove(keyPath)
     }
 
     private func show(_ cell: NaiveCell) {

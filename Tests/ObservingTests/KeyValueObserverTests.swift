@@ -393,3 +393,29 @@ final class Disc: Circle2 {
         #expect(observer.observationCount == 2)
     }
 }
+
+@Suite struct KeyValueObserverDiagnosticsTests {
+    @Test("the registry lists an observer's observations, each record naming that observer; tokens name none")
+    func perObserver() {
+        let first = Document()
+        let second = Document()
+        let observer = KeyValueObserver()
+        let other = KeyValueObserver()
+        observer.observe(first, \.title) { _, _ in }
+        observer.observe(second, \.title) { _, _ in }
+        other.observe(first, \.title) { _, _ in }
+        let token = first.observe(\.title) { _, _ in }
+        let mine = ObservationDiagnostics.liveObservations(registeredBy: observer)
+        #expect(Set(mine.map(\.objectIdentifier)) == [ObjectIdentifier(first), ObjectIdentifier(second)])
+        #expect(mine.allSatisfy { $0.observerIdentifier == ObjectIdentifier(observer) })
+        let onFirst = ObservationDiagnostics.liveObservations(ofObjectWith: ObjectIdentifier(first))
+        #expect(onFirst.count == 3)
+        #expect(onFirst.filter { $0.observerIdentifier == nil }.count == 1, "the token's")
+        observer.unobserve(second, \.title)
+        #expect(ObservationDiagnostics.liveObservations(registeredBy: observer).count == 1)
+        token.invalidate()
+        other.unobserveAll()
+        observer.unobserveAll()
+        #expect(ObservationDiagnostics.liveObservations(registeredBy: observer).isEmpty)
+    }
+}

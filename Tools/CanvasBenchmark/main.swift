@@ -247,9 +247,8 @@ measure("taps through `CanvasBoard`, no observer") { size in
 }
 
 /// The floor under a tap through the board: the same four `@Observed` writes (two properties on each of two
-/// objects), each notifying one observer, without the board.
-final class FloorModel: KeyValueObservable, @unchecked Sendable {
-    // Safe for the same reason as CanvasModel: only `@Observed` properties, each behind its own lock.
+/// objects), each notifying one observer, without the board. Not `Sendable`: one thread writes it.
+final class FloorModel: KeyValueObservable {
     @Observed var status: CanvasStatus = .noPreview
     @Observed var isSelected = false
 }

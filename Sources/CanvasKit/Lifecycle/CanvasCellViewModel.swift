@@ -15,7 +15,8 @@ import Observing
 /// - ``unbind(in:)`` (from `prepareForReuse`) removes them, cancels the cover request and forgets the model.
 ///
 /// Observations go through a `KeyValueObserver`, keyed by (object identity, key path), and every registration and
-/// removal is recorded in the ``RegistrationLog`` given at creation. So a repeated start, a stop without a start, a
+/// removal is recorded in the ``RegistrationLog`` given at creation (which made the observer, and audits what it
+/// observes). So a repeated start, a stop without a start, a
 /// stop after the screen disappeared, or a bind to another model while observing are all harmless: a key is never
 /// registered twice, and a removal always targets the object that was registered.
 ///
@@ -30,26 +31,31 @@ import Observing
 /// The decisions are a value, `CanvasCellStateMachine` (events in, actions out); this class only carries out its
 /// actions: registrations, cover requests and the writes of ``display`` and ``cover``.
 ///
-/// Thread safety: every method may be called from any thread; model changes are handled on the thread that makes
-/// them. The lifecycle calls (bind, unbind, start, stop) are meant to come from one thread at a time, as UIKit's
-/// hooks do.
-public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable {
-    // Why `@unchecked Sendable` is safe: the stored properties are `let`s of Sendable types (`machine` is a `LockedValue`,
-    // `observer` and `log` are Sendable classes, `coverProvider` is a Sendable existential, `coverSize` a value) and
-    // the two `@Observed` properties, whose values live behind the wrapper's lock; the wrappers themselves are never
-    // reassigned after `init`.
+/// Thread safety: `Sendable`; every method may be called from any thread, and model changes are handled on the thread
+/// that makes them (a board may be driven from a background queue). The lifecycle calls (bind, unbind, start, stop)
+/// are meant to come from one thread at a time, as UIKit's hooks do. (`display` and `cover` keep their `Observed`
+/// storage in `let`s, which a `Sendable` class may hold, where the `@Observed` wrapper's storage would be a `var`.)
+public final class CanvasCellViewModel: KeyValueObservable, Sendable {
+    private let _display = Observed<CanvasDisplay?>(wrappedValue: nil)
+    private let _cover = Observed<CoverImage?>(wrappedValue: nil)
 
     /// What the cell shows: derived from the bound model and whether the board records; nil while unbound.
     /// Notifies only when the display really changes.
-    @Observed public private(set) var display: CanvasDisplay? = nil
+    public private(set) var display: CanvasDisplay? {
+        get { _display[self, \.display] }
+        set { _display[self, \.display] = newValue }
+    }
 
     /// The cover of the bound canvas's take, once the provider delivered it; nil before, while unbound, and after
     /// the take changed.
-    @Observed public private(set) var cover: CoverImage? = nil
+    public private(set) var cover: CoverImage? {
+        get { _cover[self, \.cover] }
+        set { _cover[self, \.cover] = newValue }
+    }
 
     private let machine: LockedValue<CanvasCellStateMachine>
-    /// The observer holding the model and board observations.
-    let observer = KeyValueObserver()
+    /// The observer holding the model and board observations (made by the log, which audits it, when there is one).
+    let observer: KeyValueObserver
     private let coverProvider: (any CoverProvider)?
     private let coverSize: PixelSize
     private let log: RegistrationLog?
@@ -69,6 +75,7 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
         self.coverProvider = coverProvider
         self.coverSize = coverSize
         self.log = log
+        observer = log?.makeObserver() ?? KeyValueObserver()
         machine = LockedValue(CanvasCellStateMachine(requestsCovers: coverProvider != nil))
     }
 
@@ -193,16 +200,15 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
 
     private func register(_ model: CanvasModel, in hook: LifecycleHook) {
         for key in Self.modelKeys where key.observe(observer, model, { [weak self] in self?.modelDidChange() }) {
-            log?.record(
-                .registered, RegistrationKey(object: model, objectName: model.id.description, keyPath: key.name),
-                in: hook)
+            log?.record(.registered, modelKey(model, key.name), in: hook)
         }
     }
 
+    /// Records each removal before making it, so the log audits it against what is observed then.
     private func unregister(_ model: CanvasModel, in hook: LifecycleHook) {
-        for key in Self.modelKeys where key.unobserve(observer, model) {
-            log?.record(
-                .removed, RegistrationKey(object: model, objectName: model.id.description, keyPath: key.name), in: hook)
+        for key in Self.modelKeys {
+            if key.isObserving(observer, model) { log?.record(.removed, modelKey(model, key.name), in: hook) }
+            key.unobserve(observer, model)
         }
     }
 
@@ -214,16 +220,20 @@ public final class CanvasCellViewModel: KeyValueObservable, @unchecked Sendable 
     }
 
     private func unregister(_ board: CanvasBoard, in hook: LifecycleHook) {
-        for key in Self.boardKeys where key.unobserve(observer, board) {
-            log?.record(.removed, boardKey(board, key.name), in: hook)
+        for key in Self.boardKeys {
+            if key.isObserving(observer, board) { log?.record(.removed, boardKey(board, key.name), in: hook) }
+            key.unobserve(observer, board)
         }
     }
 
-    /// The board's keys are scoped to each view-model (every cell observes the one board).
-    private func boardKey(_ board: CanvasBoard, _ name: String) -> RegistrationKey {
-        RegistrationKey(object: board, objectName: "board", keyPath: name, observer: self)
+    private func modelKey(_ model: CanvasModel, _ name: String) -> RegistrationKey {
+        RegistrationKey(object: model, objectName: model.id.description, keyPath: name)
     }
 
+    /// The board's keys are scoped to each view-model's observer (every cell observes the one board).
+    private func boardKey(_ board: CanvasBoard, _ name: String) -> RegistrationKey {
+        RegistrationKey(object: board, objectName: "board", keyPath: name, observer: observer)
+    }
 }
 
 // MARK: The observed keys
@@ -233,8 +243,10 @@ struct ObservedKey<Object: KeyValueObservable>: Sendable {
     let name: String
     /// Observes the key unless already observed; true when a new observation started.
     let observe: @Sendable (KeyValueObserver, Object, @escaping @Sendable () -> Void) -> Bool
-    /// Ends the observation of the key; true when there was one.
-    let unobserve: @Sendable (KeyValueObserver, Object) -> Bool
+    /// Ends the observation of the key, if any.
+    let unobserve: @Sendable (KeyValueObserver, Object) -> Void
+    /// Whether the key is observed.
+    let isObserving: @Sendable (KeyValueObserver, Object) -> Bool
 
     init<Value>(_ name: String, _ keyPath: KeyPath<Object, Value> & Sendable) {
         self.name = name
@@ -242,6 +254,7 @@ struct ObservedKey<Object: KeyValueObservable>: Sendable {
             observer.observe(object, keyPath, options: []) { _, _ in changed() }
         }
         unobserve = { observer, object in observer.unobserve(object, keyPath) }
+        isObserving = { observer, object in observer.isObserving(object, keyPath) }
     }
 }
 

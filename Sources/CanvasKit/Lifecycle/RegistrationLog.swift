@@ -1,4 +1,5 @@
 import Locking
+import Observing
 
 /// The hook during which a registration changed, for readable audits.
 public enum LifecycleHook: String, Sendable, Hashable, CaseIterable {
@@ -27,9 +28,9 @@ public enum LifecycleHook: String, Sendable, Hashable, CaseIterable {
 ///
 /// Two registrations are the same when they name the same object, key path and scope; the name is only for
 /// messages. A model's keys are unscoped: a model key observed twice, by whatever cell, is a duplicate. A key that
-/// many observers share on purpose (every cell observes the board's `isRecording`) is scoped to its observer. The
-/// lifecycle code keeps every observed object alive while it is registered, so an identity is never reused by another
-/// object while a registration with it is live.
+/// many observers share on purpose (every cell observes the board's `isRecording`) is scoped to its observer: the
+/// `KeyValueObserver` that observes it. The lifecycle code keeps every observed object alive while it is registered,
+/// so an identity is never reused by another object while a registration with it is live.
 public struct RegistrationKey: Sendable, Hashable, CustomStringConvertible {
     /// The observed object's identity.
     public let object: ObjectIdentifier
@@ -37,7 +38,7 @@ public struct RegistrationKey: Sendable, Hashable, CustomStringConvertible {
     public let objectName: String
     /// The key path's name, e.g. `status`.
     public let keyPath: String
-    /// The observer the key is scoped to, or nil for a key that only one observer may hold.
+    /// The `KeyValueObserver` the key is scoped to, or nil for a key that only one observer may hold.
     public let observer: ObjectIdentifier?
 
     /// Names one registration.
@@ -46,6 +47,14 @@ public struct RegistrationKey: Sendable, Hashable, CustomStringConvertible {
         self.objectName = objectName
         self.keyPath = keyPath
         self.observer = observer.map(ObjectIdentifier.init)
+    }
+
+    /// Names one registration by identities (what a record of Observing's registry carries).
+    init(object: ObjectIdentifier, objectName: String, keyPath: String, observer: ObjectIdentifier?) {
+        self.object = object
+        self.objectName = objectName
+        self.keyPath = keyPath
+        self.observer = observer
     }
 
     /// Same object, key path and scope (the name is ignored).
@@ -103,63 +112,159 @@ public enum RegistrationViolation: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// An auditable record of every observation registered and removed by the display lifecycle: the live
-/// registrations, the full history, and the violations (a key registered twice, a removal without a registration).
+/// An auditable record of every observation registered and removed by the display lifecycle: the history, the
+/// registrations live now, and the violations (a key registered twice, a removal without a registration).
 ///
-/// Thread-safe: entries may be recorded from any thread; each record and each read is atomic.
+/// The log keeps no list of what is live: Observing's registry of live observations (what `ObservationDiagnostics`
+/// lists and every `KeyValueObserver` files its pairs in) is the one list. The log audits the observations of the
+/// observers it made (``makeObserver(owner:)``): what they observe now is what is live, whatever ended it (a removal,
+/// an observer or an observed object going away). So record a registration right after making it, and a removal
+/// right before making it: each is checked against what Observing lists at that moment.
+///
+/// Thread-safe: entries may be recorded from any thread; each record and each read is atomic. Lifecycle hooks come
+/// from one thread at a time, as UIKit's do; records made at once from several threads are each audited against
+/// Observing's registry as it was when they read it.
 public final class RegistrationLog: Sendable {
+    /// An observer the log audits, weakly: it goes away with its owner (a cell's view-model).
+    private struct AuditedObserver {
+        weak var observer: KeyValueObserver?
+    }
+
+    /// The readable name an object was last recorded under (for ``liveRegistrations``), and whether its keys are
+    /// scoped to their observer.
+    private struct ObjectName {
+        let name: String
+        let isScoped: Bool
+    }
+
     private struct State {
         var entries: [RegistrationEntry] = []
-        var live: [RegistrationKey: Int] = [:]
         var violations: [RegistrationViolation] = []
-        var liveCount = 0
         var peakLiveCount = 0
         var keepsEntries: Bool
+        var observers: [ObjectIdentifier: AuditedObserver] = [:]
+        var names: [ObjectIdentifier: ObjectName] = [:]
+        /// The size of `observers` plus `names` at which they are next pruned of what went away (it doubles).
+        var pruneAt = 64
+
+        var isPruneDue: Bool { observers.count + names.count >= pruneAt }
     }
 
+    // Unchecked (`LockedValue(unchecked:)`): the state holds weak references to observers, read and written only
+    // under the lock; what leaves it is a strong reference (an atomic retain) to a `Sendable` observer, or a value.
     private let state: LockedValue<State>
 
-    /// An empty log. With `keepsEntries` false only the live set, the peak and the violations are kept (for long
-    /// benchmarks).
+    /// An empty log. With `keepsEntries` false only the peak and the violations are kept, not the history (for
+    /// long-lived screens and long benchmarks).
     public init(keepsEntries: Bool = true) {
-        state = LockedValue(State(keepsEntries: keepsEntries))
+        state = LockedValue(unchecked: State(keepsEntries: keepsEntries))
     }
 
-    /// Records one registration or removal and audits it against the live set.
+    /// A new observer whose observations this log audits: a cell's view-model makes its one observer here.
+    ///
+    /// - Parameter owner: as `KeyValueObserver(owner:)`: the object the observations belong to (not retained).
+    public func makeObserver(owner: AnyObject? = nil) -> KeyValueObserver {
+        let observer = KeyValueObserver(owner: owner)
+        let prune = state.withLockUnchecked { state in
+            state.observers[ObjectIdentifier(observer)] = AuditedObserver(observer: observer)
+            return state.isPruneDue
+        }
+        if prune { self.prune() }
+        return observer
+    }
+
+    /// Records one registration (right after it was made) or removal (right before it is made) and audits it
+    /// against the observations Observing lists for this log's observers: a registration that leaves the key
+    /// observed more than once is a duplicate; a removal of a key not observed is a removal without registration.
+    ///
+    /// A key scoped to an observer counts only that observer's observations; an unscoped key counts those of all
+    /// this log's observers. Key paths are matched by their property name (`status` for `\CanvasModel.status`).
     public func record(_ action: RegistrationEntry.Action, _ key: RegistrationKey, in hook: LifecycleHook) {
-        state.withLock { state in
+        let observers = auditedObservers()
+        let observed = Self.observationCount(of: key, among: observers)
+        let live = action == .registered ? observers.reduce(0) { $0 + $1.observationCount } : nil
+        let prune = state.withLockUnchecked { state in
             if state.keepsEntries { state.entries.append(RegistrationEntry(action: action, key: key, hook: hook)) }
+            state.names[key.object] = ObjectName(name: key.objectName, isScoped: key.observer != nil)
             switch action {
-            case .registered:
-                let count = state.live[key, default: 0] + 1
-                state.live[key] = count
-                state.liveCount += 1
-                if count > 1 { state.violations.append(.duplicateRegistration(key, hook: hook)) }
-            case .removed:
-                let count = state.live[key, default: 0]
-                if count == 0 {
-                    state.violations.append(.removalWithoutRegistration(key, hook: hook))
-                } else {
-                    state.live[key] = count == 1 ? nil : count - 1
-                    state.liveCount -= 1
-                }
+            case .registered where observed > 1:
+                state.violations.append(.duplicateRegistration(key, hook: hook))
+            case .removed where observed == 0:
+                state.violations.append(.removalWithoutRegistration(key, hook: hook))
+            default:
+                break
             }
-            state.peakLiveCount = max(state.peakLiveCount, state.liveCount)
+            if let live { state.peakLiveCount = max(state.peakLiveCount, live) }
+            return state.isPruneDue
+        }
+        if prune { self.prune() }
+    }
+
+    /// The observers this log made that still exist.
+    private func auditedObservers() -> [KeyValueObserver] {
+        state.withLockUnchecked { state in state.observers.values.compactMap(\.observer) }
+    }
+
+    /// How many live observations of `observers` match `key`.
+    private static func observationCount(of key: RegistrationKey, among observers: [KeyValueObserver]) -> Int {
+        let scope = key.observer.map { [$0] } ?? Set(observers.map(ObjectIdentifier.init))
+        return ObservationDiagnostics.liveObservations(ofObjectWith: key.object).count { record in
+            record.observerIdentifier.map(scope.contains) == true && propertyName(of: record) == key.keyPath
+        }
+    }
+
+    /// `status` for `\CanvasModel.status`: the key path without its root type.
+    private static func propertyName(of record: ObservationRecord) -> Substring {
+        record.keyPath.split(separator: ".", maxSplits: 1).last ?? ""
+    }
+
+    /// Forgets the observers that went away and the names of objects none of the others observes.
+    private func prune() {
+        let observers = auditedObservers()
+        var observed = Set<ObjectIdentifier>()
+        for observer in observers {
+            for record in ObservationDiagnostics.liveObservations(registeredBy: observer) {
+                observed.insert(record.objectIdentifier)
+            }
+        }
+        state.withLockUnchecked { state in
+            state.observers = state.observers.filter { $0.value.observer != nil }
+            state.names = state.names.filter { observed.contains($0.key) }
+            state.pruneAt = max(64, 2 * (state.observers.count + state.names.count))
         }
     }
 
     /// Every entry, oldest first (empty when the log keeps no entries).
-    public var entries: [RegistrationEntry] { state.withLock { $0.entries } }
+    public var entries: [RegistrationEntry] { state.withLockUnchecked { $0.entries } }
 
-    /// The registrations live now (registered and not removed).
-    public var liveRegistrations: Set<RegistrationKey> { state.withLock { Set($0.live.keys) } }
+    /// The registrations live now: the observations of this log's observers that Observing lists, named as they were
+    /// recorded.
+    public var liveRegistrations: Set<RegistrationKey> {
+        let observers = auditedObservers()
+        let names = state.withLockUnchecked { $0.names }
+        var keys = Set<RegistrationKey>()
+        for observer in observers {
+            for record in ObservationDiagnostics.liveObservations(registeredBy: observer) {
+                let name = names[record.objectIdentifier]
+                keys.insert(
+                    RegistrationKey(
+                        object: record.objectIdentifier, objectName: name?.name ?? record.objectType,
+                        keyPath: String(Self.propertyName(of: record)),
+                        observer: name?.isScoped == true ? ObjectIdentifier(observer) : nil))
+            }
+        }
+        return keys
+    }
 
-    /// The number of live registrations, counting a duplicate twice.
-    public var liveCount: Int { state.withLock { $0.liveCount } }
+    /// The number of live registrations, counting a duplicate twice: the observations of this log's observers that
+    /// Observing lists.
+    public var liveCount: Int {
+        auditedObservers().reduce(0) { $0 + $1.observationCount }
+    }
 
-    /// The largest ``liveCount`` seen so far.
-    public var peakLiveCount: Int { state.withLock { $0.peakLiveCount } }
+    /// The largest ``liveCount`` seen when a registration was recorded.
+    public var peakLiveCount: Int { state.withLockUnchecked { $0.peakLiveCount } }
 
     /// Everything the audit found wrong, in order.
-    public var violations: [RegistrationViolation] { state.withLock { $0.violations } }
+    public var violations: [RegistrationViolation] { state.withLockUnchecked { $0.violations } }
 }

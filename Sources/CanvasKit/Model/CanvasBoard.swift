@@ -2,12 +2,6 @@ import Foundation
 import Locking
 import Observing
 
-// Why `@unchecked Sendable` is safe: the board's own state (`BoardState`, the models by identity, the queue of model
-// writes and the flag naming the thread that drains it) lives in a `LockedValue`. The other stored properties are the
-// `@Observed` and `@ObservedArray` wrappers, whose values live behind Observing's per-property locks (with an
-// immutable, capture-free equality closure beside them); they are written only by the draining thread, one at a
-// time. Swift cannot see this only because the wrappers do not declare a conditional `Sendable` conformance.
-
 /// The observable board: owns one `CanvasModel` per canvas, sends each event through the transition function and
 /// applies the result to the models.
 ///
@@ -26,11 +20,22 @@ import Observing
 ///
 /// Work per event is constant for taps, `record`, `cancel` and `delete`; `stop` scans the takes for a file already in
 /// use; `add` and `remove` are linear like an array insertion or removal.
-public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
+///
+/// Thread safety: `Sendable`; events may be sent from any thread (see above). The board's own state lives in a
+/// `LockedValue`, and its two observable properties keep their storage in `let`s (`Observed` and `ObservedArray`
+/// are `Sendable` where their values are), so the compiler checks all of it.
+public final class CanvasBoard: KeyValueObservable, Sendable {
+    private let _canvases: ObservedArray<CanvasModel>
+    private let _isRecording: Observed<Bool>
+
     /// The canvases' models, in board order. Observe it for insertions and removals with exact index sets.
-    @ObservedArray public private(set) var canvases: [CanvasModel]
+    public var canvases: [CanvasModel] { _canvases[self, \.canvases] }
+
     /// Whether a canvas is recording. Canvases with a take show it playing while this is true, their cover otherwise.
-    @Observed public private(set) var isRecording: Bool
+    public private(set) var isRecording: Bool {
+        get { _isRecording[self, \.isRecording] }
+        set { _isRecording[self, \.isRecording] = newValue }
+    }
 
     fileprivate struct Core: Sendable {
         var state: BoardState
@@ -70,8 +75,8 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
         self.playbackLead = playbackLead
         self.draft = draft
         let canvases = state.indices.map { CanvasModel(state[$0]) }
-        self.canvases = canvases
-        isRecording = state.isRecording
+        _canvases = ObservedArray(wrappedValue: canvases)
+        _isRecording = Observed(wrappedValue: state.isRecording)
         core = LockedValue(Core(state: state, models: Dictionary(uniqueKeysWithValues: canvases.map { ($0.id, $0) })))
     }
 
@@ -166,9 +171,9 @@ public final class CanvasBoard: KeyValueObservable, @unchecked Sendable {
         case .recording(let value):
             isRecording = value
         case .insert(let model, let index):
-            $canvases.insert(model, at: index)
+            _canvases.editor(self, \.canvases).insert(model, at: index)
         case .remove(let index):
-            $canvases.remove(at: index)
+            _canvases.editor(self, \.canvases).remove(at: index)
         }
     }
 }

@@ -1,11 +1,6 @@
 import Foundation
 import Observing
 
-// Why `@unchecked Sendable` is safe: the stored properties are `id`, an immutable `Sendable` value, and three
-// `@Observed` wrappers. Each wrapper holds a `PropertyStorage` (Observing's lock-protected, `Sendable` box) and an
-// immutable equality closure that captures nothing. No other state exists, so no data race is possible; Swift
-// cannot see it only because `Observed` does not declare a conditional `Sendable` conformance.
-
 /// The observable model of one canvas: what a cell's view-model observes.
 ///
 /// Only the `CanvasBoard` that owns a model writes it, and it writes a property only when the value changes, so each
@@ -17,24 +12,41 @@ import Observing
 /// notifications an observer may see "selected, noPreview", never "inPreview but not selected": two canvases never
 /// look like they hold the camera at once.
 ///
-/// Thread safety: every property is read and written under its own lock (`@Observed`), so a model may be read from
-/// any thread and handed to queue or main-actor observations.
-public final class CanvasModel: KeyValueObservable, Identifiable, @unchecked Sendable, CustomStringConvertible {
+/// Thread safety: `Sendable`. Every property is read and written under its own lock, so a model may be read from
+/// any thread and handed to queue or main-actor observations. (The board may be driven from any thread, so its models
+/// are shared: each property keeps its `Observed` storage in a `let`, which a `Sendable` class may hold, where the
+/// `@Observed` wrapper's storage would be a `var`.)
+public final class CanvasModel: KeyValueObservable, Identifiable, Sendable, CustomStringConvertible {
     /// The canvas's stable identity; it survives index shifts when other canvases are added or removed.
     public let id: CanvasID
+    private let _status: Observed<CanvasStatus>
+    private let _isSelected: Observed<Bool>
+    private let _videoURL: Observed<URL?>
+
     /// What the canvas is doing with the camera.
-    @Observed public internal(set) var status: CanvasStatus
+    public internal(set) var status: CanvasStatus {
+        get { _status[self, \.status] }
+        set { _status[self, \.status] = newValue }
+    }
+
     /// Whether the canvas holds the camera preview (highlighted border).
-    @Observed public internal(set) var isSelected: Bool
+    public internal(set) var isSelected: Bool {
+        get { _isSelected[self, \.isSelected] }
+        set { _isSelected[self, \.isSelected] = newValue }
+    }
+
     /// The last finished take, or nil.
-    @Observed public internal(set) var videoURL: URL?
+    public internal(set) var videoURL: URL? {
+        get { _videoURL[self, \.videoURL] }
+        set { _videoURL[self, \.videoURL] = newValue }
+    }
 
     /// A model mirroring `state`.
     init(_ state: CanvasState) {
         id = state.id
-        status = state.status
-        isSelected = state.isSelected
-        videoURL = state.videoURL
+        _status = Observed(wrappedValue: state.status)
+        _isSelected = Observed(wrappedValue: state.isSelected)
+        _videoURL = Observed(wrappedValue: state.videoURL)
     }
 
     /// The current values as a value snapshot.

@@ -18,13 +18,13 @@ protocol AnyObservation: AnyObject, Sendable {
 extension AnyObservation {
     var id: ObjectIdentifier { ObjectIdentifier(self) }
 
-    /// Its diagnostics record, when active (O10).
-    var record: ObservationRecord? {
+    /// Its diagnostics record, when active (O10); `observer` is the `KeyValueObserver` that filed it, if any.
+    func record(observer: ObjectIdentifier? = nil) -> ObservationRecord? {
         guard isActive, let root = info.root.object else { return nil }
         return ObservationRecord(
             objectType: String(reflecting: type(of: root)), objectIdentifier: info.objectIdentifier,
             keyPath: describe(info.keyPath.keyPath, of: root), options: info.options, delivery: info.delivery,
-            ownerType: info.owner?.typeName, ownerIdentifier: info.owner?.identifier)
+            ownerType: info.owner?.typeName, ownerIdentifier: info.owner?.identifier, observerIdentifier: observer)
     }
 }
 
@@ -192,16 +192,42 @@ func areEqual<Value>(_ lhs: Value, _ rhs: Value) -> Bool? {
 }
 
 /// `\Doc.title` for a key path. Key paths to wrapped properties print as `<computed ...>`, so those are named from
-/// the properties an evaluation of the path reads (`\Folder.document.title`).
+/// the properties an evaluation of the path reads (`\Folder.document.title`). A key path that is one property of its
+/// root, described once per root type, is remembered: an audit that lists the same observations after every step
+/// of a scroll does not reflect on the object each time.
 func describe(_ keyPath: AnyKeyPath, of root: AnyObject) -> String {
+    let remembered = DescribedKeyPath(
+        rootType: ObjectIdentifier(type(of: root)), keyPath: SharedKeyPath(keyPath: keyPath))
+    if let text = describedKeyPaths.withLock({ $0[remembered] }) { return text }
     let text = String(describing: keyPath).replacingOccurrences(of: "?", with: "")
-    guard text.contains("<computed") else { return text }
+    guard text.contains("<computed") else {
+        remember(text, for: remembered)
+        return text
+    }
     let context = ThreadContext.current
     func read<Root: AnyObject>(_ root: Root) -> Any? { root[keyPath: keyPath] }
     let (_, reads) = context.record { read(root) }
     let names = reads.map { propertyName(of: $0.storage, in: $0.object) }
-    return "\\\(type(of: root)).\(names.joined(separator: "."))"
+    let described = "\\\(type(of: root)).\(names.joined(separator: "."))"
+    // Only a property of the root itself: a chain read partway (a nil link) would be named short.
+    if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath { remember(described, for: remembered) }
+    return described
 }
+
+private func remember(_ text: String, for keyPath: DescribedKeyPath) {
+    describedKeyPaths.withLock { table in
+        if table.count < 4_096 { table[keyPath] = text }
+    }
+}
+
+/// A key path described for one root type.
+private struct DescribedKeyPath: Hashable, Sendable {
+    let rootType: ObjectIdentifier
+    let keyPath: SharedKeyPath
+}
+
+/// The descriptions of the key paths of single properties, by root type (bounded: a program names few of them).
+private let describedKeyPaths = LockedValue<[DescribedKeyPath: String]>([:])
 
 /// The property wrappers, whose storage reflection can find.
 protocol StorageHolding {

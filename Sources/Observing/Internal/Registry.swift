@@ -65,6 +65,20 @@ enum Registry {
         state.withLock { state in state.entries.values.map(\.observation) }
     }
 
+    /// The records of the active observations that `include` accepts (it runs under the registry's lock: keep it a
+    /// comparison), each naming the `KeyValueObserver` that filed it.
+    static func records(where include: (any AnyObservation) -> Bool = { _ in true }) -> [ObservationRecord] {
+        let listed = state.withLock { state in
+            state.entries.values.filter { include($0.observation) }.map { ($0.observation, $0.pair?.observer) }
+        }
+        return listed.compactMap { observation, observer in observation.record(observer: observer) }
+    }
+
+    /// The records of the active observations of `observer`.
+    static func records(of observer: ObjectIdentifier) -> [ObservationRecord] {
+        observations(of: observer).compactMap { $0.record(observer: observer) }
+    }
+
     /// The observation of `pair`, if listed.
     static func observation(for pair: Pair) -> (any AnyObservation)? {
         state.withLock { state in state.pairs[pair].flatMap { state.entries[$0]?.observation } }

@@ -238,7 +238,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             let state = owner.link.object == nil ? " (gone)" : ""
             first += " owned by \(owner.typeName) \(owner.identifier)\(state)"
         }
-        let records = Registry.observations(of: ObjectIdentifier(self)).compactMap(\.record).map {
+        let records = Registry.records(of: ObjectIdentifier(self)).map {
             "  \($0.objectType) \($0.objectIdentifier) \($0.keyPath)"
         }
         return ([first] + records.sorted()).joined(separator: "\n")

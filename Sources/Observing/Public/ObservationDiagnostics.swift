@@ -16,6 +16,8 @@ public struct ObservationRecord: Sendable, CustomStringConvertible {
     public let ownerType: String?
     /// The identity of that owner, if any.
     public let ownerIdentifier: ObjectIdentifier?
+    /// The identity of the `KeyValueObserver` that registered it, if any (nil for a token's observation).
+    public let observerIdentifier: ObjectIdentifier?
 
     /// A one-line description.
     public var description: String {
@@ -84,7 +86,7 @@ public enum ObservationDiagnostics {
     /// To tell whether an object still exists, this takes a strong reference to it for a moment; if
     /// another thread drops the last reference in that moment, the object is freed on this thread.
     public static func liveObservations() -> [ObservationRecord] {
-        Registry.all.compactMap(\.record)
+        Registry.records()
     }
 
     /// How many observations ``liveObservations()`` would list, without building their records:
@@ -95,8 +97,19 @@ public enum ObservationDiagnostics {
 
     /// The live observations of `object` (other objects are not touched).
     public static func liveObservations(of object: AnyObject) -> [ObservationRecord] {
-        let id = ObjectIdentifier(object)
-        return Registry.all.filter { $0.info.objectIdentifier == id }.compactMap(\.record)
+        liveObservations(ofObjectWith: ObjectIdentifier(object))
+    }
+
+    /// The live observations of the object with identity `identifier` (a record's ``ObservationRecord/objectIdentifier``),
+    /// for an audit that keeps identities rather than objects. None once that object went away.
+    public static func liveObservations(ofObjectWith identifier: ObjectIdentifier) -> [ObservationRecord] {
+        Registry.records { $0.info.objectIdentifier == identifier }
+    }
+
+    /// The live observations `observer` registered (those of other observers and tokens are not touched): what an
+    /// audit of one screen's observers reads, where ``liveObservations()`` lists the whole process.
+    public static func liveObservations(registeredBy observer: KeyValueObserver) -> [ObservationRecord] {
+        Registry.records(of: ObjectIdentifier(observer))
     }
 
     /// How many rounds of changes made inside handlers are delivered before a cycle is declared

@@ -50,7 +50,7 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
 
     /// The observed type and key path, or `inactive`.
     public var description: String {
-        guard let record = observation?.record else { return "ObservationToken(inactive)" }
+        guard let record = observation?.record() else { return "ObservationToken(inactive)" }
         return "ObservationToken(\(record.objectType) \(record.keyPath))"
     }
 }
