@@ -81,13 +81,17 @@ final class CallGate<Handler: Sendable>: Sendable {
     /// Runs `body` with the handler (a handler call) holding `calls`, unless the observation ended.
     @inlinable
     func call(_ id: ObjectIdentifier, _ context: ThreadContext, _ body: (Handler) -> Void) {
-        let dropped = calls.withLock { handler -> Handler? in
-            guard let current = handler, !hasEnded else { return nil }
-            context.calling(id) { body(current) }
-            // Ended from inside its own call: the handler is dropped now that the call is over.
-            guard hasEnded else { return nil }
-            defer { handler = nil }
-            return handler
+        // The frame is opened outside `calls`: when this is the thread's outermost frame (a call handed to a queue or
+        // the main queue), the writes the handler queued are delivered once `calls` is released, never under it.
+        let dropped = context.frame {
+            calls.withLock { handler -> Handler? in
+                guard let current = handler, !hasEnded else { return nil }
+                context.calling(id) { body(current) }
+                // Ended from inside its own call: the handler is dropped now that the call is over.
+                guard hasEnded else { return nil }
+                defer { handler = nil }
+                return handler
+            }
         }
         withExtendedLifetime(dropped) {}
     }

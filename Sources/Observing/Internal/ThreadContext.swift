@@ -118,28 +118,35 @@ final class ThreadContext {
     @usableFromInline
     func drain() {
         guard !pending.isEmpty else { return }
+        // The drain counts as a frame: user code it runs outside a handler (a deinit of a value it releases) queues
+        // its writes behind the ones being delivered instead of delivering them at once, ahead of earlier turns.
         isDraining = true
-        defer { isDraining = false }
+        depth += 1
         let limit = ObservationDiagnostics.maximumRounds
-        var reported = false
-        var index = 0
-        while index < pending.count {
-            let item = pending[index]
-            index += 1
-            if item.round > limit {
-                if !reported {
-                    reported = true
-                    ObservationDiagnostics.report(
-                        .unsettledCycle(source: CycleSource(object: item.object, storage: item.storage), rounds: limit))
+        var unsettled: ObservationIssue?
+        while !pending.isEmpty {
+            // Taken out of `pending` before they are delivered and released: a write made meanwhile (even by a
+            // deinit run by their release) appends to a `pending` nobody is mutating.
+            let batch = pending
+            pending = []
+            for item in batch {
+                if item.round > limit {
+                    if unsettled == nil {
+                        unsettled = .unsettledCycle(
+                            source: CycleSource(object: item.object, storage: item.storage), rounds: limit)
+                    }
+                    item.deliver(true)
+                } else {
+                    round = item.round
+                    item.deliver(false)
+                    round = 0
                 }
-                item.deliver(true)
-            } else {
-                round = item.round
-                item.deliver(false)
-                round = 0
             }
         }
-        pending.removeAll(keepingCapacity: pending.count < 64)
+        depth -= 1
+        isDraining = false
+        // Reported once the drain is over: an issue handler's writes are then ordinary writes.
+        if let unsettled { ObservationDiagnostics.report(unsettled) }
     }
 
     // MARK: Recording reads
