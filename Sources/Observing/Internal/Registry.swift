@@ -38,21 +38,36 @@ enum Registry {
     /// Lists `observation`, under `pair` if given. Refused (false) when the pair already has an active observation;
     /// an ended one is replaced (and returned to be ended outside the lock).
     static func insert(_ observation: any AnyObservation, pair: Pair?) -> Bool {
-        let (inserted, replaced) = state.withLock { state -> (Bool, (any AnyObservation)?) in
-            var replaced: (any AnyObservation)?
-            if let pair, let existing = state.pairs[pair] {
-                if state.entries[existing]?.observation.isActive == true { return (false, nil) }
-                replaced = state.remove(existing)
+        while true {
+            // Whether the pair's observation is active is asked outside the lock: the question takes a strong
+            // reference to its owner, and if another thread drops the owner's last one meanwhile, the owner's deinit
+            // runs when this reference goes, ending observations (which takes this lock again).
+            let existing = pair.flatMap { pair in
+                state.withLock { state in state.pairs[pair].flatMap { state.entries[$0]?.observation } }
             }
-            state.entries[observation.id] = Entry(observation: observation, pair: pair)
-            if let pair {
-                state.pairs[pair] = observation.id
-                state.byObserver[pair.observer, default: []].insert(observation.id)
+            let existingIsActive = existing?.isActive == true
+            let outcome = state.withLock { state -> (inserted: Bool, replaced: (any AnyObservation)?)? in
+                var replaced: (any AnyObservation)?
+                if let pair {
+                    let current = state.pairs[pair]
+                    // The pair changed since it was asked about: ask again.
+                    guard current == existing?.id else { return nil }
+                    if let current {
+                        if existingIsActive { return (false, nil) }
+                        replaced = state.remove(current)
+                    }
+                }
+                state.entries[observation.id] = Entry(observation: observation, pair: pair)
+                if let pair {
+                    state.pairs[pair] = observation.id
+                    state.byObserver[pair.observer, default: []].insert(observation.id)
+                }
+                return (true, replaced)
             }
-            return (true, replaced)
+            guard let outcome else { continue }
+            outcome.replaced?.end()
+            return outcome.inserted
         }
-        replaced?.end()
-        return inserted
     }
 
     static func remove(_ observation: any AnyObservation) {
