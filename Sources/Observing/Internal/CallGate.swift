@@ -15,14 +15,16 @@ import Synchronization
 @usableFromInline
 final class CallGate<Handler: Sendable>: Sendable {
     @usableFromInline let turns: LockedValue<CallTurns>
-    /// The handler, dropped when the observation ends (what it captures is released then).
-    @usableFromInline let calls: LockedValue<Handler?>
+    /// The handler (a `HandlerBox<Handler>`), dropped when the observation ends (what it captures is released then).
+    /// Boxed so that the lock's value has one type whatever the handler's: a gate is destroyed by unspecialized code,
+    /// which would otherwise look up the generic metadata of the lock's value.
+    @usableFromInline let calls: LockedValue<(any AnyObject & Sendable)?>
     @usableFromInline let ended = Atomic<Bool>(false)
 
     @inlinable
     init(_ handler: Handler) {
         turns = LockedValue(CallTurns(next: 0))
-        calls = LockedValue(handler)
+        calls = LockedValue(HandlerBox(handler))
     }
 
     @inlinable
@@ -84,8 +86,9 @@ final class CallGate<Handler: Sendable>: Sendable {
         // The frame is opened outside `calls`: when this is the thread's outermost frame (a call handed to a queue or
         // the main queue), the writes the handler queued are delivered once `calls` is released, never under it.
         let dropped = context.frame {
-            calls.withLock { handler -> Handler? in
-                guard let current = handler, !hasEnded else { return nil }
+            calls.withLock { handler -> (any AnyObject & Sendable)? in
+                guard let box = handler, !hasEnded else { return nil }
+                let current = (box as! HandlerBox<Handler>).handler
                 context.calling(id) { body(current) }
                 // Ended from inside its own call: the handler is dropped now that the call is over.
                 guard hasEnded else { return nil }
@@ -155,5 +158,16 @@ struct CallTurns {
     @usableFromInline
     init(next: UInt64) {
         self.next = next
+    }
+}
+
+/// A gate's handler, boxed (see `CallGate.calls`).
+@usableFromInline
+final class HandlerBox<Handler: Sendable>: Sendable {
+    @usableFromInline let handler: Handler
+
+    @usableFromInline
+    init(_ handler: Handler) {
+        self.handler = handler
     }
 }

@@ -73,7 +73,7 @@ struct SharedKeyPath: @unchecked Sendable, Hashable {
 struct OwnerDescription: Sendable {
     let typeName: String
     let identifier: ObjectIdentifier
-    let link: WeakReference
+    @usableFromInline let link: WeakReference
 }
 
 /// A weak reference readable from any thread.

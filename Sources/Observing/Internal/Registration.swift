@@ -12,12 +12,10 @@ extension KeyValueObservable {
         caller: Caller<Self, Value>,
         owner: OwnerDescription? = nil,
         onGone: (@Sendable () -> Void)? = nil,
-        file: ((any AnyObservation) -> Bool)? = nil
+        file: (any AnyObservation) -> Bool = fileUnpaired
     ) -> (any AnyObservation)? {
         let context = ThreadContext.current
-        return context.frame {
-            register(keyPath, options, delivery, caller, owner, onGone, file ?? fileUnpaired, context)
-        }
+        return context.frame { register(keyPath, options, delivery, caller, owner, onGone, file, context) }
     }
 
     @inlinable

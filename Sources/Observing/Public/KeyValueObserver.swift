@@ -43,7 +43,7 @@
 /// observer to its block), so it captures nothing; the owner then runs on the writing thread, which is the owner's
 /// to allow (write a main-thread model on the main thread, or use main-actor delivery).
 public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
-    private let owner: OwnerDescription?
+    @usableFromInline let owner: OwnerDescription?
 
     /// Creates an observer whose observations end when it or `owner` goes away.
     ///
@@ -65,6 +65,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// The observation is registered before the `.initial` call, so that call may `unobserve` it.
     /// - Returns: `true` if a new observation started; `false` if the pair was already observed or the
     ///   owner is gone.
+    @inlinable
     @discardableResult
     public func observe<Object: KeyValueObservable, Value>(
         _ object: Object,
@@ -85,6 +86,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     ///
     /// - Precondition: the observer was made with an owner of type `Owner`.
     /// - Returns: `true` if a new observation started.
+    @inlinable
     @discardableResult
     public func observe<Owner: AnyObject, Object: KeyValueObservable, Value>(
         _ object: Object,
@@ -102,6 +104,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// Observes `keyPath` of `object` with the chosen delivery (O9), unless that pair is already observed.
     /// - Returns: `true` if a new observation started.
+    @inlinable
     @discardableResult
     public func observe<Object: KeyValueObservable & Sendable, Value: Sendable>(
         _ object: Object,
@@ -124,6 +127,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     ///
     /// - Precondition: the observer was made with an owner of type `Owner`.
     /// - Returns: `true` if a new observation started.
+    @inlinable
     @discardableResult
     public func observeOnMainActor<Owner: AnyObject & Sendable, Object: KeyValueObservable & Sendable, Value: Sendable>(
         _ object: Object,
@@ -139,7 +143,8 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     }
 
     /// The owner's weak link, checked to be an `Owner`; nil (nothing observed) when the owner is gone.
-    private func ownerLink<Owner>(_: Owner.Type) -> WeakReference? {
+    @usableFromInline
+    func ownerLink<Owner>(_: Owner.Type) -> WeakReference? {
         guard let owner else { preconditionFailure("KeyValueObserver: a handler taking the owner needs an owner") }
         guard let object = owner.link.object else { return nil }
         precondition(object is Owner, "KeyValueObserver: the owner is a \(type(of: object)), not a \(Owner.self)")
@@ -148,7 +153,8 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// Registers the observation unless the pair is observed already, filing it under its pair before the initial
     /// call.
-    private func start<Object: KeyValueObservable, Value>(
+    @inlinable
+    func start<Object: KeyValueObservable, Value>(
         _ object: Object, _ keyPath: KeyPath<Object, Value>, options: ObservationOptions,
         delivery: ObservationDelivery, caller: () -> Caller<Object, Value>
     ) -> Bool {
@@ -156,17 +162,25 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             unobserveAll()
             return false
         }
-        let objectID = ObjectIdentifier(object)
-        if Registry.observation(for: pair(objectID, keyPath))?.isActive == true { return false }
-        let observerID = ObjectIdentifier(self)
+        if hasActiveObservation(ObjectIdentifier(object), keyPath) { return false }
         let registered = object.register(
             keyPath, options: options, delivery: delivery, caller: caller(), owner: owner,
-            file: { observation in
-                let property = observation.propertyKeyPath ?? SharedKeyPath(keyPath: keyPath)
-                return Registry.insert(
-                    observation, pair: Registry.Pair(observer: observerID, object: objectID, keyPath: property))
-            })
+            file: { file($0, of: ObjectIdentifier(object), keyPath) })
         return registered != nil
+    }
+
+    /// Whether the pair of `keyPath` of `object` has an active observation.
+    @usableFromInline
+    func hasActiveObservation(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool {
+        Registry.observation(for: pair(object, keyPath))?.isActive == true
+    }
+
+    /// Files `observation` under its pair: its property's key path, or `keyPath`.
+    @usableFromInline
+    func file(_ observation: any AnyObservation, of object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool {
+        let property = observation.propertyKeyPath ?? SharedKeyPath(keyPath: keyPath)
+        return Registry.insert(
+            observation, pair: Registry.Pair(observer: ObjectIdentifier(self), object: object, keyPath: property))
     }
 
     private func pair(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Registry.Pair {
