@@ -1,6 +1,7 @@
 // Observing against its peers, side by side in one run: Swift Observation (`@Observable`, `withObservationTracking`),
 // NotificationCenter with a block observer, and a Mutex plus an array of closures (the floor). Each figure is the
-// median of ROUNDS rounds of N operations; the CPU model is printed with them. Run in release:
+// median of ROUNDS rounds of N operations, the rounds of all the workloads interleaved; the CPU model is printed with
+// them. Run in release:
 //   swift run -c release ObservingBenchmark [ROUNDS] [N]
 import Foundation
 import Observation
@@ -13,18 +14,28 @@ let iterations = arguments.dropFirst().first ?? 200_000
 
 @inline(never) func blackHole<T>(_ value: T) {}
 
-/// Nanoseconds per operation: the median of `rounds` rounds of `count` calls of `body`.
-func measure(_ count: Int = iterations, _ body: (Int) -> Void) -> Double {
-    var samples: [Double] = []
+/// A workload: `count` calls of `body` make one round.
+struct Workload {
+    let count: Int
+    let body: (Int) -> Void
+}
+
+/// Nanoseconds per operation of each workload: the median of `rounds` rounds of `count` calls. The rounds of all the
+/// workloads are interleaved (round 1 of each, then round 2 of each, ...), so that on a shared machine a change of load
+/// falls on Observing and its peers alike, and their ratios stay meaningful.
+func measure(_ workloads: [Workload]) -> [Double] {
+    var samples = Array(repeating: [Double](), count: workloads.count)
     for _ in 0..<rounds {
-        let start = ContinuousClock.now
-        for index in 0..<count { body(index) }
-        let elapsed = ContinuousClock.now - start
-        samples.append(
-            Double(elapsed.components.attoseconds) / 1e9 / Double(count)
-                + Double(elapsed.components.seconds) * 1e9 / Double(count))
+        for (index, workload) in workloads.enumerated() {
+            let start = ContinuousClock.now
+            for call in 0..<workload.count { workload.body(call) }
+            let elapsed = ContinuousClock.now - start
+            samples[index].append(
+                Double(elapsed.components.attoseconds) / 1e9 / Double(workload.count)
+                    + Double(elapsed.components.seconds) * 1e9 / Double(workload.count))
+        }
     }
-    return samples.sorted()[samples.count / 2]
+    return samples.map { $0.sorted()[$0.count / 2] }
 }
 
 func cpuModel() -> String {
@@ -66,53 +77,66 @@ let received = Atomic<Int>(0)
 // MARK: Observing
 
 let unobserved = Model()
-let observingUnobservedWrite = measure { unobserved.value = $0 }
-
 let observed = Model()
 let token = observed.observe(\.value, options: [.new]) { _, change in
     received.add(change.newValue!, ordering: .relaxed)
 }
-let observingDelivered = measure { observed.value = $0 }
-token.invalidate()
-
 let registering = Model()
-let observingObserveInvalidate = measure(iterations / 4) { _ in
-    registering.observe(\.value, options: [.new]) { _, _ in }.invalidate()
-}
 
 // MARK: Swift Observation
 
 let swiftModel = SwiftModel()
-let swiftUntrackedWrite = measure { swiftModel.value = $0 }
-let swiftTrackFire = measure(iterations / 4) { index in
-    withObservationTracking {
-        blackHole(swiftModel.value)
-    } onChange: {
-        received.add(1, ordering: .relaxed)
-    }
-    swiftModel.value = index
-}
+let trackedModel = SwiftModel()
 
 // MARK: NotificationCenter
 
 let center = NotificationCenter()
+let postCenter = NotificationCenter()
 let name = Notification.Name("ObservingBenchmark.value")
 let sender = NSObject()
-let notificationAddRemove = measure(iterations / 4) { _ in
-    let observer = center.addObserver(forName: name, object: sender, queue: nil) { _ in }
-    center.removeObserver(observer)
-}
-let posted = center.addObserver(forName: name, object: sender, queue: nil) { _ in
+let posted = postCenter.addObserver(forName: name, object: sender, queue: nil) { _ in
     received.add(1, ordering: .relaxed)
 }
-let notificationPost = measure { _ in center.post(name: name, object: sender) }
-center.removeObserver(posted)
 
 // MARK: Floor
 
 let floor = Floor()
 floor.add { received.add($0, ordering: .relaxed) }
-let floorDelivered = measure { floor.set($0) }
+
+// MARK: The run
+
+let figures = measure([
+    Workload(count: iterations) { unobserved.value = $0 },
+    Workload(count: iterations) { observed.value = $0 },
+    Workload(count: iterations / 4) { _ in
+        registering.observe(\.value, options: [.new]) { _, _ in }.invalidate()
+    },
+    Workload(count: iterations) { swiftModel.value = $0 },
+    Workload(count: iterations / 4) { index in
+        withObservationTracking {
+            blackHole(trackedModel.value)
+        } onChange: {
+            received.add(1, ordering: .relaxed)
+        }
+        trackedModel.value = index
+    },
+    Workload(count: iterations / 4) { _ in
+        let observer = center.addObserver(forName: name, object: sender, queue: nil) { _ in }
+        center.removeObserver(observer)
+    },
+    Workload(count: iterations) { _ in postCenter.post(name: name, object: sender) },
+    Workload(count: iterations) { floor.set($0) },
+])
+token.invalidate()
+postCenter.removeObserver(posted)
+let observingUnobservedWrite = figures[0]
+let observingDelivered = figures[1]
+let observingObserveInvalidate = figures[2]
+let swiftUntrackedWrite = figures[3]
+let swiftTrackFire = figures[4]
+let notificationAddRemove = figures[5]
+let notificationPost = figures[6]
+let floorDelivered = figures[7]
 
 // MARK: Report
 
@@ -126,7 +150,8 @@ func ratio(_ value: Double, _ peer: Double, _ peerName: String, target: Double) 
         format: "%.2fx %@ (target <= %.1fx: %@)", times, peerName, target, times <= target ? "met" : "NOT met")
 }
 
-print("CPU: \(cpuModel()), \(ProcessInfo.processInfo.activeProcessorCount) cores; median of \(rounds) rounds")
+print(
+    "CPU: \(cpuModel()), \(ProcessInfo.processInfo.activeProcessorCount) cores; median of \(rounds) interleaved rounds")
 print()
 print("| measurement | ns | ratio |")
 print("| --- | ---: | --- |")
