@@ -108,6 +108,62 @@ class Model:
         return result
 
 
+def restore_states(board, exists):
+    """The boards a restore of `board` goes through as the writer writes its own records: `board` itself, then the
+    board after the cancel of an interrupted recording, then after the delete of each missing take in index order (the
+    records canvas-sim journals, numbered after the restored one). A kill before the writer wrote some of them leaves
+    one of the earlier boards on the disk, and the next restore finds it and reports its effects again."""
+    states = [board.copy()]
+    current = board.copy()
+    if current.recording:
+        current.recording = False
+        states.append(current.copy())
+    for i, take in enumerate(current.takes):
+        if take is not None and not exists(take):
+            current.takes[i] = None
+            states.append(current.copy())
+    return states
+
+
+def effect_kinds(interrupted, missing):
+    """The kinds of the effects a restore reports for a recording interrupted on canvas `interrupted` (or None) and the
+    missing takes at `missing`, in the order it reports them."""
+    return (["interrupted"] if interrupted is not None else []) + ["missing"] * len(missing)
+
+
+def check_restore(head, candidates, durable, ambiguous, exists):
+    """Checks a restore's first line against the prediction for the run before: `candidates` maps record numbers to
+    the model's board after them, `durable` is the last record that run reported durable, `ambiguous` says whether
+    runs killed before they printed their restore came between. Returns (problem, board found): the board the restore
+    read from the disk (before its own records), or a one-line problem."""
+    sequence = head["sequence"]
+    shown = printed(head["canvases"])
+    kinds = [e.split(" ")[1] for e in head["effects"] if not e.startswith("draft records dropped")]
+    if sequence < durable:
+        return f"restored record {sequence}, but {durable} were reported durable", None
+    if ambiguous:
+        # Each run killed before it printed its restore restored the same prefix and may have journaled some of that
+        # restore's own records after it: the restored record is a prefix's (from the durable one on) plus those.
+        found = [state for s, board in candidates.items() if s >= durable
+                 for j, state in enumerate(restore_states(board, exists)) if s + j == sequence]
+        matches = [state for state in found if state.recovered(exists)[0].canvases() == shown
+                   and effect_kinds(*state.recovered(exists)[1:]) == kinds]
+        if not matches:
+            return (f"restored board {shown} with effects {head['effects']} is no prefix's from {durable} to "
+                    f"{sequence} with some of its restore's records"), None
+        return None, matches[-1]
+    below = [s for s in candidates if s <= sequence]
+    if not below:
+        return f"restored record {sequence} is before the run's first ({min(candidates)})", None
+    found = candidates[max(below)]
+    restored, interrupted, missing = found.recovered(exists)
+    if shown != restored.canvases():
+        return (f"restored board {shown} is not the model's after record {sequence}: {restored.canvases()}"), None
+    if kinds != effect_kinds(interrupted, missing):
+        return f"restore effects {head['effects']} do not match interrupted {interrupted}, missing {missing}", None
+    return None, found
+
+
 def printed(canvases):
     return [(c["index"], c["status"], c["selected"], c["video"]) for c in canvases]
 
@@ -150,6 +206,47 @@ def make_script(rng, board, length, names):
     return events
 
 
+def self_check():
+    """The checks above on hand-made restores, run before every harness run (microseconds): a restore whose own
+    records were not written before the kill must be accepted when the next restore reports the same effects again,
+    and a restore that reports too few effects must be refused. Raises AssertionError naming the case that failed."""
+    exists = lambda name: not name.startswith("missing-")
+
+    def head(sequence, board, effects):
+        canvases = [{"index": i, "status": status, "selected": selected, "video": video}
+                    for i, status, selected, video in board.canvases()]
+        return {"sequence": sequence, "effects": effects, "canvases": canvases}
+
+    # A board whose canvas 1 holds a take whose file is gone, and one recording into a file that is gone too.
+    read = Model(2)
+    for event in [("tap", 1), ("record",), ("stop", "missing-47.mov")]:
+        assert read.apply(event)
+    recording = read.copy()
+    for event in [("tap", 0), ("record",)]:
+        assert recording.apply(event)
+    for found, effects in [(read, ["take missing 1 missing-47.mov"]),
+                           (recording, ["take interrupted 0", "take missing 1 missing-47.mov"])]:
+        restored = found.recovered(exists)[0]
+        problem, first = check_restore(head(143, restored, effects), {143: found}, 140, False, exists)
+        assert problem is None and first.canvases() == found.canvases(), problem
+        # The prediction after that restore: its own records, then (here) nothing else.
+        states = restore_states(first, exists)
+        prediction = {143 + j: state for j, state in enumerate(states)}
+        assert len(states) == len(effects) + 1 and states[-1].canvases() == restored.canvases()
+        # Killed before the writer wrote the restore's records: the next restore reads the same board again.
+        assert check_restore(head(143, restored, effects), prediction, 143, False, exists)[0] is None, effects
+        # Or after it wrote all or some of them: fewer effects, each time the ones left.
+        for j in range(1, len(states)):
+            left = effects[j:]
+            assert check_restore(head(143 + j, restored, left), prediction, 143, False, exists)[0] is None, (j, left)
+            # The same through a run killed before it printed its restore (which may have written them).
+            assert check_restore(head(143 + j, restored, left), {141: Model(2), 143: found}, 141, True,
+                                 exists)[0] is None, (j, left)
+        # A restore that reports nothing while its board still holds the missing take is refused.
+        assert check_restore(head(143, restored, []), prediction, 143, False, exists)[0] is not None
+        assert check_restore(head(143, restored, []), {143: found}, 140, True, exists)[0] is not None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--kills", type=int, default=300)
@@ -158,6 +255,7 @@ def main():
     parser.add_argument("--snapshot-every", type=int, default=0, help="0: random per draft (5-200)")
     parser.add_argument("--drafts", type=int, default=0, help="kills per draft before a new one (0: random 5-40)")
     args = parser.parse_args()
+    self_check()
     if not os.access(args.binary, os.X_OK):
         print(f"crash-drafts: no executable at {args.binary} (build canvas-sim first)", file=sys.stderr)
         return 2
@@ -257,39 +355,14 @@ def main():
                     durable = 0
                 else:
                     candidates, durable = expected
-                sequence = head["sequence"]
-                problem = None
-                if sequence < durable:
-                    problem = f"restored record {sequence}, but {durable} were reported durable"
-                elif ambiguous:
-                    # A run killed before it printed its restore may have journaled the restore's own records: any
-                    # prefix from the durable one to the restored record may be the one.
-                    matches = [s for s in candidates if durable <= s <= sequence
-                               and candidates[s].recovered(exists)[0].canvases() == printed(head["canvases"])]
-                    if not matches:
-                        problem = f"restored board {printed(head['canvases'])} is no prefix's from {durable} to {sequence}"
-                    else:
-                        restored, interrupted, missing = candidates[matches[-1]].recovered(exists)
-                else:
-                    below = [s for s in candidates if s <= sequence]
-                    if not below:
-                        problem = f"restored record {sequence} is before the run's first ({min(candidates)})"
-                    else:
-                        restored, interrupted, missing = candidates[max(below)].recovered(exists)
-                        if printed(head["canvases"]) != restored.canvases():
-                            problem = (f"restored board {printed(head['canvases'])} is not the model's after record "
-                                       f"{sequence}: {restored.canvases()}")
-                if not problem:
-                    kinds = [e.split(" ")[1] for e in head["effects"] if not e.startswith("draft records dropped")]
-                    if kinds != (["interrupted"] if interrupted is not None else []) + ["missing"] * len(missing):
-                        problem = f"restore effects {head['effects']} do not match interrupted {interrupted}, missing {missing}"
-                    if durable > 0:
-                        durable_checked += 1
+                problem, found = check_restore(head, candidates, durable, ambiguous, exists)
+                if not problem and durable > 0:
+                    durable_checked += 1
                 if problem:
                     mismatches += 1
                     print(f"crash-drafts: MISMATCH in {folder} run {run}: {problem}", file=sys.stderr)
                     break
-                board = restored
+                board = found.recovered(exists)[0]
                 ambiguous = False
             elif killed:
                 # Killed before it printed its restore: the prediction for the run before still holds, but the restore
@@ -304,11 +377,11 @@ def main():
             # The prediction for the next restore: the model after each prefix of this run's accepted events, by the
             # record number canvas-sim gives it (one per accepted event, one more for the file noted after a record
             # when a stop follows in the script), and the last record the run reported durable.
-            recovery = sum(1 for e in head["effects"] if not e.startswith("draft records dropped"))
+            # The restore's own records (a cancel, deletes) come first: until the writer wrote them, a restore finds
+            # the board the restore read, and reports the same effects again.
+            candidates = {head["sequence"] + j: state for j, state in enumerate(restore_states(found, exists))}
             model = board.copy()
-            # Before the restore's own records are written, a restore finds the same board again.
-            candidates = {head["sequence"] + j: model.copy() for j in range(recovery + 1)}
-            sequence = head["sequence"] + recovery
+            sequence = max(candidates)
             for index, event in enumerate(events):
                 if not model.apply(event):
                     continue
