@@ -25,11 +25,12 @@ final class CanvasCellView: CollectionHostCell, CanvasCellViewModelHolder {
         let viewModel = CanvasCellViewModel(coverProvider: coverProvider, log: binder.log)
         self.viewModel = viewModel
         observations = [
-            viewModel.observeOnMainActor(\.display, options: [.initial]) { [weak self] viewModel, _ in
-                self?.draw(viewModel.display)
+            // Each change carries its value, in the order stored: draw it, no need to read the view-model again.
+            viewModel.observeOnMainActor(\.display, options: [.initial, .new]) { [weak self] _, change in
+                if let display = change.newValue { self?.draw(display) }
             },
-            viewModel.observeOnMainActor(\.cover, options: [.initial]) { [weak self] viewModel, _ in
-                self?.hasCoverImage = viewModel.cover != nil  // imageView.image = UIImage(cgImage: cover.cgImage)
+            viewModel.observeOnMainActor(\.cover, options: [.initial, .new]) { [weak self] _, change in
+                if let cover = change.newValue { self?.hasCoverImage = cover != nil }  // imageView.image = UIImage(...)
             },
         ]
     }

@@ -150,14 +150,12 @@ public final class RegistrationLog: Sendable {
         var isPruneDue: Bool { observers.count + names.count >= pruneAt }
     }
 
-    // Unchecked (`LockedValue(unchecked:)`): the state holds weak references to observers, read and written only
-    // under the lock; what leaves it is a strong reference (an atomic retain) to a `Sendable` observer, or a value.
     private let state: LockedValue<State>
 
     /// An empty log. With `keepsEntries` false only the peak and the violations are kept, not the history (for
     /// long-lived screens and long benchmarks).
     public init(keepsEntries: Bool = true) {
-        state = LockedValue(unchecked: State(keepsEntries: keepsEntries))
+        state = LockedValue(State(keepsEntries: keepsEntries))
     }
 
     /// A new observer whose observations this log audits: a cell's view-model makes its one observer here.
@@ -165,7 +163,7 @@ public final class RegistrationLog: Sendable {
     /// - Parameter owner: as `KeyValueObserver(owner:)`: the object the observations belong to (not retained).
     public func makeObserver(owner: AnyObject? = nil) -> KeyValueObserver {
         let observer = KeyValueObserver(owner: owner)
-        let prune = state.withLockUnchecked { state in
+        let prune = state.withLock { state in
             state.observers[ObjectIdentifier(observer)] = AuditedObserver(observer: observer)
             return state.isPruneDue
         }
@@ -183,7 +181,7 @@ public final class RegistrationLog: Sendable {
         let observers = auditedObservers()
         let observed = Self.observationCount(of: key, among: observers)
         let live = action == .registered ? observers.reduce(0) { $0 + $1.observationCount } : nil
-        let prune = state.withLockUnchecked { state in
+        let prune = state.withLock { state in
             if state.keepsEntries { state.entries.append(RegistrationEntry(action: action, key: key, hook: hook)) }
             state.names[key.object] = ObjectName(name: key.objectName, isScoped: key.observer != nil)
             switch action {
@@ -202,7 +200,7 @@ public final class RegistrationLog: Sendable {
 
     /// The observers this log made that still exist.
     private func auditedObservers() -> [KeyValueObserver] {
-        state.withLockUnchecked { state in state.observers.values.compactMap(\.observer) }
+        state.withLock { state in state.observers.values.compactMap(\.observer) }
     }
 
     /// How many live observations of `observers` match `key`.
@@ -227,7 +225,7 @@ public final class RegistrationLog: Sendable {
                 observed.insert(record.objectIdentifier)
             }
         }
-        state.withLockUnchecked { state in
+        state.withLock { state in
             state.observers = state.observers.filter { $0.value.observer != nil }
             state.names = state.names.filter { observed.contains($0.key) }
             state.pruneAt = max(64, 2 * (state.observers.count + state.names.count))
@@ -235,13 +233,13 @@ public final class RegistrationLog: Sendable {
     }
 
     /// Every entry, oldest first (empty when the log keeps no entries).
-    public var entries: [RegistrationEntry] { state.withLockUnchecked { $0.entries } }
+    public var entries: [RegistrationEntry] { state.withLock { $0.entries } }
 
     /// The registrations live now: the observations of this log's observers that Observing lists, named as they were
     /// recorded.
     public var liveRegistrations: Set<RegistrationKey> {
         let observers = auditedObservers()
-        let names = state.withLockUnchecked { $0.names }
+        let names = state.withLock { $0.names }
         var keys = Set<RegistrationKey>()
         for observer in observers {
             for record in ObservationDiagnostics.liveObservations(registeredBy: observer) {
@@ -263,8 +261,8 @@ public final class RegistrationLog: Sendable {
     }
 
     /// The largest ``liveCount`` seen when a registration was recorded.
-    public var peakLiveCount: Int { state.withLockUnchecked { $0.peakLiveCount } }
+    public var peakLiveCount: Int { state.withLock { $0.peakLiveCount } }
 
     /// Everything the audit found wrong, in order.
-    public var violations: [RegistrationViolation] { state.withLockUnchecked { $0.violations } }
+    public var violations: [RegistrationViolation] { state.withLock { $0.violations } }
 }
