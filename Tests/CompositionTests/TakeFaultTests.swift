@@ -24,23 +24,26 @@ struct TakeFaultTests {
 
     /// Each attack shape (HLS playlists, a DASH manifest, ffconcat scripts, a subtitle file, a 16000x16000 header)
     /// posing as canvas 1's take: refused with its reason in one line naming the canvas and the file, nothing written.
-    @Test(arguments: AttackShapes.refusedShapes)
-    func attackShapeAsATakeIsRefused(shape: AttackShapes.Shape) async throws {
+    /// One test over all the shapes, so that they are written once.
+    @Test func attackShapesAsTakesAreRefused() async throws {
         let uploads = folder.url.appendingPathComponent("uploads")
         try FileManager.default.createDirectory(at: uploads, withIntermediateDirectories: true)
         let shapes = try AttackShapes(in: uploads, fixture: Fixtures.url("h264.mp4"))
         let outputs = folder.url.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
-        let plan = CompositionPlan(
-            files: [Fixtures.url("h264.mp4"), shapes.url(shape.name)], grid: GridLayout(columns: 2, rows: 1),
-            size: PixelSize(width: 64, height: 32))
-        await #expect {
-            _ = try await Composer().compose(plan, to: outputs.appendingPathComponent("board.mp4"))
-        } throws: { error in
-            let text = String(describing: error)
-            return text.hasPrefix("canvas 1 (\(shape.name)): ") && text.contains(shape.refusal) && !text.contains("\n")
+        for shape in AttackShapes.refusedShapes {
+            let plan = CompositionPlan(
+                files: [Fixtures.url("h264.mp4"), shapes.url(shape.name)], grid: GridLayout(columns: 2, rows: 1),
+                size: PixelSize(width: 64, height: 32))
+            await #expect {
+                _ = try await Composer().compose(plan, to: outputs.appendingPathComponent("board.mp4"))
+            } throws: { error in
+                let text = String(describing: error)
+                return text.hasPrefix("canvas 1 (\(shape.name)): ") && text.contains(shape.refusal)
+                    && !text.contains("\n")
+            }
+            #expect(try Self.contents(outputs).isEmpty, "\(shape.name)")
         }
-        #expect(try Self.contents(outputs).isEmpty)
     }
 
     /// A FIFO posing as a take is refused before FFmpeg opens it (opening would block until a writer came).
