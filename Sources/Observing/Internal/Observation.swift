@@ -22,7 +22,7 @@ extension AnyObservation {
     func record(observer: ObjectIdentifier? = nil) -> ObservationRecord? {
         guard isActive, let root = info.root.object else { return nil }
         return ObservationRecord(
-            objectType: String(reflecting: type(of: root)), objectIdentifier: info.objectIdentifier,
+            objectType: typeName(of: root), objectIdentifier: info.objectIdentifier,
             keyPath: describe(info.keyPath.keyPath, of: root), options: info.options, delivery: info.delivery,
             ownerType: info.owner?.typeName, ownerIdentifier: info.owner?.identifier, observerIdentifier: observer)
     }
@@ -249,3 +249,18 @@ func propertyName(of storage: AnyObject, in object: AnyObject) -> String {
     }
     return "<property>"
 }
+
+/// The fully qualified name of `object`'s type, remembered per type (a name never changes, and making it demangles):
+/// an audit lists the same observations after every step of a scroll.
+func typeName(of object: AnyObject) -> String {
+    let type = ObjectIdentifier(Swift.type(of: object))
+    if let name = typeNames.withLock({ $0[type] }) { return name }
+    let name = String(reflecting: Swift.type(of: object))
+    typeNames.withLock { table in
+        if table.count < 4_096 { table[type] = name }
+    }
+    return name
+}
+
+/// The names of the types `typeName(of:)` was asked about (bounded: a program observes few types).
+private let typeNames = LockedValue<[ObjectIdentifier: String]>([:])
