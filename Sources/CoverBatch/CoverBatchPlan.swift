@@ -90,8 +90,9 @@ public enum CoverBatchPlan {
     }
 }
 
-/// The file a path leads to (links followed): its device and inode.
-private struct FileNode: Equatable {
+/// The file or folder a path leads to (links followed): its device and inode, to tell whether two paths are one file
+/// (an output that is its input) or one folder (a walk in the output folder).
+struct FileNode: Equatable {
     let device: UInt64
     let inode: UInt64
 

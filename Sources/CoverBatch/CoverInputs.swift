@@ -91,7 +91,7 @@ public enum CoverInputs {
     ) -> Expansion {
         var expansion = Expansion()
         var readStdin = false
-        let coverFolder = outputFolder.flatMap(FolderIdentity.init)
+        let coverFolder = outputFolder.flatMap(FileNode.init)
         for argument in arguments {
             if argument.bytes == [UInt8(ascii: "-")] {
                 guard !readStdin else { continue }
@@ -166,25 +166,12 @@ public enum CoverInputs {
         return nil
     }
 
-    /// A folder's device and inode, to tell whether a walk is in the output folder.
-    private struct FolderIdentity: Equatable {
-        let device: UInt64
-        let inode: UInt64
-
-        init?(_ path: FileSystemPath) {
-            var status = stat()
-            guard path.withCString({ stat($0, &status) }) == 0 else { return nil }
-            device = UInt64(truncatingIfNeeded: status.st_dev)
-            inode = UInt64(truncatingIfNeeded: status.st_ino)
-        }
-    }
-
     /// Appends the entries below `directory`, recursively (relative paths stay relative, so
     /// reports show them as the user typed them), and a problem for each folder that cannot be
     /// listed and each entry that cannot be examined.
     private static func collectEntries(
         under directory: FileSystemPath,
-        coverFolder: FolderIdentity?,
+        coverFolder: FileNode?,
         into found: inout [Entry],
         problems: inout [UnreadableEntry]
     ) {
@@ -193,7 +180,7 @@ public enum CoverInputs {
             return
         }
         defer { closedir(handle) }
-        let inCoverFolder = coverFolder != nil && FolderIdentity(directory) == coverFolder
+        let inCoverFolder = coverFolder != nil && FileNode(directory) == coverFolder
         while true {
             errno = 0
             guard let entry = readdir(handle) else {
