@@ -126,13 +126,22 @@ func invalidateRacingWriters(
         }
         while keepGoing() {
             let ended = Flag()
+            let called = DispatchSemaphore(value: 0)
             let token = observe {
                 deliveries.increment()
                 if ended.isSet {
                     violations.increment()
                 }
+                called.signal()
             }
-            Thread.sleep(forTimeInterval: 0.000_1)
+            if deliveries.count == 0 {
+                // Until a first call came, each observation waits up to 50 ms for one: on a machine loaded enough
+                // (the whole suite under ThreadSanitizer on two cores), windows of 0.1 ms can all pass while the
+                // writers wait for a core, and the run would then have checked nothing.
+                _ = called.wait(timeout: .now() + .milliseconds(50))
+            } else {
+                Thread.sleep(forTimeInterval: 0.000_1)
+            }
             token.invalidate()
             ended.set()
         }
