@@ -189,7 +189,7 @@ struct CanvasThumbUsabilityTests {
         // Results into a file, progress on the terminal: the file has the lines alone; on the terminal, every erase
         // is followed by the bar or by the error line (then the bar again), except the last, at the end.
         let results = scratch.url.appendingPathComponent("results.txt")
-        let drawn = try Self.onTerminal(command + " >'\(results.path)'")
+        let drawn = try onTerminal(command + " >'\(results.path)'", expectingStatus: 1)
         #expect(try String(contentsOf: results, encoding: .utf8) == expectedOutput.map { $0 + "\n" }.joined())
         #expect(drawn.contains("] 5/5 100% "))
         let afterErases = drawn.components(separatedBy: erase).dropFirst()
@@ -202,7 +202,7 @@ struct CanvasThumbUsabilityTests {
         #expect(!drawn.contains("h264.png"), "nothing of the results' file on the terminal")
 
         // Results on the same terminal: each line whole on a line of its own, the bar drawn again below it.
-        let both = try Self.onTerminal(command)
+        let both = try onTerminal(command, expectingStatus: 1)
         let lines = both.components(separatedBy: "\r\n")
         let written = lines.dropLast().map { line in line.components(separatedBy: erase).last ?? line }
         #expect(written == Array(expectedOutput[0..<2]) + [expectedError] + Array(expectedOutput[2...]))
@@ -341,21 +341,5 @@ struct CanvasThumbUsabilityTests {
         let write = try tool.run(["Fixtures/h264.mp4", "-o", fifo.path, "--json"])
         #expect(write.status == 1)
         #expect(write.standardOutput.hasSuffix(#","errorKind":"writeFailed"}"# + "\n"), "\(write.standardOutput)")
-    }
-
-    /// Runs `command` with sh on a pseudo-terminal (util-linux's `script`) and returns what was drawn on it.
-    private static func onTerminal(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]
-        process.currentDirectoryURL = BuiltBinary.root
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let drawn = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1, "\(command): exit \(process.terminationStatus) (one input is missing)")
-        return String(decoding: drawn, as: UTF8.self)
     }
 }

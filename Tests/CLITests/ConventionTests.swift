@@ -96,7 +96,7 @@ struct ConventionTests {
         let sim = try BuiltBinary("canvas-sim")
         let steps = folder.appending(path: "steps.jsonl")
         let started = ContinuousClock.now
-        let simDrawn = try Self.onTerminal(
+        let simDrawn = try onTerminal(
             "'\(sim.url.path)' --script '\(script.path)' --format json >'\(steps.path)'")
         let took = ContinuousClock.now - started
         let redraws = simDrawn.components(separatedBy: "\u{1B}[2K[").count - 1
@@ -111,7 +111,7 @@ struct ConventionTests {
 
         let thumb = try BuiltBinary("canvas-thumb")
         let inputs = ["h264.mp4", "hevc.mp4", "rotation-90.mp4"].map { "Fixtures/\($0)" }.joined(separator: " ")
-        let thumbDrawn = try Self.onTerminal(
+        let thumbDrawn = try onTerminal(
             "'\(thumb.url.path)' \(inputs) --max-size 32x32 --output-dir '\(folder.path)' >'\(folder.path)/covers.txt'")
         #expect(thumbDrawn.contains("] 1/3 33% "), "the count after the first cover")
         #expect(thumbDrawn.contains(" left"), "the time left while covers remain")
@@ -123,22 +123,5 @@ struct ConventionTests {
         let pipedThumb = try thumb.run(
             ["Fixtures/h264.mp4", "Fixtures/hevc.mp4", "--max-size", "32x32", "--output-dir", folder.path])
         #expect(pipedThumb.standardError.isEmpty)
-    }
-
-    /// Runs `command` with sh on a pseudo-terminal (util-linux's `script`, part of every Debian install) and returns
-    /// what was drawn on it.
-    private static func onTerminal(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]
-        process.currentDirectoryURL = BuiltBinary.root
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let drawn = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(command): exit \(process.terminationStatus)")
-        return String(decoding: drawn, as: UTF8.self)
     }
 }
