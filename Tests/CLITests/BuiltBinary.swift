@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Locking
 import Testing
+import TestSupport
 
 /// Runs a binary built by this package (canvas-thumb, canvas-sim) the way a user would, and
 /// captures what it prints and how it exits.
@@ -44,48 +44,8 @@ struct BuiltBinary {
     /// Runs the binary with `arguments` in `directory` (default: the repository root), feeding
     /// `input` to its standard input.
     func run(_ arguments: [String], in directory: URL = BuiltBinary.root, input: String = "") throws -> Run {
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let output = Pipe()
-        let error = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = stdin
-        try process.run()
-        // Standard error is drained on another thread while this one reads standard output, so a
-        // large output on either cannot block the process.
-        let errors = PipeReader(error.fileHandleForReading)
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.wait()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
-            standardError: String(decoding: errData, as: UTF8.self))
-    }
-}
-
-/// Reads a pipe to its end on a thread of its own.
-final class PipeReader: Sendable {
-    private let data = LockedValue<Data?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        DispatchQueue.global().async { [self] in
-            let bytes = handle.readDataToEndOfFile()
-            data.withLock { $0 = bytes }
-            done.signal()
-        }
-    }
-
-    /// Everything the pipe delivered, once it is closed.
-    func wait() -> Data {
-        done.wait()
-        return data.withLock { $0 ?? Data() }
+        let result = try runSubprocess(url, arguments, in: directory, input: Data(input.utf8))
+        return Run(status: result.status, standardOutput: result.outputText, standardError: result.errorText)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("canvas-thumb, run as a user runs it")
 struct CanvasThumbTests {
@@ -297,23 +298,10 @@ struct CanvasThumbTests {
     /// Runs canvas-thumb as `nobody` when the tests run as root (who may read and write anything).
     private func runAsOrdinaryUser(_ arguments: [String]) throws -> BuiltBinary.Run {
         guard geteuid() == 0 else { return try tool.run(arguments) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", tool.url.path] + arguments
-        process.currentDirectoryURL = BuiltBinary.root
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let errors = PipeReader(error.fileHandleForReading)
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.wait()
-        process.waitUntilExit()
-        return BuiltBinary.Run(
-            status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
-            standardError: String(decoding: errData, as: UTF8.self))
+        let result = try runSubprocess(
+            URL(fileURLWithPath: "/usr/bin/setpriv"),
+            ["--reuid=65534", "--regid=65534", "--clear-groups", tool.url.path] + arguments, in: BuiltBinary.root)
+        return BuiltBinary.Run(status: result.status, standardOutput: result.outputText, standardError: result.errorText)
     }
 
     @Test("--help prints the usage and exits 0")

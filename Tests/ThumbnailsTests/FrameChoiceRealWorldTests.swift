@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 import Testing
+import TestSupport
 
 @testable import MediaCore
 @testable import Thumbnails
@@ -57,16 +58,7 @@ struct ProbedFrames {
     }
 
     static func runData(_ arguments: [String], tool: String) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
+        try runTool(tool, arguments).output
     }
 
     /// The ffmpeg CLI's picture of the frame at `time` (absolute seconds, as its select filter

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TestSupport
 
 /// The ffmpeg command line, the oracle of the composition tests: it generates the takes and composes the reference
 /// with the equivalent filter graph, and it decodes both outputs to raw pixels and samples.
@@ -11,22 +11,11 @@ enum FFmpegTool {
     /// Runs `ffmpeg -v error -y ARGUMENTS...` and returns its standard output.
     @discardableResult
     static func run(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let errorReader = Thread.detachNewThreadReading(errors)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let message = errorReader()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "ffmpeg \(arguments.joined(separator: " ")) failed: \(message)")
+        let result = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y"] + arguments)
+        guard result.status == 0 else {
+            throw Failure(description: "ffmpeg \(arguments.joined(separator: " ")) failed: \(result.errorText)")
         }
-        return data
+        return result.output
     }
 
     /// Every frame of `file`'s video as 8-bit 4:2:0 planes (Y, then Cb, then Cr), one `Data` per frame, through
@@ -47,19 +36,14 @@ enum FFmpegTool {
     /// The presentation time, in seconds from the file's start, of each frame of `file`'s video in display order, as
     /// `ffprobe` reads them.
     static func frameTimes(of file: URL) throws -> [Double] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time",
-            "-show_entries", "format=start_time", "-of", "csv=p=0", file.path,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failure(description: "ffprobe \(file.path) failed") }
+        let result = try runTool(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time",
+                "-show_entries", "format=start_time", "-of", "csv=p=0", file.path,
+            ])
+        guard result.status == 0 else { throw Failure(description: "ffprobe \(file.path) failed: \(result.errorText)") }
+        let data = result.output
         let values = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
             Double($0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: ",")))
         }
@@ -72,34 +56,6 @@ enum FFmpegTool {
     static func samples(of file: URL) throws -> [Float] {
         let data = try run(["-i", file.path, "-map", "0:a:0", "-f", "f32le", "-ac", "2", "-ar", "48000", "-"])
         return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-    }
-}
-
-extension Thread {
-    /// Reads `pipe` to its end on a new thread; the returned function waits for it and returns the text.
-    static func detachNewThreadReading(_ pipe: Pipe) -> () -> String {
-        let box = ReadBox()
-        let thread = Thread {
-            box.set(pipe.fileHandleForReading.readDataToEndOfFile())
-        }
-        thread.start()
-        return { String(decoding: box.wait(), as: UTF8.self) }
-    }
-}
-
-/// A value handed from one thread to another once.
-final class ReadBox: Sendable {
-    private let data = Mutex(Data())
-    private let ready = DispatchSemaphore(value: 0)
-
-    func set(_ value: Data) {
-        data.withLock { $0 = value }
-        ready.signal()
-    }
-
-    func wait() -> Data {
-        ready.wait()
-        return data.withLock { $0 }
     }
 }
 
