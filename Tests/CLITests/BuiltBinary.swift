@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Runs a binary built by this package (canvas-thumb, canvas-sim) the way a user would, and
 /// captures what it prints and how it exits.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("canvas-thumb, run as a user runs it")
 struct CanvasThumbTests {
@@ -301,7 +301,8 @@ struct CanvasThumbTests {
         let result = try runSubprocess(
             URL(fileURLWithPath: "/usr/bin/setpriv"),
             ["--reuid=65534", "--regid=65534", "--clear-groups", tool.url.path] + arguments, in: BuiltBinary.root)
-        return BuiltBinary.Run(status: result.status, standardOutput: result.outputText, standardError: result.errorText)
+        return BuiltBinary.Run(
+            status: result.status, standardOutput: result.outputText, standardError: result.errorText)
     }
 
     @Test("--help prints the usage and exits 0")

@@ -1,7 +1,7 @@
 import Foundation
 import Locking
-import Testing
 import TestSupport
+import Testing
 
 @testable import MediaCore
 @testable import Thumbnails
