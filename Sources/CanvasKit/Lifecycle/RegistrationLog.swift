@@ -125,9 +125,12 @@ public enum RegistrationViolation: Sendable, Hashable, CustomStringConvertible {
 /// from one thread at a time, as UIKit's do; records made at once from several threads are each audited against
 /// Observing's registry as it was when they read it.
 public final class RegistrationLog: Sendable {
-    /// An observer the log audits, weakly: it goes away with its owner (a cell's view-model).
-    private struct AuditedObserver {
-        weak var observer: KeyValueObserver?
+    /// An observer the log audits, weakly: it goes away with its owner (a cell's view-model). A class, so that reading
+    /// the log's list copies no weak reference.
+    private final class AuditedObserver: Sendable {
+        weak let observer: KeyValueObserver?
+
+        init(_ observer: KeyValueObserver) { self.observer = observer }
     }
 
     /// The readable name an object was last recorded under (for ``liveRegistrations``), and whether its keys are
@@ -164,7 +167,7 @@ public final class RegistrationLog: Sendable {
     public func makeObserver(owner: AnyObject? = nil) -> KeyValueObserver {
         let observer = KeyValueObserver(owner: owner)
         let prune = state.withLock { state in
-            state.observers[ObjectIdentifier(observer)] = AuditedObserver(observer: observer)
+            state.observers[ObjectIdentifier(observer)] = AuditedObserver(observer)
             return state.isPruneDue
         }
         if prune { self.prune() }
@@ -178,9 +181,10 @@ public final class RegistrationLog: Sendable {
     /// A key scoped to an observer counts only that observer's observations; an unscoped key counts those of all
     /// this log's observers. Key paths are matched by their property name (`status` for `\CanvasModel.status`).
     public func record(_ action: RegistrationEntry.Action, _ key: RegistrationKey, in hook: LifecycleHook) {
-        let observers = auditedObservers()
-        let observed = Self.observationCount(of: key, among: observers)
-        let live = action == .registered ? observers.reduce(0) { $0 + $1.observationCount } : nil
+        let observers = Set(auditedObservers().map(ObjectIdentifier.init))
+        let observed = ObservationDiagnostics.liveObservationCount(
+            registeredBy: key.observer.map { [$0] } ?? observers, ofObjectWith: key.object, property: key.keyPath)
+        let live = action == .registered ? ObservationDiagnostics.liveObservationCount(registeredBy: observers) : nil
         let prune = state.withLock { state in
             if state.keepsEntries { state.entries.append(RegistrationEntry(action: action, key: key, hook: hook)) }
             state.names[key.object] = ObjectName(name: key.objectName, isScoped: key.observer != nil)
@@ -203,17 +207,11 @@ public final class RegistrationLog: Sendable {
         state.withLock { state in state.observers.values.compactMap(\.observer) }
     }
 
-    /// How many live observations of `observers` match `key`.
-    private static func observationCount(of key: RegistrationKey, among observers: [KeyValueObserver]) -> Int {
-        let scope = key.observer.map { [$0] } ?? Set(observers.map(ObjectIdentifier.init))
-        return ObservationDiagnostics.liveObservations(ofObjectWith: key.object).count { record in
-            record.observerIdentifier.map(scope.contains) == true && propertyName(of: record) == key.keyPath
-        }
-    }
-
     /// `status` for `\CanvasModel.status`: the key path without its root type.
+    /// (What `ObservationDiagnostics.liveObservationCount(registeredBy:ofObjectWith:property:)` matches a name to.)
     private static func propertyName(of record: ObservationRecord) -> Substring {
-        record.keyPath.split(separator: ".", maxSplits: 1).last ?? ""
+        guard let dot = record.keyPath.firstIndex(of: ".") else { return record.keyPath[...] }
+        return record.keyPath[record.keyPath.index(after: dot)...]
     }
 
     /// Forgets the observers that went away and the names of objects none of the others observes.
@@ -257,7 +255,7 @@ public final class RegistrationLog: Sendable {
     /// The number of live registrations, counting a duplicate twice: the observations of this log's observers that
     /// Observing lists.
     public var liveCount: Int {
-        auditedObservers().reduce(0) { $0 + $1.observationCount }
+        ObservationDiagnostics.liveObservationCount(registeredBy: Set(auditedObservers().map(ObjectIdentifier.init)))
     }
 
     /// The largest ``liveCount`` seen when a registration was recorded.

@@ -117,6 +117,28 @@ enum Registry {
         }
     }
 
+    /// The observations filed by the observers in `observers`, of `object` only when given: one observer's pairs
+    /// are walked; for several, the list is, each entry compared (object first) with no look-up per observer.
+    static func observations(of observers: Set<ObjectIdentifier>, object: ObjectIdentifier?) -> [any AnyObservation] {
+        state.withLock { state in
+            var found: [any AnyObservation] = []
+            if observers.count == 1, let observer = observers.first {
+                for id in state.byObserver[observer] ?? [] {
+                    guard let entry = state.entries[id], object == nil || entry.pair?.object == object else { continue }
+                    found.append(entry.observation)
+                }
+                return found
+            }
+            found.reserveCapacity(state.entries.count)
+            for entry in state.entries.values {
+                guard let pair = entry.pair, object == nil || pair.object == object, observers.contains(pair.observer)
+                else { continue }
+                found.append(entry.observation)
+            }
+            return found
+        }
+    }
+
     /// The observations of `observer`.
     static func observations(of observer: ObjectIdentifier) -> [any AnyObservation] {
         state.withLock { state in (state.byObserver[observer] ?? []).compactMap { state.entries[$0]?.observation } }

@@ -112,6 +112,30 @@ public enum ObservationDiagnostics {
         Registry.records(of: ObjectIdentifier(observer))
     }
 
+    /// How many live observations the `KeyValueObserver`s with identities `observers` registered (each a record's
+    /// ``ObservationRecord/observerIdentifier``), of the object with identity `object` only when given, and of the
+    /// property named `property` only when given: the part of a record's ``ObservationRecord/keyPath`` after its
+    /// first `.` (`status` for `\Model.status`, `document.title` for a chain). The number of records
+    /// ``liveObservations(registeredBy:)`` would list for those observers that match, without building them: cheap
+    /// enough for an audit that asks on every registration. Like ``liveObservations()``, it takes a strong reference
+    /// to an object for a moment to tell whether it still exists.
+    public static func liveObservationCount(
+        registeredBy observers: Set<ObjectIdentifier>, ofObjectWith object: ObjectIdentifier? = nil,
+        property: String? = nil
+    ) -> Int {
+        Registry.observations(of: observers, object: object).count { observation in
+            guard let property else { return observation.isActive }
+            guard observation.isActive, let root = observation.info.root.object else { return false }
+            return propertyPart(of: describe(observation.info.keyPath.keyPath, of: root)) == property
+        }
+    }
+
+    /// `status` for `\Model.status`: what follows the first `.` of a described key path.
+    static func propertyPart(of keyPath: String) -> Substring {
+        guard let dot = keyPath.utf8.firstIndex(of: UInt8(ascii: ".")) else { return keyPath[...] }
+        return keyPath[keyPath.utf8.index(after: dot)...]
+    }
+
     /// How many rounds of changes made inside handlers are delivered before a cycle is declared
     /// unsettled and stopped (default 100, at least 1). Round 0 is the change made outside any handler.
     public static var maximumRounds: Int {
