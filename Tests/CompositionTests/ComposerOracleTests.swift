@@ -1,6 +1,7 @@
 import Composition
 import Foundation
 import Pixels
+import Synchronization
 import TestSupport
 import Testing
 
@@ -235,6 +236,35 @@ struct ComposerOracleTests {
         let task = Task { try await Composer().compose(plan, to: output) }
         task.cancel()
         await #expect(throws: CompositionError.cancelled) { try await task.value }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.deletingLastPathComponent().path).isEmpty)
+    }
+
+    /// A composition cancelled part-way, while the takes' feeds have frames queued ahead of it, ends cancelled with
+    /// nothing written (it used to stop the process: a feed's queue was freed with frames still in it).
+    @Test(.timeLimit(.minutes(1))) func cancellingPartWayLeavesNothing() async throws {
+        let takes = try ["a.mkv", "b.mkv"].map {
+            try makeTake($0, video: "testsrc2=size=32x32:rate=30:duration=10")
+        }
+        let output = file("part/never.mp4")
+        try FileManager.default.createDirectory(
+            at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let plan = CompositionPlan(
+            files: takes, grid: GridLayout(columns: 2, rows: 1), size: PixelSize(width: 64, height: 32))
+        let job = Mutex<CompositionJob?>(nil)
+        let outcome = await withCheckedContinuation { continuation in
+            let started = Composer().compose(
+                plan, to: output,
+                progress: { progress in
+                    if progress.frame >= 10 { job.withLock { $0?.cancel() } }
+                }
+            ) { continuation.resume(returning: $0) }
+            job.withLock { $0 = started }
+        }
+        if case .failure(let error) = outcome {
+            #expect(error.kind == .cancelled)
+        } else {
+            Issue.record("a cancelled composition finished")
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: output.deletingLastPathComponent().path).isEmpty)
     }
 }

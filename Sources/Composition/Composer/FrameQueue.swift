@@ -17,7 +17,11 @@ final class FrameQueue<Element: Sendable>: Sendable {
 
     init(capacity: Int) {
         self.capacity = capacity
-        room = DispatchSemaphore(value: capacity)
+        // The room is made by signalling, not given as the semaphore's initial value: libdispatch stops the process
+        // when a semaphore is freed with a value below its initial one, which a queue dropped with items still in it
+        // (a composition that stopped while a take's feed was ahead) would be.
+        room = DispatchSemaphore(value: 0)
+        for _ in 0..<capacity { room.signal() }
     }
 
     /// Queues `element`, waiting for room; false (and nothing queued) once the consumer has closed the queue.
