@@ -180,30 +180,33 @@ enum CompositionEngine {
         defer { for feed in feeds { feed.stop() } }
         do {
             let shouldStop = { @Sendable in cancellation.isCancelled || queue.isClosed }
-            let interruption = Interruption(isRequested: shouldStop)
             let origin = plan.timelineOrigin
+            // Decoders share the cores with each other and with the encoder: frame threads only for a lone take.
+            let decoderThreads = max(
+                1, min(4, ProcessInfo.processInfo.activeProcessorCount / max(1, 2 * plan.takes.count)))
             var sources: [TakeSource] = []
+            var tiles: [(source: TakeSource, feed: TileFeed)] = []
             for (order, take) in plan.takes.enumerated() {
                 if cancellation.isCancelled { throw CompositionError.cancelled }
-                sources.append(try TakeSource(take: take, order: order, origin: origin, interruption: interruption))
+                // The context that probed the take reads its video: the take's feed starts decoding it at once, while
+                // the next takes are opened.
+                let input = try TakeSource.probe(take, order: order, shouldStop: shouldStop)
+                let source = try TakeSource(
+                    take: take, order: order, origin: origin, streams: input.streams, length: input.duration,
+                    shouldStop: shouldStop)
+                sources.append(source)
+                guard let stream = source.videoStream else { continue }
+                let feed = TileFeed(
+                    input: input, stream: stream, region: take.region, output: plan.size, scaling: take.scaling,
+                    offset: source.offset, frameRate: plan.frameRate, decoderThreads: decoderThreads,
+                    shouldStop: shouldStop, fail: source.fail)
+                feeds.append(feed)
+                tiles.append((source, feed))
             }
             let duration = sources.map { $0.offset + $0.duration }.max() ?? 0
             let frameCount = max(1, plan.frameRate.frameCount(for: duration))
             let sampleRate = CompositionPlan.AudioSettings.sampleRate
             let sampleCount = Int((duration * Double(sampleRate)).rounded())
-            // Decoders share the cores with each other and with the encoder: frame threads only for a lone take.
-            let videoCount = sources.filter { $0.videoStream != nil }.count
-            let decoderThreads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount / max(1, 2 * videoCount)))
-            var tiles: [(source: TakeSource, feed: TileFeed)] = []
-            for source in sources {
-                guard let stream = source.videoStream else { continue }
-                let feed = TileFeed(
-                    path: source.path, stream: stream, region: source.take.region, output: plan.size,
-                    scaling: source.take.scaling, offset: source.offset, frameRate: plan.frameRate,
-                    frameCount: frameCount, decoderThreads: decoderThreads, shouldStop: shouldStop, fail: source.fail)
-                feeds.append(feed)
-                tiles.append((source, feed))
-            }
             // Every take's video opens (in parallel) before anything is written; the first failure, in plan order,
             // is the composition's.
             var layers: [TileLayer] = []

@@ -5,6 +5,9 @@ import Pixels
 /// One take opened for composition: what its file holds (its video and audio streams, its length) and the tracks
 /// that read them. Opening all of a plan's takes is the first step of a composition, so a missing or corrupt take
 /// fails it before anything is written.
+///
+/// The file is opened twice: the context that probed its streams (``probe(_:order:shouldStop:)``) goes on to read its
+/// video, on the take's feed thread; its audio, read on the composing thread, has a context of its own.
 final class TakeSource {
     let canvas: Int
     let take: CompositionPlan.Take
@@ -21,29 +24,37 @@ final class TakeSource {
     let zIndex: Int
     let order: Int
 
+    /// Opens `take`'s file (number `order` in the plan) and reads enough of it to know its streams
+    /// (``open(_:interruption:fail:)``); `shouldStop` interrupts FFmpeg's reads. The context returned is the one the
+    /// take's video is then read from: its reads start at the beginning of the file (the packets probing read are
+    /// kept in the context and come first).
+    static func probe(
+        _ take: CompositionPlan.Take, order: Int, shouldStop: @escaping @Sendable () -> Bool
+    ) throws(CompositionError) -> FormatContext {
+        let fail = failing(take, order: order)
+        do {
+            return try open(FileSystemPath(take.file), interruption: Interruption(isRequested: shouldStop), fail: fail)
+        } catch {
+            throw failure(error, fail)
+        }
+    }
+
+    /// The take `take` (number `order` in the plan), whose file ``probe(_:order:shouldStop:)`` found to hold
+    /// `streams` and last `length` seconds; opens its audio track (a context of its own, read on the composing
+    /// thread), `shouldStop` interrupting FFmpeg's reads.
     init(
-        take: CompositionPlan.Take, order: Int, origin: Double, interruption: Interruption
+        take: CompositionPlan.Take, order: Int, origin: Double, streams: [StreamParameters], length: Double?,
+        shouldStop: @escaping @Sendable () -> Bool
     ) throws(CompositionError) {
-        let canvas = take.canvasIndex ?? order
-        self.canvas = canvas
+        canvas = take.canvasIndex ?? order
         self.take = take
         self.order = order
         zIndex = take.zIndex
         offset = take.start - origin
-        let name = take.file.lastPathComponent
-        let fail = { @Sendable (reason: String) in CompositionError(.take(canvas: canvas, file: name), reason) }
+        let fail = Self.failing(take, order: order)
         self.fail = fail
         let path = FileSystemPath(take.file)
         self.path = path
-        let streams: [StreamParameters]
-        let length: Double?
-        do {
-            let probe = try Self.open(path, interruption: interruption, fail: fail)
-            streams = probe.streams
-            length = probe.duration
-        } catch {
-            throw Self.failure(error, fail)
-        }
         let videoStream = streams.first { $0.isVideo && !$0.isAttachedPicture && $0.hasDecoder && $0.width > 0 }
         let audioStream = streams.first { $0.mediaType == "audio" && $0.hasDecoder }
         guard videoStream != nil || audioStream != nil else {
@@ -56,10 +67,17 @@ final class TakeSource {
             audio = try AudioTrack(
                 path: path, stream: audioStream,
                 offsetSamples: Int((offset * Double(CompositionPlan.AudioSettings.sampleRate)).rounded()),
-                gain: take.gain, pan: take.pan, interruption: interruption, fail: fail)
+                gain: take.gain, pan: take.pan, interruption: Interruption(isRequested: shouldStop), fail: fail)
         } else {
             audio = nil
         }
+    }
+
+    /// What turns a reason into the error of `take` (number `order` in the plan): it names the canvas and the file.
+    static func failing(_ take: CompositionPlan.Take, order: Int) -> @Sendable (String) -> CompositionError {
+        let canvas = take.canvasIndex ?? order
+        let name = take.file.lastPathComponent
+        return { @Sendable (reason: String) in CompositionError(.take(canvas: canvas, file: name), reason) }
     }
 
     /// Opens `path` under the rules every input of the package is opened under, and reads enough of it to know its

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import MediaCore
 import Pixels
 
@@ -29,25 +30,29 @@ final class TileFeed: Sendable {
 
     private let queue = FrameQueue<Item>(capacity: TileFeed.depth)
     private let finished = DispatchSemaphore(value: 0)
+    /// The take's opened input, handed from the thread that probed it to the feed's thread, which takes it out once.
+    private let input: LockedValue<FormatContext?>
 
-    /// Starts the thread that feeds the tiles of `stream` (a video stream of `path`) for output frames
-    /// `0 ..< frameCount` at `frameRate`, the take's time 0 falling `offset` seconds into the output; it stops early
-    /// once `shouldStop` says so or ``stop()`` is called.
+    /// Starts the thread that feeds the tiles of `stream` (a video stream of `input`, an opened and probed take
+    /// nothing has read from since) for output frames 0, 1, ... at `frameRate`, the take's time 0 falling `offset`
+    /// seconds into the output, until the take's last frame; it stops early once `shouldStop` says so or ``stop()``
+    /// is called.
     init(
-        path: FileSystemPath, stream: StreamParameters, region: NormalizedRect, output: PixelSize,
-        scaling: CompositionPlan.Scaling, offset: Double, frameRate: FrameRate, frameCount: Int, decoderThreads: Int,
+        input: consuming sending FormatContext, stream: StreamParameters, region: NormalizedRect, output: PixelSize,
+        scaling: CompositionPlan.Scaling, offset: Double, frameRate: FrameRate, decoderThreads: Int,
         shouldStop: @escaping @Sendable () -> Bool, fail: @escaping @Sendable (String) -> CompositionError
     ) {
+        self.input = LockedValue(input)
         let queue = queue
         let finished = finished
-        let thread = Thread {
+        let thread = Thread { [self] in
             defer { finished.signal() }
-            let interruption = Interruption { shouldStop() || queue.isClosed }
             let track: VideoTrack
             do throws(CompositionError) {
+                guard let format = self.input.withLock({ $0.take() }) else { throw CompositionError.cancelled }
                 track = try VideoTrack(
-                    path: path, stream: stream, region: region, output: output, scaling: scaling,
-                    decoderThreads: decoderThreads, interruption: interruption, fail: fail)
+                    format: format, stream: stream, region: region, output: output, scaling: scaling,
+                    decoderThreads: decoderThreads, fail: fail)
             } catch {
                 queue.push(.failure(error))
                 return
@@ -58,8 +63,10 @@ final class TileFeed: Sendable {
                 return
             }
             do throws(CompositionError) {
-                for index in 0..<frameCount {
+                var index = 0
+                while true {
                     if shouldStop() { throw CompositionError.cancelled }
+                    defer { index += 1 }
                     let changed = try track.advance(to: frameRate.time(ofFrame: index) - offset)
                     if !changed, track.isFinished { break }
                     let item = changed ? track.visiblePixels().map(Item.picture) ?? .unchanged : .unchanged

@@ -28,15 +28,15 @@ final class VideoTrack {
     private var scaler: (key: [Int], scaler: Scaler)?
     private let fail: (String) -> CompositionError
 
-    /// Opens the video of `path` for a tile at `placement`; `fail` turns a reason into the take's error.
+    /// Reads the video `stream` of `format` (opened and probed by ``TakeSource/open(_:interruption:fail:)``, nothing
+    /// read from it since) for a tile in `region`; `fail` turns a reason into the take's error.
     init(
-        path: FileSystemPath, stream: StreamParameters, region: NormalizedRect, output: PixelSize,
-        scaling: CompositionPlan.Scaling, decoderThreads: Int, interruption: Interruption,
-        fail: @escaping (String) -> CompositionError
+        format: FormatContext, stream: StreamParameters, region: NormalizedRect, output: PixelSize,
+        scaling: CompositionPlan.Scaling, decoderThreads: Int, fail: @escaping (String) -> CompositionError
     ) throws(CompositionError) {
         self.fail = fail
+        self.format = format
         do {
-            format = try TakeSource.open(path, interruption: interruption, fail: fail)
             decoder = try Decoder(format: format, streamIndex: stream.index, threadCount: decoderThreads)
             packet = try Packet()
         } catch {
