@@ -10,8 +10,8 @@ import Synchronization
 ///   registration, so it comes first.
 /// - Calls: a handler runs holding `calls`, a blocking `Mutex` (which donates priority on Apple platforms).
 ///   `end()` marks the observation ended and then takes `calls` once: it returns only when no call is running, and no
-///   call starts after (each call checks the mark once it holds `calls`). A call made inside the observation's own
-///   handler does not wait for itself: the thread's context says which observations it is calling.
+///   call starts after (each call checks the mark once it holds `calls`). An end made inside the observation's own
+///   handler does not wait for itself: the gate knows which thread is calling it.
 @usableFromInline
 final class CallGate<Handler: Sendable>: Sendable {
     @usableFromInline let turns: LockedValue<CallTurns>
@@ -20,6 +20,10 @@ final class CallGate<Handler: Sendable>: Sendable {
     /// which would otherwise look up the generic metadata of the lock's value.
     @usableFromInline let calls: LockedValue<(any AnyObject & Sendable)?>
     @usableFromInline let ended = Atomic<Bool>(false)
+    /// The id of the thread (its `ThreadContext`) whose handler call is running, 0 when none. Written only under
+    /// `calls`, by the calling thread; `end` compares it with its own thread's id, which another thread can never
+    /// have written, so relaxed order tells it whether it runs inside the call.
+    @usableFromInline let callingThread = Atomic<UInt64>(0)
 
     @inlinable
     init(_ handler: Handler) {
@@ -82,14 +86,16 @@ final class CallGate<Handler: Sendable>: Sendable {
 
     /// Runs `body` with the handler (a handler call) holding `calls`, unless the observation ended.
     @inlinable
-    func call(_ id: ObjectIdentifier, _ context: ThreadContext, _ body: (Handler) -> Void) {
+    func call(_ context: ThreadContext, _ body: (Handler) -> Void) {
         // The frame is opened outside `calls`: when this is the thread's outermost frame (a call handed to a queue or
         // the main queue), the writes the handler queued are delivered once `calls` is released, never under it.
         let dropped = context.frame {
             calls.withLock { handler -> (any AnyObject & Sendable)? in
                 guard let box = handler, !hasEnded else { return nil }
                 let current = (box as! HandlerBox<Handler>).handler
-                context.calling(id) { body(current) }
+                callingThread.store(context.id, ordering: .relaxed)
+                body(current)
+                callingThread.store(0, ordering: .relaxed)
                 // Ended from inside its own call: the handler is dropped now that the call is over.
                 guard hasEnded else { return nil }
                 defer { handler = nil }
@@ -114,7 +120,7 @@ final class CallGate<Handler: Sendable>: Sendable {
     /// another thread. Returns whether this was the first call.
     @inlinable
     @discardableResult
-    func end(_ id: ObjectIdentifier) -> Bool {
+    func end() -> Bool {
         let first = !ended.exchange(true, ordering: .acquiringAndReleasing)
         let waiters = turns.withLock { turns in
             let waiters = turns.waiters.map(\.wakeUp)
@@ -122,7 +128,7 @@ final class CallGate<Handler: Sendable>: Sendable {
             return waiters
         }
         for waiter in waiters { waiter.signal() }
-        if let context = ThreadContext.existing, context.isCalling(id) {
+        if let context = ThreadContext.existing, callingThread.load(ordering: .relaxed) == context.id {
             return first
         }
         // Waits for a call running elsewhere; the handler is released after the lock.

@@ -24,7 +24,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
 
     @usableFromInline let info: ObservationInfo
     @usableFromInline var propertyKeyPath: SharedKeyPath? { nil }
-    private let dispatch: (@Sendable (Root, ObservedChange<Value>, Caller<Root, Value>.Gate, ObjectIdentifier) -> Bool)?
+    private let dispatch: Caller<Root, Value>.Dispatch?
     private let gate: Caller<Root, Value>.Gate
     // Unchecked sections: `Value` may be non-`Sendable`; the last value is only touched under the call lock by the
     // evaluating thread, and handed to the handler as a copy.
@@ -49,7 +49,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     /// call, then evaluates again if a link was written in between.
     func start(root: Root, value: Value, reads: [TrackedRead], _ context: ThreadContext, file: () -> Bool) -> Bool {
         var started = true
-        gate.call(id, context) { caller in
+        gate.call(context) { caller in
             let stale = retarget(reads)
             guard file() else {
                 started = false
@@ -73,7 +73,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     @usableFromInline
     func linkChanged(_ context: ThreadContext, skip: Bool) {
         guard !skip else { return }
-        gate.call(id, context) { evaluateAndSend(context, $0) }
+        gate.call(context) { evaluateAndSend(context, $0) }
     }
 
     /// Evaluates the key path, follows its reads and reports a changed value; again while a link was written between
@@ -103,7 +103,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     /// Calls the handler (the call lock is held) or hands the call to its queue.
     private func send(_ root: Root, _ change: ObservedChange<Value>, _ caller: Caller<Root, Value>) {
         let change = change.filtered(by: info.options)
-        if dispatch?(root, change, gate, id) != true {
+        if dispatch?(root, change, gate) != true {
             caller.handler(root, change)
         }
     }
@@ -141,7 +141,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
 
     @usableFromInline
     func end() {
-        guard gate.end(id) else { return }
+        guard gate.end() else { return }
         removeLinks()
         Registry.remove(self)
     }

@@ -78,9 +78,8 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
 
     @inlinable
     func call(_ root: Root, _ change: ObservedChange<Value>, _ context: ThreadContext) {
-        let id = ObjectIdentifier(self)
-        if dispatch?(root, change, gate, id) != true {
-            gate.call(id, context) { $0.handler(root, change) }
+        if dispatch?(root, change, gate) != true {
+            gate.call(context) { $0.handler(root, change) }
         }
     }
 
@@ -92,7 +91,7 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
     /// Ends the observation (see `CallGate.end`) and unsubscribes it.
     @inlinable
     func finishEnd() {
-        guard gate.end(ObjectIdentifier(self)) else { return }
+        guard gate.end() else { return }
         storage?.removeDirect(self)
         unfile(self)
     }

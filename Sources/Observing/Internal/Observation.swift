@@ -113,7 +113,7 @@ struct Caller<Root: AnyObject, Value>: Sendable {
         @Sendable (
             DirectObservation<Root, Value>, Notification<Value>, AnyObject, ThreadContext, Bool
         ) -> Void
-    @usableFromInline typealias Dispatch = @Sendable (Root, ObservedChange<Value>, Gate, ObjectIdentifier) -> Bool
+    @usableFromInline typealias Dispatch = @Sendable (Root, ObservedChange<Value>, Gate) -> Bool
     @usableFromInline let handler: @Sendable (Root, ObservedChange<Value>) -> Void
     @usableFromInline let dispatch: Dispatch?
     @usableFromInline typealias End = @Sendable (DirectObservation<Root, Value>) -> Void
@@ -149,18 +149,18 @@ extension Caller where Root: Sendable, Value: Sendable {
         case .mutatingThread:
             return nil
         case .queue(let queue):
-            return { root, change, gate, id in
-                queue.async { gate.call(id, ThreadContext.current) { $0.handler(root, change) } }
+            return { root, change, gate in
+                queue.async { gate.call(ThreadContext.current) { $0.handler(root, change) } }
                 return true
             }
         case .mainActor:
             // At once when already on the main actor and no earlier call of this observation waits on the main
             // queue (it would be overtaken); otherwise on the main queue.
-            return { root, change, gate, id in
+            return { root, change, gate in
                 if isOnMainActor && !gate.hasCallsQueuedOnMain { return false }
                 gate.queuedOnMain(1)
                 DispatchQueue.main.async {
-                    gate.call(id, ThreadContext.current) { $0.handler(root, change) }
+                    gate.call(ThreadContext.current) { $0.handler(root, change) }
                     gate.queuedOnMain(-1)
                 }
                 return true

@@ -9,9 +9,8 @@ import Synchronization
     import Darwin
 #endif
 
-/// What one thread is doing with observations: the handler calls running on it (so that a write made inside one is
-/// queued, O8, and an observation ended from inside its own call does not wait for itself, O7), the notifications
-/// queued behind them, and the reads recorded while `observe` evaluates a key path.
+/// What one thread is doing with observations: how many handler calls run on it (so that a write made inside one is
+/// queued, O8), the notifications queued behind them, and the reads recorded while `observe` evaluates a key path.
 ///
 /// Only its own thread touches it, so it is a plain class and is not `Sendable`: it is reached through a pthread key
 /// (`current`), never handed to another thread.
@@ -27,17 +26,27 @@ final class ThreadContext {
     }
 
     /// This thread's number, for `CallGate` to tell its own calls from other threads'.
-    let id: UInt64
+    @usableFromInline let id: UInt64
+    /// The counters a delivery reads and writes, in atomics read and written with relaxed order (plain loads and
+    /// stores): only this thread touches them, and a stored `var` of a class would be checked for exclusive access
+    /// at run time on every use (a look-up in a thread-local table).
+    @usableFromInline let frames = Atomic<Int>(0)
+    @usableFromInline let draining = Atomic<Bool>(false)
+    @usableFromInline let hasPending = Atomic<Bool>(false)
     /// How many handler calls (or key path evaluations) run on this thread now.
-    @usableFromInline var depth = 0
+    @inlinable var depth: Int {
+        get { frames.load(ordering: .relaxed) }
+        set { frames.store(newValue, ordering: .relaxed) }
+    }
+    /// Whether this thread is delivering the queued notifications (the frames it opens meanwhile leave them to it).
+    @inlinable var isDraining: Bool {
+        get { draining.load(ordering: .relaxed) }
+        set { draining.store(newValue, ordering: .relaxed) }
+    }
     /// The round of the notification being delivered (0: a write made outside any handler).
     var round = 0
-    /// The observations whose handler (or evaluation) runs on this thread, innermost last.
-    @usableFromInline var calling: [ObjectIdentifier] = []
     /// Notifications of writes made inside handlers, delivered in order once the outermost call returns.
     private var pending: [Pending] = []
-    /// Whether this thread is delivering the queued notifications (the frames it opens meanwhile leave them to it).
-    @usableFromInline var isDraining = false
     /// The reads recorded by the key path evaluations running on this thread, innermost last.
     @usableFromInline var recordings: [[TrackedRead]] = []
     /// The one semaphore this thread waits on (for a delivery turn): a thread waits for one thing at a time.
@@ -86,23 +95,9 @@ final class ThreadContext {
         depth += 1
         defer {
             depth -= 1
-            if depth == 0 && !isDraining { drain() }
+            if depth == 0 && !isDraining && hasPending.load(ordering: .relaxed) { drain() }
         }
         return try body()
-    }
-
-    /// Runs `body` as a call of `observation` on this thread (a frame).
-    @inlinable
-    func calling<Result>(_ observation: ObjectIdentifier, _ body: () -> Result) -> Result {
-        calling.append(observation)
-        defer { calling.removeLast() }
-        return frame(body)
-    }
-
-    /// Whether a call of `observation` runs on this thread (up its stack).
-    @usableFromInline
-    func isCalling(_ observation: ObjectIdentifier) -> Bool {
-        calling.contains(observation)
     }
 
     // MARK: Re-entrancy (O8)
@@ -111,6 +106,7 @@ final class ThreadContext {
     @usableFromInline
     func enqueue(object: AnyObject, storage: AnyObject, _ deliver: @escaping (_ skip: Bool) -> Void) {
         pending.append(Pending(round: round + 1, object: object, storage: storage, deliver: deliver))
+        hasPending.store(true, ordering: .relaxed)
     }
 
     /// Delivers the queued notifications in order, each in its round; past `maximumRounds` they are skipped and
@@ -129,6 +125,7 @@ final class ThreadContext {
             // deinit run by their release) appends to a `pending` nobody is mutating.
             let batch = pending
             pending = []
+            hasPending.store(false, ordering: .relaxed)
             for item in batch {
                 if item.round > limit {
                     if unsettled == nil {
