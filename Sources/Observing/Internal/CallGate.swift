@@ -24,6 +24,9 @@ final class CallGate<Handler: Sendable>: Sendable {
     /// `calls`, by the calling thread; `end` compares it with its own thread's id, which another thread can never
     /// have written, so relaxed order tells it whether it runs inside the call.
     @usableFromInline let callingThread = Atomic<UInt64>(0)
+    /// Set by an `end` once it has woken the waiters and dropped the handler, no call running: a later `end` (a token
+    /// released after `invalidate()`) has nothing to wake or wait for.
+    @usableFromInline let finished = Atomic<Bool>(false)
 
     @inlinable
     init(_ handler: Handler) {
@@ -121,6 +124,7 @@ final class CallGate<Handler: Sendable>: Sendable {
     @inlinable
     @discardableResult
     func end() -> Bool {
+        if finished.load(ordering: .acquiring) { return false }
         let first = !ended.exchange(true, ordering: .acquiringAndReleasing)
         let waiters = turns.withLock { turns in
             let waiters = turns.waiters.map(\.wakeUp)
@@ -136,6 +140,7 @@ final class CallGate<Handler: Sendable>: Sendable {
             defer { handler = nil }
             return handler
         }
+        finished.store(true, ordering: .releasing)
         withExtendedLifetime(dropped) {}
         return first
     }
