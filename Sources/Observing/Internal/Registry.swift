@@ -22,6 +22,14 @@ enum Registry {
         /// The observations of each observer, by pair.
         var byObserver: [ObjectIdentifier: Set<ObjectIdentifier>] = [:]
 
+        mutating func add(_ observation: any AnyObservation, pair: Pair?) {
+            entries[observation.id] = Entry(observation: observation, pair: pair)
+            if let pair {
+                pairs[pair] = observation.id
+                byObserver[pair.observer, default: []].insert(observation.id)
+            }
+        }
+
         mutating func remove(_ id: ObjectIdentifier) -> (any AnyObservation)? {
             guard let entry = entries.removeValue(forKey: id) else { return nil }
             if let pair = entry.pair {
@@ -39,29 +47,25 @@ enum Registry {
     /// an ended one is replaced (and returned to be ended outside the lock).
     static func insert(_ observation: any AnyObservation, pair: Pair?) -> Bool {
         while true {
+            // One section when the pair has no observation (the usual case): listed at once.
+            let existing = state.withLock { state -> (any AnyObservation)? in
+                if let pair, let current = state.pairs[pair], let entry = state.entries[current] {
+                    return entry.observation
+                }
+                state.add(observation, pair: pair)
+                return nil
+            }
+            guard let existing, let pair else { return true }
             // Whether the pair's observation is active is asked outside the lock: the question takes a strong
             // reference to its owner, and if another thread drops the owner's last one meanwhile, the owner's deinit
             // runs when this reference goes, ending observations (which takes this lock again).
-            let existing = pair.flatMap { pair in
-                state.withLock { state in state.pairs[pair].flatMap { state.entries[$0]?.observation } }
-            }
-            let existingIsActive = existing?.isActive == true
+            let existingIsActive = existing.isActive
             let outcome = state.withLock { state -> (inserted: Bool, replaced: (any AnyObservation)?)? in
-                var replaced: (any AnyObservation)?
-                if let pair {
-                    let current = state.pairs[pair]
-                    // The pair changed since it was asked about: ask again.
-                    guard current == existing?.id else { return nil }
-                    if let current {
-                        if existingIsActive { return (false, nil) }
-                        replaced = state.remove(current)
-                    }
-                }
-                state.entries[observation.id] = Entry(observation: observation, pair: pair)
-                if let pair {
-                    state.pairs[pair] = observation.id
-                    state.byObserver[pair.observer, default: []].insert(observation.id)
-                }
+                // The pair changed since it was asked about: ask again.
+                guard let current = state.pairs[pair], current == existing.id else { return nil }
+                if existingIsActive { return (false, nil) }
+                let replaced = state.remove(current)
+                state.add(observation, pair: pair)
                 return (true, replaced)
             }
             guard let outcome else { continue }
