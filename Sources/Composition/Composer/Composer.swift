@@ -10,8 +10,8 @@ import Foundation
 ///   take, or one with neither video nor audio, fails the composition with a one-line
 ///   ``CompositionError`` naming its canvas index and file.
 /// - **Bounded memory.** Each take decodes on a thread of its own at most three output frames ahead of the
-///   composition, holding its decoder's frames, its scaled tile and one chunk of samples; memory does not grow with
-///   the takes' length.
+///   composition, holding its decoder's frames, two decoded frames, five pictures of its tile's size and one chunk of
+///   samples; memory does not grow with the takes' length.
 /// - **Timeline.** The output starts at the earliest take start (``CompositionPlan/timelineOrigin``); each take
 ///   plays from its own start; a take that ends early holds its last frame until the end, and its sound stops; a take
 ///   without video leaves its tile on the background; a take without audio adds silence.

@@ -12,26 +12,11 @@ final class CancellationFlag: Sendable {
     var isCancelled: Bool { value.load(ordering: .relaxed) }
 }
 
-/// What the composing thread hands the encoding thread.
-enum ComposedItem: Sendable {
-    /// The takes are open: the output's length.
-    case header(frameCount: Int, duration: Double, sampleCount: Int)
-    /// One output frame (4:2:0 planes, tightly packed: Y, then Cb, then Cr) and the mix up to its end (interleaved
-    /// stereo), with the number of samples the knee bent.
-    case frame(picture: [UInt8], sound: [Float], limited: Int)
-    /// Every frame was handed over.
-    case end
-    /// The composing side failed (a take, or cancellation).
-    case failure(CompositionError)
-}
-
-/// One composition, start to finish: one thread opens, decodes and composes the takes (so a bad take fails before
-/// anything is written) while the calling thread encodes, two frames apart; the output goes to a temporary file
-/// beside it, renamed into place only when complete.
+/// One composition, start to finish, on the calling thread: opens the takes (each take's video then decodes and
+/// scales on a thread of its own, a ``TileFeed``), so a bad take fails before anything is written; then, frame by
+/// frame, draws the tiles' pictures over the background straight into the encoder's frame, mixes the sound, and
+/// encodes both. The output goes to a temporary file beside it, renamed into place only when complete.
 enum CompositionEngine {
-    /// Output frames composed ahead of the encoder (each `width * height * 3 / 2` bytes).
-    static let framesInFlight = 3
-
     static func run(
         _ proposed: CompositionPlan, to output: URL, threadCount: Int, cancellation: CancellationFlag,
         progress: ((CompositionProgress) -> Void)?
@@ -44,142 +29,16 @@ enum CompositionEngine {
             throw CompositionError(.plan, error.description)
         }
         let temporary = try OutputFile.temporaryPath(for: output)
-        let queue = FrameQueue<ComposedItem>(capacity: framesInFlight)
-        let composed = DispatchSemaphore(value: 0)
-        let composing = Thread {
-            compose(plan, into: queue, cancellation: cancellation)
-            composed.signal()
-        }
-        composing.name = "Composition"
-        composing.start()
-        // Whatever happens here, the composing thread is told to stop (it may be waiting for room) and has ended, its
-        // takes closed, before the result is reported.
-        defer {
-            queue.close()
-            composed.wait()
-        }
-        let frameCount: Int
-        let duration: Double
-        switch queue.pop() {
-        case .header(let frames, let length, _):
-            frameCount = frames
-            duration = length
-        case .failure(let error):
-            throw error
-        case .frame, .end:
-            throw CompositionError.cancelled
-        }
-        var finished = false
-        defer { if !finished { OutputFile.remove(temporary) } }
-        let sampleRate = CompositionPlan.AudioSettings.sampleRate
-        do {
-            let video = try Encoder.h264(
-                width: plan.size.width, height: plan.size.height, frames: plan.frameRate.frames,
-                perSeconds: plan.frameRate.seconds, crf: plan.video.constantRateFactor, preset: plan.video.preset,
-                threadCount: threadCount)
-            let audio = try Encoder.aac(sampleRate: sampleRate, channels: 2, bitRate: plan.audio.bitRate)
-            let muxer = try Muxer(path: FileSystemPath(temporary))
-            let videoStream = try muxer.addStream(for: video)
-            let audioStream = try muxer.addStream(for: audio)
-            do {
-                try muxer.start(faststart: true)
-            } catch {
-                throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
-            }
-            let packet = try Packet()
-            func drain(_ encoder: Encoder, stream: Int) throws {
-                while true {
-                    packet.clear()
-                    guard try encoder.receive(into: packet) == .done else { return }
-                    // Each picture lasts one tick of the video encoder's time base (one frame); without it the MP4
-                    // would give the last one no time, and players would drop it.
-                    if stream == videoStream, packet.duration == nil { packet.setDuration(1) }
-                    try muxer.write(packet, stream: stream)
-                }
-            }
-            let picture = try Frame.yuv420(width: plan.size.width, height: plan.size.height)
-            let chunk = audio.frameSize > 0 ? audio.frameSize : 1024
-            var pendingSound: [Float] = []
-            var samplesEncoded = 0
-            var limited = 0
-            func encodeSound(final: Bool) throws {
-                while pendingSound.count >= 2 * chunk || (final && !pendingSound.isEmpty) {
-                    let count = min(chunk, pendingSound.count / 2)
-                    let frame = try Frame.planarFloatAudio(samples: count, channels: 2, sampleRate: sampleRate)
-                    Compositor.deinterleave(pendingSound[0..<(2 * count)], into: frame)
-                    pendingSound.removeFirst(2 * count)
-                    frame.presentationTimestamp = Int64(samplesEncoded)
-                    samplesEncoded += count
-                    _ = try audio.send(frame)
-                    try drain(audio, stream: audioStream)
-                }
-            }
-            var index = 0
-            loop: while true {
-                switch queue.pop() {
-                case .frame(let pixels, let sound, let bent):
-                    try picture.makeWritable()
-                    Compositor.copy(pixels, into: picture)
-                    picture.presentationTimestamp = Int64(index)
-                    _ = try video.send(picture)
-                    try drain(video, stream: videoStream)
-                    pendingSound += sound
-                    limited += bent
-                    try encodeSound(final: false)
-                    index += 1
-                    if let progress {
-                        let elapsed = Date().timeIntervalSince(began)
-                        progress(
-                            CompositionProgress(
-                                frame: index, frameCount: frameCount,
-                                framesPerSecond: elapsed > 0 ? Double(index) / elapsed : 0))
-                    }
-                case .end:
-                    break loop
-                case .failure(let error):
-                    throw error
-                case .header:
-                    break
-                }
-            }
-            try encodeSound(final: true)
-            _ = try video.send(nil)
-            try drain(video, stream: videoStream)
-            _ = try audio.send(nil)
-            try drain(audio, stream: audioStream)
-            do {
-                try muxer.finish()
-            } catch {
-                throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
-            }
-            if cancellation.isCancelled { throw CompositionError.cancelled }
-            try OutputFile.rename(temporary, to: output)
-            finished = true
-            return CompositionResult(
-                output: output, duration: duration, frameCount: frameCount,
-                secondsTaken: Date().timeIntervalSince(began), limitedSampleCount: limited)
-        } catch let error as CompositionError {
-            throw error
-        } catch let error as FFmpegError {
-            if error == .exit || cancellation.isCancelled { throw .cancelled }
-            if error == .encoderNotFound {
-                throw CompositionError(.encoding, "this FFmpeg has no libx264 or AAC encoder")
-            }
-            throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
-        } catch {
-            throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
-        }
-    }
-
-    /// The composing thread: opens the takes, starts a ``TileFeed`` per take with video (each decodes and scales its
-    /// take on a thread of its own), then composes every output frame from the feeds' tiles, mixes its sound, and
-    /// hands both to `queue`, ending with `.end` or `.failure`. Stops early when the encoding side closes the queue;
-    /// every feed's thread has ended when it returns.
-    static func compose(_ plan: CompositionPlan, into queue: FrameQueue<ComposedItem>, cancellation: CancellationFlag) {
+        // Whatever happens here, every feed's thread is told to stop (it may be waiting for room or for a slot) and
+        // has ended, its take closed, before the result is reported.
+        let stopping = CancellationFlag()
+        let shouldStop = { @Sendable in cancellation.isCancelled || stopping.isCancelled }
         var feeds: [TileFeed] = []
-        defer { for feed in feeds { feed.stop() } }
+        defer {
+            stopping.cancel()
+            for feed in feeds { feed.stop() }
+        }
         do {
-            let shouldStop = { @Sendable in cancellation.isCancelled || queue.isClosed }
             let origin = plan.timelineOrigin
             // Decoders share the cores with each other and with the encoder: frame threads only for a lone take.
             let decoderThreads = max(
@@ -212,8 +71,8 @@ enum CompositionEngine {
             var layers: [TileLayer] = []
             for (source, feed) in tiles {
                 switch feed.next() {
-                case .opened(let placement):
-                    layers.append(TileLayer(source: source, feed: feed, placement: placement))
+                case .opened(let slots):
+                    layers.append(TileLayer(source: source, feed: feed, slots: slots))
                 case .failure(let error):
                     throw error
                 case .picture, .unchanged, .end:
@@ -221,19 +80,63 @@ enum CompositionEngine {
                 }
             }
             layers.sort { ($0.source.zIndex, $0.source.order) < ($1.source.zIndex, $1.source.order) }
-            guard queue.push(.header(frameCount: frameCount, duration: duration, sampleCount: sampleCount)) else {
-                return
-            }
             let mixing = sources.filter { $0.audio != nil }
             let background = YUVColor(plan.background)
+
+            var finished = false
+            defer { if !finished { OutputFile.remove(temporary) } }
+            let video = try Encoder.h264(
+                width: plan.size.width, height: plan.size.height, frames: plan.frameRate.frames,
+                perSeconds: plan.frameRate.seconds, crf: plan.video.constantRateFactor, preset: plan.video.preset,
+                threadCount: threadCount)
+            let audio = try Encoder.aac(sampleRate: sampleRate, channels: 2, bitRate: plan.audio.bitRate)
+            let muxer = try Muxer(path: FileSystemPath(temporary))
+            let videoStream = try muxer.addStream(for: video)
+            let audioStream = try muxer.addStream(for: audio)
+            do {
+                try muxer.start(faststart: true)
+            } catch {
+                throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
+            }
+            let packet = try Packet()
+            func drain(_ encoder: Encoder, stream: Int) throws {
+                while true {
+                    packet.clear()
+                    guard try encoder.receive(into: packet) == .done else { return }
+                    // Each picture lasts one tick of the video encoder's time base (one frame); without it the MP4
+                    // would give the last one no time, and players would drop it.
+                    if stream == videoStream, packet.duration == nil { packet.setDuration(1) }
+                    try muxer.write(packet, stream: stream)
+                }
+            }
+            let picture = try Frame.yuv420(width: plan.size.width, height: plan.size.height)
+            let chunk = audio.frameSize > 0 ? audio.frameSize : 1024
+            var pendingSound: [Float] = []
+            var samplesEncoded = 0
             var samplesMixed = 0
+            var limited = 0
+            func encodeSound(final: Bool) throws {
+                while pendingSound.count >= 2 * chunk || (final && !pendingSound.isEmpty) {
+                    let count = min(chunk, pendingSound.count / 2)
+                    let frame = try Frame.planarFloatAudio(samples: count, channels: 2, sampleRate: sampleRate)
+                    Compositor.deinterleave(pendingSound[0..<(2 * count)], into: frame)
+                    pendingSound.removeFirst(2 * count)
+                    frame.presentationTimestamp = Int64(samplesEncoded)
+                    samplesEncoded += count
+                    _ = try audio.send(frame)
+                    try drain(audio, stream: audioStream)
+                }
+            }
             for index in 0..<frameCount {
                 if cancellation.isCancelled { throw CompositionError.cancelled }
                 for layer in layers.indices { try layers[layer].advance() }
-                var canvas = PackedPicture(size: plan.size, filledWith: background)
-                for layer in layers {
-                    if let pixels = layer.pixels { canvas.draw(pixels, layer.placement) }
-                }
+                // libx264 copies each picture it is sent, so the one frame is drawn again for every output frame.
+                try picture.makeWritable()
+                Compositor.fill(picture, with: background)
+                for layer in layers { layer.draw(into: picture) }
+                picture.presentationTimestamp = Int64(index)
+                _ = try video.send(picture)
+                try drain(video, stream: videoStream)
                 // The sound up to the end of this frame (all of it with the last frame).
                 let soundEnd =
                     index == frameCount - 1
@@ -243,44 +146,81 @@ enum CompositionEngine {
                 if mix.frameCount > 0 {
                     for source in mixing { try source.audio?.mix(into: &mix, from: samplesMixed) }
                 }
-                let bent = mix.limit()
+                limited += mix.limit()
                 samplesMixed = max(samplesMixed, soundEnd)
-                guard queue.push(.frame(picture: canvas.bytes, sound: mix.samples, limited: bent)) else { return }
+                pendingSound += mix.samples
+                try encodeSound(final: false)
+                if let progress {
+                    let elapsed = Date().timeIntervalSince(began)
+                    progress(
+                        CompositionProgress(
+                            frame: index + 1, frameCount: frameCount,
+                            framesPerSecond: elapsed > 0 ? Double(index + 1) / elapsed : 0))
+                }
             }
-            queue.push(.end)
+            try encodeSound(final: true)
+            _ = try video.send(nil)
+            try drain(video, stream: videoStream)
+            _ = try audio.send(nil)
+            try drain(audio, stream: audioStream)
+            do {
+                try muxer.finish()
+            } catch {
+                throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
+            }
+            if cancellation.isCancelled { throw CompositionError.cancelled }
+            try OutputFile.rename(temporary, to: output)
+            finished = true
+            return CompositionResult(
+                output: output, duration: duration, frameCount: frameCount,
+                secondsTaken: Date().timeIntervalSince(began), limitedSampleCount: limited)
         } catch let error as CompositionError {
-            queue.push(.failure(error))
+            throw error
+        } catch let error as FFmpegError {
+            if error == .exit || cancellation.isCancelled { throw .cancelled }
+            if error == .encoderNotFound {
+                throw CompositionError(.encoding, "this FFmpeg has no libx264 or AAC encoder")
+            }
+            throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
         } catch {
-            queue.push(.failure(CompositionError(.output, TakeSource.reason(error))))
+            throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
         }
     }
 }
 
-/// One take's tile in the composing thread: the picture its feed last handed over, drawn at its placement.
+/// One take's tile while composing: the slot of the picture its feed last handed over, drawn at its placement.
 struct TileLayer {
     let source: TakeSource
     let feed: TileFeed
-    let placement: TilePlacement
-    /// The visible part of the tile shown now (packed 4:2:0), nil before the take's first frame.
-    private(set) var pixels: [UInt8]?
+    let slots: TileSlots
+    /// The slot of the picture shown now, nil before the take's first frame.
+    private var shown: Int?
     private var ended = false
 
-    init(source: TakeSource, feed: TileFeed, placement: TilePlacement) {
+    init(source: TakeSource, feed: TileFeed, slots: TileSlots) {
         self.source = source
         self.feed = feed
-        self.placement = placement
+        self.slots = slots
     }
 
-    /// Takes the feed's word for the next output frame; after the feed's end, the last picture holds.
+    /// Takes the feed's word for the next output frame (handing the slot it replaces back to the feed); after the
+    /// feed's end, the last picture holds.
     mutating func advance() throws(CompositionError) {
         guard !ended else { return }
         switch feed.next() {
-        case .picture(let picture): pixels = picture
+        case .picture(let slot):
+            if let shown { feed.release(shown) }
+            shown = slot
         case .unchanged: break
         case .end: ended = true
         case .failure(let error): throw error
         case .opened: break
         }
+    }
+
+    /// Draws the picture shown now (if any) into `picture`.
+    func draw(into picture: Frame) {
+        if let shown { slots.draw(shown, into: picture) }
     }
 }
 
@@ -301,81 +241,17 @@ struct YUVColor {
     }
 }
 
-/// An output picture being composed, in Swift memory: 8-bit 4:2:0 planes packed without padding (Y, Cb, Cr), so it
-/// can be handed to the encoding thread as a value.
-struct PackedPicture {
-    let width: Int
-    let height: Int
-    private(set) var bytes: [UInt8]
-
-    /// A picture of `size` filled with `color`.
-    init(size: PixelSize, filledWith color: YUVColor) {
-        width = size.width
-        height = size.height
-        let lumaCount = width * height
-        bytes = [UInt8](unsafeUninitializedCapacity: lumaCount * 3 / 2) { buffer, count in
-            let base = buffer.baseAddress!
-            base.initialize(repeating: color.y, count: lumaCount)
-            (base + lumaCount).initialize(repeating: color.cb, count: lumaCount / 4)
-            (base + lumaCount + lumaCount / 4).initialize(repeating: color.cr, count: lumaCount / 4)
-            count = lumaCount * 3 / 2
-        }
-    }
-
-    /// Where plane `index` starts in `bytes`, and its width and height.
-    func layout(ofPlane index: Int) -> (offset: Int, width: Int, height: Int) {
-        let lumaCount = width * height
-        switch index {
-        case 0: return (0, width, height)
-        case 1: return (lumaCount, width / 2, height / 2)
-        default: return (lumaCount + lumaCount / 4, width / 2, height / 2)
-        }
-    }
-
-    /// Copies `pixels`, the visible part of a tile packed as 4:2:0 planes, to where `placement` shows it (even
-    /// offsets and sizes: chroma is exact).
-    mutating func draw(_ pixels: [UInt8], _ placement: TilePlacement) {
-        let visible = placement.visible
-        guard !visible.isEmpty else { return }
-        var sourceOffset = 0
-        let planes = (0..<3).map(layout(ofPlane:))
-        pixels.withUnsafeBufferPointer { source in
-            bytes.withUnsafeMutableBufferPointer { buffer in
-                for index in 0..<3 {
-                    let plane = planes[index]
-                    let shift = index == 0 ? 0 : 1
-                    let count = visible.width >> shift
-                    let rows = visible.height >> shift
-                    let base =
-                        buffer.baseAddress! + plane.offset + (visible.y >> shift) * plane.width
-                        + (visible.x >> shift)
-                    for row in 0..<rows {
-                        (base + row * plane.width).update(
-                            from: source.baseAddress! + sourceOffset + row * count, count: count)
-                    }
-                    sourceOffset += count * rows
-                }
-            }
-        }
-    }
-}
-
-/// Copies composed pictures and sound into the encoders' frames.
+/// Writes the background and the sound into the encoders' frames.
 enum Compositor {
-    /// Copies packed 4:2:0 `pixels` into `frame`'s padded planes.
-    static func copy(_ pixels: [UInt8], into frame: Frame) {
-        let picture = (width: frame.width, height: frame.height)
-        let lumaCount = picture.width * picture.height
-        pixels.withUnsafeBufferPointer { buffer in
-            for index in 0..<3 {
-                guard let target = frame.plane(index) else { continue }
-                let width = index == 0 ? picture.width : picture.width / 2
-                let rows = index == 0 ? picture.height : picture.height / 2
-                let offset = index == 0 ? 0 : index == 1 ? lumaCount : lumaCount + lumaCount / 4
-                for row in 0..<rows {
-                    (target.base + row * target.stride).update(
-                        from: buffer.baseAddress! + offset + row * width, count: width)
-                }
+    /// Fills `frame`, a 4:2:0 picture, with `color`.
+    static func fill(_ frame: Frame, with color: YUVColor) {
+        for index in 0..<3 {
+            guard let plane = frame.plane(index) else { continue }
+            let width = index == 0 ? frame.width : frame.width / 2
+            let rows = index == 0 ? frame.height : frame.height / 2
+            let value = index == 0 ? color.y : index == 1 ? color.cb : color.cr
+            for row in 0..<rows {
+                (plane.base + row * plane.stride).update(repeating: value, count: width)
             }
         }
     }

@@ -2,11 +2,12 @@ import Foundation
 import MediaCore
 import Pixels
 
-/// One take's pictures on their way to its tile: decodes the take in order, keeps the frame shown at the current time
-/// scaled to the tile, and holds it after the take's last frame (the hold policy: a shorter take shows its last frame
-/// until the end).
+/// One take's pictures on their way to its tile: decodes the take in order, picks the frame shown at each output
+/// frame's time and scales it to the tile, and holds it after the take's last frame (the hold policy: a shorter take
+/// shows its last frame until the end).
 ///
-/// Memory: one decoded frame waiting, one being kept, one scaled tile, whatever the take's length.
+/// Memory: the decoder's frames and one decoded frame waiting, whatever the take's length; the scaled pictures are
+/// the feed's (``TileSlots``).
 final class VideoTrack {
     let placement: TilePlacement
     private let format: FormatContext
@@ -23,8 +24,8 @@ final class VideoTrack {
     private var pending: (frame: Frame, time: Double)?
     private var decodedCount = 0
     private var endOfInput = false
-    /// The scaled picture of the frame shown now (nil before the first).
-    private(set) var tile: Frame?
+    /// Whether a frame has been shown.
+    private var started = false
     private var scaler: (key: [Int], scaler: Scaler)?
     private let fail: (String) -> CompositionError
 
@@ -55,58 +56,28 @@ final class VideoTrack {
         placement = TilePlacement(region: region, output: output, pictureSize: display, scaling: scaling)
     }
 
-    /// Makes `tile` the picture of the last frame whose time is at most `time` (take time, seconds); before the first
-    /// frame's time, the first frame once `time` reaches 0; after the last, the last. Returns whether `tile` changed.
-    @discardableResult
-    func advance(to time: Double) throws(CompositionError) -> Bool {
+    /// The frame the tile shows at `time` (take time, seconds) when it is another than at the time asked before, nil
+    /// when the tile is unchanged: the last frame whose time is at most `time`; before the first frame's time, the
+    /// first frame once `time` reaches 0; after the last, the last. Times must not decrease from call to call.
+    func advance(to time: Double) throws(CompositionError) -> Frame? {
         let slack = timeBase / 2 + 1e-7
-        guard !placement.visible.isEmpty, time + slack >= 0 else { return false }
+        guard !placement.visible.isEmpty, time + slack >= 0 else { return nil }
         var shown: Frame?
         while true {
             if pending == nil, !endOfInput { pending = try decodeNext() }
             guard let next = pending else { break }
             // The first frame shows from time 0; a later one from its own time, give or take half a tick of the
             // stream's time base (a container that stores milliseconds rounds 1/30 s to 0.033 or 0.034).
-            guard next.time <= time + slack || (tile == nil && shown == nil) else { break }
+            guard next.time <= time + slack || (!started && shown == nil) else { break }
             shown = next.frame
             pending = nil
         }
-        guard let shown else { return false }
-        try scaleToTile(shown)
-        return true
+        if shown != nil { started = true }
+        return shown
     }
 
-    /// Whether the take has no frame left: `tile` is its last for good.
+    /// Whether the take has no frame left: the last picture ``advance(to:)`` returned is its last for good.
     var isFinished: Bool { endOfInput && pending == nil }
-
-    /// The part of `tile` that shows in the output (``TilePlacement/visible``), as packed 4:2:0 planes (Y, then Cb,
-    /// then Cr, rows without padding); nil before the first frame.
-    func visiblePixels() -> [UInt8]? {
-        guard let tile else { return nil }
-        let visible = placement.visible
-        let lumaCount = visible.width * visible.height
-        return [UInt8](unsafeUninitializedCapacity: lumaCount * 3 / 2) { buffer, count in
-            var offset = 0
-            for index in 0..<3 {
-                let shift = index == 0 ? 0 : 1
-                let width = visible.width >> shift
-                let rows = visible.height >> shift
-                if let source = tile.plane(index) {
-                    let start =
-                        source.base + (placement.cropOrigin.y >> shift) * source.stride
-                        + (placement.cropOrigin.x >> shift)
-                    for row in 0..<rows {
-                        (buffer.baseAddress! + offset + row * width).initialize(
-                            from: start + row * source.stride, count: width)
-                    }
-                } else {
-                    (buffer.baseAddress! + offset).initialize(repeating: 128, count: width * rows)
-                }
-                offset += width * rows
-            }
-            count = offset
-        }
-    }
 
     /// Decodes the next frame, or nil at the end of the take.
     private func decodeNext() throws(CompositionError) -> (frame: Frame, time: Double)? {
@@ -153,13 +124,10 @@ final class VideoTrack {
         }
     }
 
-    /// Scales `frame` into `tile`: straight to 4:2:0 for a plain frame, through the cover rules' upright SDR picture
-    /// for a turned, mirrored, interlaced or HDR one.
-    private func scaleToTile(_ frame: Frame) throws(CompositionError) {
-        let size = placement.scaledSize
+    /// Scales `frame` into `tile`, a 4:2:0 picture of ``TilePlacement/scaledSize``: straight to 4:2:0 for a plain
+    /// frame, through the cover rules' upright SDR picture for a turned, mirrored, interlaced or HDR one.
+    func scale(_ frame: Frame, into tile: Frame) throws(CompositionError) {
         do {
-            if tile == nil { tile = try Frame.yuv420(width: size.width, height: size.height) }
-            guard let tile else { return }
             if frame.needsPictureRules(orientation: orientation) {
                 let picture = try FrameConverter.makePicture(
                     from: frame, pixelAspectRatio: pixelAspectRatio, orientation: orientation, maximum: .zero,
