@@ -6,8 +6,10 @@
 #      composed frames alone) / cores;
 #   2. nine 1280x720 takes of 10 s into 1080x1920 (3x3): the real-time ratio (seconds of video per second);
 #   3. peak memory (GNU time's maximum resident set size) of nine 1920x1080 takes, 5 s and 15 s long: the bound does
-#      not grow with the takes' length.
-# Inputs are generated once into .bench/compose/ (git-ignored). Prints the CPU model, medians and ratios.
+#      not grow with the takes' length; and of one such take in the same 3x3 grid, so that the difference is what the
+#      eight other takes hold.
+# Inputs are generated once into .bench/compose/ (git-ignored). Prints the CPU model, the load average before and
+# after, medians and ratios.
 #   Tools/bench-compose.sh [--runs N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +49,7 @@ median() { # median FILE COLUMN
 }
 
 rm -f "$dir"/*.times
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 filter="[0:v]scale=360:640[a];[1:v]scale=360:640[b];[2:v]scale=360:640[c];[3:v]scale=360:640[d];"
 filter+="[a][b][c][d]xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0[v];"
 filter+="[0:a][1:a][2:a][3:a]amix=inputs=4:normalize=0[m]"
@@ -67,7 +70,9 @@ for round in $(seq "$runs"); do
 done
 measure memory5 "$bin" "$dir"/fhd5-{0,1,2,3,4,5,6,7,8}.mp4 -o "$dir/fhd5.mp4" --grid 3x3 --size 1080x1920 --preset ultrafast
 measure memory15 "$bin" "$dir"/fhd15-{0,1,2,3,4,5,6,7,8}.mp4 -o "$dir/fhd15.mp4" --grid 3x3 --size 1080x1920 --preset ultrafast
+measure memory1 "$bin" "$dir/fhd5-0.mp4" -o "$dir/fhd1.mp4" --grid 3x3 --size 1080x1920 --preset ultrafast
 rm -f "$dir/composed.yuv"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 compose_wall=$(median "$dir/compose.times" 1)
 compose_cpu=$(median "$dir/compose.times" 2)
@@ -78,6 +83,7 @@ encode_cpu=$(median "$dir/encode.times" 2)
 realtime_wall=$(median "$dir/realtime.times" 1)
 floor=$(echo "($decode_cpu + $encode_cpu) / $cores" | bc -l)
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $cores cores; $runs rounds, medians"
+echo "load average (1, 5, 15 min): $load_before before, $load_after after"
 printf "4 x 720x1280 10 s -> 720x1280 2x2, veryfast CRF 23, AAC 128k\n"
 printf "  canvas-compose      %6.2f s wall  %6.2f s CPU  %s KB peak\n" "$compose_wall" "$compose_cpu" \
     "$(median "$dir/compose.times" 3)"
@@ -92,3 +98,6 @@ printf "9 x 1280x720 10 s -> 1080x1920 3x3: %.2f s wall, %.2fx real time\n" "$re
     "$(echo "10 / $realtime_wall" | bc -l)"
 printf "9 x 1920x1080 -> 1080x1920 (ultrafast): peak %s KB with 5 s takes, %s KB with 15 s takes\n" \
     "$(median "$dir/memory5.times" 3)" "$(median "$dir/memory15.times" 3)"
+printf "  one such take alone in the 3x3 grid: peak %s KB; each other take: %.0f KB\n" \
+    "$(median "$dir/memory1.times" 3)" \
+    "$(echo "($(median "$dir/memory5.times" 3) - $(median "$dir/memory1.times" 3)) / 8" | bc -l)"
