@@ -25,21 +25,43 @@ final class AudioTrack {
     private var endOfInput = false
     private let fail: (String) -> CompositionError
 
+    /// Opens the audio `stream` of the take at `path`, which ``TakeSource/probe(_:order:shouldStop:)`` found, with
+    /// the file's start time `origin` (seconds); its samples play from output sample `offsetSamples` on.
+    ///
+    /// The file is opened again (the probe's context reads the video on another thread) but not probed again when
+    /// its header names the same stream: probing decodes a few video frames, and the audio decoder takes its format
+    /// from the frames it decodes. Other streams' packets are dropped by the demuxer.
     init(
-        path: FileSystemPath, stream: StreamParameters, offsetSamples: Int, gain: Double, pan: Double,
-        interruption: Interruption, fail: @escaping (String) -> CompositionError
+        path: FileSystemPath, stream: StreamParameters, origin: Double, offsetSamples: Int, gain: Double,
+        pan: Double, interruption: Interruption, fail: @escaping (String) -> CompositionError
     ) throws(CompositionError) {
         self.fail = fail
         do {
-            format = try TakeSource.open(path, interruption: interruption, fail: fail)
-            decoder = try Decoder(format: format, streamIndex: stream.index, threadCount: 1)
+            format = try FormatContext(path: path, interruption: interruption, policy: .selfContained)
+            let header = stream.index < format.streamCount ? format.stream(at: stream.index) : nil
+            let decoder: Decoder
+            if let header, header.mediaType == stream.mediaType, header.codecName == stream.codecName,
+                let opened = try? Decoder(format: format, streamIndex: stream.index, threadCount: 1)
+            {
+                decoder = opened
+            } else {
+                // A container whose header does not say it all (streams found only in the packets): probe it.
+                try format.findStreamInfo()
+                guard stream.index < format.streamCount, format.stream(at: stream.index).codecName == stream.codecName
+                else {
+                    throw fail("its audio stream changed between two reads of the file")
+                }
+                decoder = try Decoder(format: format, streamIndex: stream.index, threadCount: 1)
+            }
+            self.decoder = decoder
+            format.discardStreams(except: stream.index)
             packet = try Packet()
         } catch {
             throw TakeSource.failure(error, fail)
         }
         streamIndex = stream.index
         timeBase = format.timeBase(ofStream: stream.index).doubleValue
-        origin = format.startTime ?? 0
+        self.origin = origin
         offset = offsetSamples
         self.gain = gain
         self.pan = pan

@@ -51,10 +51,11 @@ enum CompositionEngine {
                 // the next takes are opened.
                 let input = try TakeSource.probe(take, order: order, shouldStop: shouldStop)
                 let source = try TakeSource(
-                    take: take, order: order, origin: origin, streams: input.streams, length: input.duration,
-                    shouldStop: shouldStop)
+                    take: take, order: order, origin: origin, streams: input.streams, startTime: input.startTime,
+                    length: input.duration, shouldStop: shouldStop)
                 sources.append(source)
                 guard let stream = source.videoStream else { continue }
+                input.discardStreams(except: stream.index)
                 let feed = TileFeed(
                     input: input, stream: stream, region: take.region, output: plan.size, scaling: take.scaling,
                     offset: source.offset, frameRate: plan.frameRate, decoderThreads: decoderThreads,

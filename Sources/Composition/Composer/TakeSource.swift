@@ -40,11 +40,11 @@ final class TakeSource {
     }
 
     /// The take `take` (number `order` in the plan), whose file ``probe(_:order:shouldStop:)`` found to hold
-    /// `streams` and last `length` seconds; opens its audio track (a context of its own, read on the composing
-    /// thread), `shouldStop` interrupting FFmpeg's reads.
+    /// `streams`, start at `startTime` and last `length` seconds; opens its audio track (a context of its own, read
+    /// on the composing thread), `shouldStop` interrupting FFmpeg's reads.
     init(
-        take: CompositionPlan.Take, order: Int, origin: Double, streams: [StreamParameters], length: Double?,
-        shouldStop: @escaping @Sendable () -> Bool
+        take: CompositionPlan.Take, order: Int, origin: Double, streams: [StreamParameters], startTime: Double?,
+        length: Double?, shouldStop: @escaping @Sendable () -> Bool
     ) throws(CompositionError) {
         canvas = take.canvasIndex ?? order
         self.take = take
@@ -65,7 +65,7 @@ final class TakeSource {
         self.videoStream = videoStream
         if let audioStream {
             audio = try AudioTrack(
-                path: path, stream: audioStream,
+                path: path, stream: audioStream, origin: startTime ?? 0,
                 offsetSamples: Int((offset * Double(CompositionPlan.AudioSettings.sampleRate)).rounded()),
                 gain: take.gain, pan: take.pan, interruption: Interruption(isRequested: shouldStop), fail: fail)
         } else {

@@ -168,6 +168,12 @@ extension FFmpeg {
         stream.pointee.discard = skips ? AVDISCARD_NONKEY : AVDISCARD_DEFAULT
     }
 
+    /// Whether the demuxer drops every packet of `stream` (`AVDISCARD_ALL`: a container with a sample table, as MP4,
+    /// does not even read them).
+    static func setDiscardsAll(_ stream: StreamPointer, _ discards: Bool) {
+        stream.pointee.discard = discards ? AVDISCARD_ALL : AVDISCARD_DEFAULT
+    }
+
     /// Seeks stream `streamIndex` to the keyframe at or before `timestamp` (in the stream's time
     /// base), or with `forward` at or after it; or the nearest one the demuxer can find.
     static func seek(

@@ -165,6 +165,14 @@ package final class FormatContext {
         FFmpeg.setSkipsNonKeyframes(streamPointer(at: index), skips)
     }
 
+    /// Makes the demuxer drop the packets of every stream but `index`, so that ``readPacket(into:)`` returns only
+    /// that stream's (and packets it had already read, such as ``findStreamInfo()``'s).
+    package func discardStreams(except index: Int) {
+        for other in 0..<streamCount where other != index {
+            FFmpeg.setDiscardsAll(streamPointer(at: other), true)
+        }
+    }
+
     /// Reads the next packet of any stream into `packet` (cleared by the caller).
     package func readPacket(into packet: Packet) -> FFmpeg.ReadResult {
         FFmpeg.readPacket(pointer, into: packet.pointer)
