@@ -70,16 +70,8 @@ final class ScratchFolder {
 /// Runs `command` with sh on a pseudo-terminal (util-linux's `script`, part of every Debian install), expects it to
 /// exit with `expectedStatus`, and returns what was drawn on the terminal.
 func onTerminal(_ command: String, expectingStatus expectedStatus: Int32 = 0) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-    process.arguments = ["-qec", command, "/dev/null"]
-    process.currentDirectoryURL = BuiltBinary.root
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let drawn = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == expectedStatus, "\(command): exit \(process.terminationStatus)")
-    return String(decoding: drawn, as: UTF8.self)
+    let result = try runSubprocess(
+        URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command, "/dev/null"], in: BuiltBinary.root)
+    #expect(result.status == expectedStatus, "\(command): exit \(result.status)")
+    return result.outputText
 }

@@ -130,18 +130,10 @@ struct CanvasThumbUntrustedTests {
 
     /// `tool` run with `arguments` under `ulimit -f 1` (512-byte blocks: a cover does not fit).
     static func limited(_ tool: BuiltBinary, _ arguments: [String]) throws -> BuiltBinary.Run {
-        let process = Process()
-        process.executableURL = URL(filePath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -f 1; exec \"$0\" \"$@\"", tool.url.path] + arguments
-        process.currentDirectoryURL = BuiltBinary.root
-        let error = Pipe()
-        process.standardError = error
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return BuiltBinary.Run(
-            status: process.terminationStatus, standardOutput: "", standardError: String(decoding: data, as: UTF8.self))
+        let result = try runSubprocess(
+            URL(filePath: "/bin/sh"), ["-c", "ulimit -f 1; exec \"$0\" \"$@\"", tool.url.path] + arguments,
+            in: BuiltBinary.root)
+        return BuiltBinary.Run(status: result.status, standardOutput: "", standardError: result.errorText)
     }
 
     static func fileType(_ path: String) -> mode_t {
