@@ -12,13 +12,16 @@ package struct SubprocessResult: Sendable {
     package var errorText: String { String(decoding: errors, as: UTF8.self) }
 }
 
-/// Runs `executable` with `arguments` (in `directory` when given), feeds it `input`, and waits for it.
+/// Runs `executable` with `arguments` (in `directory` when given), feeds it `input`, and waits for it; a process
+/// still running after `limit` seconds is killed (`SIGKILL`, status 9), so a hang fails the test that waits for it
+/// instead of stopping the run.
 ///
 /// Standard output is read on the calling thread and standard error on a thread of its own, so a large output on
-/// either cannot block the process. The second reader is a `Thread`, never a dispatch queue: dispatch's global pool
-/// is bounded, and a suite whose stress tests keep its threads busy once left such reads waiting for a minute.
+/// either cannot block the process. The second reader and the watchdog are `Thread`s, never dispatch queues, whose
+/// pool is bounded. The limit counts from the start of the process: a `.timeLimit` trait counts from the start of
+/// the test, which under ThreadSanitizer can wait a minute for a thread of Swift's two-thread cooperative pool.
 package func runSubprocess(
-    _ executable: URL, _ arguments: [String], in directory: URL? = nil, input: Data = Data()
+    _ executable: URL, _ arguments: [String], in directory: URL? = nil, input: Data = Data(), limit: Double = 300
 ) throws -> SubprocessResult {
     let process = Process()
     process.executableURL = executable
@@ -31,12 +34,20 @@ package func runSubprocess(
     process.standardError = errors
     process.standardInput = standardInput
     try process.run()
+    let ended = DispatchSemaphore(value: 0)
+    let pid = process.processIdentifier
+    Thread {
+        // `isRunning` turns false when Foundation reaps the process, after which its pid may be another's: a process
+        // that ended is not signalled (short of the instant between the reaping and that flag).
+        if ended.wait(timeout: .now() + limit) == .timedOut, process.isRunning { kill(pid, SIGKILL) }
+    }.start()
     let errorReader = PipeReader(errors.fileHandleForReading)
     standardInput.fileHandleForWriting.write(input)
     try standardInput.fileHandleForWriting.close()
     let outputData = output.fileHandleForReading.readDataToEndOfFile()
     let errorData = errorReader.wait()
     process.waitUntilExit()
+    ended.signal()
     return SubprocessResult(status: process.terminationStatus, output: outputData, errors: errorData)
 }
 
