@@ -159,4 +159,49 @@ import Testing
         #expect(seen.values == ["->x"])
         token.invalidate()
     }
+
+    @Test func oneKeyPathObservedOnManyObjectsFollowsEachObjectsOwnProperty() {
+        // The first registration of `\.radius` evaluates the key path; the later ones find the storage the way the
+        // first one remembered: each must still follow its own object.
+        let circles = (0..<20).map { _ in Circle() }
+        let seen = Recorder<String>()
+        let tokens = circles.enumerated().map { index, circle in
+            circle.observe(\.radius, options: [.new]) { _, change in seen.append("\(index):\(change.newValue!)") }
+        }
+        circles[7].radius = 7
+        circles[0].radius = 1
+        circles[19].borderWidth = 3
+        #expect(seen.values == ["7:7.0", "0:1.0"])
+        for token in tokens { token.invalidate() }
+        circles[7].radius = 8
+        #expect(seen.values == ["7:7.0", "0:1.0"])
+    }
+
+    @Test func aSubclassOverridingAnObservedPropertyIsObservedThroughItsOverride() {
+        // `\Dial.level` is first registered on a `Dial`, so its storage is remembered; on a `FineDial`, whose
+        // `level` is an override that reads and writes `fine`, the same key path must follow `fine`.
+        let dial = Dial()
+        let warmUp = dial.observe(\Dial.level) { _, _ in }
+        let fineDial: Dial = FineDial()
+        let seen = Recorder<Int>()
+        let token = fineDial.observe(\Dial.level, options: [.new]) { _, change in seen.append(change.newValue!) }
+        fineDial.level = 5
+        (fineDial as? FineDial)?.fine = 6
+        #expect(seen.values == [5, 6])
+        token.invalidate()
+        warmUp.invalidate()
+    }
+}
+
+private class Dial: KeyValueObservable {
+    @Observed var level = 0
+}
+
+private final class FineDial: Dial {
+    @Observed var fine = 0
+
+    override var level: Int {
+        get { fine }
+        set { fine = newValue }
+    }
 }

@@ -23,6 +23,8 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     }
 
     @usableFromInline let info: ObservationInfo
+    /// The observed object, weakly.
+    private let root: WeakReference
     @usableFromInline var propertyKeyPath: SharedKeyPath? { nil }
     private let dispatch: Caller<Root, Value>.Dispatch?
     private let gate: Caller<Root, Value>.Gate
@@ -34,14 +36,20 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
 
     init(info: ObservationInfo, caller: Caller<Root, Value>, root: Root, onGone: (@Sendable () -> Void)?) {
         self.info = info
+        self.root = WeakReference(root)
         gate = CallGate(caller)
         dispatch = caller.dispatch
         self.onGone = onGone
     }
 
     @usableFromInline
+    var rootObject: AnyObject? {
+        root.object
+    }
+
+    @usableFromInline
     var isActive: Bool {
-        !gate.hasEnded && !rootGone.load(ordering: .acquiring) && info.root.object != nil
+        !gate.hasEnded && !rootGone.load(ordering: .acquiring) && self.root.object != nil
             && info.owner.map { $0.link.object != nil } != false
     }
 
@@ -81,7 +89,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     private func evaluateAndSend(_ context: ThreadContext, _ caller: Caller<Root, Value>) {
         var stale = true
         while stale && !gate.hasEnded {
-            guard let root = info.root.object as? Root else { return }
+            guard let root = self.root.object as? Root else { return }
             let keyPath = info.keyPath.keyPath as! KeyPath<Root, Value>
             let (value, reads) = context.record { root[keyPath: keyPath] }
             stale = retarget(reads)
@@ -148,7 +156,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
 
     @usableFromInline
     func linkWentAway() {
-        guard info.root.object == nil, !rootGone.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard self.root.object == nil, !rootGone.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Registry.remove(self)
         onGone?()
     }

@@ -31,6 +31,12 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
         self.onGone = onGone
     }
 
+    /// The observed object, through its storage (which holds it weakly): the observation keeps no weak reference.
+    @usableFromInline
+    var rootObject: AnyObject? {
+        storage?.object
+    }
+
     @inlinable
     var wantsPrior: Bool { info.options.contains(.prior) }
 
@@ -44,7 +50,7 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
     @inlinable
     func start(root: Root, _ context: ThreadContext, file: () -> Bool) -> Bool {
         guard let storage else { return false }
-        let (turn, initial) = storage.addDirect(self, initial: info.options.contains(.initial))
+        let (turn, initial) = storage.addDirect(self, of: root, initial: info.options.contains(.initial))
         gate.start(at: turn)
         guard file() else {
             end()

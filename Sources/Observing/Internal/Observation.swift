@@ -6,6 +6,8 @@ import Locking
 @usableFromInline
 protocol AnyObservation: AnyObject, Sendable {
     var info: ObservationInfo { get }
+    /// The observed object, while it exists.
+    var rootObject: AnyObject? { get }
     /// Not ended, its object still there, and its owner (if any) too.
     var isActive: Bool { get }
     /// The key path of the property it observes, when it observes one property of its object directly (the pair
@@ -20,7 +22,7 @@ extension AnyObservation {
 
     /// Its diagnostics record, when active (O10); `observer` is the `KeyValueObserver` that filed it, if any.
     func record(observer: ObjectIdentifier? = nil) -> ObservationRecord? {
-        guard isActive, let root = info.root.object else { return nil }
+        guard isActive, let root = rootObject else { return nil }
         return ObservationRecord(
             objectType: typeName(of: root), objectIdentifier: info.objectIdentifier,
             keyPath: describe(info.keyPath.keyPath, of: root), options: info.options, delivery: info.delivery,
@@ -31,8 +33,6 @@ extension AnyObservation {
 /// What an observation was registered with.
 @usableFromInline
 struct ObservationInfo: Sendable {
-    /// The observed object, weakly.
-    let root: WeakReference
     let objectIdentifier: ObjectIdentifier
     let keyPath: SharedKeyPath
     @usableFromInline let options: ObservationOptions
@@ -41,12 +41,11 @@ struct ObservationInfo: Sendable {
 
     @usableFromInline
     init(
-        root: WeakReference, objectIdentifier: ObjectIdentifier, keyPath: SharedKeyPath, options: ObservationOptions,
-        delivery: ObservationDelivery, owner: OwnerDescription?
+        _ object: AnyObject, _ keyPath: AnyKeyPath, _ options: ObservationOptions, _ delivery: ObservationDelivery,
+        _ owner: OwnerDescription?
     ) {
-        self.root = root
-        self.objectIdentifier = objectIdentifier
-        self.keyPath = keyPath
+        objectIdentifier = ObjectIdentifier(object)
+        self.keyPath = SharedKeyPath(keyPath: keyPath)
         self.options = options
         self.delivery = delivery
         self.owner = owner
@@ -66,6 +65,13 @@ struct SharedKeyPath: @unchecked Sendable, Hashable {
 
     @usableFromInline
     init(keyPath: AnyKeyPath) { self.keyPath = keyPath }
+
+    /// Hashes the key path's type only (equal key paths have equal types): hashing its components walks them, and the
+    /// registry hashes a pair on every observe and unobserve. Equality is the key path's own.
+    @usableFromInline
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(type(of: keyPath)))
+    }
 }
 
 /// Who registered an observation through a `KeyValueObserver`.
@@ -229,9 +235,23 @@ private struct DescribedKeyPath: Hashable, Sendable {
 /// The descriptions of the key paths of single properties, by root type (bounded: a program names few of them).
 private let describedKeyPaths = LockedValue<[DescribedKeyPath: String]>([:])
 
-/// The property wrappers, whose storage reflection can find.
+/// The property wrappers, whose storage reflection (and a `StorageLocator`) can find.
+@usableFromInline
 protocol StorageHolding {
     var storageObject: AnyObject { get }
+}
+
+/// Finds a property's storage in an object of the class it was made for, without calling the property's getter: the
+/// wrapper's accessor makes it (only while a registration records the read) from the wrapper's own key path, a stored
+/// property of the class, so that the code that evaluates it is specialized for that class.
+@usableFromInline
+final class StorageLocator {
+    @usableFromInline let storage: (AnyObject) -> AnyObject?
+
+    @inlinable
+    init<Instance: AnyObject, Wrapper: StorageHolding>(_ keyPath: ReferenceWritableKeyPath<Instance, Wrapper>) {
+        storage = { object in (object as? Instance)?[keyPath: keyPath].storageObject }
+    }
 }
 
 /// The name of the property of `object` whose storage is `storage`, found by reflection (diagnostics only).

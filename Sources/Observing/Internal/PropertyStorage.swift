@@ -133,6 +133,9 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
         @usableFromInline var directs: [any DirectSubscriber<Value>] = []
         @usableFromInline var priorObservers = 0
         @usableFromInline var links: [any ChainTarget] = []
+        /// The object the storage belongs to, set by its first direct observation (a storage belongs to one object).
+        @usableFromInline weak var object: AnyObject?
+        @usableFromInline var knowsObject = false
         /// Tells the registrar of a change; made by the first read through the getter (a tracking can only hold a
         /// property read that way), with the property's own key path.
         @usableFromInline var notifyObservation: (@Sendable (ObservationRegistrar, AnyObject) -> Void)?
@@ -162,13 +165,18 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
     /// The value, read through the property's getter: recorded when a key path is being evaluated on this thread,
     /// otherwise a Swift Observation access.
     @inlinable
-    func read<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, Value>) -> Value {
+    func read<Instance: KeyValueObservable>(
+        _ instance: Instance, _ keyPath: KeyPath<Instance, Value>,
+        _ locator: @autoclosure () -> StorageLocator? = nil
+    ) -> Value {
         if ThreadContext.recordingThreads.load(ordering: .relaxed) > 0, let context = ThreadContext.existing,
             !context.recordings.isEmpty
         {
             let (value, writes) = state.withLockUnchecked { ($0.value, $0.writes) }
             context.recordings[context.recordings.count - 1].append(
-                TrackedRead(storage: self, object: instance, keyPath: keyPath, writes: writes))
+                TrackedRead(
+                    storage: self, object: instance, keyPath: keyPath, writes: writes,
+                    locator: context.isLocating ? locator() : nil))
             return value
         }
         // The access first, then the value: a write after this read tells the registrar, which holds the tracking.
@@ -328,13 +336,22 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
     /// Adds a direct observer; returns the version of its first turn and, when `initial`, the value its initial call
     /// carries (the value at that version).
     @inlinable
-    func addDirect(_ subscriber: any DirectSubscriber<Value>, initial: Bool) -> (turn: UInt64, value: Value?) {
+    func addDirect(_ subscriber: any DirectSubscriber<Value>, of object: AnyObject, initial: Bool)
+        -> (turn: UInt64, value: Value?)
+    {
         state.withLockUnchecked { state in
             state.directs.append(subscriber)
+            if !state.knowsObject { (state.object, state.knowsObject) = (object, true) }
             if subscriber.wantsPrior { state.priorObservers += 1 }
             // The initial call takes the current version as its turn; changes take the next ones.
             return initial ? (state.version, state.value) : (state.version &+ 1, nil)
         }
+    }
+
+    /// The object the storage belongs to, while it exists (known once the storage was observed directly).
+    @usableFromInline
+    var object: AnyObject? {
+        state.withLockUnchecked { $0.object }
     }
 
     @inlinable

@@ -15,7 +15,28 @@ extension KeyValueObservable {
         file: (any AnyObservation) -> Bool = fileUnpaired
     ) -> (any AnyObservation)? {
         let context = ThreadContext.current
-        return context.frame { register(keyPath, options, delivery, caller, owner, onGone, file, context) }
+        return context.frame {
+            // A key path already found to be one property of this very class: its storage is found without
+            // evaluating the key path (see `ThreadContext.remember`).
+            let located = type(of: self) == Self.self ? context.locateStorage(of: keyPath, in: self) : nil
+            if let storage = located as? PropertyStorage<Value> {
+                let info = ObservationInfo(self, keyPath, options, delivery, owner)
+                return registerDirect(info, keyPath, caller, storage, onGone, file, context)
+            }
+            return register(keyPath, options, delivery, caller, owner, onGone, file, context)
+        }
+    }
+
+    /// Registers and starts a `DirectObservation` of `property`, whose storage is `storage` (see `register`).
+    @inlinable
+    func registerDirect<Value>(
+        _ info: ObservationInfo, _ property: AnyKeyPath, _ caller: Caller<Self, Value>,
+        _ storage: PropertyStorage<Value>, _ onGone: (@Sendable () -> Void)?, _ file: (any AnyObservation) -> Bool,
+        _ context: ThreadContext
+    ) -> (any AnyObservation)? {
+        let observation = DirectObservation(
+            info: info, property: SharedKeyPath(keyPath: property), caller: caller, storage: storage, onGone: onGone)
+        return observation.start(root: self, context, file: { file(observation) }) ? observation : nil
     }
 
     @inlinable
@@ -24,18 +45,15 @@ extension KeyValueObservable {
         _ caller: Caller<Self, Value>, _ owner: OwnerDescription?, _ onGone: (@Sendable () -> Void)?,
         _ file: (any AnyObservation) -> Bool, _ context: ThreadContext
     ) -> (any AnyObservation)? {
-        let (value, reads) = context.record { self[keyPath: keyPath] }
-        let info = ObservationInfo(
-            root: WeakReference(self), objectIdentifier: ObjectIdentifier(self),
-            keyPath: SharedKeyPath(keyPath: keyPath),
-            options: options, delivery: delivery, owner: owner)
+        let (value, reads) = context.record(locating: true) { self[keyPath: keyPath] }
+        let info = ObservationInfo(self, keyPath, options, delivery, owner)
         if let property = Self.property(keyPath, of: self, value: value, reads: reads),
             let storage = reads[0].storage as? PropertyStorage<Value>
         {
-            let observation = DirectObservation(
-                info: info, property: SharedKeyPath(keyPath: property), caller: caller, storage: storage, onGone: onGone
-            )
-            return observation.start(root: self, context, file: { file(observation) }) ? observation : nil
+            if property == keyPath, type(of: self) == Self.self, let locator = reads[0].locator {
+                context.remember(locator, for: keyPath)
+            }
+            return registerDirect(info, property, caller, storage, onGone, file, context)
         }
         return registerChain(keyPath, info, caller, onGone, value, reads, file, context)
     }
@@ -66,7 +84,8 @@ extension KeyValueObservable {
     {
         guard reads.count == 1, reads[0].object === root, reads[0].storage is PropertyStorage<Value> else { return nil }
         let property = reads[0].keyPath
-        if property == keyPath { return property }
+        // The caller's own key path object when equal: a pair filed under it is found again by identity.
+        if property == keyPath { return keyPath }
         // Another key path to the same value: the same property only if it is settable like one and reads the
         // stored value itself (a computed `radius * 2` is not `radius`).
         guard keyPath is ReferenceWritableKeyPath<Self, Value>,

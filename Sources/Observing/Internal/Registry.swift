@@ -34,8 +34,8 @@ enum Registry {
             guard let entry = entries.removeValue(forKey: id) else { return nil }
             if let pair = entry.pair {
                 pairs[pair] = nil
+                // Kept when empty (a cell rebinding would make a new set each time): `removeObservations` drops it.
                 byObserver[pair.observer]?.remove(id)
-                if byObserver[pair.observer]?.isEmpty == true { byObserver[pair.observer] = nil }
             }
             return entry.observation
         }
@@ -114,10 +114,12 @@ enum Registry {
     {
         state.withLock { state in
             let ids = state.byObserver[observer] ?? []
-            return ids.compactMap { id -> (any AnyObservation)? in
+            let removed = ids.compactMap { id -> (any AnyObservation)? in
                 if let object, state.entries[id]?.pair?.object != object { return nil }
                 return state.remove(id)
             }
+            if state.byObserver[observer]?.isEmpty == true { state.byObserver[observer] = nil }
+            return removed
         }
     }
 

@@ -49,6 +49,10 @@ final class ThreadContext {
     private var pending: [Pending] = []
     /// The reads recorded by the key path evaluations running on this thread, innermost last.
     @usableFromInline var recordings: [[TrackedRead]] = []
+    /// Whether the evaluation being recorded is a registration's, which wants its read's `StorageLocator`.
+    @usableFromInline var isLocating = false
+    /// The storage locators registrations remembered on this thread (see `remember`).
+    @usableFromInline var locators: [(keyPath: AnyKeyPath, locator: StorageLocator)] = []
     /// The one semaphore this thread waits on (for a delivery turn): a thread waits for one thing at a time.
     @usableFromInline let wakeUp = DispatchSemaphore(value: 0)
 
@@ -150,24 +154,38 @@ final class ThreadContext {
 
     /// Evaluates `body`, recording the `@Observed` reads it makes on this thread.
     @inlinable
-    func record<Value>(_ body: () -> Value) -> (Value, [TrackedRead]) {
+    func record<Value>(locating: Bool = false, _ body: () -> Value) -> (Value, [TrackedRead]) {
         // A frame whose queued notifications are delivered once the reads are taken off the stack.
         return frame {
             recordings.append([])
+            isLocating = locating
             Self.recordingThreads.add(1, ordering: .relaxed)
             let value = body()
             Self.recordingThreads.subtract(1, ordering: .relaxed)
+            isLocating = false
             return (value, recordings.removeLast())
         }
     }
 
-    /// Called by a getter: records the read if this thread is evaluating a key path. Returns whether it did (a
-    /// recorded read is not a Swift Observation access).
-    static func recordIfEvaluating(_ read: @autoclosure () -> TrackedRead) -> Bool {
-        guard recordingThreads.load(ordering: .relaxed) > 0, let context = existing, !context.recordings.isEmpty
-        else { return false }
-        context.recordings[context.recordings.count - 1].append(read())
-        return true
+    /// The storage of the property `keyPath` names in `object`, found through the locator a registration on this
+    /// thread remembered for it (see `remember`); nil when there is none.
+    @inlinable
+    func locateStorage(of keyPath: AnyKeyPath, in object: AnyObject) -> AnyObject? {
+        for entry in locators where entry.keyPath === keyPath {
+            return entry.locator.storage(object)
+        }
+        return nil
+    }
+
+    /// Remembers how to find the storage of the property `keyPath` names, a key path found to be exactly one
+    /// `@Observed` property of its own root class: a later registration of it on this thread, on an object of that
+    /// very class (not a subclass, which may override the property), finds the storage without evaluating the key
+    /// path through the getter (the wrapper's, which reads that storage only). Per thread (no lock), the last 16; an
+    /// entry holds its key path, so that identity is not reused meanwhile.
+    @usableFromInline
+    func remember(_ locator: StorageLocator, for keyPath: AnyKeyPath) {
+        if locators.count == 16 { locators.removeFirst() }
+        locators.append((keyPath, locator))
     }
 }
 
@@ -179,13 +197,20 @@ struct TrackedRead {
     @usableFromInline let object: AnyObject
     @usableFromInline let keyPath: AnyKeyPath
     @usableFromInline let writes: UInt64
+    /// How to find this storage in another object of the same class, when a registration asked and the wrapper's
+    /// accessor could say.
+    @usableFromInline let locator: StorageLocator?
 
     @usableFromInline
-    init(storage: any LinkableStorage, object: AnyObject, keyPath: AnyKeyPath, writes: UInt64) {
+    init(
+        storage: any LinkableStorage, object: AnyObject, keyPath: AnyKeyPath, writes: UInt64,
+        locator: StorageLocator?
+    ) {
         self.storage = storage
         self.object = object
         self.keyPath = keyPath
         self.writes = writes
+        self.locator = locator
     }
 }
 

@@ -125,7 +125,7 @@ public enum ObservationDiagnostics {
     ) -> Int {
         Registry.observations(of: observers, object: object).count { observation in
             guard let property else { return observation.isActive }
-            guard observation.isActive, let root = observation.info.root.object else { return false }
+            guard observation.isActive, let root = observation.rootObject else { return false }
             return propertyPart(of: describe(observation.info.keyPath.keyPath, of: root)) == property
         }
     }

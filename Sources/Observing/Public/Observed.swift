@@ -49,7 +49,7 @@ public struct Observed<Value> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Instance, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> Value {
-        get { instance[keyPath: storageKeyPath].storage.read(instance, wrappedKeyPath) }
+        get { instance[keyPath: storageKeyPath].storage.read(instance, wrappedKeyPath, StorageLocator(storageKeyPath)) }
         set { instance[keyPath: storageKeyPath].storage.set(newValue, of: instance, wrappedKeyPath) }
     }
 }
@@ -58,5 +58,5 @@ public struct Observed<Value> {
 extension Observed: Sendable where Value: Sendable {}
 
 extension Observed: StorageHolding {
-    var storageObject: AnyObject { storage }
+    @usableFromInline var storageObject: AnyObject { storage }
 }

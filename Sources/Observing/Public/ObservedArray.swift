@@ -73,7 +73,7 @@ public struct ObservedArray<Element> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Instance, [Element]>,
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> [Element] {
-        get { instance[keyPath: storageKeyPath].storage.read(instance, wrappedKeyPath) }
+        get { instance[keyPath: storageKeyPath].storage.read(instance, wrappedKeyPath, StorageLocator(storageKeyPath)) }
         set { instance[keyPath: storageKeyPath].storage.set(newValue, of: instance, wrappedKeyPath) }
     }
 
@@ -259,5 +259,5 @@ func identifiableChanges<Element: Identifiable>(
 extension ObservedArray: Sendable where Element: Sendable {}
 
 extension ObservedArray: StorageHolding {
-    var storageObject: AnyObject { storage }
+    @usableFromInline var storageObject: AnyObject { storage }
 }
