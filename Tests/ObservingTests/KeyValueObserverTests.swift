@@ -25,6 +25,28 @@ import Testing
         #expect(!observer.isObserving(circle, \.borderWidth))
     }
 
+    @Test func aRefusedSecondObservationMakesNoCallsAndLeavesTheFirstWhole() {
+        let circle = Circle()
+        let observer = KeyValueObserver()
+        let seen = Recorder<String>()
+        #expect(
+            observer.observe(circle, \.radius, options: [.new]) { _, change in seen.append("first \(change.newValue!)")
+            })
+        #expect(
+            !observer.observe(circle, \.radius, options: [.initial, .new]) { _, change in
+                seen.append("second \(change.newValue!)")
+            })
+        circle.radius = 2
+        #expect(seen.values == ["first 2.0"])
+        #expect(observer.observationCount == 1)
+        #expect(
+            ObservationDiagnostics.liveObservations().filter { $0.objectIdentifier == ObjectIdentifier(circle) }.count
+                == 1)
+        #expect(observer.unobserve(circle, \.radius))
+        circle.radius = 3
+        #expect(seen.values == ["first 2.0"])
+    }
+
     @Test func observingAgainAfterUnobserveStartsANewObservation() {
         let circle = Circle()
         let observer = KeyValueObserver()

@@ -22,18 +22,18 @@ enum Registry {
         /// The observations of each observer, by pair.
         var byObserver: [ObjectIdentifier: Set<ObjectIdentifier>] = [:]
 
-        mutating func add(_ observation: any AnyObservation, pair: Pair?) {
+        mutating func add(_ observation: any AnyObservation, pair: Pair?, pairFiled: Bool = false) {
             entries[observation.id] = Entry(observation: observation, pair: pair)
             if let pair {
-                pairs[pair] = observation.id
+                if !pairFiled { pairs[pair] = observation.id }
                 byObserver[pair.observer, default: []].insert(observation.id)
             }
         }
 
-        mutating func remove(_ id: ObjectIdentifier) -> (any AnyObservation)? {
+        mutating func remove(_ id: ObjectIdentifier, pairRemoved: Bool = false) -> (any AnyObservation)? {
             guard let entry = entries.removeValue(forKey: id) else { return nil }
             if let pair = entry.pair {
-                pairs[pair] = nil
+                if !pairRemoved { pairs[pair] = nil }
                 // Kept when empty (a cell rebinding would make a new set each time): `removeObservations` drops it.
                 byObserver[pair.observer]?.remove(id)
             }
@@ -49,10 +49,11 @@ enum Registry {
         while true {
             // One section when the pair has no observation (the usual case): listed at once.
             let existing = state.withLock { state -> (any AnyObservation)? in
-                if let pair, let current = state.pairs[pair], let entry = state.entries[current] {
-                    return entry.observation
-                }
-                state.add(observation, pair: pair)
+                let id = observation.id
+                // The pair looked up and, when free, taken in one hashing.
+                let current = pair.flatMap { pair in { $0 == id ? nil : $0 }(&state.pairs[pair, default: id]) }
+                if let current, let entry = state.entries[current] { return entry.observation }
+                state.add(observation, pair: pair, pairFiled: current == nil)
                 return nil
             }
             guard let existing, let pair else { return true }
@@ -105,7 +106,8 @@ enum Registry {
 
     /// Takes the observation of `pair` off the list (the caller ends it).
     static func removeObservation(for pair: Pair) -> (any AnyObservation)? {
-        state.withLock { state in state.pairs[pair].flatMap { state.remove($0) } }
+        state.withLock { state in state.pairs.removeValue(forKey: pair).flatMap { state.remove($0, pairRemoved: true) }
+        }
     }
 
     /// Takes the observations of `observer` (of `object` only, if given) off the list (the caller ends them).
