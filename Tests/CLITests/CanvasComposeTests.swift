@@ -76,7 +76,7 @@ struct CanvasComposeTests {
     /// anything (see the canvas-thumb test).
     @Test(
         "under ulimit -f, a one-line write error naming the output and nothing left",
-        .enabled(if: ProcessInfo.processInfo.environment["MULTICANVAS_SANITIZER"] == nil), .timeLimit(.minutes(1)))
+        .enabled(if: ProcessInfo.processInfo.environment["MULTICANVAS_SANITIZER"] == nil), .timeLimit(.minutes(10)))
     func fileSizeLimit() throws {
         let output = folder.appendingPathComponent("out.mp4")
         let run = try CanvasThumbUntrustedTests.limited(

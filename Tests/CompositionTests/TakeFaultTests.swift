@@ -47,7 +47,7 @@ struct TakeFaultTests {
     }
 
     /// A FIFO posing as a take is refused before FFmpeg opens it (opening would block until a writer came).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func fifoTakeIsRefused() async throws {
         let fifo = file("take.mp4")
         #expect(mkfifo(fifo.path, 0o644) == 0)
@@ -87,7 +87,7 @@ struct TakeFaultTests {
 
     /// A full disk (a 4 KiB tmpfs, mounted when this process may mount one: root in CI) fails the composition with
     /// one line naming the output, and leaves nothing on the disk.
-    @Test(.enabled(if: TinyDisk.canMount), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: TinyDisk.canMount), .timeLimit(.minutes(10)))
     func fullDiskLeavesNothing() async throws {
         let take = try ComposerOracleTests.lavfiTake(
             file("noise.mkv"), video: "testsrc2=size=128x128:rate=30:duration=1")
