@@ -9,7 +9,8 @@
 #      not grow with the takes' length; and of one such take in the same 3x3 grid, so that the difference is what the
 #      eight other takes hold.
 # Inputs are generated once into .bench/compose/ (git-ignored). Prints the CPU model, the load average before and
-# after, medians and ratios.
+# after, medians and ratios, and the CPU time other processes used while the commands compared ran (the load average
+# counts the benchmark's own threads; this says whether the machine was quiet: it should be near 0).
 #   Tools/bench-compose.sh [--runs N] [--priority]
 # --priority (root, Linux with autogroup scheduling): raises this session's scheduling group to nice -15 first. On a
 # shared machine every session gets an equal share of the cores whatever its processes' nice values, so the commands
@@ -47,15 +48,22 @@ swift build -c release --product canvas-compose >/dev/null
 bin="$(swift build -c release --show-bin-path)/canvas-compose"
 takes=("$dir"/take-{0,1,2,3}.mp4)
 
-# measure NAME COMMAND...: appends "wall cpu rss" to $dir/NAME.times
+# CPU seconds all processes on the machine have used since boot (/proc/stat: user, nice, system, irq, softirq, steal).
+busy() { awk '/^cpu / { printf "%.2f\n", ($2 + $3 + $4 + $7 + $8 + $9) / 100 }' /proc/stat; }
+# measure NAME COMMAND...: appends "wall cpu rss others" to $dir/NAME.times, others being the CPU time every other
+# process on the machine used meanwhile (0 on a quiet machine; the benchmark's own figures are only comparable then).
 measure() {
-    local name="$1"
+    local name="$1" before after
     shift
+    before=$(busy)
     /usr/bin/time -f "%e %U %S %M" -o "$dir/time.out" "$@" >/dev/null 2>"$dir/stderr.out" || {
         cat "$dir/stderr.out" >&2
         exit 1
     }
-    awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$dir/time.out" >>"$dir/$name.times"
+    after=$(busy)
+    awk -v busy="$(echo "$after - $before" | bc)" \
+        '{ others = busy - $2 - $3; printf "%s %.2f %s %.2f\n", $1, $2 + $3, $4, others < 0 ? 0 : others }' \
+        "$dir/time.out" >>"$dir/$name.times"
 }
 median() { # median FILE COLUMN
     sort -n -k"$2" "$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
@@ -98,17 +106,17 @@ floor=$(echo "($decode_cpu + $encode_cpu) / $cores" | bc -l)
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $cores cores; $runs rounds, medians"
 echo "load average (1, 5, 15 min): $load_before before, $load_after after; $(cut -d' ' -f2- /proc/self/autogroup)"
 printf "4 x 720x1280 10 s -> 720x1280 2x2, veryfast CRF 23, AAC 128k\n"
-printf "  canvas-compose      %6.2f s wall  %6.2f s CPU  %s KB peak\n" "$compose_wall" "$compose_cpu" \
-    "$(median "$dir/compose.times" 3)"
-printf "  ffmpeg CLI          %6.2f s wall  %6.2f s CPU  %s KB peak\n" "$ffmpeg_wall" "$ffmpeg_cpu" \
-    "$(median "$dir/ffmpeg.times" 3)"
+printf "  canvas-compose      %6.2f s wall  %6.2f s CPU  %s KB peak  (other processes meanwhile: %s s CPU)\n" \
+    "$compose_wall" "$compose_cpu" "$(median "$dir/compose.times" 3)" "$(median "$dir/compose.times" 4)"
+printf "  ffmpeg CLI          %6.2f s wall  %6.2f s CPU  %s KB peak  (other processes meanwhile: %s s CPU)\n" \
+    "$ffmpeg_wall" "$ffmpeg_cpu" "$(median "$dir/ffmpeg.times" 3)" "$(median "$dir/ffmpeg.times" 4)"
 printf "  decode alone        %6s         %6.2f s CPU\n" "" "$decode_cpu"
 printf "  encode alone        %6s         %6.2f s CPU\n" "" "$encode_cpu"
 printf "  floor (decode + encode CPU) / %d cores: %.2f s\n" "$cores" "$floor"
 printf "  ratio to the ffmpeg CLI: %.2fx (target <= 0.8x)\n" "$(echo "$compose_wall / $ffmpeg_wall" | bc -l)"
 printf "  ratio to the floor:      %.2fx (target <= 1.2x)\n" "$(echo "$compose_wall / $floor" | bc -l)"
-printf "9 x 1280x720 10 s -> 1080x1920 3x3: %.2f s wall, %.2fx real time\n" "$realtime_wall" \
-    "$(echo "10 / $realtime_wall" | bc -l)"
+printf "9 x 1280x720 10 s -> 1080x1920 3x3: %.2f s wall, %.2fx real time (other processes meanwhile: %s s CPU)\n" \
+    "$realtime_wall" "$(echo "10 / $realtime_wall" | bc -l)" "$(median "$dir/realtime.times" 4)"
 printf "9 x 1920x1080 -> 1080x1920 (ultrafast): peak %s KB with 5 s takes, %s KB with 15 s takes\n" \
     "$(median "$dir/memory5.times" 3)" "$(median "$dir/memory15.times" 3)"
 printf "  one such take alone in the 3x3 grid: peak %s KB; each other take: %.0f KB\n" \
