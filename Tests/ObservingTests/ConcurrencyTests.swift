@@ -8,6 +8,42 @@ import Testing
 /// O7: thread-safe registration, removal and delivery; after `invalidate()` returns, no new handler call
 /// starts. Plus the multi-threaded stress test (bounded to about a second).
 @Suite struct ConcurrencyTests {
+    /// Two threads observe the same free pair at once while a third writes the property: the `observe` that the
+    /// registry refuses (it returns false) must never have its handler called, not even by a write made between its
+    /// subscription to the storage and the refusal (O2: a pair is observed once).
+    @Test func aPairRegisteredByTwoThreadsAtOnceCallsOnlyTheAcceptedHandler() async {
+        let counter = Counter()
+        let observer = KeyValueObserver()
+        let deadline = Deadline(seconds: min(StressScale.seconds, 2))
+        let done = Atomic<Int>(0)
+        let refusals = CallCounter()
+        let violations = CallCounter()
+        await runOnThreads(3) { index in
+            if index == 0 {
+                var value = 0
+                while done.load(ordering: .acquiring) < 2 {
+                    value += 1
+                    counter.value = value
+                }
+                return
+            }
+            while !deadline.hasPassed {
+                let calls = CallCounter()
+                if observer.observe(counter, \.value, options: [.new], { _, _ in calls.increment() }) {
+                    observer.unobserve(counter, \.value)
+                } else {
+                    refusals.increment()
+                    // The refusal has returned: any call of this handler was a call of a refused observation.
+                    if calls.count > 0 { violations.increment() }
+                }
+            }
+            done.add(1, ordering: .releasing)
+        }
+        #expect(refusals.count > 0)
+        #expect(
+            violations.count == 0, "a refused observe's handler was called (\(violations.count) of \(refusals.count))")
+    }
+
     @Test func invalidateWaitsForACallRunningOnAnotherThreadAndNoCallStartsAfterIt() async {
         let counter = Counter()
         let entered = DispatchSemaphore(value: 0)

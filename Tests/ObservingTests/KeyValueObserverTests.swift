@@ -47,6 +47,26 @@ import Testing
         #expect(seen.values == ["first 2.0"])
     }
 
+    @Test func aPairAlreadyObservedIsRefusedWithoutEvaluatingItsKeyPathAgain() {
+        let model = Summarized()
+        let observer = KeyValueObserver()
+        let reports = Recorder<String>()
+        let issues = ObservationDiagnostics.addIssueHandler { issue in
+            if case .unobservableKeyPath(let type, _) = issue, type.hasSuffix("Summarized") {
+                reports.append(issue.description)
+            }
+        }
+        #expect(observer.observe(model, \.constant) { _, _ in })
+        #expect(!observer.observe(model, \.constant) { _, _ in })
+        #expect(reports.values.count == 1)
+        #expect(observer.observe(model, \.summary) { _, _ in })
+        let reads = model.summaryReads.count
+        #expect(!observer.observe(model, \.summary) { _, _ in })
+        #expect(model.summaryReads.count == reads)
+        observer.unobserveAll()
+        issues.invalidate()
+    }
+
     @Test func observingAgainAfterUnobserveStartsANewObservation() {
         let circle = Circle()
         let observer = KeyValueObserver()
@@ -365,6 +385,17 @@ import Testing
 }
 
 /// A subclass of FBKVOController's test circle: `\Disc.radius` and `\Circle2.radius` name one property.
+/// A computed property whose getter counts its runs, and one that reads no `@Observed` property.
+private final class Summarized: KeyValueObservable {
+    @Observed var name = ""
+    let summaryReads = CallCounter()
+    var constant: Int { 42 }
+    var summary: String {
+        summaryReads.increment()
+        return "[\(name)]"
+    }
+}
+
 class Circle2: KeyValueObservable {
     @Observed var radius: Double = 0
 }

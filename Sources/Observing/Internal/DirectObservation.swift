@@ -45,17 +45,17 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
         !gate.hasEnded && !storageGone.load(ordering: .acquiring) && info.owner.map { $0.link.object != nil } != false
     }
 
-    /// Subscribes to the storage, files the observation (`file` may refuse it: then it ends), then makes the
-    /// `.initial` call in the first turn.
+    /// Subscribes to the storage, files the observation (`file` may refuse it: then it ends and is never called: a
+    /// write made meanwhile waits for the first turn, opened only now), then makes the `.initial` call in that turn.
     @inlinable
     func start(root: Root, _ context: ThreadContext, file: () -> Bool) -> Bool {
         guard let storage else { return false }
         let (turn, initial) = storage.addDirect(self, of: root, initial: info.options.contains(.initial))
-        gate.start(at: turn)
         guard file() else {
             end()
             return false
         }
+        gate.start(at: turn)
         if let initial, gate.waitForTurn(turn, context) {
             let change = ObservedChange(kind: .setting, oldValue: nil, newValue: initial).filtered(by: info.options)
             call(root, change, context)

@@ -86,11 +86,6 @@ final class ThreadContext {
         return Unmanaged<ThreadContext>.fromOpaque(slot).takeUnretainedValue()
     }
 
-    /// Whether the calling thread is inside a handler call or a key path evaluation.
-    static var isDelivering: Bool {
-        (existing?.depth ?? 0) > 0
-    }
-
     // MARK: Calls
 
     /// Runs `body` as a frame in which writes are queued; the outermost frame then delivers what was queued.

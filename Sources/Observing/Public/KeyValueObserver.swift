@@ -162,10 +162,18 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             unobserveAll()
             return false
         }
+        if hasActiveObservation(ObjectIdentifier(object), keyPath) { return false }
         let registered = object.register(
             keyPath, options: options, delivery: delivery, caller: caller(), owner: owner,
             file: { file($0, of: ObjectIdentifier(object), keyPath) })
         return registered != nil
+    }
+
+    /// Whether the pair of `keyPath` of `object` has an active observation (asked first: a pair already observed costs
+    /// one look-up, no key path evaluated).
+    @usableFromInline
+    func hasActiveObservation(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool {
+        Registry.observation(for: pair(object, keyPath))?.isActive == true
     }
 
     /// Files `observation` under its pair: its property's key path, or `keyPath`.
