@@ -177,6 +177,28 @@ import Testing
         #expect(seen.values == ["7:7.0", "0:1.0"])
     }
 
+    @Test func anArrayPropertyAndAGenericClassPropertyRegisteredAgainFollowTheirOwnObjects() {
+        let lists = (0..<3).map { _ in ItemList() }
+        let boxes = (0..<3).map { Box(item: $0) }
+        let names = (0..<3).map { Box(item: "\($0)") }
+        let seen = Recorder<String>()
+        let tokens =
+            lists.enumerated().map { index, list in
+                list.observe(\.numbers, options: [.new]) { _, change in seen.append("list \(index) \(change.kind)") }
+            }
+            + boxes.enumerated().map { index, box in
+                box.observe(\.item, options: [.new]) { _, change in seen.append("box \(index) \(change.newValue!)") }
+            }
+            + names.enumerated().map { index, box in
+                box.observe(\.item, options: [.new]) { _, change in seen.append("name \(index) \(change.newValue!)") }
+            }
+        lists[2].$numbers.append(7)
+        boxes[1].item = 10
+        names[2].item = "x"
+        #expect(seen.values == ["list 2 insertion", "box 1 10", "name 2 x"])
+        for token in tokens { token.invalidate() }
+    }
+
     @Test func aSubclassOverridingAnObservedPropertyIsObservedThroughItsOverride() {
         // `\Dial.level` is first registered on a `Dial`, so its storage is remembered; on a `FineDial`, whose
         // `level` is an override that reads and writes `fine`, the same key path must follow `fine`.
@@ -204,4 +226,10 @@ private final class FineDial: Dial {
         get { fine }
         set { fine = newValue }
     }
+}
+
+private final class Box<Item>: KeyValueObservable {
+    @Observed var item: Item
+
+    init(item: Item) { self.item = item }
 }

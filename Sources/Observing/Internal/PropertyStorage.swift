@@ -176,7 +176,8 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
             context.recordings[context.recordings.count - 1].append(
                 TrackedRead(
                     storage: self, object: instance, keyPath: keyPath, writes: writes,
-                    locator: context.isLocating ? locator() : nil))
+                    locator: context.isLocating && context.recordings[context.recordings.count - 1].isEmpty
+                        ? locator() : nil))
             return value
         }
         // The access first, then the value: a write after this read tells the registrar, which holds the tracking.

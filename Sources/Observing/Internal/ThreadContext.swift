@@ -179,7 +179,9 @@ final class ThreadContext {
     /// entry holds its key path, so that identity is not reused meanwhile.
     @usableFromInline
     func remember(_ locator: StorageLocator, for keyPath: AnyKeyPath) {
-        if locators.count == 16 { locators.removeFirst() }
+        // A key path made anew at each call (in generic code) replaces its equal instead of pushing others out.
+        let index = locators.firstIndex { $0.keyPath == keyPath } ?? (locators.count == 16 ? 0 : nil)
+        if let index { locators.remove(at: index) }
         locators.append((keyPath, locator))
     }
 }
