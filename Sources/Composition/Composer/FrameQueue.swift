@@ -2,10 +2,11 @@ import Dispatch
 import Locking
 import Synchronization
 
-/// A bounded queue between the thread that decodes and composes and the thread that encodes: the producer waits
-/// while `capacity` items are queued, the consumer while none is. Waiting is on semaphores, never a spin.
+/// A bounded queue between two threads (a take's feed and the thread that composes and encodes; the feed's free
+/// slots the other way): the producer waits while `capacity` items are queued, the consumer while none is. Waiting
+/// is on semaphores, never a spin.
 ///
-/// Either side may stop: ``close()`` wakes a producer waiting for room so that it sees ``isClosed`` and ends.
+/// The consumer may stop: ``close()`` wakes a producer waiting for room, whose push then returns false.
 final class FrameQueue<Element: Sendable>: Sendable {
     // `LockedValue`, not a bare `Mutex`: its sections are announced to ThreadSanitizer, which does not see
     // `Synchronization.Mutex` on Linux (and so reported the producer's and the consumer's sections as a race).
@@ -50,7 +51,4 @@ final class FrameQueue<Element: Sendable>: Sendable {
         closed.store(true, ordering: .releasing)
         room.signal()
     }
-
-    /// Whether the consumer has stopped.
-    var isClosed: Bool { closed.load(ordering: .acquiring) }
 }
