@@ -44,12 +44,7 @@ final class CallGate<Handler: Sendable>: Sendable {
     /// come to wait before the turn was set.
     @inlinable
     func start(at turn: UInt64) {
-        let waiter = turns.withLock { turns -> DispatchSemaphore? in
-            turns.next = turn
-            guard let index = turns.waiters.firstIndex(where: { $0.turn == turn }) else { return nil }
-            return turns.waiters.remove(at: index).wakeUp
-        }
-        waiter?.signal()
+        advance(to: turn)
     }
 
     // MARK: Turns
@@ -77,9 +72,15 @@ final class CallGate<Handler: Sendable>: Sendable {
     /// Ends `turn`: the next version's delivery may start.
     @inlinable
     func finishTurn(_ turn: UInt64) {
+        advance(to: turn &+ 1)
+    }
+
+    /// Makes `turn` the next one and wakes the delivery waiting for it, if any.
+    @inlinable
+    func advance(to turn: UInt64) {
         let waiter = turns.withLock { turns -> DispatchSemaphore? in
-            turns.next = turn &+ 1
-            guard let index = turns.waiters.firstIndex(where: { $0.turn == turn &+ 1 }) else { return nil }
+            turns.next = turn
+            guard let index = turns.waiters.firstIndex(where: { $0.turn == turn }) else { return nil }
             return turns.waiters.remove(at: index).wakeUp
         }
         waiter?.signal()

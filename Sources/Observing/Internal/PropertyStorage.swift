@@ -32,15 +32,6 @@ enum Changes<Value> {
         case .many(let changes): for change in changes { body(change) }
         }
     }
-
-    @inlinable
-    var count: Int {
-        switch self {
-        case .none: 0
-        case .one: 1
-        case .many(let changes): changes.count
-        }
-    }
 }
 
 /// What one write notifies its direct observers of, in one turn (`version`): its changes, each preceded by its prior

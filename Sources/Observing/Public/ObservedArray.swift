@@ -117,11 +117,7 @@ public struct ObservedArrayEditor<Element> {
 
     /// Appends `element`: `.insertion` at `[count]`.
     public func append(_ element: Element) {
-        edit { array in
-            array.append(element)
-            return ObservedChange(
-                kind: .insertion, oldValue: nil, newValue: [element], indexes: IndexSet(integer: array.count - 1))
-        }
+        append(contentsOf: CollectionOfOne(element))
     }
 
     /// Appends `elements`: one `.insertion` of their indexes (nothing if empty).
@@ -138,11 +134,7 @@ public struct ObservedArrayEditor<Element> {
 
     /// Inserts `element` at `index` (`0...count`): `.insertion` at `[index]`.
     public func insert(_ element: Element, at index: Int) {
-        edit { array in
-            array.insert(element, at: index)
-            return ObservedChange(
-                kind: .insertion, oldValue: nil, newValue: [element], indexes: IndexSet(integer: index))
-        }
+        insert(contentsOf: CollectionOfOne(element), at: index)
     }
 
     /// Inserts `elements` at `index`: one `.insertion` of `index..<index + count` (nothing if empty).

@@ -116,29 +116,6 @@ extension ObservedChange {
         )
     }
 
-    /// Calls `body` with `filtered(by: options)`.
-    ///
-    /// Same result, cheaper for a `.setting` change: built in its own branch with a literal `nil` for
-    /// the indexes, the filtered copy is known to hold no index box, so the compiler destroys it
-    /// field by field (nothing to do for a trivial `Value`). Through `filtered(by:)` alone, the copy's
-    /// box is unknown and the copy is destroyed through the generic value witness (about 100
-    /// instructions per handler call for an `Int` property).
-    @inlinable
-    @inline(__always)
-    func withFiltered(by options: ObservationOptions, _ body: (ObservedChange) -> Void) {
-        if indexBox == nil {
-            body(
-                ObservedChange(
-                    kind: kind,
-                    oldValue: options.contains(.old) ? oldValue : nil,
-                    newValue: options.contains(.new) && !isPrior ? newValue : nil,
-                    indexBox: nil,
-                    isPrior: isPrior))
-        } else {
-            body(filtered(by: options))
-        }
-    }
-
     /// The prior notification that announces this change.
     @usableFromInline
     var prior: ObservedChange {
