@@ -30,6 +30,69 @@ private final class SharedTake: KeyValueObservable, Sendable {
     }
 }
 
+/// A model whose getters count their calls: `named` names its storage, `plain` does not, `misnamed` names another
+/// property's storage.
+private final class CountingTake: KeyValueObservable, Sendable {
+    let getterCalls = CallCounter()
+    private let _named = Observed(wrappedValue: 0)
+    private let _plain = Observed(wrappedValue: 0)
+    private let _misnamed = Observed(wrappedValue: 0)
+    private let _other = Observed(wrappedValue: 0)
+
+    var named: Int {
+        get {
+            getterCalls.increment()
+            return _named[self, \.named, storage: \._named]
+        }
+        set { _named[self, \.named] = newValue }
+    }
+
+    var plain: Int {
+        get {
+            getterCalls.increment()
+            return _plain[self, \.plain]
+        }
+        set { _plain[self, \.plain] = newValue }
+    }
+
+    var misnamed: Int {
+        get {
+            getterCalls.increment()
+            return _misnamed[self, \.misnamed, storage: \._other]
+        }
+        set { _misnamed[self, \.misnamed] = newValue }
+    }
+
+    var other: Int {
+        get { _other[self, \.other] }
+        set { _other[self, \.other] = newValue }
+    }
+}
+
+/// Observes `keyPath` (one key path object for all calls, as a cell binding again passes) of each of `takes` through
+/// one observer, writes 1 then 2 to `write` of each, and returns the getter calls the observing made per take and the
+/// values delivered.
+private func observeEach(
+    _ takes: [CountingTake], _ keyPath: ReferenceWritableKeyPath<CountingTake, Int>,
+    writing write: ReferenceWritableKeyPath<CountingTake, Int>
+) -> (getterCalls: [Int], delivered: [String]) {
+    let observer = KeyValueObserver()
+    let delivered = Recorder<String>()
+    for (index, take) in takes.enumerated() {
+        observer.observe(take, keyPath, options: [.new]) { _, change in
+            delivered.append("\(index): \(change.newValue!)")
+        }
+    }
+    // Counted before the writes: a write through a key path to a computed property calls its getter too.
+    let getterCalls = takes.map(\.getterCalls.count)
+    for take in takes {
+        take[keyPath: write] = 1
+        take[keyPath: write] = 2
+    }
+    observer.unobserveAll()
+    return (getterCalls, delivered.values)
+}
+
 @Suite("Observed kept in a let: a Sendable model")
 struct LetStorageTests {
     @Test("writes notify with old and new values, equal writes do not, and diagnostics name the property")
@@ -90,6 +153,26 @@ struct LetStorageTests {
         }
         take.title = "new"
         #expect(fired.count == 1)
+    }
+
+    @Test("naming the storage spares a later observation a call of the getter, and observes the right object")
+    func namedStorageFoundWithoutTheGetter() {
+        let named = observeEach([CountingTake(), CountingTake(), CountingTake()], \.named, writing: \.named)
+        #expect(named.getterCalls == [1, 0, 0])
+        #expect(named.delivered == ["0: 1", "0: 2", "1: 1", "1: 2", "2: 1", "2: 2"])
+        let plain = observeEach([CountingTake(), CountingTake()], \.plain, writing: \.plain)
+        #expect(plain.getterCalls == [1, 1])
+        #expect(plain.delivered == ["0: 1", "0: 2", "1: 1", "1: 2"])
+    }
+
+    @Test("a storage key path that leads to another property's storage is ignored")
+    func misnamedStorageIsIgnored() {
+        let takes = [CountingTake(), CountingTake()]
+        let misnamed = observeEach(takes, \.misnamed, writing: \.misnamed)
+        #expect(misnamed.getterCalls == [1, 1])
+        #expect(misnamed.delivered == ["0: 1", "0: 2", "1: 1", "1: 2"])
+        // Writes to the storage it named are not the property's.
+        #expect(observeEach(takes, \.misnamed, writing: \.other).delivered.isEmpty)
     }
 
     @Test("the model crosses threads as it is, and a write from another thread is delivered")

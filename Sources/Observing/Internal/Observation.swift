@@ -249,8 +249,17 @@ final class StorageLocator {
     @usableFromInline let storage: (AnyObject) -> AnyObject?
 
     @inlinable
-    init<Instance: AnyObject, Wrapper: StorageHolding>(_ keyPath: ReferenceWritableKeyPath<Instance, Wrapper>) {
+    init<Instance: AnyObject, Wrapper: StorageHolding>(_ keyPath: KeyPath<Instance, Wrapper>) {
         storage = { object in (object as? Instance)?[keyPath: keyPath].storageObject }
+    }
+
+    /// A locator through `keyPath`, a key path the caller named: nil unless it leads to `storage` in `instance`.
+    @inlinable
+    convenience init?<Instance: AnyObject, Wrapper: StorageHolding>(
+        _ keyPath: KeyPath<Instance, Wrapper>, of instance: Instance, _ storage: AnyObject
+    ) {
+        guard instance[keyPath: keyPath].storageObject === storage else { return nil }
+        self.init(keyPath)
     }
 }
 

@@ -14,7 +14,7 @@
 ///     private let _takes = ObservedArray<String>(wrappedValue: [])
 ///
 ///     var isSelected: Bool {
-///         get { _isSelected[self, \.isSelected] }
+///         get { _isSelected[self, \.isSelected, storage: \._isSelected] }
 ///         set { _isSelected[self, \.isSelected] = newValue }
 ///     }
 ///
@@ -34,23 +34,30 @@
 ///
 /// The storage must be stored in the object it is read through, once per property, and the key path must name the
 /// property that forwards to it (as the wrapper does for you): a key path to another property would file its
-/// notifications under the wrong name.
+/// notifications under the wrong name. Naming the storage in the getter (`storage: \._isSelected`) is optional: it
+/// spares a later observation of the property (a cell binding again) a call of the getter.
 extension Observed {
-    /// The value, read or written as the property `keyPath` of `instance` (what `@Observed`'s accessors do).
+    /// The value, read or written as the property `keyPath` of `instance` (what `@Observed`'s accessors do). `storage`
+    /// (`\._isSelected`) spares a later observation a getter call, as the wrapper does; ignored if it leads elsewhere.
     @inlinable
-    public subscript<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, Value>) -> Value {
-        get { storage.read(instance, keyPath) }
+    public subscript<Instance: KeyValueObservable>(
+        _ instance: Instance, _ keyPath: KeyPath<Instance, Value>,
+        storage storageKeyPath: KeyPath<Instance, Self>? = nil
+    ) -> Value {
+        get { storage.read(instance, keyPath, storageKeyPath.flatMap { StorageLocator($0, of: instance, storage) }) }
         nonmutating set { storage.set(newValue, of: instance, keyPath) }
     }
 }
 
 extension ObservedArray {
-    /// The array, read or assigned as the property `keyPath` of `instance` (what `@ObservedArray`'s accessors do).
+    /// The array, read or assigned as the property `keyPath` of `instance` (what `@ObservedArray`'s accessors do);
+    /// `storage` as for `Observed`.
     @inlinable
-    public subscript<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, [Element]>)
-        -> [Element]
-    {
-        get { storage.read(instance, keyPath) }
+    public subscript<Instance: KeyValueObservable>(
+        _ instance: Instance, _ keyPath: KeyPath<Instance, [Element]>,
+        storage storageKeyPath: KeyPath<Instance, Self>? = nil
+    ) -> [Element] {
+        get { storage.read(instance, keyPath, storageKeyPath.flatMap { StorageLocator($0, of: instance, storage) }) }
         nonmutating set { storage.set(newValue, of: instance, keyPath) }
     }
 
