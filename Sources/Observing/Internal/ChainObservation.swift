@@ -148,10 +148,10 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     }
 
     @usableFromInline
-    func end() {
+    func end(filed: Bool) {
         guard gate.end() else { return }
         removeLinks()
-        Registry.remove(self)
+        if filed { Registry.remove(self) }
     }
 
     @usableFromInline

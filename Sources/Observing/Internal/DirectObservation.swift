@@ -52,7 +52,7 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
         guard let storage else { return false }
         let (turn, initial) = storage.addDirect(self, of: root, initial: info.options.contains(.initial))
         guard file() else {
-            end()
+            end(filed: false)
             return false
         }
         gate.start(at: turn)
@@ -90,16 +90,16 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
     }
 
     @usableFromInline
-    func end() {
-        ender(self)
+    func end(filed: Bool) {
+        ender(self, filed)
     }
 
     /// Ends the observation (see `CallGate.end`) and unsubscribes it.
     @inlinable
-    func finishEnd() {
+    func finishEnd(filed: Bool) {
         guard gate.end() else { return }
         storage?.removeDirect(self)
-        unfile(self)
+        if filed { unfile(self) }
     }
 
     @usableFromInline

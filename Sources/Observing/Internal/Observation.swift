@@ -14,10 +14,12 @@ protocol AnyObservation: AnyObject, Sendable {
     /// key of a `KeyValueObserver`).
     var propertyKeyPath: SharedKeyPath? { get }
     /// Ends it: after this returns no handler call starts, and a call running on another thread has returned (O7).
-    func end()
+    /// `filed`: it may still be listed in the registry (false when the caller took it off already).
+    func end(filed: Bool)
 }
 
 extension AnyObservation {
+    func end() { end(filed: true) }
     var id: ObjectIdentifier { ObjectIdentifier(self) }
 
     /// Its diagnostics record, when active (O10); `observer` is the `KeyValueObserver` that filed it, if any.
@@ -122,7 +124,7 @@ struct Caller<Root: AnyObject, Value>: Sendable {
     @usableFromInline typealias Dispatch = @Sendable (Root, ObservedChange<Value>, Gate) -> Bool
     @usableFromInline let handler: @Sendable (Root, ObservedChange<Value>) -> Void
     @usableFromInline let dispatch: Dispatch?
-    @usableFromInline typealias End = @Sendable (DirectObservation<Root, Value>) -> Void
+    @usableFromInline typealias End = @Sendable (DirectObservation<Root, Value>, Bool) -> Void
     @usableFromInline let receive: Receive
     @usableFromInline let end: End
 
@@ -132,7 +134,7 @@ struct Caller<Root: AnyObject, Value>: Sendable {
         self.handler = handler
         dispatch = nil
         receive = { $0.deliver($1, from: $2, $3, skip: $4) }
-        end = { $0.finishEnd() }
+        end = { $0.finishEnd(filed: $1) }
     }
 }
 
@@ -144,7 +146,7 @@ extension Caller where Root: Sendable, Value: Sendable {
         self.handler = handler
         dispatch = Self.dispatch(delivery)
         receive = { $0.deliver($1, from: $2, $3, skip: $4) }
-        end = { $0.finishEnd() }
+        end = { $0.finishEnd(filed: $1) }
     }
 
     /// How `delivery` hands a call to another thread; nil for the mutating thread. The dispatched calls take the

@@ -3,7 +3,8 @@ extension KeyValueObservable {
     /// a key path that is one property of this object becomes a `DirectObservation`, any other a
     /// `ChainObservation`. `file` lists it (in the registry) before the `.initial` call, and may refuse it: then it
     /// ends and nil is returned. Notifications of writes made meanwhile on this thread (by a deinit the evaluation
-    /// ran, or by the initial handler) are delivered after the initial call.
+    /// ran, or by the initial handler) are delivered after the initial call. `mayEvaluate` is asked before the key
+    /// path is evaluated (not when its storage is found without): false refuses the observation there.
     @inlinable
     func register<Value>(
         _ keyPath: KeyPath<Self, Value>,
@@ -12,6 +13,7 @@ extension KeyValueObservable {
         caller: Caller<Self, Value>,
         owner: OwnerDescription? = nil,
         onGone: (@Sendable () -> Void)? = nil,
+        mayEvaluate: () -> Bool = { true },
         file: (any AnyObservation) -> Bool = fileUnpaired
     ) -> (any AnyObservation)? {
         let context = ThreadContext.current
@@ -23,6 +25,7 @@ extension KeyValueObservable {
                 let info = ObservationInfo(self, keyPath, options, delivery, owner)
                 return registerDirect(info, keyPath, caller, storage, onGone, file, context)
             }
+            guard mayEvaluate() else { return nil }
             return register(keyPath, options, delivery, caller, owner, onGone, file, context)
         }
     }

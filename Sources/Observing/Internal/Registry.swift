@@ -9,6 +9,16 @@ enum Registry {
         let observer: ObjectIdentifier
         let object: ObjectIdentifier
         let keyPath: SharedKeyPath
+
+        /// The three identities mixed into one word, hashed once (a pair is hashed on every observe and unobserve;
+        /// a collision costs a comparison, never a wrong answer). The key path by its type, as `SharedKeyPath`.
+        func hash(into hasher: inout Hasher) {
+            let type = ObjectIdentifier(Swift.type(of: keyPath.keyPath))
+            hasher.combine(
+                UInt(bitPattern: observer) &* UInt(truncatingIfNeeded: 0x9E37_79B9_7F4A_7C15 as UInt64)
+                    ^ UInt(bitPattern: object) &* UInt(truncatingIfNeeded: 0xC2B2_AE3D_27D4_EB4F as UInt64)
+                    ^ UInt(bitPattern: type))
+        }
     }
 
     private struct Entry {
@@ -70,7 +80,7 @@ enum Registry {
                 return (true, replaced)
             }
             guard let outcome else { continue }
-            outcome.replaced?.end()
+            outcome.replaced?.end(filed: false)
             return outcome.inserted
         }
     }

@@ -73,10 +73,13 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
     ) -> Bool {
-        let link = owner?.link
+        // With no owner, the handler itself: no wrapper to make and call.
+        guard let link = owner?.link else {
+            return start(object, keyPath, options: options, delivery: .mutatingThread) { Caller(handler) }
+        }
         return start(object, keyPath, options: options, delivery: .mutatingThread) {
             Caller { object, change in
-                if link == nil || link?.object != nil { handler(object, change) }
+                if link.object != nil { handler(object, change) }
             }
         }
     }
@@ -162,15 +165,16 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             unobserveAll()
             return false
         }
-        if hasActiveObservation(ObjectIdentifier(object), keyPath) { return false }
+        // A pair already observed is refused before its key path is evaluated (which runs getters). A storage found
+        // without evaluating is observed and then refused by the filing, which costs less than asking first.
         let registered = object.register(
             keyPath, options: options, delivery: delivery, caller: caller(), owner: owner,
+            mayEvaluate: { !hasActiveObservation(ObjectIdentifier(object), keyPath) },
             file: { file($0, of: ObjectIdentifier(object), keyPath) })
         return registered != nil
     }
 
-    /// Whether the pair of `keyPath` of `object` has an active observation (asked first: a pair already observed costs
-    /// one look-up, no key path evaluated).
+    /// Whether the pair of `keyPath` of `object` has an active observation.
     @usableFromInline
     func hasActiveObservation(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool {
         Registry.observation(for: pair(object, keyPath))?.isActive == true
@@ -212,21 +216,21 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         }
         guard let observation else { return false }
         let wasActive = observation.isActive
-        observation.end()
+        observation.end(filed: false)
         return wasActive
     }
 
     /// Ends every observation of `object`; does nothing if there is none.
     public func unobserve(_ object: AnyObject) {
         for observation in Registry.removeObservations(of: ObjectIdentifier(self), object: ObjectIdentifier(object)) {
-            observation.end()
+            observation.end(filed: false)
         }
     }
 
     /// Ends every observation; idempotent.
     public func unobserveAll() {
         for observation in Registry.removeObservations(of: ObjectIdentifier(self)) {
-            observation.end()
+            observation.end(filed: false)
         }
     }
 
