@@ -39,14 +39,6 @@ final class CallGate<Handler: Sendable>: Sendable {
         ended.load(ordering: .acquiring)
     }
 
-    /// Sets the first turn (registration, under the storage's lock, knows it only then), and wakes a delivery that
-    /// already waits for it: a write made between the registration and this call found the observation and may have
-    /// come to wait before the turn was set.
-    @inlinable
-    func start(at turn: UInt64) {
-        advance(to: turn)
-    }
-
     // MARK: Turns
 
     /// Waits until `turn` is this observation's next one; false when the observation ended (then nothing is
@@ -64,7 +56,7 @@ final class CallGate<Handler: Sendable>: Sendable {
                 return nil
             }
             if let answer { return answer }
-            // Woken by `finishTurn` or `start` when `turn` is next, or by `end`.
+            // Woken by `finishTurn` or `advance` (the first turn) when `turn` is next, or by `end`.
             context.wakeUp.wait()
         }
     }

@@ -55,7 +55,8 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
             end(filed: false)
             return false
         }
-        gate.start(at: turn)
+        // The first turn, known only now; wakes a write made meanwhile that already waits for it.
+        gate.advance(to: turn)
         if let initial, gate.waitForTurn(turn, context) {
             let change = ObservedChange(kind: .setting, oldValue: nil, newValue: initial).filtered(by: info.options)
             call(root, change, context)
@@ -65,17 +66,17 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
     }
 
     @usableFromInline
-    func receive(_ notification: Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool) {
-        receiver(self, notification, object, context, skip)
+    func receive(_ note: borrowing Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool) {
+        receiver(self, note, object, context, skip)
     }
 
-    /// Calls the handler with the changes of `notification` in its turn (none when `skip`).
+    /// Calls the handler with the changes of `note` in its turn (none when `skip`).
     @inlinable
-    func deliver(_ notification: Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool) {
-        guard gate.waitForTurn(notification.version, context) else { return }
-        defer { gate.finishTurn(notification.version) }
+    func deliver(_ note: borrowing Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool) {
+        guard gate.waitForTurn(note.version, context) else { return }
+        defer { gate.finishTurn(note.version) }
         guard !skip, let root = object as? Root else { return }
-        notification.each { change in
+        note.each { change in
             if !change.isPrior || wantsPrior {
                 call(root, change.filtered(by: info.options), context)
             }

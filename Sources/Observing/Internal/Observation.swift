@@ -119,7 +119,7 @@ struct Caller<Root: AnyObject, Value>: Sendable {
     @usableFromInline
     typealias Receive =
         @Sendable (
-            DirectObservation<Root, Value>, Notification<Value>, AnyObject, ThreadContext, Bool
+            DirectObservation<Root, Value>, borrowing Notification<Value>, AnyObject, ThreadContext, Bool
         ) -> Void
     @usableFromInline typealias Dispatch = @Sendable (Root, ObservedChange<Value>, Gate) -> Bool
     @usableFromInline let handler: @Sendable (Root, ObservedChange<Value>) -> Void

@@ -2,9 +2,10 @@ import Locking
 import Observation
 import Synchronization
 
-/// The changes one write made: usually one, several for a diffed array assignment.
+/// The changes one write made: usually one, several for a diffed array assignment. Never copied (nor its
+/// notification): specialized generic code would copy them through their type's metadata.
 @usableFromInline
-enum Changes<Value> {
+enum Changes<Value>: ~Copyable {
     case none
     case one(ObservedChange<Value>)
     case many([ObservedChange<Value>])
@@ -18,10 +19,14 @@ enum Changes<Value> {
         }
     }
 
+    /// The change when there is exactly one, and whether there is none.
     @inlinable
-    var isEmpty: Bool {
-        if case .none = self { return true }
-        return false
+    var single: (change: ObservedChange<Value>?, isEmpty: Bool) {
+        switch self {
+        case .none: (nil, true)
+        case .one(let change): (change, false)
+        case .many: (nil, false)
+        }
     }
 
     @inlinable
@@ -37,7 +42,7 @@ enum Changes<Value> {
 /// What one write notifies its direct observers of, in one turn (`version`): its changes, each preceded by its prior
 /// notification when `priors` says so, or the prior notifications alone (sent before the store).
 @usableFromInline
-struct Notification<Value> {
+struct Notification<Value>: ~Copyable {
     @usableFromInline
     enum Priors { case none, interleaved, only }
 
@@ -46,7 +51,7 @@ struct Notification<Value> {
     @usableFromInline let priors: Priors
 
     @inlinable
-    init(version: UInt64, changes: Changes<Value>, priors: Priors) {
+    init(version: UInt64, changes: consuming Changes<Value>, priors: Priors) {
         self.version = version
         self.changes = changes
         self.priors = priors
@@ -66,7 +71,7 @@ struct Notification<Value> {
 protocol DirectSubscriber<Value>: AnyObject, Sendable {
     associatedtype Value
     var wantsPrior: Bool { get }
-    func receive(_ notification: Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool)
+    func receive(_ note: borrowing Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool)
     /// The storage (and so its object) went away.
     func storageWentAway()
 }
@@ -105,8 +110,8 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
 
         /// The changes a whole assignment (`raw`, one `.setting`) really makes.
         @inlinable
-        func refine(_ raw: Changes<Value>) -> Changes<Value> {
-            guard case .one(let change) = raw, let old = change.oldValue, let new = change.newValue else { return raw }
+        func refine(_ raw: consuming Changes<Value>) -> Changes<Value> {
+            guard let change = raw.single.change, let old = change.oldValue, let new = change.newValue else { return raw }
             if let diff { return Changes(diff(old, new)) }
             if let isEqual, isEqual(old, new) { return .none }
             return raw
@@ -232,8 +237,10 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
         let context = ThreadContext.existing
         let reentrant = (context?.depth ?? 0) > 0
         if !reentrant { sendPriors(instance, keyPath, whole: whole, body, context) }
-        let (raw, audience) = state.withLockUnchecked { state in
-            (body(&state.value), Self.take(&state, priors: reentrant && state.priorObservers > 0))
+        var raw = Changes<Value>.none
+        let audience = state.withLockUnchecked { state in
+            raw = body(&state.value)
+            return Self.take(&state, priors: reentrant && state.priorObservers > 0)
         }
         if let audience { finish(raw, audience, instance, keyPath, whole: whole, context) }
     }
@@ -259,16 +266,16 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
     /// Refines the changes of a write and tells its audience, after the lock.
     @inlinable
     func finish(
-        _ raw: Changes<Value>, _ audience: Audience, _ instance: AnyObject, _ keyPath: AnyKeyPath, whole: Bool,
+        _ raw: consuming Changes<Value>, _ audience: Audience, _ instance: AnyObject, _ keyPath: AnyKeyPath, whole: Bool,
         _ context: ThreadContext?
     ) {
-        let changes = whole ? audience.rules.refine(raw) : raw
+        let notification = Notification(
+            version: audience.version, changes: whole ? audience.rules.refine(raw) : raw,
+            priors: audience.priors ? .interleaved : .none)
         if !audience.directs.isEmpty || !audience.links.isEmpty {
-            let notification = Notification(
-                version: audience.version, changes: changes, priors: audience.priors ? .interleaved : .none)
             deliver(notification, audience.directs, audience.links, instance, keyPath, context)
         }
-        if !changes.isEmpty { audience.notify?(registrar, instance) }
+        if !notification.changes.single.isEmpty { audience.notify?(registrar, instance) }
     }
 
     /// Sends the prior notifications of a write about to be made, when some observer wants them: computes the
@@ -288,21 +295,25 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
         else { return }
         var value = copy
         let raw = body(&value)
-        let changes = whole ? rules.refine(raw) : raw
-        deliver(
-            Notification(version: version, changes: changes, priors: .only), directs, [], instance, keyPath, context)
+        let notification = Notification(version: version, changes: whole ? rules.refine(raw) : raw, priors: .only)
+        deliver(notification, directs, [], instance, keyPath, context)
     }
 
     /// Delivers `notification` to `directs` (each in its turn) and tells the chains following this storage: at once,
     /// or after the running handler when called inside one (O8).
     @inlinable
     func deliver(
-        _ notification: Notification<Value>, _ directs: [any DirectSubscriber<Value>], _ links: [any ChainTarget],
-        _ instance: AnyObject, _ keyPath: AnyKeyPath, _ context: ThreadContext?
+        _ notification: borrowing Notification<Value>, _ directs: [any DirectSubscriber<Value>],
+        _ links: [any ChainTarget], _ instance: AnyObject, _ keyPath: AnyKeyPath, _ context: ThreadContext?
     ) {
         let context = context ?? ThreadContext.current
         if context.depth > 0 {
+            // Queued for later, so taken out of the notification (which is never copied) as an array.
+            var changes: [ObservedChange<Value>] = []
+            notification.changes.each { changes.append($0) }
+            let (version, priors) = (notification.version, notification.priors)
             context.enqueue(object: instance, storage: self) { skip in
+                let notification = Notification(version: version, changes: Changes(changes), priors: priors)
                 Self.deliver(notification, directs, links, instance, context, skip: skip)
             }
             return
@@ -312,8 +323,8 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
 
     @inlinable
     static func deliver(
-        _ notification: Notification<Value>, _ directs: [any DirectSubscriber<Value>], _ links: [any ChainTarget],
-        _ object: AnyObject, _ context: ThreadContext, skip: Bool
+        _ notification: borrowing Notification<Value>, _ directs: [any DirectSubscriber<Value>],
+        _ links: [any ChainTarget], _ object: AnyObject, _ context: ThreadContext, skip: Bool
     ) {
         for direct in directs {
             direct.receive(notification, from: object, context, skip: skip)
