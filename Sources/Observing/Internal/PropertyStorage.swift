@@ -111,7 +111,8 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
         /// The changes a whole assignment (`raw`, one `.setting`) really makes.
         @inlinable
         func refine(_ raw: consuming Changes<Value>) -> Changes<Value> {
-            guard let change = raw.single.change, let old = change.oldValue, let new = change.newValue else { return raw }
+            guard let change = raw.single.change, let old = change.oldValue, let new = change.newValue
+            else { return raw }
             if let diff { return Changes(diff(old, new)) }
             if let isEqual, isEqual(old, new) { return .none }
             return raw
@@ -266,8 +267,8 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
     /// Refines the changes of a write and tells its audience, after the lock.
     @inlinable
     func finish(
-        _ raw: consuming Changes<Value>, _ audience: Audience, _ instance: AnyObject, _ keyPath: AnyKeyPath, whole: Bool,
-        _ context: ThreadContext?
+        _ raw: consuming Changes<Value>, _ audience: Audience, _ instance: AnyObject, _ keyPath: AnyKeyPath,
+        whole: Bool, _ context: ThreadContext?
     ) {
         let notification = Notification(
             version: audience.version, changes: whole ? audience.rules.refine(raw) : raw,
