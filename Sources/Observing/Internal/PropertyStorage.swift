@@ -8,24 +8,16 @@ import Synchronization
 enum Changes<Value>: ~Copyable {
     case none
     case one(ObservedChange<Value>)
+    /// Any number of changes (a diff's).
     case many([ObservedChange<Value>])
 
-    @inlinable
-    init(_ changes: [ObservedChange<Value>]) {
-        switch changes.count {
-        case 0: self = .none
-        case 1: self = .one(changes[0])
-        default: self = .many(changes)
-        }
-    }
-
-    /// The change when there is exactly one, and whether there is none.
+    /// The change of `.one` (nil otherwise), and whether there is none.
     @inlinable
     var single: (change: ObservedChange<Value>?, isEmpty: Bool) {
         switch self {
         case .none: (nil, true)
         case .one(let change): (change, false)
-        case .many: (nil, false)
+        case .many(let changes): (nil, changes.isEmpty)
         }
     }
 
@@ -100,20 +92,25 @@ protocol LinkableStorage: AnyObject, Sendable {
 /// getter (no tracking can hold a property never read, so those writes skip it).
 @usableFromInline
 final class PropertyStorage<Value>: LinkableStorage, Sendable {
-    /// How a write of a whole value becomes changes.
+    /// How a write of a whole value becomes changes (a class: a write takes it out of the lock as one reference).
     @usableFromInline
-    struct Rules {
+    final class Rules {
         /// `==` when `Value` is `Equatable`: an equal write then does not notify.
         @usableFromInline let isEqual: ((Value, Value) -> Bool)?
         /// How a whole assignment is diffed into collection changes (`@ObservedArray` of `Identifiable` elements).
         @usableFromInline let diff: ((Value, Value) -> [ObservedChange<Value>])?
+
+        @usableFromInline
+        init(isEqual: ((Value, Value) -> Bool)?, diff: ((Value, Value) -> [ObservedChange<Value>])?) {
+            (self.isEqual, self.diff) = (isEqual, diff)
+        }
 
         /// The changes a whole assignment (`raw`, one `.setting`) really makes.
         @inlinable
         func refine(_ raw: consuming Changes<Value>) -> Changes<Value> {
             guard let change = raw.single.change, let old = change.oldValue, let new = change.newValue
             else { return raw }
-            if let diff { return Changes(diff(old, new)) }
+            if let diff { return .many(diff(old, new)) }
             if let isEqual, isEqual(old, new) { return .none }
             return raw
         }
@@ -314,7 +311,7 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
             notification.changes.each { changes.append($0) }
             let (version, priors) = (notification.version, notification.priors)
             context.enqueue(object: instance, storage: self) { skip in
-                let notification = Notification(version: version, changes: Changes(changes), priors: priors)
+                let notification = Notification(version: version, changes: .many(changes), priors: priors)
                 Self.deliver(notification, directs, links, instance, context, skip: skip)
             }
             return
