@@ -244,8 +244,8 @@ protocol StorageHolding {
 }
 
 /// Finds a property's storage in an object of the class it was made for, without calling the property's getter: the
-/// wrapper's accessor makes it (only while a registration records the read) from the wrapper's own key path, a stored
-/// property of the class, so that the code that evaluates it is specialized for that class.
+/// accessor makes it (only while a registration records the read) from the wrapper's key path, a stored property of
+/// the class (a wrapper's own, or a `let` its getter names), so that the code that evaluates it is specialized.
 @usableFromInline
 final class StorageLocator {
     @usableFromInline let storage: (AnyObject) -> AnyObject?

@@ -175,8 +175,8 @@ final class ThreadContext {
     /// Remembers how to find the storage of the property `keyPath` names, a key path found to be exactly one
     /// `@Observed` property of its own root class: a later registration of it on this thread, on an object of that
     /// very class (not a subclass, which may override the property), finds the storage without evaluating the key
-    /// path through the getter (the wrapper's, which reads that storage only). Per thread (no lock), the last 16; an
-    /// entry holds its key path, so that identity is not reused meanwhile.
+    /// path through the getter (a wrapper's reads that storage only; a `let` getter naming its storage is skipped
+    /// too). Per thread (no lock), the last 16; an entry holds its key path, so that identity is not reused meanwhile.
     @usableFromInline
     func remember(_ locator: StorageLocator, for keyPath: AnyKeyPath) {
         // A key path made anew at each call (in generic code) replaces its equal instead of pushing others out.
