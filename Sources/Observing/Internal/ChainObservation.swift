@@ -33,6 +33,13 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     private let state = LockedValue<State>(unchecked: State())
     private let rootGone = Atomic<Bool>(false)
     private let onGone: (@Sendable () -> Void)?
+    /// See `AnyObservation.registryIndex`; an atomic only so that the class stays `Sendable` (the registry's lock
+    /// orders its uses).
+    let registrySlot = Atomic<Int>(-1)
+    @usableFromInline var registryIndex: Int {
+        get { registrySlot.load(ordering: .relaxed) }
+        set { registrySlot.store(newValue, ordering: .relaxed) }
+    }
 
     init(info: ObservationInfo, caller: Caller<Root, Value>, root: Root, onGone: (@Sendable () -> Void)?) {
         self.info = info

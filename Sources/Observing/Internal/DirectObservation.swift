@@ -15,6 +15,13 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
     @usableFromInline weak let storage: PropertyStorage<Value>?
     @usableFromInline let storageGone = Atomic<Bool>(false)
     @usableFromInline let onGone: (@Sendable () -> Void)?
+    /// See `AnyObservation.registryIndex`; an atomic only so that the class stays `Sendable` (the registry's lock
+    /// orders its uses).
+    let registrySlot = Atomic<Int>(-1)
+    @usableFromInline var registryIndex: Int {
+        get { registrySlot.load(ordering: .relaxed) }
+        set { registrySlot.store(newValue, ordering: .relaxed) }
+    }
 
     @inlinable
     init(
@@ -23,10 +30,10 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
     ) {
         self.info = info
         propertyKeyPath = property
-        gate = CallGate(caller)
         dispatch = caller.dispatch
         receiver = caller.receive
         ender = caller.end
+        gate = CallGate(caller)
         self.storage = storage
         self.onGone = onGone
     }

@@ -16,6 +16,8 @@ protocol AnyObservation: AnyObject, Sendable {
     /// Ends it: after this returns no handler call starts, and a call running on another thread has returned (O7).
     /// `filed`: it may still be listed in the registry (false when the caller took it off already).
     func end(filed: Bool)
+    /// Its place in the registry's list, -1 when not listed: read and written only by the registry, under its lock.
+    var registryIndex: Int { get set }
 }
 
 extension AnyObservation {

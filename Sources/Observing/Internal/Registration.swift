@@ -33,7 +33,7 @@ extension KeyValueObservable {
     /// Registers and starts a `DirectObservation` of `property`, whose storage is `storage` (see `register`).
     @inlinable
     func registerDirect<Value>(
-        _ info: ObservationInfo, _ property: AnyKeyPath, _ caller: Caller<Self, Value>,
+        _ info: consuming ObservationInfo, _ property: AnyKeyPath, _ caller: consuming Caller<Self, Value>,
         _ storage: PropertyStorage<Value>, _ onGone: (@Sendable () -> Void)?, _ file: (any AnyObservation) -> Bool,
         _ context: ThreadContext
     ) -> (any AnyObservation)? {

@@ -27,25 +27,42 @@ enum Registry {
     }
 
     private struct State {
-        var entries: [ObjectIdentifier: Entry] = [:]
-        var pairs: [Pair: ObjectIdentifier] = [:]
-        /// The observations of each observer, by pair.
-        var byObserver: [ObjectIdentifier: Set<ObjectIdentifier>] = [:]
+        /// The listed observations, in no order. Each knows its place (`AnyObservation.registryIndex`, written only
+        /// here, under the lock), so listing and unlisting one hashes nothing: an observation is filed and taken off
+        /// on every observe and invalidate.
+        var entries: [Entry] = []
+        var pairs: [Pair: any AnyObservation] = [:]
+        /// The observations of each observer, by identity.
+        var byObserver: [ObjectIdentifier: [ObjectIdentifier: any AnyObservation]] = [:]
 
         mutating func add(_ observation: any AnyObservation, pair: Pair?, pairFiled: Bool = false) {
-            entries[observation.id] = Entry(observation: observation, pair: pair)
+            observation.registryIndex = entries.count
+            entries.append(Entry(observation: observation, pair: pair))
             if let pair {
-                if !pairFiled { pairs[pair] = observation.id }
-                byObserver[pair.observer, default: []].insert(observation.id)
+                if !pairFiled { pairs[pair] = observation }
+                byObserver[pair.observer, default: [:]][observation.id] = observation
             }
         }
 
-        mutating func remove(_ id: ObjectIdentifier, pairRemoved: Bool = false) -> (any AnyObservation)? {
-            guard let entry = entries.removeValue(forKey: id) else { return nil }
+        /// The entry of `observation`, if listed.
+        func entry(of observation: any AnyObservation) -> Entry? {
+            let index = observation.registryIndex
+            guard entries.indices.contains(index), entries[index].observation === observation else { return nil }
+            return entries[index]
+        }
+
+        mutating func remove(_ observation: any AnyObservation, pairRemoved: Bool = false) -> (any AnyObservation)? {
+            let index = observation.registryIndex
+            guard entries.indices.contains(index), entries[index].observation === observation else { return nil }
+            observation.registryIndex = -1
+            // The last entry takes the removed one's place.
+            entries.swapAt(index, entries.count - 1)
+            let entry = entries.removeLast()
+            if index < entries.count { entries[index].observation.registryIndex = index }
             if let pair = entry.pair {
                 if !pairRemoved { pairs[pair] = nil }
-                // Kept when empty (a cell rebinding would make a new set each time): `removeObservations` drops it.
-                byObserver[pair.observer]?.remove(id)
+                // Kept when empty (a cell rebinding would make a new one each time): `removeObservations` drops it.
+                byObserver[pair.observer]?[observation.id] = nil
             }
             return entry.observation
         }
@@ -59,11 +76,16 @@ enum Registry {
         while true {
             // One section when the pair has no observation (the usual case): listed at once.
             let existing = state.withLock { state -> (any AnyObservation)? in
-                let id = observation.id
                 // The pair looked up and, when free, taken in one hashing.
-                let current = pair.flatMap { pair in { $0 == id ? nil : $0 }(&state.pairs[pair, default: id]) }
-                if let current, let entry = state.entries[current] { return entry.observation }
-                state.add(observation, pair: pair, pairFiled: current == nil)
+                let current = pair.flatMap { pair in
+                    { (slot: inout (any AnyObservation)?) in
+                        if let slot { return slot }
+                        slot = observation
+                        return nil
+                    }(&state.pairs[pair])
+                }
+                if let current { return current }
+                state.add(observation, pair: pair, pairFiled: pair != nil)
                 return nil
             }
             guard let existing, let pair else { return true }
@@ -73,7 +95,7 @@ enum Registry {
             let existingIsActive = existing.isActive
             let outcome = state.withLock { state -> (inserted: Bool, replaced: (any AnyObservation)?)? in
                 // The pair changed since it was asked about: ask again.
-                guard let current = state.pairs[pair], current == existing.id else { return nil }
+                guard let current = state.pairs[pair], current === existing else { return nil }
                 if existingIsActive { return (false, nil) }
                 let replaced = state.remove(current)
                 state.add(observation, pair: pair)
@@ -86,20 +108,20 @@ enum Registry {
     }
 
     static func remove(_ observation: any AnyObservation) {
-        let removed = state.withLock { $0.remove(observation.id) }
+        let removed = state.withLock { $0.remove(observation) }
         withExtendedLifetime(removed) {}
     }
 
     /// Every listed observation (active or not).
     static var all: [any AnyObservation] {
-        state.withLock { state in state.entries.values.map(\.observation) }
+        state.withLock { state in state.entries.map(\.observation) }
     }
 
     /// The records of the active observations that `include` accepts (it runs under the registry's lock: keep it a
     /// comparison), each naming the `KeyValueObserver` that filed it.
     static func records(where include: (any AnyObservation) -> Bool = { _ in true }) -> [ObservationRecord] {
         let listed = state.withLock { state in
-            state.entries.values.filter { include($0.observation) }.map { ($0.observation, $0.pair?.observer) }
+            state.entries.filter { include($0.observation) }.map { ($0.observation, $0.pair?.observer) }
         }
         return listed.compactMap { observation, observer in observation.record(observer: observer) }
     }
@@ -111,7 +133,7 @@ enum Registry {
 
     /// The observation of `pair`, if listed.
     static func observation(for pair: Pair) -> (any AnyObservation)? {
-        state.withLock { state in state.pairs[pair].flatMap { state.entries[$0]?.observation } }
+        state.withLock { state in state.pairs[pair] }
     }
 
     /// Takes the observation of `pair` off the list (the caller ends it).
@@ -125,10 +147,10 @@ enum Registry {
         -> [any AnyObservation]
     {
         state.withLock { state in
-            let ids = state.byObserver[observer] ?? []
-            let removed = ids.compactMap { id -> (any AnyObservation)? in
-                if let object, state.entries[id]?.pair?.object != object { return nil }
-                return state.remove(id)
+            let listed = state.byObserver[observer]?.values ?? [:].values
+            let removed = listed.compactMap { observation -> (any AnyObservation)? in
+                if let object, state.entry(of: observation)?.pair?.object != object { return nil }
+                return state.remove(observation)
             }
             if state.byObserver[observer]?.isEmpty == true { state.byObserver[observer] = nil }
             return removed
@@ -141,14 +163,15 @@ enum Registry {
         state.withLock { state in
             var found: [any AnyObservation] = []
             if observers.count == 1, let observer = observers.first {
-                for id in state.byObserver[observer] ?? [] {
-                    guard let entry = state.entries[id], object == nil || entry.pair?.object == object else { continue }
+                for observation in state.byObserver[observer]?.values ?? [:].values {
+                    guard let entry = state.entry(of: observation), object == nil || entry.pair?.object == object
+                    else { continue }
                     found.append(entry.observation)
                 }
                 return found
             }
             found.reserveCapacity(state.entries.count)
-            for entry in state.entries.values {
+            for entry in state.entries {
                 guard let pair = entry.pair, object == nil || pair.object == object, observers.contains(pair.observer)
                 else { continue }
                 found.append(entry.observation)
@@ -159,6 +182,6 @@ enum Registry {
 
     /// The observations of `observer`.
     static func observations(of observer: ObjectIdentifier) -> [any AnyObservation] {
-        state.withLock { state in (state.byObserver[observer] ?? []).compactMap { state.entries[$0]?.observation } }
+        state.withLock { state in state.byObserver[observer].map { Array($0.values) } ?? [] }
     }
 }
