@@ -12,12 +12,15 @@ import Synchronization
 ///   `end()` marks the observation ended and then takes `calls` once: it returns only when no call is running, and no
 ///   call starts after (each call checks the mark once it holds `calls`). An end made inside the observation's own
 ///   handler does not wait for itself: the gate knows which thread is calling it.
+///
+/// Kept inside its observation (a noncopyable value, not an object of its own: observe + invalidate makes one object
+/// fewer).
 @usableFromInline
-final class CallGate<Handler: Sendable>: Sendable {
+struct CallGate: ~Copyable, Sendable {
     @usableFromInline let turns: LockedValue<CallTurns>
-    /// The handler (a `HandlerBox<Handler>`), dropped when the observation ends (what it captures is released then).
-    /// Boxed so that the lock's value has one type whatever the handler's: a gate is destroyed by unspecialized code,
-    /// which would otherwise look up the generic metadata of the lock's value.
+    /// The handler (a `HandlerBox`), dropped when the observation ends (what it captures is released then). Boxed so
+    /// that the lock's value has one type whatever the handler's: unspecialized code destroys an observation, and would
+    /// otherwise look up the generic metadata of the lock's value.
     @usableFromInline let calls: LockedValue<(any AnyObject & Sendable)?>
     @usableFromInline let ended = Atomic<Bool>(false)
     /// The id of the thread (its `ThreadContext`) whose handler call is running, 0 when none. Written only under
@@ -27,9 +30,12 @@ final class CallGate<Handler: Sendable>: Sendable {
     /// Set by an `end` once it has woken the waiters and dropped the handler, no call running: a later `end` (a token
     /// released after `invalidate()`) has nothing to wake or wait for.
     @usableFromInline let finished = Atomic<Bool>(false)
+    /// The observation's place in the registry's list, -1 when not listed: used only by the registry, under its lock
+    /// (an atomic so that the gate is `Sendable`).
+    let registryIndex = Atomic<Int>(-1)
 
     @inlinable
-    init(_ handler: Handler) {
+    init<Handler: Sendable>(_ handler: consuming Handler) {
         turns = LockedValue(CallTurns(next: 0))
         calls = LockedValue(HandlerBox(handler))
     }
@@ -42,7 +48,7 @@ final class CallGate<Handler: Sendable>: Sendable {
     // MARK: Turns
 
     /// Waits until `turn` is this observation's next one; false when the observation ended (then nothing is
-    /// delivered and `finishTurn` is not needed).
+    /// delivered and the turn needs no end).
     @inlinable
     func waitForTurn(_ turn: UInt64, _ context: ThreadContext) -> Bool {
         while true {
@@ -52,19 +58,13 @@ final class CallGate<Handler: Sendable>: Sendable {
                 // be unset here and the waiters woken before this one is added: nobody would wake it again.)
                 if hasEnded { return false }
                 if turns.next == turn { return true }
-                turns.waiters.append(CallTurns.Waiter(turn: turn, wakeUp: context.wakeUp))
+                turns.waiters.append((turn, context.wakeUp))
                 return nil
             }
             if let answer { return answer }
-            // Woken by `finishTurn` or `advance` (the first turn) when `turn` is next, or by `end`.
+            // Woken by `advance` when `turn` is next, or by `end`.
             context.wakeUp.wait()
         }
-    }
-
-    /// Ends `turn`: the next version's delivery may start.
-    @inlinable
-    func finishTurn(_ turn: UInt64) {
-        advance(to: turn &+ 1)
     }
 
     /// Makes `turn` the next one and wakes the delivery waiting for it, if any.
@@ -82,7 +82,7 @@ final class CallGate<Handler: Sendable>: Sendable {
 
     /// Runs `body` with the handler (a handler call) holding `calls`, unless the observation ended.
     @inlinable
-    func call(_ context: ThreadContext, _ body: (Handler) -> Void) {
+    func call<Handler: Sendable>(_ context: ThreadContext, _ body: (Handler) -> Void) {
         // The frame is opened outside `calls`: when this is the thread's outermost frame (a call handed to a queue or
         // the main queue), the writes the handler queued are delivered once `calls` is released, never under it.
         let dropped = context.frame {
@@ -142,20 +142,9 @@ final class CallGate<Handler: Sendable>: Sendable {
 /// An observation's turns (see `CallGate`); not generic, so that code handling them needs no generic metadata.
 @usableFromInline
 struct CallTurns {
-    @usableFromInline
-    struct Waiter {
-        @usableFromInline let turn: UInt64
-        @usableFromInline let wakeUp: DispatchSemaphore
-
-        @usableFromInline
-        init(turn: UInt64, wakeUp: DispatchSemaphore) {
-            self.turn = turn
-            self.wakeUp = wakeUp
-        }
-    }
-
     @usableFromInline var next: UInt64
-    @usableFromInline var waiters: [Waiter] = []
+    /// The deliveries waiting for a turn, each with the semaphore of its thread.
+    @usableFromInline var waiters: [(turn: UInt64, wakeUp: DispatchSemaphore)] = []
     /// Main-actor delivery: calls handed to the main queue and not yet made.
     var queuedOnMain = 0
 

@@ -27,19 +27,13 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     private let root: WeakReference
     @usableFromInline var propertyKeyPath: SharedKeyPath? { nil }
     private let dispatch: Caller<Root, Value>.Dispatch?
-    private let gate: Caller<Root, Value>.Gate
+    private let gate: CallGate
     // Unchecked sections: `Value` may be non-`Sendable`; the last value is only touched under the call lock by the
     // evaluating thread, and handed to the handler as a copy.
     private let state = LockedValue<State>(unchecked: State())
     private let rootGone = Atomic<Bool>(false)
     private let onGone: (@Sendable () -> Void)?
-    /// See `AnyObservation.registryIndex`; an atomic only so that the class stays `Sendable` (the registry's lock
-    /// orders its uses).
-    let registrySlot = Atomic<Int>(-1)
-    @usableFromInline var registryIndex: Int {
-        get { registrySlot.load(ordering: .relaxed) }
-        set { registrySlot.store(newValue, ordering: .relaxed) }
-    }
+    func withGate<Result>(_ body: (borrowing CallGate) -> Result) -> Result { body(gate) }
 
     init(info: ObservationInfo, caller: Caller<Root, Value>, root: Root, onGone: (@Sendable () -> Void)?) {
         self.info = info
@@ -64,7 +58,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     /// call, then evaluates again if a link was written in between.
     func start(root: Root, value: Value, reads: [TrackedRead], _ context: ThreadContext, file: () -> Bool) -> Bool {
         var started = true
-        gate.call(context) { caller in
+        gate.call(context) { (caller: Caller<Root, Value>) in
             let stale = retarget(reads)
             guard file() else {
                 started = false
@@ -88,7 +82,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     @usableFromInline
     func linkChanged(_ context: ThreadContext, skip: Bool) {
         guard !skip else { return }
-        gate.call(context) { evaluateAndSend(context, $0) }
+        gate.call(context) { (caller: Caller<Root, Value>) in evaluateAndSend(context, caller) }
     }
 
     /// Evaluates the key path, follows its reads and reports a changed value; again while a link was written between
@@ -118,7 +112,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     /// Calls the handler (the call lock is held) or hands the call to its queue.
     private func send(_ root: Root, _ change: ObservedChange<Value>, _ caller: Caller<Root, Value>) {
         let change = change.filtered(by: info.options)
-        if dispatch?(root, change, gate) != true {
+        if dispatch?(root, change, self) != true {
             caller.handler(root, change)
         }
     }

@@ -7,7 +7,7 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
     @usableFromInline let info: ObservationInfo
     @usableFromInline let propertyKeyPath: SharedKeyPath?
     @usableFromInline let dispatch: Caller<Root, Value>.Dispatch?
-    @usableFromInline let gate: Caller<Root, Value>.Gate
+    @usableFromInline let gate: CallGate
     /// `deliver`, specialized where the observation was made (see `Caller.receive`).
     @usableFromInline let receiver: Caller<Root, Value>.Receive
     /// `finishEnd`, specialized where the observation was made.
@@ -15,13 +15,8 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
     @usableFromInline weak let storage: PropertyStorage<Value>?
     @usableFromInline let storageGone = Atomic<Bool>(false)
     @usableFromInline let onGone: (@Sendable () -> Void)?
-    /// See `AnyObservation.registryIndex`; an atomic only so that the class stays `Sendable` (the registry's lock
-    /// orders its uses).
-    let registrySlot = Atomic<Int>(-1)
-    @usableFromInline var registryIndex: Int {
-        get { registrySlot.load(ordering: .relaxed) }
-        set { registrySlot.store(newValue, ordering: .relaxed) }
-    }
+    @usableFromInline
+    func withGate<Result>(_ body: (borrowing CallGate) -> Result) -> Result { body(gate) }
 
     @inlinable
     init(
@@ -67,7 +62,7 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
         if let initial, gate.waitForTurn(turn, context) {
             let change = ObservedChange(kind: .setting, oldValue: nil, newValue: initial).filtered(by: info.options)
             call(root, change, context)
-            gate.finishTurn(turn)
+            gate.advance(to: turn &+ 1)
         }
         return true
     }
@@ -81,7 +76,7 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
     @inlinable
     func deliver(_ note: borrowing Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool) {
         guard gate.waitForTurn(note.version, context) else { return }
-        defer { gate.finishTurn(note.version) }
+        defer { gate.advance(to: note.version &+ 1) }
         guard !skip, let root = object as? Root else { return }
         note.each { change in
             if !change.isPrior || wantsPrior {
@@ -92,8 +87,8 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
 
     @inlinable
     func call(_ root: Root, _ change: ObservedChange<Value>, _ context: ThreadContext) {
-        if dispatch?(root, change, gate) != true {
-            gate.call(context) { $0.handler(root, change) }
+        if dispatch?(root, change, self) != true {
+            gate.call(context) { (caller: Caller<Root, Value>) in caller.handler(root, change) }
         }
     }
 

@@ -16,8 +16,8 @@ protocol AnyObservation: AnyObject, Sendable {
     /// Ends it: after this returns no handler call starts, and a call running on another thread has returned (O7).
     /// `filed`: it may still be listed in the registry (false when the caller took it off already).
     func end(filed: Bool)
-    /// Its place in the registry's list, -1 when not listed: read and written only by the registry, under its lock.
-    var registryIndex: Int { get set }
+    /// Runs `body` with its call gate (how a call handed to a queue reaches the handler).
+    func withGate<Result>(_ body: (borrowing CallGate) -> Result) -> Result
 }
 
 extension AnyObservation {
@@ -117,24 +117,23 @@ final class WeakReference: Sendable {
 /// generic code would look up the metadata of its generic types on every call.
 @usableFromInline
 struct Caller<Root: AnyObject, Value>: Sendable {
-    @usableFromInline typealias Gate = CallGate<Caller>
     @usableFromInline
     typealias Receive =
         @Sendable (
             DirectObservation<Root, Value>, borrowing Notification<Value>, AnyObject, ThreadContext, Bool
         ) -> Void
-    @usableFromInline typealias Dispatch = @Sendable (Root, ObservedChange<Value>, Gate) -> Bool
+    @usableFromInline typealias Dispatch = @Sendable (Root, ObservedChange<Value>, any AnyObservation) -> Bool
     @usableFromInline let handler: @Sendable (Root, ObservedChange<Value>) -> Void
     @usableFromInline let dispatch: Dispatch?
     @usableFromInline typealias End = @Sendable (DirectObservation<Root, Value>, Bool) -> Void
     @usableFromInline let receive: Receive
     @usableFromInline let end: End
 
-    /// Called on the mutating thread.
+    /// Called on the mutating thread, or as `dispatch` says.
     @inlinable
-    init(_ handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
+    init(_ handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void, dispatch: Dispatch? = nil) {
         self.handler = handler
-        dispatch = nil
+        self.dispatch = dispatch
         receive = { $0.deliver($1, from: $2, $3, skip: $4) }
         end = { $0.finishEnd(filed: $1) }
     }
@@ -145,10 +144,7 @@ extension Caller where Root: Sendable, Value: Sendable {
     /// the queue in store order (O11).
     @inlinable
     init(_ delivery: ObservationDelivery, _ handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
-        self.handler = handler
-        dispatch = Self.dispatch(delivery)
-        receive = { $0.deliver($1, from: $2, $3, skip: $4) }
-        end = { $0.finishEnd(filed: $1) }
+        self.init(handler, dispatch: Self.dispatch(delivery))
     }
 
     /// How `delivery` hands a call to another thread; nil for the mutating thread. The dispatched calls take the
@@ -159,23 +155,30 @@ extension Caller where Root: Sendable, Value: Sendable {
         case .mutatingThread:
             return nil
         case .queue(let queue):
-            return { root, change, gate in
-                queue.async { gate.call(ThreadContext.current) { $0.handler(root, change) } }
+            return { root, change, observation in
+                queue.async { observation.withGate { $0.call(ThreadContext.current) { call(root, change, $0) } } }
                 return true
             }
         case .mainActor:
             // At once when already on the main actor and no earlier call of this observation waits on the main
             // queue (it would be overtaken); otherwise on the main queue.
-            return { root, change, gate in
-                if isOnMainActor && !gate.hasCallsQueuedOnMain { return false }
-                gate.queuedOnMain(1)
+            return { root, change, observation in
+                if isOnMainActor && !observation.withGate({ $0.hasCallsQueuedOnMain }) { return false }
+                observation.withGate { $0.queuedOnMain(1) }
                 DispatchQueue.main.async {
-                    gate.call(ThreadContext.current) { $0.handler(root, change) }
-                    gate.queuedOnMain(-1)
+                    observation.withGate { gate in
+                        gate.call(ThreadContext.current) { call(root, change, $0) }
+                        gate.queuedOnMain(-1)
+                    }
                 }
                 return true
             }
         }
+    }
+
+    /// Calls the handler of `caller`.
+    private static func call(_ root: Root, _ change: ObservedChange<Value>, _ caller: Caller) {
+        caller.handler(root, change)
     }
 }
 

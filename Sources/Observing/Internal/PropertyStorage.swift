@@ -49,7 +49,7 @@ struct Notification<Value>: ~Copyable {
         self.priors = priors
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func each(_ body: (ObservedChange<Value>) -> Void) {
         changes.each { change in
             if priors != .none { body(change.prior) }

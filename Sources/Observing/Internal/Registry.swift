@@ -1,4 +1,5 @@
 import Locking
+import Synchronization
 
 /// The one registry of live observations: what diagnostics list (O10), what a `KeyValueObserver` looks its pairs up
 /// in (O2), and what CanvasKit's lifecycle audit reads. It holds each observation until it ends (or its object goes
@@ -27,7 +28,7 @@ enum Registry {
     }
 
     private struct State {
-        /// The listed observations, in no order. Each knows its place (`AnyObservation.registryIndex`, written only
+        /// The listed observations, in no order. Each knows its place (`CallGate.registryIndex`, written only
         /// here, under the lock), so listing and unlisting one hashes nothing: an observation is filed and taken off
         /// on every observe and invalidate.
         var entries: [Entry] = []
@@ -36,7 +37,7 @@ enum Registry {
         var byObserver: [ObjectIdentifier: [ObjectIdentifier: any AnyObservation]] = [:]
 
         mutating func add(_ observation: any AnyObservation, pair: Pair?, pairFiled: Bool = false) {
-            observation.registryIndex = entries.count
+            observation.withGate { $0.registryIndex.store(entries.count, ordering: .relaxed) }
             entries.append(Entry(observation: observation, pair: pair))
             if let pair {
                 if !pairFiled { pairs[pair] = observation }
@@ -44,21 +45,25 @@ enum Registry {
             }
         }
 
-        /// The entry of `observation`, if listed.
+        /// The place of `observation` in `entries`, if listed.
+        func index(of observation: any AnyObservation) -> Int? {
+            let index = observation.withGate { $0.registryIndex.load(ordering: .relaxed) }
+            return entries.indices.contains(index) && entries[index].observation === observation ? index : nil
+        }
+
         func entry(of observation: any AnyObservation) -> Entry? {
-            let index = observation.registryIndex
-            guard entries.indices.contains(index), entries[index].observation === observation else { return nil }
-            return entries[index]
+            index(of: observation).map { entries[$0] }
         }
 
         mutating func remove(_ observation: any AnyObservation, pairRemoved: Bool = false) -> (any AnyObservation)? {
-            let index = observation.registryIndex
-            guard entries.indices.contains(index), entries[index].observation === observation else { return nil }
-            observation.registryIndex = -1
+            guard let index = index(of: observation) else { return nil }
+            observation.withGate { $0.registryIndex.store(-1, ordering: .relaxed) }
             // The last entry takes the removed one's place.
             entries.swapAt(index, entries.count - 1)
             let entry = entries.removeLast()
-            if index < entries.count { entries[index].observation.registryIndex = index }
+            if index < entries.count {
+                entries[index].observation.withGate { $0.registryIndex.store(index, ordering: .relaxed) }
+            }
             if let pair = entry.pair {
                 if !pairRemoved { pairs[pair] = nil }
                 // Kept when empty (a cell rebinding would make a new one each time): `removeObservations` drops it.
@@ -128,7 +133,7 @@ enum Registry {
 
     /// The records of the active observations of `observer`.
     static func records(of observer: ObjectIdentifier) -> [ObservationRecord] {
-        observations(of: observer).compactMap { $0.record(observer: observer) }
+        observations(of: [observer], object: nil).compactMap { $0.record(observer: observer) }
     }
 
     /// The observation of `pair`, if listed.
@@ -157,31 +162,12 @@ enum Registry {
         }
     }
 
-    /// The observations filed by the observers in `observers`, of `object` only when given: one observer's pairs
-    /// are walked; for several, the list is, each entry compared (object first) with no look-up per observer.
+    /// The observations filed by the observers in `observers`, of `object` only when given.
     static func observations(of observers: Set<ObjectIdentifier>, object: ObjectIdentifier?) -> [any AnyObservation] {
         state.withLock { state in
-            var found: [any AnyObservation] = []
-            if observers.count == 1, let observer = observers.first {
-                for observation in state.byObserver[observer]?.values ?? [:].values {
-                    guard let entry = state.entry(of: observation), object == nil || entry.pair?.object == object
-                    else { continue }
-                    found.append(entry.observation)
-                }
-                return found
+            observers.flatMap { state.byObserver[$0]?.values ?? [:].values }.filter { observation in
+                object == nil || state.entry(of: observation)?.pair?.object == object
             }
-            found.reserveCapacity(state.entries.count)
-            for entry in state.entries {
-                guard let pair = entry.pair, object == nil || pair.object == object, observers.contains(pair.observer)
-                else { continue }
-                found.append(entry.observation)
-            }
-            return found
         }
-    }
-
-    /// The observations of `observer`.
-    static func observations(of observer: ObjectIdentifier) -> [any AnyObservation] {
-        state.withLock { state in state.byObserver[observer].map { Array($0.values) } ?? [] }
     }
 }

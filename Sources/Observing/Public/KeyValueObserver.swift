@@ -247,7 +247,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// The number of active observations.
     public var observationCount: Int {
-        Registry.observations(of: ObjectIdentifier(self)).count { $0.isActive }
+        Registry.observations(of: [ObjectIdentifier(self)], object: nil).count { $0.isActive }
     }
 
     /// The observer, its owner and its active observations, one per line.

@@ -1,3 +1,4 @@
+import Foundation
 import Locking
 
 /// One live observation, as listed by ``ObservationDiagnostics/liveObservations()`` (O10).
@@ -162,7 +163,7 @@ public enum ObservationDiagnostics {
     static func report(_ issue: ObservationIssue) {
         let handlers = settings.withLock { Array($0.handlers.values) }
         if handlers.isEmpty {
-            printToStandardError(issue.description)
+            FileHandle.standardError.write(Data((issue.description + "\n").utf8))
         }
         for handler in handlers {
             handler(issue)
