@@ -30,8 +30,7 @@ struct CallGate: ~Copyable, Sendable {
     /// Set by an `end` once it has woken the waiters and dropped the handler, no call running: a later `end` (a token
     /// released after `invalidate()`) has nothing to wake or wait for.
     @usableFromInline let finished = Atomic<Bool>(false)
-    /// The observation's place in the registry's list, -1 when not listed: used only by the registry, under its lock
-    /// (an atomic so that the gate is `Sendable`).
+    /// The observation's place in the registry's list (-1: not listed), used only under the registry's lock.
     let registryIndex = Atomic<Int>(-1)
 
     @inlinable

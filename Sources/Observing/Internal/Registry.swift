@@ -22,15 +22,11 @@ enum Registry {
         }
     }
 
-    private struct Entry {
-        let observation: any AnyObservation
-        let pair: Pair?
-    }
+    private typealias Entry = (observation: any AnyObservation, pair: Pair?)
 
     private struct State {
-        /// The listed observations, in no order. Each knows its place (`CallGate.registryIndex`, written only
-        /// here, under the lock), so listing and unlisting one hashes nothing: an observation is filed and taken off
-        /// on every observe and invalidate.
+        /// The listed observations, in no order. Each knows its place (`CallGate.registryIndex`, set only here), so
+        /// filing and unfiling one (every observe and invalidate) hashes nothing.
         var entries: [Entry] = []
         var pairs: [Pair: any AnyObservation] = [:]
         /// The observations of each observer, by identity.
@@ -38,7 +34,7 @@ enum Registry {
 
         mutating func add(_ observation: any AnyObservation, pair: Pair?, pairFiled: Bool = false) {
             observation.withGate { $0.registryIndex.store(entries.count, ordering: .relaxed) }
-            entries.append(Entry(observation: observation, pair: pair))
+            entries.append((observation, pair))
             if let pair {
                 if !pairFiled { pairs[pair] = observation }
                 byObserver[pair.observer, default: [:]][observation.id] = observation
@@ -51,8 +47,8 @@ enum Registry {
             return entries.indices.contains(index) && entries[index].observation === observation ? index : nil
         }
 
-        func entry(of observation: any AnyObservation) -> Entry? {
-            index(of: observation).map { entries[$0] }
+        func pairObject(of observation: any AnyObservation) -> ObjectIdentifier? {
+            index(of: observation).flatMap { entries[$0].pair?.object }
         }
 
         mutating func remove(_ observation: any AnyObservation, pairRemoved: Bool = false) -> (any AnyObservation)? {
@@ -83,11 +79,8 @@ enum Registry {
             let existing = state.withLock { state -> (any AnyObservation)? in
                 // The pair looked up and, when free, taken in one hashing.
                 let current = pair.flatMap { pair in
-                    { (slot: inout (any AnyObservation)?) in
-                        if let slot { return slot }
-                        slot = observation
-                        return nil
-                    }(&state.pairs[pair])
+                    { (slot: inout any AnyObservation) in slot === observation ? nil : slot }(
+                        &state.pairs[pair, default: observation])
                 }
                 if let current { return current }
                 state.add(observation, pair: pair, pairFiled: pair != nil)
@@ -154,7 +147,7 @@ enum Registry {
         state.withLock { state in
             let listed = state.byObserver[observer]?.values ?? [:].values
             let removed = listed.compactMap { observation -> (any AnyObservation)? in
-                if let object, state.entry(of: observation)?.pair?.object != object { return nil }
+                if let object, state.pairObject(of: observation) != object { return nil }
                 return state.remove(observation)
             }
             if state.byObserver[observer]?.isEmpty == true { state.byObserver[observer] = nil }
@@ -162,12 +155,23 @@ enum Registry {
         }
     }
 
-    /// The observations filed by the observers in `observers`, of `object` only when given.
+    /// The observations filed by the observers in `observers`, of `object` only when given: one observer's pairs
+    /// are walked; for several, the list is, each entry compared (object first) with no look-up per observer.
     static func observations(of observers: Set<ObjectIdentifier>, object: ObjectIdentifier?) -> [any AnyObservation] {
         state.withLock { state in
-            observers.flatMap { state.byObserver[$0]?.values ?? [:].values }.filter { observation in
-                object == nil || state.entry(of: observation)?.pair?.object == object
+            if observers.count == 1, let only = observers.first {
+                return (state.byObserver[only]?.values ?? [:].values).filter { observation in
+                    object == nil || state.pairObject(of: observation) == object
+                }
             }
+            var found: [any AnyObservation] = []
+            for index in state.entries.indices {
+                guard let observer = state.entries[index].pair?.observer,
+                    object == nil || state.entries[index].pair?.object == object, observers.contains(observer)
+                else { continue }
+                found.append(state.entries[index].observation)
+            }
+            return found
         }
     }
 }

@@ -222,16 +222,14 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// Ends every observation of `object`; does nothing if there is none.
     public func unobserve(_ object: AnyObject) {
-        for observation in Registry.removeObservations(of: ObjectIdentifier(self), object: ObjectIdentifier(object)) {
-            observation.end(filed: false)
+        Registry.removeObservations(of: ObjectIdentifier(self), object: ObjectIdentifier(object)).forEach {
+            $0.end(filed: false)
         }
     }
 
     /// Ends every observation; idempotent.
     public func unobserveAll() {
-        for observation in Registry.removeObservations(of: ObjectIdentifier(self)) {
-            observation.end(filed: false)
-        }
+        Registry.removeObservations(of: ObjectIdentifier(self)).forEach { $0.end(filed: false) }
     }
 
     /// Whether `keyPath` of `object` is observed (active: not ended, object and owner alive).
