@@ -124,11 +124,6 @@ enum Registry {
         return listed.compactMap { observation, observer in observation.record(observer: observer) }
     }
 
-    /// The records of the active observations of `observer`.
-    static func records(of observer: ObjectIdentifier) -> [ObservationRecord] {
-        observations(of: [observer], object: nil).compactMap { $0.record(observer: observer) }
-    }
-
     /// The observation of `pair`, if listed.
     static func observation(for pair: Pair) -> (any AnyObservation)? {
         state.withLock { state in state.pairs[pair] }

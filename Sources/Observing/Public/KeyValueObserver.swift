@@ -222,14 +222,16 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// Ends every observation of `object`; does nothing if there is none.
     public func unobserve(_ object: AnyObject) {
-        Registry.removeObservations(of: ObjectIdentifier(self), object: ObjectIdentifier(object)).forEach {
-            $0.end(filed: false)
+        for observation in Registry.removeObservations(of: ObjectIdentifier(self), object: ObjectIdentifier(object)) {
+            observation.end(filed: false)
         }
     }
 
     /// Ends every observation; idempotent.
     public func unobserveAll() {
-        Registry.removeObservations(of: ObjectIdentifier(self)).forEach { $0.end(filed: false) }
+        for observation in Registry.removeObservations(of: ObjectIdentifier(self)) {
+            observation.end(filed: false)
+        }
     }
 
     /// Whether `keyPath` of `object` is observed (active: not ended, object and owner alive).
@@ -255,7 +257,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
             let state = owner.link.object == nil ? " (gone)" : ""
             first += " owned by \(owner.typeName) \(owner.identifier)\(state)"
         }
-        let records = Registry.records(of: ObjectIdentifier(self)).map {
+        let records = ObservationDiagnostics.liveObservations(registeredBy: self).map {
             "  \($0.objectType) \($0.objectIdentifier) \($0.keyPath)"
         }
         return ([first] + records.sorted()).joined(separator: "\n")

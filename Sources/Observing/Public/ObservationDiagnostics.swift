@@ -110,7 +110,8 @@ public enum ObservationDiagnostics {
     /// The live observations `observer` registered (those of other observers and tokens are not touched): what an
     /// audit of one screen's observers reads, where ``liveObservations()`` lists the whole process.
     public static func liveObservations(registeredBy observer: KeyValueObserver) -> [ObservationRecord] {
-        Registry.records(of: ObjectIdentifier(observer))
+        let id = ObjectIdentifier(observer)
+        return Registry.observations(of: [id], object: nil).compactMap { $0.record(observer: id) }
     }
 
     /// How many live observations the `KeyValueObserver`s with identities `observers` registered (each a record's
