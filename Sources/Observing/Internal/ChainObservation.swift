@@ -38,8 +38,8 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     init(info: ObservationInfo, caller: Caller<Root, Value>, root: Root, onGone: (@Sendable () -> Void)?) {
         self.info = info
         self.root = WeakReference(root)
-        gate = CallGate(caller)
         dispatch = caller.dispatch
+        gate = CallGate(caller)
         self.onGone = onGone
     }
 

@@ -26,13 +26,14 @@ enum Registry {
 
     private struct State {
         /// The listed observations, in no order. Each knows its place (`CallGate.registryIndex`, set only here), so
-        /// filing and unfiling one (every observe and invalidate) hashes nothing.
+        /// filing and unfiling one with no pair (a token's, on every observe and invalidate) hashes nothing.
         var entries: [Entry] = []
         var pairs: [Pair: any AnyObservation] = [:]
         /// The observations of each observer, by identity.
         var byObserver: [ObjectIdentifier: [ObjectIdentifier: any AnyObservation]] = [:]
 
         mutating func add(_ observation: any AnyObservation, pair: Pair?, pairFiled: Bool = false) {
+            assert(index(of: observation) == nil, "an observation is listed once")
             observation.withGate { $0.registryIndex.store(entries.count, ordering: .relaxed) }
             entries.append((observation, pair))
             if let pair {
