@@ -13,6 +13,8 @@ import Testing
         return Registry.all.count { identities.contains($0.info.objectIdentifier) }
     }
 
+    /// O1, O10: whatever order observations end in (tokens of direct and chained observations, two observers' pairs),
+    /// the registry lists exactly the others, diagnostics list them, and exactly they are still called.
     @Test(arguments: 1...20) func endedObservationsLeaveTheRegistryInAnyOrder(seed: UInt64) {
         var generator = SplitMix64(seed: seed)
         let docs = (0..<4).map { Document(title: "doc \($0)") }
@@ -23,32 +25,45 @@ import Testing
         }
         let objects: [AnyObject] = docs + folders
         let observers = [KeyValueObserver(), KeyValueObserver()]
-        // Tokens of direct and chained observations, and pairs of two observers, ended one at a time in a random order.
+        let calls = Recorder<Int>()
         enum Ending {
             case token(ObservationToken)
             case pair(KeyValueObserver, Document)
         }
-        var endings: [Ending] = []
+        var endings: [Int: Ending] = [:]
         for index in 0..<16 {
             let doc = docs[index / 4]
             switch index % 4 {
-            case 0: endings.append(.token(doc.observe(\.title) { _, _ in }))
-            case 1: endings.append(.token(folders[index / 4].observe(\.document?.title) { _, _ in }))
+            case 0: endings[index] = .token(doc.observe(\.title) { _, _ in calls.append(index) })
+            case 1:
+                endings[index] = .token(folders[index / 4].observe(\.document?.title) { _, _ in calls.append(index) })
             default:
                 let observer = observers[index % 4 - 2]
-                #expect(observer.observe(doc, \.isFavorite) { _, _ in })
-                endings.append(.pair(observer, doc))
+                #expect(observer.observe(doc, \.isFavorite) { _, _ in calls.append(index) })
+                endings[index] = .pair(observer, doc)
             }
         }
         #expect(listed(objects) == endings.count)
-        var live = endings.count
-        for ending in endings.shuffled(using: &generator) {
-            switch ending {
+        var live = Set(endings.keys)
+        for index in endings.keys.sorted().shuffled(using: &generator) {
+            switch endings[index]! {
             case .token(let token): token.invalidate()
             case .pair(let observer, let doc): #expect(observer.unobserve(doc, \.isFavorite))
             }
-            live -= 1
-            #expect(listed(objects) == live)
+            live.remove(index)
+            #expect(listed(objects) == live.count)
+            #expect(objects.reduce(0) { $0 + ObservationDiagnostics.liveObservations(of: $1).count } == live.count)
+            for (number, observer) in observers.enumerated() {
+                #expect(
+                    ObservationDiagnostics.liveObservations(registeredBy: observer).count
+                        == live.count { $0 % 4 == number + 2 })
+            }
+            let before = calls.values.count
+            for doc in docs {
+                doc.title += "."
+                doc.isFavorite.toggle()
+            }
+            #expect(Set(calls.values.dropFirst(before)) == live)
         }
     }
 

@@ -1,5 +1,4 @@
 import Observing
-import SeededRandom
 import TestSupport
 import Testing
 
@@ -18,40 +17,6 @@ import Testing
             #expect(ObservationDiagnostics.liveObservations(of: doc).count == 2)
         }
         tracker.expectAllFreed()
-    }
-
-    /// O1, O10: whatever order observations end in (tokens and an observer's pairs mixed), diagnostics list exactly
-    /// the others, and exactly the others are still called.
-    @Test(arguments: 1...20) func endingObservationsInAnyOrderLeavesExactlyTheOthers(seed: UInt64) {
-        var generator = SplitMix64(seed: seed)
-        let docs = (0..<4).map { Document(title: "doc \($0)") }
-        let observer = KeyValueObserver()
-        let calls = Recorder<Int>()
-        var tokens: [Int: ObservationToken] = [:]
-        var pairs: [Int: Document] = [:]
-        for index in 0..<12 {
-            let doc = docs[index % docs.count]
-            if index % 3 == 2 {
-                #expect(observer.observe(doc, \.isFavorite) { _, _ in calls.append(index) })
-                pairs[index] = doc
-            } else {
-                tokens[index] = doc.observe(\.title) { _, _ in calls.append(index) }
-            }
-        }
-        var live = Set(0..<12)
-        for index in (0..<12).shuffled(using: &generator) {
-            if let token = tokens[index] { token.invalidate() } else { observer.unobserve(pairs[index]!, \.isFavorite) }
-            live.remove(index)
-            let listed = docs.reduce(0) { $0 + ObservationDiagnostics.liveObservations(of: $1).count }
-            #expect(listed == live.count)
-            #expect(ObservationDiagnostics.liveObservations(registeredBy: observer).count == live.count { $0 % 3 == 2 })
-            let before = calls.values.count
-            for doc in docs {
-                doc.title += "."
-                doc.isFavorite.toggle()
-            }
-            #expect(Set(calls.values.dropFirst(before)) == live)
-        }
     }
 
     @Test func invalidatingOneTokenLeavesTheOtherObserving() {

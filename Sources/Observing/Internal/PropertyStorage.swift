@@ -49,6 +49,7 @@ struct Notification<Value>: ~Copyable {
         self.priors = priors
     }
 
+    /// Always inlined: called out of line, its closure retains the delivering observation on every change.
     @inlinable @inline(__always)
     func each(_ body: (ObservedChange<Value>) -> Void) {
         changes.each { change in
