@@ -127,7 +127,9 @@ targets += [
     .target(name: "Composition", dependencies: ["MediaCore", "Pixels", "Locking"], swiftSettings: swiftSettings),
     .testTarget(
         name: "CompositionTests",
-        dependencies: ["Composition", "CanvasComposition", "CanvasKit", "Pixels", "TestSupport"],
+        dependencies: [
+            "Composition", "CanvasComposition", "CanvasKit", "MediaCore", "Pixels", "SeededRandom", "TestSupport",
+        ],
         swiftSettings: swiftSettings),
 ]
 
