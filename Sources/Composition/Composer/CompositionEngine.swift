@@ -83,6 +83,9 @@ enum CompositionEngine {
             layers.sort { ($0.source.zIndex, $0.source.order) < ($1.source.zIndex, $1.source.order) }
             let mixing = sources.filter { $0.audio != nil }
             let background = YUVColor(plan.background)
+            // Tiles that cover the whole frame (a grid) leave no background to draw while each shows a picture.
+            let showing = layers.filter { !$0.slots.placement.visible.isEmpty }
+            let covering = Compositor.cover(showing.map(\.slots.placement.visible), plan.size)
 
             var finished = false
             defer { if !finished { OutputFile.remove(temporary) } }
@@ -133,7 +136,9 @@ enum CompositionEngine {
                 for layer in layers.indices { try layers[layer].advance() }
                 // libx264 copies each picture it is sent, so the one frame is drawn again for every output frame.
                 try picture.makeWritable()
-                Compositor.fill(picture, with: background)
+                if !covering || showing.contains(where: { !$0.isShowing }) {
+                    Compositor.fill(picture, with: background)
+                }
                 for layer in layers { layer.draw(into: picture) }
                 picture.presentationTimestamp = Int64(index)
                 _ = try video.send(picture)
@@ -219,6 +224,9 @@ struct TileLayer {
         }
     }
 
+    /// Whether the tile shows a picture (the take has started).
+    var isShowing: Bool { shown != nil }
+
     /// Draws the picture shown now (if any) into `picture`.
     func draw(into picture: Frame) {
         if let shown { slots.draw(shown, into: picture) }
@@ -255,6 +263,29 @@ enum Compositor {
                 (plane.base + row * plane.stride).update(repeating: value, count: width)
             }
         }
+    }
+
+    /// Whether `rectangles` together cover every pixel of a picture of `size`: true when, cut to the picture, no
+    /// two overlap and their areas add up to the picture's (a grid's tiles). Rectangles that overlap count as not
+    /// covering it, so the background is drawn under them as always.
+    static func cover(_ rectangles: [PixelRect], _ size: PixelSize) -> Bool {
+        let cut = rectangles.map { rectangle in
+            let left = max(0, rectangle.x)
+            let top = max(0, rectangle.y)
+            let right = min(size.width, rectangle.x + rectangle.width)
+            let bottom = min(size.height, rectangle.y + rectangle.height)
+            return PixelRect(x: left, y: top, width: max(0, right - left), height: max(0, bottom - top))
+        }
+        guard cut.reduce(0, { $0 + $1.width * $1.height }) == size.width * size.height else { return false }
+        for (index, first) in cut.enumerated() {
+            for second in cut[(index + 1)...]
+            where first.x < second.x + second.width && second.x < first.x + first.width
+                && first.y < second.y + second.height && second.y < first.y + first.height
+            {
+                return false
+            }
+        }
+        return true
     }
 
     /// Writes interleaved stereo `samples` into `frame`'s two planar float channels.
