@@ -9,8 +9,9 @@
 #      not grow with the takes' length; and of one such take in the same 3x3 grid, so that the difference is what the
 #      eight other takes hold.
 # Inputs are generated once into .bench/compose/ (git-ignored). Prints the CPU model, the load average before and
-# after, medians and ratios, and the CPU time other processes used while the commands compared ran (the load average
-# counts the benchmark's own threads; this says whether the machine was quiet: it should be near 0).
+# after, medians and ratios (and each round's own ratio to the CLI), and the CPU time other processes used while the
+# commands compared ran (the load average counts the benchmark's own threads; this says whether the machine was
+# quiet: it should be near 0).
 #   Tools/bench-compose.sh [--runs N] [--priority]
 # --priority (root, Linux with autogroup scheduling): raises this session's scheduling group to nice -15 first. On a
 # shared machine every session gets an equal share of the cores whatever its processes' nice values, so the commands
@@ -115,6 +116,12 @@ printf "  encode alone        %6s         %6.2f s CPU\n" "" "$encode_cpu"
 printf "  floor (decode + encode CPU) / %d cores: %.2f s\n" "$cores" "$floor"
 printf "  ratio to the ffmpeg CLI: %.2fx (target <= 0.8x)\n" "$(echo "$compose_wall / $ffmpeg_wall" | bc -l)"
 printf "  ratio to the floor:      %.2fx (target <= 1.2x)\n" "$(echo "$compose_wall / $floor" | bc -l)"
+# Each round runs canvas-compose and the CLI back to back: on a host whose speed drifts from minute to minute, the
+# rounds' own ratios are steadier than the ratio of the medians.
+printf "  each round's ratio to the ffmpeg CLI: %s(median %.2fx)\n" \
+    "$(paste "$dir/compose.times" "$dir/ffmpeg.times" | awk '{ printf "%.2fx ", $1 / $5 }')" \
+    "$(paste "$dir/compose.times" "$dir/ffmpeg.times" | awk '{ print $1 / $5 }' | sort -n |
+        awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')"
 printf "9 x 1280x720 10 s -> 1080x1920 3x3: %.2f s wall, %.2fx real time (other processes meanwhile: %s s CPU)\n" \
     "$realtime_wall" "$(echo "10 / $realtime_wall" | bc -l)" "$(median "$dir/realtime.times" 4)"
 printf "9 x 1920x1080 -> 1080x1920 (ultrafast): peak %s KB with 5 s takes, %s KB with 15 s takes\n" \
