@@ -103,8 +103,9 @@ struct ComposerOracleTests {
         let referenceFrames = try FFmpegTool.frames(of: reference, width: 64, height: 64)
         #expect(ourFrames.count == referenceFrames.count)
         for (index, (mine, theirs)) in zip(ourFrames, referenceFrames).enumerated() {
-            // The fill half is a plain copy: exact. The fitted half is scaled by both with swscale's bilinear filter;
-            // allow rounding, not a shift (a shifted moving pattern differs by tens on average).
+            // The fill half is a plain copy: exact. The fitted half is scaled by both with the same bilinear filter
+            // (exactly half the take's size: the composer's halving, swscale for the CLI); allow rounding, not a
+            // shift (a shifted moving pattern differs by tens on average).
             let difference = zip(mine, theirs).map { abs(Int($0) - Int($1)) }
             let mean = Double(difference.reduce(0, +)) / Double(difference.count)
             #expect(mean < 1.5, "frame \(index): mean difference \(mean)")

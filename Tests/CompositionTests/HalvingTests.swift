@@ -76,7 +76,8 @@ struct HalvingTests {
     }
 
     /// swscale rounds its intermediate sums with a small bias: the two agree within one step everywhere, and exactly
-    /// on most samples, so a take composed at 2:1 looks as it did through the general scaler.
+    /// on all but about 6% of samples of random pictures, so a take composed at 2:1 looks as it did through the
+    /// general scaler.
     @Test func halvingAgreesWithSwscaleWithinOneStep() throws {
         let source = try randomPicture(width: 360, height: 640, seed: 7)
         let halved = try Frame.yuv420(width: 180, height: 320)
@@ -84,17 +85,19 @@ struct HalvingTests {
         let scaled = try Frame.yuv420(width: 180, height: 320)
         try Scaler(from: .source(source), to: .yuv420(width: 180, height: 320)).scale(source, into: scaled)
         var differing = 0
+        var apart = 0
         var total = 0
         for plane in 0..<3 {
             for (ours, theirs) in zip(try samples(of: halved, plane: plane), try samples(of: scaled, plane: plane)) {
                 for (a, b) in zip(ours, theirs) {
-                    #expect(abs(Int(a) - Int(b)) <= 1)
                     if a != b { differing += 1 }
+                    if abs(Int(a) - Int(b)) > 1 { apart += 1 }
                     total += 1
                 }
             }
         }
-        #expect(Double(differing) < 0.25 * Double(total), "\(differing) of \(total) samples differ")
+        #expect(apart == 0, "\(apart) samples more than one step from swscale's")
+        #expect(Double(differing) < 0.1 * Double(total), "\(differing) of \(total) samples differ")
     }
 
     @Test func onlyExactHalvesOfPlainPicturesAreHalved() throws {
@@ -103,8 +106,9 @@ struct HalvingTests {
         #expect(!source.canBeHalved(into: try Frame.yuv420(width: 32, height: 26)))
         #expect(!source.canBeHalved(into: try Frame.yuv420(width: 30, height: 24)))
         #expect(!source.canBeHalved(into: try Frame.rgb(width: 32, height: 24)))
-        // Sides that are even but not multiples of 4 would leave the chroma planes an odd width to halve.
+        // Sides that are even but not multiples of 4 would leave the chroma planes an odd side to halve.
         #expect(!(try Frame.yuv420(width: 66, height: 48)).canBeHalved(into: try Frame.yuv420(width: 33, height: 24)))
+        #expect(!(try Frame.yuv420(width: 64, height: 50)).canBeHalved(into: try Frame.yuv420(width: 32, height: 25)))
         #expect(!(try Frame.rgb(width: 64, height: 48)).canBeHalved(into: try Frame.yuv420(width: 32, height: 24)))
     }
 
@@ -113,16 +117,17 @@ struct HalvingTests {
     @Test(arguments: [
         ("plain", ["-pix_fmt", "yuv420p"], true),
         ("bt709", ["-pix_fmt", "yuv420p", "-colorspace", "bt709"], true),
-        ("full range", ["-pix_fmt", "yuvj420p", "-color_range", "pc"], false),
+        ("full range (H.264: yuvj420p)", ["-pix_fmt", "yuvj420p", "-color_range", "pc"], false),
+        // FFV1 (as HEVC, VP9 and AV1) decodes full range as plain yuv420p, the range stated apart.
+        ("full range (FFV1: yuv420p)", ["-pix_fmt", "yuv420p", "-color_range", "pc", "-c:v", "ffv1"], false),
         ("bt601", ["-pix_fmt", "yuv420p", "-colorspace", "smpte170m"], false),
     ])
     func picturesNeedingConversionAreNotHalved(name: String, options: [String], halved: Bool) throws {
         let folder = try TemporaryFolder(prefix: "CompositionHalving")
         let take = folder.url.appendingPathComponent("take.mkv")
+        let codec = options.contains("-c:v") ? [] : ["-c:v", "libx264", "-qp", "0"]
         try FFmpegTool.run(
-            ["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=30:duration=0.1"] + options + [
-                "-c:v", "libx264", "-qp", "0", take.path,
-            ])
+            ["-f", "lavfi", "-i", "testsrc2=size=64x48:rate=30:duration=0.1"] + options + codec + [take.path])
         let frame = try firstFrame(of: take)
         #expect(frame.canBeHalved(into: try Frame.yuv420(width: 32, height: 24)) == halved, "\(name)")
     }
