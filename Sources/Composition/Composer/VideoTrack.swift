@@ -145,9 +145,7 @@ final class VideoTrack {
                     from: .rgb(width: picture.width, height: picture.height), key: [-1, picture.width, picture.height]
                 )
                 .scale(rgb, into: tile)
-            } else if frame.canBeHalved(into: tile) {
-                frame.halve(into: tile)
-            } else {
+            } else if !frame.halve(into: tile) {
                 let key = [
                     frame.width, frame.height, Int(frame.pixelFormat), frame.isFullRange ? 1 : 0, Int(frame.colorSpace),
                 ]

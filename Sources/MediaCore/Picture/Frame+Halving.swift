@@ -13,18 +13,20 @@ extension Frame {
             && target.width == width / 2 && target.height == height / 2
     }
 
-    /// Scales this frame into `target`, half as wide and half as high (``canBeHalved(into:)`` must hold), with the
-    /// filter swscale's bilinear scaler uses at exactly 2:1: each output sample is the separable weighting
+    /// Scales this frame into `target` when ``canBeHalved(into:)`` holds (`target` half as wide and half as high),
+    /// with the filter swscale's bilinear scaler uses at exactly 2:1: each output sample is the separable weighting
     /// 1/8, 3/8, 3/8, 1/8 of the 4 x 4 source samples around it (the picture's edge samples repeated beyond it),
     /// rounded to nearest. swscale rounds its intermediate sums with a slight bias, so the two differ by at most one
     /// step (on about 6% of the samples of a random picture); the picture is the same. It costs about half what
     /// swscale's scale does, and halving is what a grid of takes the size of the output asks for (two columns of
     /// takes recorded full screen).
     ///
-    /// Traps if ``canBeHalved(into:)`` does not hold: the planes' sizes are what keep every read and write inside
-    /// them.
-    package func halve(into target: Frame) {
-        precondition(canBeHalved(into: target), "halve(into:) needs a target exactly half the frame's size")
+    /// - Returns: whether it halved the frame; when it returns false it has touched nothing (the planes' sizes
+    ///   ``canBeHalved(into:)`` checks are what keep every read and write inside them), and a general scaler must
+    ///   do the work.
+    @discardableResult
+    package func halve(into target: Frame) -> Bool {
+        guard canBeHalved(into: target) else { return false }
         for index in 0..<3 {
             guard let source = plane(index), let destination = target.plane(index) else { continue }
             let shift = index == 0 ? 0 : 1
@@ -32,6 +34,7 @@ extension Frame {
                 source.base, stride: source.stride, width: width >> shift, height: height >> shift,
                 into: destination.base, stride: destination.stride)
         }
+        return true
     }
 
     /// Halves one plane of `width` x `height` samples (both even, at least 2) into `target`: each source row is
