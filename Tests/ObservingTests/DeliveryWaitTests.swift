@@ -140,13 +140,10 @@ struct DeliveryWaitTests {
         let token = model.observe(\.a, options: [.new]) { model, change in
             if change.newValue! > 0 { model.a = change.newValue! + 1 }
         }
-        let previous = ObservationDiagnostics.maximumRounds
-        ObservationDiagnostics.maximumRounds = 3
         let issues = ObservationDiagnostics.addIssueHandler { _ in model.a = 0 }
-        let writer = onThread { model.a = 1 }
+        let writer = onThread { ObservationDiagnostics.withMaximumRounds(3) { model.a = 1 } }
         let writerFinished = finishes(writer)
         issues.invalidate()
-        ObservationDiagnostics.maximumRounds = previous
         #expect(writerFinished)
         if writerFinished { token.invalidate() } else { leak(token, model) }
     }

@@ -25,7 +25,6 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     @usableFromInline let info: ObservationInfo
     /// The observed object, weakly.
     private let root: WeakReference
-    @usableFromInline var propertyKeyPath: SharedKeyPath? { nil }
     private let dispatch: Caller<Root, Value>.Dispatch?
     private let gate: CallGate
     // Unchecked sections: `Value` may be non-`Sendable`; the last value is only touched under the call lock by the

@@ -5,7 +5,6 @@ import Synchronization
 @usableFromInline
 final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObservation {
     @usableFromInline let info: ObservationInfo
-    @usableFromInline let propertyKeyPath: SharedKeyPath?
     @usableFromInline let dispatch: Caller<Root, Value>.Dispatch?
     @usableFromInline let gate: CallGate
     /// `deliver`, specialized where the observation was made (see `Caller.receive`).
@@ -20,11 +19,10 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
 
     @inlinable
     init(
-        info: ObservationInfo, property: SharedKeyPath, caller: Caller<Root, Value>, storage: PropertyStorage<Value>,
+        info: ObservationInfo, caller: Caller<Root, Value>, storage: PropertyStorage<Value>,
         onGone: (@Sendable () -> Void)?
     ) {
         self.info = info
-        propertyKeyPath = property
         dispatch = caller.dispatch
         receiver = caller.receive
         ender = caller.end

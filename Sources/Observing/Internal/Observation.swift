@@ -10,9 +10,6 @@ protocol AnyObservation: AnyObject, Sendable {
     var rootObject: AnyObject? { get }
     /// Not ended, its object still there, and its owner (if any) too.
     var isActive: Bool { get }
-    /// The key path of the property it observes, when it observes one property of its object directly (the pair
-    /// key of a `KeyValueObserver`).
-    var propertyKeyPath: SharedKeyPath? { get }
     /// Ends it: after this returns no handler call starts, and a call running on another thread has returned (O7).
     /// `filed`: it may still be listed in the registry (false when the caller took it off already).
     func end(filed: Bool)

@@ -23,22 +23,21 @@ extension KeyValueObservable {
             let located = type(of: self) == Self.self ? context.locateStorage(of: keyPath, in: self) : nil
             if let storage = located as? PropertyStorage<Value> {
                 let info = ObservationInfo(self, keyPath, options, delivery, owner)
-                return registerDirect(info, keyPath, caller, storage, onGone, file, context)
+                return registerDirect(info, caller, storage, onGone, file, context)
             }
             guard mayEvaluate() else { return nil }
             return register(keyPath, options, delivery, caller, owner, onGone, file, context)
         }
     }
 
-    /// Registers and starts a `DirectObservation` of `property`, whose storage is `storage` (see `register`).
+    /// Registers and starts a `DirectObservation` of the property whose storage is `storage` (see `register`).
     @inlinable
     func registerDirect<Value>(
-        _ info: consuming ObservationInfo, _ property: AnyKeyPath, _ caller: consuming Caller<Self, Value>,
+        _ info: consuming ObservationInfo, _ caller: consuming Caller<Self, Value>,
         _ storage: PropertyStorage<Value>, _ onGone: (@Sendable () -> Void)?, _ file: (any AnyObservation) -> Bool,
         _ context: ThreadContext
     ) -> (any AnyObservation)? {
-        let observation = DirectObservation(
-            info: info, property: SharedKeyPath(keyPath: property), caller: caller, storage: storage, onGone: onGone)
+        let observation = DirectObservation(info: info, caller: caller, storage: storage, onGone: onGone)
         return observation.start(root: self, context, file: { file(observation) }) ? observation : nil
     }
 
@@ -50,13 +49,9 @@ extension KeyValueObservable {
     ) -> (any AnyObservation)? {
         let (value, reads) = context.record(locating: true) { self[keyPath: keyPath] }
         let info = ObservationInfo(self, keyPath, options, delivery, owner)
-        if let property = Self.property(keyPath, of: self, value: value, reads: reads),
-            let storage = reads[0].storage as? PropertyStorage<Value>
-        {
-            if property == keyPath, type(of: self) == Self.self, let locator = reads[0].locator {
-                context.remember(locator, for: keyPath)
-            }
-            return registerDirect(info, property, caller, storage, onGone, file, context)
+        if let storage = Self.storage(of: keyPath, in: self, reads: reads) as PropertyStorage<Value>? {
+            if let locator = reads[0].locator { context.remember(locator, for: keyPath) }
+            return registerDirect(info, caller, storage, onGone, file, context)
         }
         return registerChain(keyPath, info, caller, onGone, value, reads, file, context)
     }
@@ -78,30 +73,17 @@ extension KeyValueObservable {
         return started ? observation : nil
     }
 
-    /// The key path of the one `@Observed` property `keyPath` is, when it is one: the key path itself, or, for a
-    /// subclass key path to an inherited property (`\Disc.radius` for `\Circle.radius`), the property's own. Nil for
-    /// anything else (a chain, a computed property).
+    /// The storage of the one `@Observed` property `keyPath` is, when it is one: its evaluation read exactly that
+    /// property of `root`, through this very key path, and `root` is of the key path's own class (a subclass may
+    /// override the property). Anything else (a chain, a computed property, an override) is observed through what it
+    /// reads. A key path is never matched by comparing values read through it.
     @inlinable
-    static func property<Value>(_ keyPath: KeyPath<Self, Value>, of root: Self, value: Value, reads: [TrackedRead])
-        -> AnyKeyPath?
+    static func storage<Value>(of keyPath: KeyPath<Self, Value>, in root: Self, reads: [TrackedRead])
+        -> PropertyStorage<Value>?
     {
-        guard reads.count == 1, reads[0].object === root, reads[0].storage is PropertyStorage<Value> else { return nil }
-        let property = reads[0].keyPath
-        // The caller's own key path object when equal: a pair filed under it is found again by identity.
-        if property == keyPath { return keyPath }
-        // Another key path to the same value: the same property only if it is settable like one and reads the
-        // stored value itself (a computed `radius * 2` is not `radius`).
-        guard keyPath is ReferenceWritableKeyPath<Self, Value>,
-            let stored = (reads[0].storage as? PropertyStorage<Value>)?.untrackedValue,
-            areEqual(stored, value) == true
+        guard reads.count == 1, reads[0].object === root, type(of: root) == Self.self, reads[0].keyPath == keyPath
         else { return nil }
-        return property
-    }
-
-    /// The pair key `KeyValueObserver` files `keyPath` under: its property's key path, or the key path itself.
-    func pairKeyPath<Value>(_ keyPath: KeyPath<Self, Value>) -> AnyKeyPath {
-        let (value, reads) = ThreadContext.current.record { self[keyPath: keyPath] }
-        return Self.property(keyPath, of: self, value: value, reads: reads) ?? keyPath
+        return reads[0].storage as? PropertyStorage<Value>
     }
 }
 

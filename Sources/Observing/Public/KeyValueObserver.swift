@@ -26,9 +26,9 @@
 /// ```
 ///
 /// - Each (object, key path) is observed at most once: a second `observe` of the same pair is ignored
-///   while the first is active. Pairs are keyed by the property, as FBKVOController keys them by name: a
-///   subclass key path to an inherited property (`\Square.radius`) and the superclass's (`\Circle.radius`) are
-///   the same pair, observed once, ended by `unobserve` with either.
+///   while the first is active. A pair is keyed by the key path itself (equal key paths are one pair): a
+///   computed property and the stored one it reads are two pairs, and so are a subclass key path
+///   (`\Square.radius`) and the superclass's (`\Circle.radius`), since the subclass may override the property.
 /// - `unobserve` and `unobserveAll()` are idempotent; unobserving something never observed does nothing.
 /// - Everything ends when the observer is released, and handlers stop being called once the owner is
 ///   gone, each on its own: the observer keeps only a weak reference to its owner.
@@ -180,29 +180,17 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         Registry.observation(for: pair(object, keyPath))?.isActive == true
     }
 
-    /// Files `observation` under its pair: its property's key path, or `keyPath`.
+    /// Files `observation` under its pair.
     @usableFromInline
     func file(_ observation: any AnyObservation, of object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool {
-        let property = observation.propertyKeyPath ?? SharedKeyPath(keyPath: keyPath)
-        return Registry.insert(
-            observation, pair: Registry.Pair(observer: ObjectIdentifier(self), object: object, keyPath: property))
+        Registry.insert(observation, pair: pair(object, keyPath))
     }
 
     private func pair(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Registry.Pair {
         Registry.Pair(observer: ObjectIdentifier(self), object: object, keyPath: SharedKeyPath(keyPath: keyPath))
     }
 
-    /// The pair `keyPath` of `object` is filed under when it differs from the key path itself (a subclass key path to
-    /// an inherited property).
-    private func propertyPair<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>)
-        -> Registry.Pair?
-    {
-        let property = object.pairKeyPath(keyPath)
-        return property == keyPath ? nil : pair(ObjectIdentifier(object), property)
-    }
-
-    /// Ends the observation of `keyPath` of `object`; does nothing if there is none. A subclass key path to an
-    /// inherited property and the superclass's key path name the same observation (see the type's overview).
+    /// Ends the observation of `keyPath` of `object`; does nothing if there is none.
     ///
     /// Returns whether an active observation ended (one that ``isObserving(_:_:)`` would have reported): false when
     /// the pair was not observed, or its observation had already ended (its object or owner went away).
@@ -210,11 +198,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     public func unobserve<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>)
         -> Bool
     {
-        var observation = Registry.removeObservation(for: pair(ObjectIdentifier(object), keyPath))
-        if observation == nil, let property = propertyPair(object, keyPath) {
-            observation = Registry.removeObservation(for: property)
+        guard let observation = Registry.removeObservation(for: pair(ObjectIdentifier(object), keyPath)) else {
+            return false
         }
-        guard let observation else { return false }
         let wasActive = observation.isActive
         observation.end(filed: false)
         return wasActive
@@ -238,11 +224,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     public func isObserving<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>)
         -> Bool
     {
-        if let observation = Registry.observation(for: pair(ObjectIdentifier(object), keyPath)) {
-            return observation.isActive
-        }
-        guard let property = propertyPair(object, keyPath) else { return false }
-        return Registry.observation(for: property)?.isActive == true
+        Registry.observation(for: pair(ObjectIdentifier(object), keyPath))?.isActive == true
     }
 
     /// The number of active observations.

@@ -74,7 +74,6 @@ public enum ObservationIssue: Sendable, CustomStringConvertible {
 /// Leak hunting and the reports of stopped cycles (O8, O10).
 public enum ObservationDiagnostics {
     private struct Settings {
-        var maximumRounds = 100
         var handlers: [UInt64: @Sendable (ObservationIssue) -> Void] = [:]
         var nextHandlerID: UInt64 = 1
     }
@@ -139,11 +138,21 @@ public enum ObservationDiagnostics {
     }
 
     /// How many rounds of changes made inside handlers are delivered before a cycle is declared
-    /// unsettled and stopped (default 100, at least 1). Round 0 is the change made outside any handler.
+    /// unsettled and stopped: 100, or what the innermost ``withMaximumRounds(_:_:)`` around the calling code set.
+    /// Round 0 is the change made outside any handler.
     public static var maximumRounds: Int {
-        get { settings.withLock { $0.maximumRounds } }
-        set { settings.withLock { $0.maximumRounds = max(1, newValue) } }
+        scopedMaximumRounds
     }
+
+    /// Runs `body` with `rounds` (at least 1) as the limit of the cycles that start in it, on this thread or task.
+    ///
+    /// The limit is scoped, not global: a cycle running meanwhile on another thread (another test, another part of
+    /// the program) keeps its own limit. A handler handed to a queue or to the main actor runs outside the scope.
+    public static func withMaximumRounds<Result>(_ rounds: Int, _ body: () throws -> Result) rethrows -> Result {
+        try $scopedMaximumRounds.withValue(max(1, rounds), operation: body)
+    }
+
+    @TaskLocal private static var scopedMaximumRounds = 100
 
     /// Calls `handler` with every issue until the returned token is invalidated. While no handler is
     /// registered, issues are printed to standard error.
