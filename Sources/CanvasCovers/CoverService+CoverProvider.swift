@@ -20,7 +20,7 @@ extension Thumbnails.CoverRequest: CanvasKit.CancellableCoverRequest {}
 ///   `.cancelled`.
 ///
 /// Cached covers are still delivered synchronously, before `requestCover` returns.
-extension CoverService: CoverProvider {
+extension CoverService: CompletionCoverProvider {
     /// Starts loading the cover of `videoURL`, fitted in `maximumSize`, and returns at once (see the extension's notes).
     public func requestCover(
         for videoURL: URL,

@@ -15,7 +15,7 @@ struct CoverProviderTests {
         -> Result<CoverImage, any Error>
     {
         await withCheckedContinuation { continuation in
-            _ = provider.requestCover(for: url, maximumSize: maximumSize) { continuation.resume(returning: $0) }
+            _ = provider.loadCover(for: url, maximumSize: maximumSize) { continuation.resume(returning: $0) }
         }
     }
 
@@ -27,10 +27,10 @@ struct CoverProviderTests {
         #expect((cover.width, cover.height) == (160, 90))
         let image = try #require(service.cachedCover(for: url, maximumSize: PixelSize(width: 160, height: 160)))
         #expect(cover == image)
-        // A cached cover is delivered before requestCover returns.
+        // A cached cover is delivered before loadCover returns: a view-model asks the service's own request.
         let delivered = LockedValue(false)
         let provider: any CoverProvider = service
-        _ = provider.requestCover(for: url, maximumSize: PixelSize(width: 160, height: 160)) { _ in
+        _ = provider.loadCover(for: url, maximumSize: PixelSize(width: 160, height: 160)) { _ in
             delivered.withLock { $0 = true }
         }
         #expect(delivered.withLock { $0 })

@@ -191,7 +191,7 @@ struct CanvasCellViewModelTests {
         struct Unreadable: Error, CustomStringConvertible {
             var description: String { "not a video" }
         }
-        final class FailingProvider: CoverProvider {
+        final class FailingProvider: CompletionCoverProvider {
             final class Request: CancellableCoverRequest { func cancel() {} }
             func requestCover(
                 for videoURL: URL, maximumSize: PixelSize,

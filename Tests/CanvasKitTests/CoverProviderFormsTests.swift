@@ -61,7 +61,7 @@ private final class Delivery: Sendable {
     var first: Result<CoverImage, any Error>? { results.withLock { $0.first } }
 }
 
-@Suite("CoverProvider: the async form and the completion form, each derived from the other")
+@Suite("CoverProvider: one async requirement; a completion-handler provider adapts through CompletionCoverProvider")
 struct CoverProviderFormsTests {
     let url = URL(fileURLWithPath: "/takes/a.mov")
     let size = PixelSize(width: 320, height: 320)
@@ -71,7 +71,7 @@ struct CoverProviderFormsTests {
         let provider = AsyncOnlyProvider()
         let delivery = Delivery()
         var events = provider.events.makeAsyncIterator()
-        _ = provider.requestCover(for: url, maximumSize: size) { delivery.record($0) }
+        _ = provider.loadCover(for: url, maximumSize: size) { delivery.record($0) }
         #expect(await events.next() == "started")
         provider.release()
         var arrived = delivery.arrived.makeAsyncIterator()
@@ -85,19 +85,28 @@ struct CoverProviderFormsTests {
         let provider = AsyncOnlyProvider()
         let delivery = Delivery()
         var events = provider.events.makeAsyncIterator()
-        let request = provider.requestCover(for: url, maximumSize: size) { delivery.record($0) }
+        let request = provider.loadCover(for: url, maximumSize: size) { delivery.record($0) }
         #expect(await events.next() == "started")
         request.cancel()
         #expect(await events.next() == "cancelled")
         #expect(delivery.count == 0)
     }
 
-    @Test("a completion-handler provider serves the async form")
+    @Test("a completion-handler provider, adapted through CompletionCoverProvider, serves the async requirement")
     func asyncOverCompletion() async throws {
         let provider = FakeCoverProvider(completesImmediately: true)
         let cover = try await provider.cover(for: url, maximumSize: size)
         #expect(cover == FakeCoverProvider.image(for: url))
         #expect(provider.all.count == 1)
+    }
+
+    @Test("loadCover asks a completion provider directly: a cached cover arrives before it returns")
+    func loadCoverCallsTheCompletionProviderDirectly() throws {
+        let provider: any CoverProvider = FakeCoverProvider(completesImmediately: true)
+        let delivery = Delivery()
+        _ = provider.loadCover(for: url, maximumSize: size) { delivery.record($0) }
+        #expect(delivery.count == 1)
+        #expect(try delivery.first?.get() == FakeCoverProvider.image(for: url))
     }
 
     @Test("cancelling the async form's task cancels the request and throws CancellationError")

@@ -7,7 +7,7 @@ import Locking
 import Testing
 
 /// A provider that completes on another thread, later: a 4x2 image, or a failure for files named `broken*`.
-private final class BackgroundCoverProvider: CoverProvider {
+private final class BackgroundCoverProvider: CompletionCoverProvider {
     struct Broken: Error, CustomStringConvertible {
         let path: String
         var description: String { "\(path): not a media file" }

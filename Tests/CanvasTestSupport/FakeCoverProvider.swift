@@ -3,7 +3,7 @@ import Foundation
 import Locking
 
 /// A cover provider that records requests and cancellations and completes only when told to.
-package final class FakeCoverProvider: CoverProvider {
+package final class FakeCoverProvider: CompletionCoverProvider {
     package final class Request: CancellableCoverRequest {
         package let url: URL
         private let cancelled = LockedValue(false)

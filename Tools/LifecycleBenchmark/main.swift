@@ -39,7 +39,7 @@ func bestTime(rounds: Int = 5, operations: Int, _ body: () -> Void) -> Double {
 }
 
 /// A cover provider that answers at once from a tiny fixed image (covers are the Thumbnails module's cost).
-final class InstantCovers: CoverProvider {
+final class InstantCovers: CompletionCoverProvider {
     final class Request: CancellableCoverRequest { func cancel() {} }
     let requests = LockedValue(0)
     /// One black pixel (consistent sizes by construction).

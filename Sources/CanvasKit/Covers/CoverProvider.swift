@@ -10,20 +10,16 @@ public protocol CancellableCoverRequest: AnyObject, Sendable {
     func cancel()
 }
 
-/// Where cell view-models get covers from: `CoverService` (module Thumbnails, a provider once `import CanvasCovers`
-/// is written), an app's own (`AVAssetImageGenerator` on iOS), or a test's fake.
+/// Where cell view-models get covers from: an app's own (`AVAssetImageGenerator` on iOS, the Apple layer's
+/// `AssetCoverProvider`), `CoverService` (module Thumbnails, a provider once `import CanvasCovers` is written), or a
+/// test's fake.
 ///
-/// A provider implements one of the two forms and gets the other from this protocol:
-/// - ``cover(for:maximumSize:)``, `async throws`: the natural form for a provider over an async API. Cancellation
-///   is the task's: when the task awaiting the cover is cancelled, the provider should stop and throw
-///   `CancellationError`.
-/// - ``requestCover(for:maximumSize:completion:)``: a completion handler and a request to cancel, the form cell
-///   view-models use.
+/// One requirement, ``cover(for:maximumSize:)``, `async throws`: an empty conformance does not compile. Cancellation is
+/// the task's: when the task awaiting the cover is cancelled, the provider should stop and throw `CancellationError`.
+/// A provider whose API is a completion handler conforms to ``CompletionCoverProvider`` instead, which derives this
+/// requirement from its own one.
 ///
-/// The async form over a completion-handler provider starts a request and cancels it when the task is cancelled
-/// (throwing `CancellationError` at once). The completion form over an async provider runs the async form in a task
-/// and cancels the task when the request is cancelled. A provider that implements neither recurses forever: implement
-/// one.
+/// Cell view-models ask for covers through ``loadCover(for:maximumSize:completion:)``, which every provider has.
 ///
 /// ```swift
 /// import CanvasKit
@@ -41,38 +37,37 @@ public protocol CancellableCoverRequest: AnyObject, Sendable {
 /// let viewModel = CanvasCellViewModel(coverProvider: GrayCovers())
 /// ```
 public protocol CoverProvider: AnyObject, Sendable {
-    /// Starts loading the cover of the take at `videoURL`, fitted in `maximumSize` (keeping its aspect ratio; 0 in a
-    /// dimension means no limit on it, as for Thumbnails), and returns at once.
-    ///
-    /// `completion` is called at most once, on any thread, with the cover or the error that prevented it (for
-    /// example a missing or unreadable file); it is not called after the returned request is cancelled. The cover is
-    /// a `CoverImage` in either pixel format, rows possibly padded: Core Graphics reads both layouts as they are.
-    func requestCover(
-        for videoURL: URL,
-        maximumSize: PixelSize,
-        completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
-    ) -> any CancellableCoverRequest
-
-    /// The cover of the take at `videoURL`, fitted in `maximumSize` (as ``requestCover(for:maximumSize:completion:)``).
+    /// The cover of the take at `videoURL`, fitted in `maximumSize` (keeping its aspect ratio; 0 in a dimension means
+    /// no limit on it, as for Thumbnails). The cover is a `CoverImage` in either pixel format, rows possibly padded:
+    /// Core Graphics reads both layouts as they are.
     ///
     /// - Throws: `CancellationError` when the calling task is cancelled first; otherwise the error that prevented the
     ///   cover (for example a missing or unreadable file).
     func cover(for videoURL: URL, maximumSize: PixelSize) async throws -> CoverImage
 }
 
-extension CoverProvider {
-    /// The completion-handler form over ``cover(for:maximumSize:)``: runs it in a task and returns a request whose
-    /// `cancel()` cancels that task. The completion is not called once the request is cancelled.
-    public func requestCover(
+/// A cover provider whose API is a completion handler and a request to cancel (Thumbnails' `CoverService` through
+/// CanvasCovers, a provider with a synchronous cache): its one requirement is
+/// ``requestCover(for:maximumSize:completion:)``, and it gets ``CoverProvider/cover(for:maximumSize:)`` from it.
+///
+/// Cell view-models call its request directly (``CoverProvider/loadCover(for:maximumSize:completion:)``), so a cover
+/// it delivers before `requestCover` returns (a cache hit) is on screen in the same pass. An empty conformance does
+/// not compile: nothing provides `requestCover`.
+public protocol CompletionCoverProvider: CoverProvider {
+    /// Starts loading the cover of the take at `videoURL`, fitted in `maximumSize` (as
+    /// ``CoverProvider/cover(for:maximumSize:)``), and returns at once.
+    ///
+    /// `completion` is called at most once, on any thread (possibly before this returns), with the cover or the error
+    /// that prevented it (for example a missing or unreadable file); it is not called after the returned request is
+    /// cancelled.
+    func requestCover(
         for videoURL: URL,
         maximumSize: PixelSize,
         completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
-    ) -> any CancellableCoverRequest {
-        let request = TaskCoverRequest(completion: completion)
-        request.start { try await self.cover(for: videoURL, maximumSize: maximumSize) }
-        return request
-    }
+    ) -> any CancellableCoverRequest
+}
 
+extension CompletionCoverProvider {
     /// The async form over ``requestCover(for:maximumSize:completion:)``: starts a request and waits for its
     /// completion; when the task is cancelled first, cancels the request and throws `CancellationError` at once.
     public func cover(for videoURL: URL, maximumSize: PixelSize) async throws -> CoverImage {
@@ -86,6 +81,29 @@ extension CoverProvider {
         } onCancel: {
             waiter.cancel()
         }
+    }
+}
+
+extension CoverProvider {
+    /// Starts loading the cover of the take at `videoURL`, fitted in `maximumSize`, and returns at once: what cell
+    /// view-models call. Not a requirement: every provider has it.
+    ///
+    /// A ``CompletionCoverProvider`` is asked through its own ``CompletionCoverProvider/requestCover(for:maximumSize:completion:)``
+    /// (a cover it has cached may arrive before this returns). Any other provider's
+    /// ``cover(for:maximumSize:)`` runs in a task, and cancelling the returned request cancels that task.
+    ///
+    /// `completion` is called at most once, on any thread, and never after the returned request is cancelled.
+    public func loadCover(
+        for videoURL: URL,
+        maximumSize: PixelSize,
+        completion: @escaping @Sendable (Result<CoverImage, any Error>) -> Void
+    ) -> any CancellableCoverRequest {
+        if let provider = self as? any CompletionCoverProvider {
+            return provider.requestCover(for: videoURL, maximumSize: maximumSize, completion: completion)
+        }
+        let request = TaskCoverRequest(completion: completion)
+        request.start { try await self.cover(for: videoURL, maximumSize: maximumSize) }
+        return request
     }
 }
 

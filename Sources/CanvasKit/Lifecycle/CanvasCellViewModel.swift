@@ -187,7 +187,7 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
     private func requestCover(_ ticket: CanvasCellStateMachine.CoverTicket) {
         guard let coverProvider else { return }
         let number = ticket.number
-        let request = coverProvider.requestCover(for: ticket.take, maximumSize: coverSize) { [weak self] result in
+        let request = coverProvider.loadCover(for: ticket.take, maximumSize: coverSize) { [weak self] result in
             guard let self else { return }
             let actions = machine.withLock { $0.coverFinished(result, number: number) }
             perform(actions, in: .willDisplay)

@@ -7,7 +7,7 @@ import Locking
 /// Wraps a cover provider so that a simulation can wait, after each step, until every cover request in flight has
 /// finished or been cancelled, which makes a step's output deterministic. It also remembers failures, and answers
 /// nothing for simulated takes (files a script made up), which have no file to read.
-final class SettlingCoverProvider: CoverProvider {
+final class SettlingCoverProvider: CompletionCoverProvider {
     private struct State {
         var simulated: Set<URL> = []
         var failures: [(url: URL, reason: String)] = []
@@ -41,7 +41,7 @@ final class SettlingCoverProvider: CoverProvider {
     ) -> any CancellableCoverRequest {
         guard let base, !isSimulated(videoURL) else { return InertCoverRequest() }
         let request = SettlingRequest(group: group)
-        let inner = base.requestCover(for: videoURL, maximumSize: maximumSize) { [weak self] result in
+        let inner = base.loadCover(for: videoURL, maximumSize: maximumSize) { [weak self] result in
             if case .failure(let error) = result {
                 self?.state.withLock { $0.failures.append((videoURL, String(describing: error))) }
             }
