@@ -54,7 +54,8 @@ final class CameraEffects: @MainActor CanvasEffectPerformer {
         case .takeInterrupted(_, let partial):
             // A draft's restore: the recording stopped with the app; this app does not keep partial takes.
             if let partial { try? FileManager.default.removeItem(at: partial) }
-        case .takeFinished, .coverWanted, .canvasesInserted, .canvasesRemoved, .takeMissing, .draftRecordsDropped:
+        case .takeFinished, .coverWanted, .canvasesInserted, .canvasesRemoved, .takeMissing, .draftRecordsDropped,
+            .recordingStarted, .recordingFailed, .recordingCutShort:
             break  // the cell's view-model asks for the cover; the wiring applies list changes
         }
         log.append(effect.description)

@@ -71,11 +71,14 @@ struct DraftTests {
     @Test("every event kind and a whole board survive the binary form")
     func codec() throws {
         let url = URL(fileURLWithPath: "/takes/a b/ü.mov")
-        let events: [CanvasEvent] = [
-            .tap(0), .tap(-3), .tap(Int.max), .record, .stop(url), .stop(URL(string: "https://x.test/a?b=1")!),
-            .stop(url, start: 1.25), .stop(url, start: -0.375),
-            .cancel, .delete(2), .add, .remove(1),
-        ]
+        let events: [CanvasEvent] =
+            [
+                .tap(0), .tap(-3), .tap(Int.max), .record, .stop(url), .stop(URL(string: "https://x.test/a?b=1")!),
+                .stop(url, start: 1.25), .stop(url, start: -0.375),
+                .cancel, .delete(2), .add, .remove(1), .recordingStarted(at: HostTime(seconds: 1_234.5)),
+                .recordingFailed(.notAuthorized), .recordingCutShort(.call, file: url, start: -0.25),
+                .recordingCutShort(.cameraTaken, file: nil),
+            ] + RecorderProblem.allCases.map { .recordingFailed($0) }
         let relative = URL(
             fileURLWithPath: "take 2.mov", relativeTo: URL(fileURLWithPath: "/takes/", isDirectory: true))
         for entry in events.map(DraftEntry.event) + [.event(.stop(relative, start: 3)), .recordingFile(relative)] {

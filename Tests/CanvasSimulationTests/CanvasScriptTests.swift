@@ -77,7 +77,7 @@ struct CanvasScriptTests {
         ("record\nRecord", 2, 1, "unknown event 'Record' (did you mean 'record'?)"),
         (
             "jump", 1, 1,
-            "unknown event 'jump'; expected one of tap, record, stop, cancel, delete, add, remove, scroll, disappear, appear"
+            "unknown event 'jump'; expected one of tap, record, stop, cancel, delete, add, remove, scroll, disappear, appear, started, failed, cut-short"
         ),
         ("tap 0; tap", 1, 11, "'tap' needs a canvas index, e.g. 'tap 0'"),
         ("delete x", 1, 8, "'delete' expects a canvas index (an integer), got 'x'"),
@@ -93,11 +93,18 @@ struct CanvasScriptTests {
         ("tap 0\u{0}", 1, 5, "'tap' expects a canvas index (an integer), got '0\\u{0}'"),
         (
             "\u{1B}[2J", 1, 1,
-            "unknown event '\\u{1B}[2J'; expected one of tap, record, stop, cancel, delete, add, remove, scroll, disappear, appear"
+            "unknown event '\\u{1B}[2J'; expected one of tap, record, stop, cancel, delete, add, remove, scroll, disappear, appear, started, failed, cut-short"
         ),
         ("scroll", 1, 7, "'scroll' needs an item index, e.g. 'scroll 0'"),
         ("tap 1 2", 1, 7, "'tap' takes one canvas index, got an extra '2'"),
         ("record now", 1, 8, "'record' takes no argument, got 'now'"),
+        ("started", 1, 8, "'started' needs a host time in seconds, e.g. 'started 12.5'"),
+        ("started soon", 1, 9, "'started' expects a number, got 'soon'"),
+        (
+            "failed ringing", 1, 8,
+            "'failed' expects one of notAuthorized, deviceUnavailable, call, cameraTaken, background, systemPressure, mediaServicesFailed, diskFull, other, got 'ringing'"
+        ),
+        ("cut-short call a.mov b.mov", 1, 22, "'cut-short' takes at most a problem and a file, got an extra 'b.mov'"),
         ("stop a.mov b.mov", 1, 12, "'stop' takes at most one file, got an extra 'b.mov'"),
         ("stop \"a.mov", 1, 6, "unterminated quoted file name (missing closing '\"')"),
         ("stop \"\"", 1, 6, "empty file name"),

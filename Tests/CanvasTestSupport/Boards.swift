@@ -40,13 +40,18 @@ package enum Boards {
     /// Every event worth trying on `state`: each index from -1 to `count` for tap, delete and remove; record; cancel;
     /// add; stop with a fresh file, with the file of another canvas's take, and with the recording canvas's own take.
     package static func events(for state: BoardState, fresh: URL) -> [CanvasEvent] {
-        var events: [CanvasEvent] = [.record, .cancel, .add, .stop(fresh)]
+        var events: [CanvasEvent] = [
+            .record, .cancel, .add, .stop(fresh), .recordingStarted(at: HostTime(seconds: 2)),
+            .recordingFailed(.notAuthorized), .recordingCutShort(.call, file: fresh),
+            .recordingCutShort(.cameraTaken, file: nil),
+        ]
         for index in -1...state.count {
             events += [.tap(index), .delete(index), .remove(index)]
         }
         let recording = state.recordingIndex
         if let other = state.indices.first(where: { $0 != recording && state.videoURL(at: $0) != nil }) {
             events.append(.stop(state.videoURL(at: other)!))
+            events.append(.recordingCutShort(.call, file: state.videoURL(at: other)!))
         }
         if let recording, let own = state.videoURL(at: recording) {
             events.append(.stop(own))

@@ -34,7 +34,13 @@ package struct EventGenerator {
             takes += 1
             if roll % 6 == 0, let reused = state.indices.compactMap(state.videoURL(at:)).first { return .stop(reused) }
             return .stop(Boards.take("r\(takes).mov"))
-        case 62..<68: return .cancel
+        case 62..<65: return .cancel
+        case 65: return .recordingStarted(at: HostTime(seconds: Double(index)))
+        case 66: return .recordingFailed(RecorderProblem.allCases[index % RecorderProblem.allCases.count])
+        case 67:
+            takes += 1
+            let file = index % 2 == 0 ? Boards.take("c\(takes).mov") : nil
+            return .recordingCutShort(.call, file: file)
         case 68..<78: return .delete(index)
         case 78..<89: return state.count < maxCount ? .add : .tap(index)
         default: return .remove(index)

@@ -91,10 +91,17 @@ struct NaiveBoard {
             videoURL[recording] = url
             status[recording] = .inPreview
             return true
-        case .cancel:
+        case .cancel, .recordingFailed, .recordingCutShort(_, nil, _):
             guard let recording else { return false }
             status[recording] = .inPreview
             return true
+        case .recordingCutShort(_, let url?, _):
+            guard let recording else { return false }
+            videoURL[recording] = url
+            status[recording] = .inPreview
+            return true
+        case .recordingStarted:
+            return recording != nil
         case .delete(let index):
             guard status.indices.contains(index), recording == nil, videoURL[index] != nil else { return false }
             videoURL[index] = nil

@@ -10,7 +10,9 @@ import Foundation
 ///
 /// Form: a kind byte, then its values. 1 `tap`, 5 `delete`, 7 `remove`: the index (zigzag LEB128). 2 `record`,
 /// 4 `cancel`, 6 `add`: nothing. 3 `stop`: the URL, then the start (the 8 bytes of a `Double`, little-endian).
-/// 8 a noted recording file: the URL. A URL is its relative string, then 0, or 1 and its base URL (the form
+/// 8 a noted recording file: the URL. 9 `recordingStarted`: the host time (a `Double`, as the start). 10
+/// `recordingFailed`: the problem's name (a string). 11 `recordingCutShort`: the problem's name, 0 or 1 and the
+/// file, then the start. A string is its UTF-8 length (LEB128) and its bytes. A URL is its relative string, then 0, or 1 and its base URL (the form
 /// `URL`'s own `Codable` conformance keeps).
 enum DraftRecordCodec {
     /// Why a payload that passed its checksum is not an entry.
@@ -27,8 +29,24 @@ enum DraftRecordCodec {
             case .stop(let url, let start):
                 bytes.append(3)
                 write(url, &bytes)
-                withUnsafeBytes(of: start.bitPattern.littleEndian) { bytes += $0 }
+                write(start, &bytes)
             case .cancel: bytes.append(4)
+            case .recordingStarted(let time):
+                bytes.append(9)
+                write(time.seconds, &bytes)
+            case .recordingFailed(let problem):
+                bytes.append(10)
+                write(problem.rawValue, &bytes)
+            case .recordingCutShort(let problem, let file, let start):
+                bytes.append(11)
+                write(problem.rawValue, &bytes)
+                if let file {
+                    bytes.append(1)
+                    write(file, &bytes)
+                } else {
+                    bytes.append(0)
+                }
+                write(start, &bytes)
             case .delete(let index): integer(5, index, &bytes)
             case .add: bytes.append(6)
             case .remove(let index): integer(7, index, &bytes)
@@ -43,6 +61,10 @@ enum DraftRecordCodec {
         bytes.append(kind)
         let value = Int64(value)
         DraftVarint.write(UInt64(bitPattern: (value << 1) ^ (value >> 63)), into: &bytes)
+    }
+
+    private static func write(_ value: Double, _ bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes += $0 }
     }
 
     private static func write(_ url: URL, _ bytes: inout [UInt8]) {
@@ -78,6 +100,17 @@ enum DraftRecordCodec {
         case 6: entry = .event(.add)
         case 7: entry = .event(.remove(try reader.integer()))
         case 8: entry = .recordingFile(try reader.url(depth: 0))
+        case 9: entry = .event(.recordingStarted(at: HostTime(seconds: try reader.double())))
+        case 10: entry = .event(.recordingFailed(try reader.problem()))
+        case 11:
+            let problem = try reader.problem()
+            let file: URL?
+            switch try reader.byte() {
+            case 0: file = nil
+            case 1: file = try reader.url(depth: 0)
+            default: throw Failure(description: "a cut-short's file marker is damaged")
+            }
+            entry = .event(.recordingCutShort(problem, file: file, start: try reader.double()))
         case let kind: throw Failure(description: "unknown entry kind \(kind)")
         }
         guard reader.offset == payload.endIndex else { throw Failure(description: "bytes after the entry") }
@@ -128,10 +161,18 @@ enum DraftRecordCodec {
             guard count <= UInt64(bytes.endIndex - offset) else { throw Failure(description: "the entry is cut short") }
             let end = offset + Int(count)
             guard let string = String(validating: bytes[offset..<end], as: UTF8.self) else {
-                throw Failure(description: "a URL is not UTF-8")
+                throw Failure(description: "a string is not UTF-8")
             }
             offset = end
             return string
+        }
+
+        mutating func problem() throws(Failure) -> RecorderProblem {
+            let name = try string()
+            guard let problem = RecorderProblem(rawValue: name) else {
+                throw Failure(description: "unknown recorder problem '\(name)'")
+            }
+            return problem
         }
 
         /// A URL and its bases; a chain of bases deeper than a URL has is damage.

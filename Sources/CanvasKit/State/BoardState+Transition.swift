@@ -108,6 +108,10 @@ extension BoardState {
         case .record: rule = record(playbackStart: playbackStart)
         case .stop(let url, let start): rule = stop(take: url, start: start, &change)
         case .cancel: rule = cancel()
+        case .recordingStarted(let time): rule = recordingStarted(at: time)
+        case .recordingFailed(let problem): rule = recordingFailed(problem)
+        case .recordingCutShort(let problem, let file, let start):
+            rule = recordingCutShort(problem, file: file, start: start, &change)
         case .delete(let index): rule = delete(index, &change)
         case .add: rule = add(&change)
         case .remove(let index): rule = remove(index, &change)
@@ -203,6 +207,35 @@ extension BoardState {
         guard let index = recordingIndex else { return .rejected(.nothingRecording) }
         selection = Selection(index: index, phase: .inPreview)
         return .accepted(Step.Effects(.takeDiscarded(index: index)))
+    }
+
+    private func recordingStarted(at time: HostTime) -> Rule {
+        guard let index = recordingIndex else { return .rejected(.nothingRecording) }
+        return .accepted(Step.Effects(.recordingStarted(index: index, at: time)))
+    }
+
+    private mutating func recordingFailed(_ problem: RecorderProblem) -> Rule {
+        guard let index = recordingIndex else { return .rejected(.nothingRecording) }
+        selection = Selection(index: index, phase: .inPreview)
+        return .accepted(Step.Effects(.recordingFailed(index: index, problem: problem)))
+    }
+
+    /// Ends the recording as `stop` with a playable file, as `cancel` without one (or with a file that is another
+    /// canvas's take, which `stop` would refuse: the recorder has stopped, so the board cannot stay recording), and
+    /// says which first.
+    private mutating func recordingCutShort(
+        _ problem: RecorderProblem, file: URL?, start: Double, _ change: inout BoardChange
+    ) -> Rule {
+        guard let index = recordingIndex else { return .rejected(.nothingRecording) }
+        if let file, case .accepted(let effects) = stop(take: file, start: start, &change) {
+            let said = CanvasEffect.recordingCutShort(index: index, problem: problem, endedAs: .stop)
+            return .accepted(Step.Effects(said, then: effects.array))
+        }
+        selection = Selection(index: index, phase: .inPreview)
+        return .accepted(
+            Step.Effects(
+                .recordingCutShort(index: index, problem: problem, endedAs: .cancel),
+                then: [.takeDiscarded(index: index)]))
     }
 
     private mutating func delete(_ index: Int, _ change: inout BoardChange) -> Rule {

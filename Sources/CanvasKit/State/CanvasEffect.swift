@@ -30,6 +30,15 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
     case canvasesInserted(IndexSet)
     /// Canvases were removed from these indexes (indexes before the removal).
     case canvasesRemoved(IndexSet)
+    /// The recorder wrote the first sample of the take of the canvas at the index, at this host time: the take is
+    /// rolling (an app may start its timer).
+    case recordingStarted(index: Int, at: HostTime)
+    /// The recorder could not start recording into the canvas at the index; it is back `inPreview` and nothing was
+    /// recorded.
+    case recordingFailed(index: Int, problem: RecorderProblem)
+    /// The system cut the recording into the canvas at the index short; the board ended it as `stop` (the take
+    /// finished, reported by the effects that follow) or as `cancel` (`takeDiscarded` follows).
+    case recordingCutShort(index: Int, problem: RecorderProblem, endedAs: CutShortEnding)
     /// Restoring a draft: the canvas at the index was recording when the app was killed; it is back `inPreview`,
     /// still selected. The URL is the file the recorder was writing (`BoardDraft.noteRecordingFile(_:)`), nil when
     /// the app never said: the host keeps the partial file (as a take, by recording into that canvas again) or
@@ -46,6 +55,7 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case attachPreview, movePreview, detachPreview, startRecording, takeFinished, takeReplaced, takeDiscarded
         case takeRemoved, coverWanted, canvasesInserted, canvasesRemoved
+        case recordingStarted, recordingFailed, recordingCutShort
         case takeInterrupted, takeMissing, draftRecordsDropped
 
         /// Whether only a draft's restore reports this kind (``DraftRestore/effects``); no event's outcome has it.
@@ -71,6 +81,9 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
         case .coverWanted: .coverWanted
         case .canvasesInserted: .canvasesInserted
         case .canvasesRemoved: .canvasesRemoved
+        case .recordingStarted: .recordingStarted
+        case .recordingFailed: .recordingFailed
+        case .recordingCutShort: .recordingCutShort
         case .takeInterrupted: .takeInterrupted
         case .takeMissing: .takeMissing
         case .draftRecordsDropped: .draftRecordsDropped
@@ -94,6 +107,10 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
         case .coverWanted(let index, let url): "cover wanted \(name(index)) \(TakeName.describe(url))"
         case .canvasesInserted(let set): "canvases inserted \(names(set))"
         case .canvasesRemoved(let set): "canvases removed \(names(set))"
+        case .recordingStarted(let index, let time): "recording started \(name(index)) at \(time)"
+        case .recordingFailed(let index, let problem): "recording failed \(name(index)) \(problem)"
+        case .recordingCutShort(let index, let problem, let ending):
+            "recording cut short \(name(index)) \(problem), ended as \(ending.rawValue)"
         case .takeInterrupted(let index, let url):
             "take interrupted \(name(index)) \(url.map(TakeName.describe) ?? "(file not noted)")"
         case .takeMissing(let index, let url): "take missing \(name(index)) \(TakeName.describe(url))"

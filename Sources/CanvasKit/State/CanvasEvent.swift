@@ -5,7 +5,7 @@ import Foundation
 /// Indexes are plain integers: an out-of-range or negative index is not a programming error but an event the board
 /// rejects with `CanvasRejection.indexOutOfRange`. The `description` is the event language of `CanvasScript`
 /// (`tap 0`, `record`, `stop take-1.mov`, ...), and parsing it back gives the same event (a `stop`'s start aside:
-/// the language has no word for it, a simulation supplies it from its clock).
+/// the language has no word for it, a simulation supplies it from its clock; likewise a `cut-short`'s).
 public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     /// The user taps the canvas at the index.
     case tap(Int)
@@ -17,6 +17,18 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     case stop(URL, start: Double = 0)
     /// The recording was abandoned; no take.
     case cancel
+    /// The recorder's answer to `record`: it wrote its first sample at this host time. Nothing on the board changes;
+    /// the host learns that the take is rolling (``CanvasEffect/recordingStarted(index:at:)``). The take's start on
+    /// the timeline is ``SyncedPlayback/takeStart(recordingBeganAt:captureLatency:)`` of this time, which the
+    /// recorder's `stop` carries (``RecorderAnswers`` does both).
+    case recordingStarted(at: HostTime)
+    /// The recorder's answer to `record`: it could not start. The recording canvas returns to `inPreview`, still
+    /// selected; nothing was recorded.
+    case recordingFailed(RecorderProblem)
+    /// The system ended the recording early (a call, the camera taken, ...). With a playable `file`, the board ends it
+    /// as `stop(file, start:)`; without one, as `cancel`; either way it says which
+    /// (``CanvasEffect/recordingCutShort(index:problem:endedAs:)``).
+    case recordingCutShort(RecorderProblem, file: URL?, start: Double = 0)
     /// The user deletes the take of the canvas at the index.
     case delete(Int)
     /// A new empty canvas is appended to the board.
@@ -24,13 +36,17 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     /// The canvas at the index is removed from the board; later canvases shift down.
     case remove(Int)
 
-    /// The event word: `tap`, `record`, `stop`, `cancel`, `delete`, `add` or `remove`.
+    /// The event word: `tap`, `record`, `stop`, `cancel`, `started`, `failed`, `cut-short`, `delete`, `add` or
+    /// `remove`.
     public var word: String {
         switch self {
         case .tap: "tap"
         case .record: "record"
         case .stop: "stop"
         case .cancel: "cancel"
+        case .recordingStarted: "started"
+        case .recordingFailed: "failed"
+        case .recordingCutShort: "cut-short"
         case .delete: "delete"
         case .add: "add"
         case .remove: "remove"
@@ -45,6 +61,10 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .tap(let index), .delete(let index), .remove(let index): "\(word) \(name(index))"
         case .stop(let url, _): "stop \(TakeName.scriptWord(for: url))"
+        case .recordingStarted(let time): "started \(time.seconds)"
+        case .recordingFailed(let problem): "failed \(problem)"
+        case .recordingCutShort(let problem, let file, _):
+            "cut-short \(problem)" + (file.map { " " + TakeName.scriptWord(for: $0) } ?? "")
         case .record, .cancel, .add: word
         }
     }

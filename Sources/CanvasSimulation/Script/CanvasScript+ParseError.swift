@@ -14,6 +14,8 @@ extension CanvasScript {
             /// The word got a decimal integer too large (or too small) for `Int`: no board has such an index, and no
             /// event can carry it, so the script is malformed rather than the step rejected.
             case numberOutOfRange(word: String, argument: String)
+            /// The word's argument is not one it takes; `expected` says what it takes.
+            case invalidArgument(word: String, argument: String, expected: String)
             /// The word got more arguments than it takes.
             case extraArgument(word: String, argument: String)
             /// A quoted file name has no closing quote on its line.
@@ -79,12 +81,14 @@ extension CanvasScript {
                 "'\(word)' expects \(Keyword(rawValue: word)?.argumentName ?? "an integer") (an integer), got \(quoted(argument))"
             case .numberOutOfRange(let word, let argument):
                 "'\(word)' got \(argument.count > Self.quotedLengthLimit ? quoted(argument) : argument), beyond any index (from \(Int.min) to \(Int.max))"
+            case .invalidArgument(let word, let argument, let expected):
+                "'\(word)' expects \(expected), got \(quoted(argument))"
             case .extraArgument(let word, let argument):
                 switch Keyword(rawValue: word) {
-                case let keyword? where keyword.arity == .index:
+                case let keyword? where keyword.arity == .index || keyword == .started || keyword == .failed:
                     "'\(word)' takes one \(keyword.argumentNoun), got an extra \(quoted(argument))"
-                case let keyword? where keyword.arity == .optionalFile:
-                    "'\(word)' takes at most one \(keyword.argumentNoun), got an extra \(quoted(argument))"
+                case let keyword? where keyword.arity == .optionalFile || keyword == .cutShort:
+                    "'\(word)' takes at most \(keyword == .cutShort ? "a problem and a file" : "one \(keyword.argumentNoun)"), got an extra \(quoted(argument))"
                 default:
                     "'\(word)' takes no argument, got \(quoted(argument))"
                 }

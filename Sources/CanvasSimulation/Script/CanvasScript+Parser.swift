@@ -4,14 +4,18 @@ import Foundation
 /// The words of the script language and the argument each takes.
 enum Keyword: String, CaseIterable {
     case tap, record, stop, cancel, delete, add, remove, scroll, disappear, appear
+    // The recorder's answers (CanvasKit's `RecorderAnswers` sends them in an app).
+    case started, failed
+    case cutShort = "cut-short"
 
-    enum Arity { case none, index, optionalFile }
+    enum Arity { case none, index, optionalFile, recorderAnswer }
 
     var arity: Arity {
         switch self {
         case .tap, .delete, .remove, .scroll: .index
         case .stop: .optionalFile
         case .record, .cancel, .add, .disappear, .appear: .none
+        case .started, .failed, .cutShort: .recorderAnswer
         }
     }
 
@@ -20,6 +24,8 @@ enum Keyword: String, CaseIterable {
         switch self {
         case .scroll: "item index"
         case .stop: "file"
+        case .started: "host time in seconds"
+        case .failed, .cutShort: "recorder problem"
         default: "canvas index"
         }
     }
@@ -37,6 +43,12 @@ enum Keyword: String, CaseIterable {
         case .none: rawValue
         case .index: "\(rawValue) 0"
         case .optionalFile: "\(rawValue) take.mov"
+        case .recorderAnswer:
+            switch self {
+            case .started: "started 12.5"
+            case .failed: "failed notAuthorized"
+            default: "cut-short call take.mov"
+            }
         }
     }
 
@@ -84,7 +96,7 @@ extension CanvasScript {
         private var steps: [Step] = []
         /// Indexes in `steps` of bare `stop`s, waiting for their synthetic file.
         private var bareStops: [Int] = []
-        private var explicitFiles: Set<String> = []
+        var explicitFiles: Set<String> = []
 
         init(baseDirectory: URL?) {
             self.baseDirectory = baseDirectory
@@ -224,6 +236,8 @@ extension CanvasScript {
                     case .remove: .event(.remove(index))
                     default: .scroll(index)
                     }
+            case .recorderAnswer:
+                command = .event(try recorderAnswer(keyword, head: head, arguments: Array(arguments)))
             case .optionalFile:
                 if let extra = arguments.dropFirst().first {
                     throw ParseError(

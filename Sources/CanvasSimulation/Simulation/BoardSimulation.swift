@@ -142,6 +142,11 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
                     event = .stop(url, start: start)
                 }
             }
+            if case .recordingCutShort(let problem, let url?, _) = event, let recording {
+                let start = recording.playback.takeStart(
+                    recordingBeganAt: recording.began, captureLatency: timing.captureLatency)
+                event = .recordingCutShort(problem, file: url, start: start)
+            }
             stepEffects = []
             let outcome = board.send(event, performingEffectsWith: self)
             reason = outcome.rejection?.description

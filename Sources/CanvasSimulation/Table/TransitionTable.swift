@@ -90,6 +90,8 @@ public struct TransitionTable: Sendable {
             names: ["i", "k", "n"],
             events: [
                 .tap(0), .tap(2), .record, .stop(take("new.mov")), .cancel, .delete(1), .delete(0), .add, .remove(1),
+                .recordingStarted(at: HostTime(seconds: 2)), .recordingFailed(.notAuthorized),
+                .recordingCutShort(.call, file: take("new.mov")),
             ]),
         Scenario(
             label: "none selected, one canvas",
@@ -111,6 +113,9 @@ public struct TransitionTable: Sendable {
             events: [
                 .tap(1), .tap(0), .tap(2), .record, .stop(take("new.mov")), .stop(take("s.mov")),
                 .stop(take("j.mov")), .cancel, .delete(0), .add, .remove(0),
+                .recordingStarted(at: HostTime(seconds: 2)), .recordingFailed(.notAuthorized),
+                .recordingCutShort(.call, file: take("new.mov")), .recordingCutShort(.cameraTaken, file: nil),
+                .recordingCutShort(.call, file: take("j.mov")),
             ]),
         Scenario(
             label: "s recording, s has no take",

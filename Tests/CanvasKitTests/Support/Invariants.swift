@@ -101,7 +101,7 @@ enum Invariants {
         switch event {
         case .tap, .delete, .add, .remove:
             if before.isRecording { problems.append("I2: \(event) accepted while recording") }
-        case .record, .stop, .cancel:
+        case .record, .stop, .cancel, .recordingStarted, .recordingFailed, .recordingCutShort:
             break
         }
 
@@ -127,7 +127,7 @@ enum Invariants {
             case .canvasesInserted(let set): inserted.append(set)
             case .canvasesRemoved(let set): removed.append(set)
             case .startRecording: startsRecording = true
-            case .takeDiscarded, .coverWanted: break
+            case .takeDiscarded, .coverWanted, .recordingStarted, .recordingFailed, .recordingCutShort: break
             // Only a draft's restore reports these; no event does.
             case .takeInterrupted, .takeMissing, .draftRecordsDropped: problems.append("\(effect) from an event")
             }
@@ -147,7 +147,7 @@ enum Invariants {
         }
         if !lost.isEmpty {
             switch event {
-            case .stop, .delete, .remove: break
+            case .stop, .delete, .remove, .recordingCutShort: break
             default: problems.append("I3: \(event) removed a take")
             }
         }
@@ -180,7 +180,8 @@ enum Invariants {
             problems.append("preview effects \(previewEffects) but expected \(expectedPreview)")
         }
 
-        // Recording starts only by record, into the previewing canvas, and ends by stop or cancel.
+        // Recording starts only by record, into the previewing canvas, and ends by stop or cancel, or by the recorder's
+        // failure to start or a cut short.
         if before.isRecording != after.isRecording || startsRecording {
             switch (event, before.selection, after.selection) {
             case (.record, let s?, let t?) where s.phase == .inPreview && t == .init(index: s.index, phase: .recording):
@@ -194,7 +195,8 @@ enum Invariants {
                 {
                     problems.append("record effects \(effects)")
                 }
-            case (.stop, let s?, let t?), (.cancel, let s?, let t?):
+            case (.stop, let s?, let t?), (.cancel, let s?, let t?), (.recordingFailed, let s?, let t?),
+                (.recordingCutShort, let s?, let t?):
                 if s.phase != .recording || t != .init(index: s.index, phase: .inPreview) {
                     problems.append("\(event) did not return the recording canvas to inPreview")
                 }
@@ -206,6 +208,28 @@ enum Invariants {
         }
         if case .cancel = event, effects != [.takeDiscarded(index: before.recordingIndex ?? -1)] {
             problems.append("cancel effects \(effects)")
+        }
+        if case .recordingStarted(let time) = event,
+            effects != [.recordingStarted(index: before.recordingIndex ?? -1, at: time)]
+        {
+            problems.append("started effects \(effects)")
+        }
+        if case .recordingFailed(let problem) = event,
+            effects != [.recordingFailed(index: before.recordingIndex ?? -1, problem: problem)]
+        {
+            problems.append("failed effects \(effects)")
+        }
+        if case .recordingCutShort(let problem, let file, _) = event {
+            // Ended as stop exactly when the file became the canvas's take; as cancel otherwise, with the take kept.
+            let index = before.recordingIndex ?? -1
+            let finished = effects.contains { $0.kind == .takeFinished }
+            let ending: CutShortEnding = finished ? .stop : .cancel
+            if effects.first != .recordingCutShort(index: index, problem: problem, endedAs: ending)
+                || (finished && (file == nil || !sameFile(after.videoURL(at: index), file)))
+                || (!finished && Array(effects.dropFirst()) != [.takeDiscarded(index: index)])
+            {
+                problems.append("cut-short effects \(effects)")
+            }
         }
 
         // Collection changes: exactly the identities that appeared or disappeared, in one effect each, the removal

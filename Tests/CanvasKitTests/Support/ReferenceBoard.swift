@@ -68,6 +68,22 @@ struct ReferenceBoard: Equatable {
             guard let r = recording else { return .failure(.init(.nothingRecording)) }
             canvases[r].status = .inPreview
             return .success([.takeDiscarded(index: r)])
+        case .recordingStarted(let time):
+            guard let r = recording else { return .failure(.init(.nothingRecording)) }
+            return .success([.recordingStarted(index: r, at: time)])
+        case .recordingFailed(let problem):
+            guard let r = recording else { return .failure(.init(.nothingRecording)) }
+            canvases[r].status = .inPreview
+            return .success([.recordingFailed(index: r, problem: problem)])
+        case .recordingCutShort(let problem, let file, let start):
+            guard let r = recording else { return .failure(.init(.nothingRecording)) }
+            if let file, case .success(let effects) = apply(.stop(file, start: start)) {
+                return .success([.recordingCutShort(index: r, problem: problem, endedAs: .stop)] + effects)
+            }
+            canvases[r].status = .inPreview
+            return .success([
+                .recordingCutShort(index: r, problem: problem, endedAs: .cancel), .takeDiscarded(index: r),
+            ])
         case .delete(let i):
             guard inRange(i) else { return .failure(.init(.indexOutOfRange(index: i, count: canvases.count))) }
             if let recording { return .failure(.init(.lockedWhileRecording(recordingIndex: recording))) }
