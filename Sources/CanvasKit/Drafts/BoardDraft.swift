@@ -51,20 +51,30 @@ public final class BoardDraft: Sendable {
         /// a failed write or sync).
         var needsRewrite = false
         var waiters: [Waiter] = []
+        /// What runs once a record is durable (held-back effects); a failure does not answer them, they wait for the
+        /// rewrite that follows it.
+        var listeners: [(sequence: UInt64, run: @Sendable () -> Void)] = []
 
-        /// Takes out the waiters that are answered: those whose records are durable, and with `failure`, the others.
-        mutating func answeredWaiters(failure: DraftError?) -> [(DraftError?, @Sendable (DraftError?) -> Void)] {
-            var answered: [(DraftError?, @Sendable (DraftError?) -> Void)] = []
-            let durable = needsRewrite ? 0 : progress.durable
+        /// The last record that counts as durable: none while the files must be rewritten.
+        var durable: UInt64 { needsRewrite ? 0 : progress.durable }
+
+        /// Takes out the waiters that are answered: those whose records are durable, and with `failure`, the others;
+        /// and the listeners whose records are durable, in the order they were added.
+        mutating func answeredWaiters(failure: DraftError?) -> [@Sendable () -> Void] {
+            var answered: [@Sendable () -> Void] = []
+            let durable = durable
             waiters.removeAll { waiter in
                 if waiter.sequence <= durable {
-                    answered.append((nil, waiter.resume))
+                    answered.append { waiter.resume(nil) }
                     return true
                 }
                 guard let failure else { return false }
-                answered.append((failure, waiter.resume))
+                answered.append { waiter.resume(failure) }
                 return true
             }
+            let ready = listeners.prefix { $0.sequence <= durable }
+            answered += ready.map(\.run)
+            listeners.removeFirst(ready.count)
             return answered
         }
     }
@@ -103,16 +113,39 @@ public final class BoardDraft: Sendable {
     }
 
     /// Hands one entry to the writer, numbered after every entry handed before it. Constant time; never waits for
-    /// the disk.
-    func append(_ entry: DraftEntry) {
-        let starts = shared.withLock { shared -> Bool in
+    /// the disk. - Returns: the entry's record number.
+    @discardableResult
+    func append(_ entry: DraftEntry) -> UInt64 {
+        let (sequence, starts) = shared.withLock { shared -> (UInt64, Bool) in
             shared.progress.appended += 1
             shared.pending.append(DraftWriteItem(sequence: shared.progress.appended, entry: entry))
-            guard !shared.isWriting else { return false }
+            guard !shared.isWriting else { return (shared.progress.appended, false) }
             shared.isWriting = true
-            return true
+            return (shared.progress.appended, true)
         }
         if starts { writerQueue.async { self.write(rewriting: false) } }
+        return sequence
+    }
+
+    /// Whether record `record` is durable now: a power loss can no longer lose it.
+    public func isDurable(_ record: UInt64) -> Bool {
+        shared.withLock { record <= $0.durable }
+    }
+
+    /// Returns once record `record` is durable. A failed write or sync does not end the wait: it lasts until the
+    /// rewrite that follows the failure (on the next append or ``waitUntilDurable()``) made the record durable.
+    public func durable(through record: UInt64) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = shared.withLock { shared -> Bool in
+                if record <= shared.durable { return true }
+                // Records are made durable in order, so the listeners stay sorted when added in order; insert in
+                // place otherwise.
+                let index = shared.listeners.lastIndex { $0.sequence <= record }.map { $0 + 1 } ?? 0
+                shared.listeners.insert((record, { continuation.resume() }), at: index)
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     /// Calls `completion` once every record appended before this call is durable (nil), or with the error that kept
@@ -177,7 +210,7 @@ public final class BoardDraft: Sendable {
                 if syncs { shared.isSyncing = true }
                 return (shared.answeredWaiters(failure: failure), syncs)
             }
-            for (error, resume) in answered { resume(error) }
+            for resume in answered { resume() }
             if syncs { syncQueue.async { self.sync() } }
         }
     }
@@ -212,7 +245,7 @@ public final class BoardDraft: Sendable {
                 }
                 return shared.answeredWaiters(failure: failure)
             }
-            for (error, resume) in answered { resume(error) }
+            for resume in answered { resume() }
             if failure != nil { return }
         }
     }

@@ -1,3 +1,5 @@
+import Locking
+
 /// Carries out what the board decided: the one place where a recording screen's state machine meets the camera, the
 /// recorder and the files.
 ///
@@ -20,26 +22,89 @@
 ///
 /// Effects are performed on the thread that sent the event, after the board's models were written (so a performer
 /// that reads a model sees the new state); a performer that must work on the main thread (UIKit, AVFoundation's
-/// preview layer) hops there itself.
+/// preview layer) hops there itself. The exception is write-ahead: on a board opened on a draft, an effect that gives
+/// up a file (``CanvasEffect/givesUpFile``) is held back until the draft record of its event is durable, then
+/// performed on the actor the event was sent from (a `@MainActor` performer gets it on the main actor), or on a
+/// thread of the cooperative pool when the sender had no actor.
 public protocol CanvasEffectPerformer: AnyObject {
     /// Carries out one effect. Indexes refer to the board as it is when the effect is performed (see
-    /// ``CanvasEffect``).
+    /// ``CanvasEffect``); an effect held back for its record (``CanvasEffect/givesUpFile``) names its file, which is
+    /// what the performer acts on, and its index is the canvas's at the event.
     func perform(_ effect: CanvasEffect)
+}
+
+extension CanvasEffect {
+    /// Whether the effect gives up a file the user made (``takeReplaced(index:oldURL:)``,
+    /// ``takeRemoved(index:url:)``): a performer may remove it, so on a board opened on a draft it must not run before
+    /// the record of its event is durable, or a power loss would bring the take back on its canvas with its file
+    /// gone. (``takeDiscarded(index:)`` is not one: its file is a recording the user abandoned, and a lost `cancel`
+    /// comes back as an interrupted take whose partial file the app removes anyway.)
+    public var givesUpFile: Bool {
+        switch self {
+        case .takeReplaced, .takeRemoved: true
+        default: false
+        }
+    }
 }
 
 extension CanvasBoard {
     /// Sends `event` to the board and hands the effects of an accepted event to `performer`, one by one in their
     /// order; a rejected event performs nothing.
     ///
+    /// Write-ahead: on a board opened on a draft, effects that give up a file (``CanvasEffect/givesUpFile``) are held
+    /// back until the record of their event is durable (``BoardOutcome/draftRecord``), then performed in the order of
+    /// their events on `isolation` (the caller's actor by default); every other effect is performed at once, on the
+    /// calling thread. Nothing waits: the calling thread returns before the record is synced. Held effects are
+    /// performed after every effect held before them, so a performer sees them in order even across events. A board
+    /// without a draft performs everything at once.
+    ///
     /// - Returns: the outcome, as ``send(_:)`` returns it.
     @discardableResult
-    public func send(_ event: CanvasEvent, performingEffectsWith performer: some CanvasEffectPerformer)
-        -> BoardOutcome
-    {
+    public func send<Performer: CanvasEffectPerformer>(
+        _ event: CanvasEvent, performingEffectsWith performer: Performer,
+        isolation: isolated (any Actor)? = #isolation
+    ) -> BoardOutcome {
         let outcome = send(event)
+        guard let draft, let record = outcome.draftRecord else {
+            for effect in outcome.effects { performer.perform(effect) }
+            return outcome
+        }
+        var held: [CanvasEffect] = []
         for effect in outcome.effects {
-            performer.perform(effect)
+            if effect.givesUpFile {
+                held.append(effect)
+            } else {
+                performer.perform(effect)
+            }
+        }
+        guard !held.isEmpty else { return outcome }
+        let performsNow = heldEffects.withLock { held in held.tail == nil } && draft.isDurable(record)
+        if performsNow {
+            for effect in held { performer.perform(effect) }
+            return outcome
+        }
+        heldEffects.withLock { state in
+            let previous = state.tail
+            state.outstanding += 1
+            state.tail = Task {
+                _ = isolation
+                await previous?.value
+                await draft.durable(through: record)
+                for effect in held { performer.perform(effect) }
+                self.heldEffects.withLock { state in
+                    state.outstanding -= 1
+                    if state.outstanding == 0 { state.tail = nil }
+                }
+            }
         }
         return outcome
     }
+}
+
+/// The effects a board holds back for their records: a chain of deliveries, each after the one before it.
+struct HeldEffects: Sendable {
+    /// The last delivery started, until every delivery has finished.
+    var tail: Task<Void, Never>?
+    /// Deliveries started and not finished.
+    var outstanding = 0
 }

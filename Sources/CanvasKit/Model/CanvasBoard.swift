@@ -48,6 +48,8 @@ public final class CanvasBoard: KeyValueObservable, Sendable {
     }
 
     private let core: LockedValue<Core>
+    /// The effects held back until their draft records are durable (`send(_:performingEffectsWith:)`).
+    let heldEffects = LockedValue(HeldEffects())
 
     /// Where `record` reads the host time its ``SyncedPlayback`` starts from.
     public let clock: any HostClock
@@ -96,11 +98,18 @@ public final class CanvasBoard: KeyValueObservable, Sendable {
         let playbackStart = event == .record ? clock.now() + playbackLead : .zero
         let (outcome, drains) = core.withLock { core -> (BoardOutcome, Bool) in
             let step = core.state.handle(event, playbackStart: playbackStart)
-            guard case .accepted(_, let change) = step else { return (step.outcome(next: core.state), false) }
-            // Journaled in the order accepted, before the effects reach the caller (never waiting for the disk).
-            draft?.append(.event(event))
+            guard case .accepted(let effects, var change) = step else {
+                return (step.outcome(next: core.state), false)
+            }
             core.enqueue(change)
-            let outcome = step.outcome(next: core.state)
+            var journaled = step
+            if let draft {
+                // Journaled in the order accepted, before the effects reach the caller (never waiting for the disk);
+                // the outcome carries the record's number, which the effects that give up a file wait for.
+                change.draftRecord = draft.append(.event(event))
+                journaled = .accepted(effects: effects, change: change)
+            }
+            let outcome = journaled.outcome(next: core.state)
             guard !core.isDraining else { return (outcome, false) }
             core.isDraining = true
             return (outcome, true)

@@ -25,6 +25,8 @@ public struct BoardChange: Sendable, Hashable {
     var takeIndex: Int?
     /// The canvas the event inserted or removed, if any.
     var list: ListChange?
+    /// The number of the draft record that journals the event, when a ``CanvasBoard`` on a draft accepted it.
+    var draftRecord: UInt64?
 
     /// The start of a record: nothing changed yet on a board whose selection is `selection`.
     init(selection: BoardState.Selection?) {

@@ -34,6 +34,14 @@ public enum BoardOutcome: Sendable, Hashable {
         return []
     }
 
+    /// The number of the draft record that journals the event: set when a ``CanvasBoard`` opened on a draft accepted
+    /// it (compare with ``BoardDraft/Progress/durable``, or wait for it with ``BoardDraft/durable(through:)``); nil
+    /// for a rejected event, the transition function's outcome, and a board without a draft.
+    public var draftRecord: UInt64? {
+        if case .accepted(_, _, let change) = self { return change.draftRecord }
+        return nil
+    }
+
     /// Whether the event was accepted.
     public var isAccepted: Bool { rejection == nil }
 }

@@ -148,7 +148,10 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
                 event = .recordingCutShort(problem, file: url, start: start)
             }
             stepEffects = []
-            let outcome = board.send(event, performingEffectsWith: self)
+            // Every effect is reported with its step, the held-back ones too: the simulation removes no file, so it
+            // need not wait for a draft record (an app's performer is handed them once durable).
+            let outcome = board.send(event)
+            for effect in outcome.effects { perform(effect) }
             reason = outcome.rejection?.description
             if outcome.rejection == nil, !board.isRecording { recording = nil }
             effects = stepEffects

@@ -24,6 +24,9 @@ final class PowerLossStorage: DraftStorage {
     }
 
     private let state = LockedValue(State())
+    /// Held syncs wait on it until released (`holdSyncs`).
+    private let syncGate = NSCondition()
+    private let syncsHeld = LockedValue(false)
 
     /// A storage holding `files` (durable, as after a restart).
     init(files: [String: [UInt8]] = [:]) {
@@ -86,7 +89,22 @@ final class PowerLossStorage: DraftStorage {
         }
     }
 
+    /// Makes every sync from now on wait (a disk that does not answer) until called again with false.
+    func holdSyncs(_ hold: Bool) {
+        syncGate.lock()
+        syncsHeld.withLock { $0 = hold }
+        syncGate.broadcast()
+        syncGate.unlock()
+    }
+
+    private func waitForSyncGate() {
+        syncGate.lock()
+        while syncsHeld.withLock({ $0 }) { syncGate.wait() }
+        syncGate.unlock()
+    }
+
     func sync(_ path: String) throws(DraftError) {
+        waitForSyncGate()
         try operation(path) { state throws(DraftError) in
             guard let inode = state.entries[path] else { throw .io(path: path, operation: "open", errno: ENOENT) }
             inode.durable = inode.data
@@ -111,6 +129,7 @@ final class PowerLossStorage: DraftStorage {
     }
 
     func syncFolder(of path: String) throws(DraftError) {
+        waitForSyncGate()
         try operation(path) { state in state.durableEntries = state.entries }
     }
 }
