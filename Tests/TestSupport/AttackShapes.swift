@@ -2,8 +2,8 @@ import Foundation
 
 /// The inputs an attacker uploads to a cover service, written deterministically into a folder: playlists, manifests
 /// and scripts named like videos that would make FFmpeg open other files (a "secret" video and a text file beside
-/// them, another user's upload), and a header declaring a frame no decoder may allocate. Each shape names what the
-/// refusal must say.
+/// them, another user's upload), a header declaring a frame no decoder may allocate, and headers declaring millions of
+/// samples or hundreds of streams (``HeaderBombs``). Each shape names what the refusal must say.
 package struct AttackShapes {
     /// One upload: its file name in the folder and the words its refusal must contain.
     package struct Shape: Sendable, CustomStringConvertible {
@@ -25,6 +25,22 @@ package struct AttackShapes {
         Shape(name: "concat-sibling.mp4", refusal: "an ffconcat script: refused, it would open other files"),
         Shape(name: "subtitles.mp4", refusal: "a subtitle file (srt): refused, not a video"),
         Shape(name: "huge-frame.mp4", refusal: "pixels a frame): refused, a frame may have at most 33554432 pixels"),
+        Shape(
+            name: "sample-tables.mp4",
+            refusal: "declare 80000000 samples in 4683 bytes: refused, an input may declare at most one sample per byte"
+        ),
+        Shape(
+            name: "three-sample-tables.mp4",
+            refusal:
+                "declare 240000000 samples in 5561 bytes: refused, an input may declare at most one sample per byte"),
+        Shape(name: "many-tracks.mkv", refusal: "more than 32 streams: refused, an input may have at most 32"),
+    ]
+
+    /// The header shapes alone, as the fuzz corpus keeps them (Fixtures/fuzz/cover-NAME).
+    package static let headerShapes: [String: Data] = [
+        "sample-tables.mp4": HeaderBombs.sampleTables(tracks: 1, samples: 80_000_000),
+        "three-sample-tables.mp4": HeaderBombs.sampleTables(tracks: 3, samples: 80_000_000),
+        "many-tracks.mkv": HeaderBombs.manyTracks(999),
     ]
 
     /// Writes every shape into `folder`, beside `secret.ts` (the file a playlist would expose), `notes.txt` (a text
@@ -65,6 +81,7 @@ package struct AttackShapes {
         var huge = Data("YUV4MPEG2 W16000 H16000 F25:1 Ip A1:1 C420jpeg\nFRAME\n".utf8)
         huge.append(Data(count: 4096))
         try huge.write(to: folder.appending(path: "huge-frame.mp4"))
+        for (name, bytes) in Self.headerShapes { try bytes.write(to: folder.appending(path: name)) }
     }
 
     /// The path of the upload `name` in the folder.

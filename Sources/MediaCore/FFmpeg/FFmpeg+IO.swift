@@ -52,6 +52,7 @@ extension FFmpeg {
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
         try check(av_dict_set(&options, "protocol_whitelist", "none", 0))
+        try check(av_dict_set(&options, "max_streams", String(InputLimits.maximumStreams), 0))
         if !policy.opensOtherFiles {
             try check(av_dict_set(&options, "format_whitelist", InputPolicy.formatWhitelist, 0))
         }
@@ -64,8 +65,7 @@ extension FFmpeg {
                 try check(avformat_open_input(&context, "", nil, &options))
             }
         } catch {
-            guard !policy.opensOtherFiles else { throw error }
-            throw refusal(explaining: error, filename: FileSystemPath(unchecked: []), prefix: prefix)
+            throw refusal(explaining: error, policy: policy, filename: FileSystemPath(unchecked: []), prefix: prefix)
         }
         guard let context else { throw .outOfMemory }
         return context

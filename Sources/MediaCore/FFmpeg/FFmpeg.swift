@@ -74,6 +74,7 @@ package enum FFmpeg {
         defer { av_dict_free(&options) }
         try check(av_dict_set(&options, "protocol_whitelist", "file", 0))
         try check(av_dict_set(&options, "pattern_type", "none", 0))
+        try check(av_dict_set(&options, "max_streams", String(InputLimits.maximumStreams), 0))
         if !policy.opensOtherFiles {
             try check(av_dict_set(&options, "format_whitelist", InputPolicy.formatWhitelist, 0))
         }
@@ -88,22 +89,66 @@ package enum FFmpeg {
                 }
             }
         } catch {
-            guard !policy.opensOtherFiles else { throw error }
-            throw refusal(explaining: error, filename: url) { path.prefix(count: probePrefixSize) }
+            throw refusal(explaining: error, policy: policy, filename: url) { path.prefix(count: probePrefixSize) }
         }
         guard let context else { throw .outOfMemory }
         return context
     }
 
+    /// Throws ``FFmpegError/refused`` when the sample tables `source` holds (an MP4 or QuickTime file's, counted by
+    /// ``SampleTableCensus``) declare more samples than ``InputLimits`` allow, or a compressed header whose tables
+    /// cannot be counted: called before FFmpeg reads them, so a refused file costs nothing.
+    static func checkSampleTables(_ source: some CensusSource) throws(FFmpegError) {
+        let census = SampleTableCensus(source)
+        var refused = FFmpegError.refused
+        if census.hasCompressedHeader {
+            refused.refusal = "a compressed QuickTime header (cmov): refused, its sample tables cannot be checked"
+            throw refused
+        }
+        if let reason = InputLimits.refusal(samples: census.samples, size: source.size) {
+            refused.refusal = reason
+            throw refused
+        }
+    }
+
+    /// Throws ``FFmpegError/refused`` when the opened `context` has more streams than ``InputLimits/maximumStreams``
+    /// or an index of more than ``InputLimits/maximumSamples`` entries (whatever demuxer built it).
+    static func checkLimits(of context: FormatContextPointer) throws(FFmpegError) {
+        var refused = FFmpegError.refused
+        let count = Int(context.pointee.nb_streams)
+        if count > InputLimits.maximumStreams {
+            refused.refusal = InputLimits.streamsRefusal
+            throw refused
+        }
+        var entries = 0
+        for index in 0..<count {
+            if let stream = context.pointee.streams[index] {
+                entries += Int(avformat_index_get_entries_count(stream))
+            }
+        }
+        if entries > InputLimits.maximumSamples {
+            refused.refusal =
+                "its index lists \(entries) samples: refused, an input may list at most "
+                + "\(InputLimits.maximumSamples)"
+            throw refused
+        }
+    }
+
     /// Bytes of a refused input read again to name what it was (the refused formats are text, told by their start).
     static let probePrefixSize = 64 * 1024
 
-    /// The ``FFmpegError/refused`` error for a failed open under ``InputPolicy/selfContained`` when the failure was a
-    /// refusal (the demuxer not on the whitelist, or a nested open refused), naming what the input was from FFmpeg's
-    /// probe of `prefix`; else `error` itself.
+    /// The ``FFmpegError/refused`` error for a failed open when the failure was a refusal (more streams than
+    /// ``InputLimits/maximumStreams``; under ``InputPolicy/selfContained``, the demuxer not on the whitelist or a nested
+    /// open refused), naming what the input was from FFmpeg's probe of `prefix`; else `error` itself.
     static func refusal(
-        explaining error: FFmpegError, filename: FileSystemPath, prefix: () -> [UInt8]
+        explaining error: FFmpegError, policy: InputPolicy, filename: FileSystemPath, prefix: () -> [UInt8]
     ) -> FFmpegError {
+        if error.loggedLines.contains(where: { $0.contains(InputLimits.streamLimitMarker) }) {
+            var refused = FFmpegError.refused
+            refused.refusal = InputLimits.streamsRefusal
+            return refused
+        }
+        guard !policy.opensOtherFiles else { return error }
         if let nested = error.loggedLines.first(where: { $0.hasPrefix(nestedOpenMarker) }) {
             var refused = FFmpegError.refused
             refused.refusal = InputPolicy.nestedOpenRefusal(String(nested.dropFirst(nestedOpenMarker.count)))

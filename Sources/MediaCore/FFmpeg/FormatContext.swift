@@ -20,13 +20,17 @@ package final class FormatContext {
     /// With the default policy, ``InputPolicy/selfContained``, FFmpeg reads the file named and nothing else: a
     /// playlist, manifest, concat script, text or subtitle file is refused with ``FFmpegError/refused`` (its
     /// ``FFmpegError/refusal`` names what it was), as is an input whose demuxer tries to open another resource.
+    /// Under any policy, an input beyond ``InputLimits`` (more streams, or sample tables declaring more samples) is
+    /// refused the same way, before FFmpeg spends memory on it.
     /// Throws the ``FFmpegError`` of a file FFmpeg cannot open or read otherwise.
     package init(path: FileSystemPath, interruption: Interruption? = nil, policy: InputPolicy = .selfContained)
         throws(FFmpegError)
     {
+        if let file = ReadOnlyFile(path: path) { try FFmpeg.checkSampleTables(file) }
         pointer = try FFmpeg.openInput(path: path, interruption: interruption, policy: policy)
         memoryIO = nil
         self.interruption = interruption
+        try FFmpeg.checkLimits(of: pointer)
     }
 
     /// Opens bytes held in memory and reads the container header.
@@ -35,12 +39,14 @@ package final class FormatContext {
     package init(bytes: Data, interruption: Interruption? = nil, policy: InputPolicy = .selfContained)
         throws(FFmpegError)
     {
+        try FFmpeg.checkSampleTables(CensusBytes(bytes))
         let io = try MemoryIO(bytes)
         pointer = try FFmpeg.openInput(io: io.pointer, interruption: interruption, policy: policy) {
             Array(bytes.prefix(FFmpeg.probePrefixSize))
         }
         memoryIO = io
         self.interruption = interruption
+        try FFmpeg.checkLimits(of: pointer)
     }
 
     deinit {
@@ -90,6 +96,7 @@ package final class FormatContext {
     /// allocate them.
     package func findStreamInfo() throws(FFmpegError) {
         try FFmpeg.findStreamInfo(pointer, maximumPixels: FrameLimits.maximumPixels)
+        try FFmpeg.checkLimits(of: pointer)
     }
 
     /// FFmpeg's short name for the container format ("mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm").
