@@ -22,7 +22,7 @@ struct Options {
     var version = false
 
     static let usage = """
-        usage: canvas-compose TAKE... -o OUT.mp4 [--size WxH] [--grid CxR] [--fit | --fill] [--fps N]
+        usage: canvas-compose TAKE... -o OUT.mp4 [--size WxH] [--grid CxR] [--fit | --fill] [--fps RATE]
                               [--start INDEX=SECONDS]... [--gain INDEX=G]... [--pan INDEX=P]...
                               [--crf N] [--preset NAME] [--plan FILE.json] [--json]
           TAKE               a video (or audio) file; TAKE i goes in tile i (column i % C, row i / C)
@@ -30,7 +30,7 @@ struct Options {
           --size WxH         the output size, even sides (default 720x1280)
           --grid CxR         columns x rows (default: the squarest grid holding every take)
           --fit | --fill     letterbox each take in its tile (default) or fill and crop it
-          --fps N            output frame rate (default 30; 29.97 is 30000/1001)
+          --fps RATE         output frame rate, 1-240 (default 30; 29.97 or 30000/1001)
           --start I=S        take I starts S seconds into the board's timeline (may be negative)
           --gain I=G         take I's samples times G in the mix (default 1)
           --pan I=P          take I from -1 (left) to 1 (right), constant power (default 0)
@@ -67,6 +67,7 @@ struct Options {
             else { throw UsageError(message: "\(name) expects INDEX=NUMBER, got '\(text)'") }
             return (take, number)
         }
+        var seen: [String: String] = [:]
         while index < arguments.count {
             let argument = arguments[index]
             if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
@@ -74,9 +75,13 @@ struct Options {
                 index += 1
                 continue
             }
+            try Self.checkRepeat(of: argument, seen: &seen)
             switch argument {
             case "--": optionsEnded = true
-            case "-o", "--output": options.output = try value(argument)
+            case "-o", "--output":
+                let path = try value(argument)
+                guard !path.isEmpty else { throw UsageError(message: "\(argument): the output path is empty") }
+                options.output = path
             case "--size":
                 let text = try value(argument)
                 guard let size = PixelSize(parsing: text) else {
@@ -93,8 +98,10 @@ struct Options {
             case "--fill": options.scaling = .fill
             case "--fps":
                 let text = try value(argument)
-                guard let number = Double(text), let rate = FrameRate(number) else {
-                    throw UsageError(message: "--fps expects a number from 0 to 1000, got '\(text)'")
+                guard let rate = FrameRate(parsing: text), FrameRate.allowedRange.contains(rate.framesPerSecond)
+                else {
+                    throw UsageError(
+                        message: "--fps expects a rate from 1 to 240 such as 30, 29.97 or 24000/1001, got '\(text)'")
                 }
                 options.frameRate = rate
             case "--start":
@@ -136,6 +143,25 @@ struct Options {
         return options
     }
 
+    /// The options that may be given more than once (one value per take each time).
+    static let repeatable: Set<String> = ["--start", "--gain", "--pan"]
+    /// Options that exclude each other, by the name of the setting they share.
+    static let settings: [String: String] = [
+        "-o": "output", "--output": "output", "--fit": "scaling", "--fill": "scaling", "-h": "help", "--help": "help",
+    ]
+
+    /// Throws when `argument` repeats an option (or one it excludes, such as `--fill` after `--fit`).
+    static func checkRepeat(of argument: String, seen: inout [String: String]) throws(UsageError) {
+        guard !repeatable.contains(argument), argument != "--" else { return }
+        let setting = settings[argument] ?? argument
+        if let earlier = seen[setting] {
+            throw UsageError(
+                message: earlier == argument
+                    ? "\(argument) is given twice" : "\(earlier) and \(argument) cannot be given together")
+        }
+        seen[setting] = argument
+    }
+
     /// The plan the options describe (the plan file's, with the options' overrides).
     func plan() throws(UsageError) -> CompositionPlan {
         var plan: CompositionPlan
@@ -166,7 +192,8 @@ struct Options {
         }
         for (name, values) in [("--start", starts), ("--gain", gains), ("--pan", pans)] {
             if let bad = values.keys.sorted().first(where: { $0 >= plan.takes.count }) {
-                throw UsageError(message: "\(name) names take \(bad), but there are \(plan.takes.count) takes")
+                let count = plan.takes.count == 1 ? "there is 1 take" : "there are \(plan.takes.count) takes"
+                throw UsageError(message: "\(name) names take \(bad), but \(count)")
             }
         }
         for (take, start) in starts { plan.takes[take].start = start }

@@ -1,5 +1,5 @@
 // canvas-compose: composes takes into one MP4 (Docs/Composition.md). Thin: parse, call Composition, print.
-// Exit codes: 0 written, 1 failed (nothing written), 2 usage.
+// Exit codes: 0 written, 1 failed (nothing written), 2 usage, 130 or 143 stopped by SIGINT or SIGTERM.
 import CommandLineSupport
 import Composition
 import Foundation
@@ -47,13 +47,15 @@ let job = Composer().compose(
         outcome.withLock { $0 = result }
         done.signal()
     })
-// Ctrl-C cancels: the composition stops at its next frame and leaves nothing behind.
-signal(SIGINT, SIG_IGN)
-let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-interrupt.setEventHandler { job.cancel() }
-interrupt.resume()
+// Ctrl-C and SIGTERM cancel: the composition stops at its next frame, leaves nothing behind, and the tool ends with
+// the shell's status for the signal (130, 143).
+let signals = TerminationSignals { job.cancel() }
 done.wait()
 line.withLock { $0?.finish() }
+if case .failure = outcome.withLock({ $0 })!, let status = signals.exitStatus {
+    Terminal.printError("canvas-compose: cancelled, nothing written")
+    exit(status)
+}
 
 switch outcome.withLock({ $0 })! {
 case .success(let result):

@@ -197,36 +197,5 @@ if let path = options.render {
     if options.format == .text { Terminal.printLine("picture: \(path) (\(picture.width)x\(picture.height))") }
 }
 
-if let path = options.compose {
-    // The board's plan, less the takes the simulation could not read (their covers failed) or made up (a bare stop).
-    let canvases = simulation.canvases
-    var plan = CompositionPlan(board: simulation.board, size: PixelSize(width: 720, height: 1280))
-    plan.takes.removeAll { take in
-        let canvas = canvases[take.canvasIndex ?? 0]
-        if canvas.takeIsSimulated { return true }
-        guard let reason = canvas.coverError else { return false }
-        Terminal.printError("canvas-sim: warning: --compose leaves out canvas \(canvas.index): \(reason)")
-        return true
-    }
-    guard !plan.takes.isEmpty else {
-        fail("cannot compose '\(path)': the board has no take to compose", code: ExitCode.outputFailed)
-    }
-    let finished = DispatchSemaphore(value: 0)
-    let outcome = LockedValue<Result<CompositionResult, CompositionError>?>(nil)
-    Composer().compose(plan, to: URL(fileURLWithPath: path)) { result in
-        outcome.withLock { $0 = result }
-        finished.signal()
-    }
-    finished.wait()
-    switch outcome.withLock({ $0 })! {
-    case .success(let result):
-        if options.format == .text {
-            Terminal.printLine(
-                "video: \(path) (\(plan.size), \(result.frameCount) frames, "
-                    + "\(String(format: "%.2f", result.duration)) s, \(plan.takes.count) takes)")
-        }
-    case .failure(let error):
-        fail("cannot compose '\(path)': \(error)", code: ExitCode.outputFailed)
-    }
-}
+if let path = options.compose { composeBoard(of: simulation, to: path, printing: options.format) }
 exit(status)

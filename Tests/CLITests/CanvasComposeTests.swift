@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("canvas-compose, run as a user runs it")
@@ -99,6 +100,14 @@ struct CanvasComposeTests {
         (["a.mp4", "-o", "x.mp4", "--preset", "fastest"], "unknown preset fastest"),
         (["a.mp4", "b.mp4", "-o", "x.mp4", "--grid", "1x1"], "2 takes do not fit a 1x1 grid"),
         (["a.mp4", "-o", "x.mp4", "--bogus"], "unknown option '--bogus'"),
+        (["a.mp4", "-o", "x.mp4", "--fps", "0.001"], "--fps expects a rate from 1 to 240"),
+        (["a.mp4", "-o", "x.mp4", "--fps=1e-9"], "--fps expects a rate from 1 to 240"),
+        (["a.mp4", "-o", "x.mp4", "--fps", "0/1"], "--fps expects a rate from 1 to 240"),
+        (["a.mp4", "-o", ""], "-o: the output path is empty"),
+        (["a.mp4", "-o", "x.mp4", "--gain", "1=1"], "--gain names take 1, but there is 1 take"),
+        (["a.mp4", "-o", "x.mp4", "--fit", "--fill"], "--fit and --fill cannot be given together"),
+        (["a.mp4", "-o", "x.mp4", "-o", "y.mp4"], "-o is given twice"),
+        (["a.mp4", "-o", "x.mp4", "--output=y.mp4"], "-o and --output cannot be given together"),
     ])
     func usageErrors(arguments: [String], message: String) throws {
         let run = try tool.run(arguments, in: folder)
@@ -106,6 +115,57 @@ struct CanvasComposeTests {
         #expect(run.errorLines.first?.hasPrefix("canvas-compose: \(message)") == true, "\(run.errorLines)")
         #expect(run.standardOutput.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// A rate as a fraction is accepted, and is the output's exact rate.
+    @Test func fractionalFrameRate() throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        let run = try tool.run([
+            Self.fixtures.appendingPathComponent("h264.mp4").path, "-o", output.path, "--size", "64x64", "--fps",
+            "24000/1001", "--preset", "ultrafast",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let probe = try runTool(
+            "ffprobe",
+            [
+                "-v", "error", "-select_streams", "v", "-show_entries", "stream=r_frame_rate", "-of", "csv=p=0",
+                output.path,
+            ])
+        #expect(probe.outputText.trimmingCharacters(in: .whitespacesAndNewlines) == "24000/1001")
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// `canvas-compose in.mp4 -o in.mp4` (or the same file under another name) is refused and the take kept, as the
+    /// ffmpeg command refuses it.
+    @Test func outputNeverReplacesATake() throws {
+        let take = folder.appendingPathComponent("in.mp4")
+        try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("h264.mp4"), to: take)
+        let link = folder.appendingPathComponent("link.mp4")
+        try FileManager.default.linkItem(at: take, to: link)
+        let before = try Data(contentsOf: take)
+        for output in [take, link] {
+            let run = try tool.run([take.path, "-o", output.path, "--size", "64x64"])
+            #expect(run.status == 1)
+            #expect(
+                run.errorLines == [
+                    "canvas-compose: cannot write \(output.path): it is the file of take 0 (\(take.path)); an output "
+                        + "never replaces a take"
+                ])
+        }
+        #expect(try Data(contentsOf: take) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["in.mp4", "link.mp4"])
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// A malformed plan: one line naming the file and what JSON said, no error-domain dump.
+    @Test func malformedPlanIsOneLine() throws {
+        let plan = folder.appendingPathComponent("plan.json")
+        try Data("{\"takes\": [".utf8).write(to: plan)
+        let run = try tool.run(["--plan", plan.path, "-o", folder.appendingPathComponent("x.mp4").path])
+        #expect(run.status == 2)
+        #expect(run.errorLines.first?.hasPrefix("canvas-compose: \(plan.path): not valid JSON (") == true)
+        #expect(!run.standardError.contains("NSCocoaErrorDomain") && !run.standardError.contains("UserInfo"))
         try? FileManager.default.removeItem(at: folder)
     }
 

@@ -39,11 +39,15 @@ struct PlanTests {
         (#"{"size": "720x1280", "takes": [{}]}"#, "takes[0].file: missing"),
         (
             #"{"size": "720x1280", "grid": "1x1", "takes": [{"file": "a"}, {"file": "b"}]}"#,
-            "takes[1]: no rect, and a 1x1 grid has only 1 tiles"
+            "takes[1]: no rect, and a 1x1 grid has only 1 tile"
         ),
         (#"{"size": "7x", "takes": [{"file": "a"}]}"#, "size: expected"),
         (#"{"size": "720x1280", "takes": [{"file": "a", "gain": true}]}"#, "takes[0].gain: expected a number"),
         (#"{"size": "720x1280", "takes": [{"file": "a", "scaling": "stretch"}]}"#, "takes[0].scaling: expected"),
+        (#"{"size": "720x1280", "fps": 0.001, "takes": [{"file": "a"}]}"#, "fps: expected a rate from 1 to 240"),
+        (#"{"size": "720x1280", "fps": 1e-9, "takes": [{"file": "a"}]}"#, "fps: expected a rate from 1 to 240"),
+        (#"{"size": "720x1280", "fps": "0/0", "takes": [{"file": "a"}]}"#, "fps: expected a rate from 1 to 240"),
+        (#"{"size": , "takes": [{"file": "a"}]}"#, "not valid JSON"),
     ])
     func jsonErrorsNameTheKey(json: String, message: String) {
         #expect {
@@ -84,12 +88,46 @@ struct PlanTests {
         _ = try plan.validated()
     }
 
+    /// A plan's takes, frame rate and the span of its starts are limited, and each limit is named when refused.
+    @Test func planLimits() throws {
+        let file = URL(fileURLWithPath: "/a.mp4")
+        let size = PixelSize(width: 64, height: 64)
+        var plan = CompositionPlan(size: size, takes: Array(repeating: .init(file: file, region: .full), count: 64))
+        _ = try plan.validated()
+        plan.takes.append(.init(file: file, region: .full))
+        #expect {
+            try plan.validated()
+        } throws: { error in
+            String(describing: error) == "the plan has 65 takes: refused, a plan may have at most 64"
+        }
+        plan = CompositionPlan(
+            size: size, takes: [.init(file: file, region: .full), .init(file: file, region: .full, start: -9_999_999)])
+        #expect {
+            try plan.validated()
+        } throws: { error in
+            String(describing: error)
+                == "the takes' starts span 9999999.0 s: refused, an output may last at most 3600 s"
+        }
+        plan.takes[1].start = -3600
+        _ = try plan.validated()
+        plan.frameRate = FrameRate(frames: 1, per: 1000)
+        #expect(throws: CompositionPlanError.self) { try plan.validated() }
+        plan.frameRate = FrameRate(frames: 24000, per: 1001)
+        _ = try plan.validated()
+    }
+
     @Test func frameRates() {
         #expect(FrameRate(29.97) == FrameRate(frames: 30000, per: 1001))
         #expect(FrameRate(23.976) == FrameRate(frames: 24000, per: 1001))
         #expect(FrameRate(25) == FrameRate(frames: 25))
         #expect(FrameRate(12.5) == FrameRate(frames: 12500, per: 1000))
         #expect(FrameRate(0) == nil)
+        #expect(FrameRate(0.0001) == nil, "rounds to no frames: nil, not a trap")
+        #expect(FrameRate(1e-9) == nil)
+        #expect(FrameRate(0.001).map { FrameRate.allowedRange.contains($0.framesPerSecond) } == false)
+        #expect(FrameRate(parsing: "24000/1001") == FrameRate(frames: 24000, per: 1001))
+        #expect(FrameRate(parsing: "29.97") == FrameRate(frames: 30000, per: 1001))
+        #expect(FrameRate(parsing: "0/1") == nil && FrameRate(parsing: "1/0") == nil && FrameRate(parsing: "x") == nil)
         #expect(FrameRate(frames: 30).frameCount(for: 10) == 300)
         #expect(FrameRate(frames: 30).frameCount(for: 10.01) == 301)
     }

@@ -135,6 +135,28 @@ struct RealWorldTakeTests {
         #expect(oursPSNR >= floor, "\(oursPSNR) dB against the master; ffmpeg's chains \(chains)")
         #expect(oursPSNR > untouched, "\(oursPSNR) dB, the PQ values shown as they are \(untouched) dB")
     }
+
+    /// A take without colour tags is read as BT.709, the output's matrix, whether it is upright or must be turned:
+    /// the same solid colours, turned by the display matrix, come out within 3 levels of the upright take's (a turned
+    /// take read as BT.601 on its way through RGB came out 10 and more levels off in its chroma).
+    @Test func rotatedUntaggedTakeKeepsItsColours() async throws {
+        let upright = file("upright.mp4")
+        try FFmpegTool.run([
+            "-f", "lavfi", "-i", "color=c=0xC03020:size=32x32:rate=10:duration=0.5", "-c:v", "libx264", "-qp", "0",
+            "-pix_fmt", "yuv420p", upright.path,
+        ])
+        let turned = file("turned.mp4")
+        try FFmpegTool.run(["-i", upright.path, "-c", "copy", "-metadata:s:v:0", "rotate=90", turned.path])
+        let (uprightOut, _) = try await composeAlone(upright, width: 32, height: 32, "upright-out.mp4")
+        let (turnedOut, _) = try await composeAlone(turned, width: 32, height: 32, "turned-out.mp4")
+        let expected = try FFmpegTool.frames(of: uprightOut, width: 32, height: 32)
+        let actual = try FFmpegTool.frames(of: turnedOut, width: 32, height: 32)
+        try #require(!expected.isEmpty && expected.count == actual.count)
+        for (ours, reference) in zip(actual, expected) {
+            let worst = zip(ours, reference).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(worst <= 3, "a turned take's sample is \(worst) levels from the upright take's")
+        }
+    }
 }
 
 /// Measures on the luma plane of 4:2:0 frames.

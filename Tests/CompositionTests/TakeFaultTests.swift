@@ -46,6 +46,24 @@ struct TakeFaultTests {
         }
     }
 
+    /// A picture given as a take (a PNG, a GIF) says it is a still picture, not that it "has no duration".
+    @Test func stillPictureTakeSaysSo() async throws {
+        let picture = file("cover.png")
+        let made = try runTool(
+            "ffmpeg",
+            ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:size=16x16", "-frames:v", "1", picture.path])
+        try #require(made.status == 0)
+        let plan = CompositionPlan(
+            files: [picture], grid: GridLayout(columns: 1, rows: 1), size: PixelSize(width: 32, height: 32))
+        await #expect {
+            _ = try await Composer().compose(plan, to: file("board.mp4"))
+        } throws: { error in
+            String(describing: error)
+                == "canvas 0 (cover.png): is a still picture (png), not a video: a take is a video or audio file"
+        }
+        #expect(!FileManager.default.fileExists(atPath: file("board.mp4").path))
+    }
+
     /// A FIFO posing as a take is refused before FFmpeg opens it (opening would block until a writer came).
     @Test(.timeLimit(.minutes(10)))
     func fifoTakeIsRefused() async throws {

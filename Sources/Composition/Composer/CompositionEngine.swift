@@ -28,7 +28,7 @@ enum CompositionEngine {
         } catch {
             throw CompositionError(.plan, error.description)
         }
-        let temporary = try OutputFile.temporaryPath(for: output)
+        let temporary = try OutputFile.temporaryPath(for: output, inputs: plan.takes.map(\.file))
         // Whatever happens here, every feed's thread is told to stop (it may be waiting for room or for a slot) and
         // has ended, its take closed, before the result is reported.
         let stopping = CancellationFlag()
@@ -51,7 +51,8 @@ enum CompositionEngine {
                 // the next takes are opened.
                 let input = try TakeSource.probe(take, order: order, shouldStop: shouldStop)
                 let source = try TakeSource(
-                    take: take, order: order, origin: origin, streams: input.streams, startTime: input.startTime,
+                    take: take, order: order, origin: origin, streams: input.streams, container: input.formatName,
+                    startTime: input.startTime,
                     length: input.duration, shouldStop: shouldStop)
                 sources.append(source)
                 guard let stream = source.videoStream else { continue }
@@ -64,6 +65,12 @@ enum CompositionEngine {
                 tiles.append((source, feed))
             }
             let duration = sources.map { $0.offset + $0.duration }.max() ?? 0
+            guard duration <= CompositionPlan.maximumDuration else {
+                throw CompositionError(
+                    .plan,
+                    "the output would last \(Int(duration.rounded(.up))) s: refused, an output may last at most "
+                        + "\(Int(CompositionPlan.maximumDuration)) s")
+            }
             let frameCount = max(1, plan.frameRate.frameCount(for: duration))
             let sampleRate = CompositionPlan.AudioSettings.sampleRate
             let sampleCount = Int((duration * Double(sampleRate)).rounded())

@@ -4,8 +4,9 @@ import MediaCore
 /// The output written atomically: a hidden temporary file beside it, renamed over it only once complete.
 enum OutputFile {
     /// A fresh temporary path in the output's folder (`.NAME.composing-PID-RANDOM`), after checking that the folder
-    /// exists and the output is not a folder, device, FIFO or socket.
-    static func temporaryPath(for output: URL) throws(CompositionError) -> URL {
+    /// exists, the output is not a folder, device, FIFO or socket, and it is none of `inputs` (the same file under
+    /// any name: compared by device and inode).
+    static func temporaryPath(for output: URL, inputs: [URL]) throws(CompositionError) -> URL {
         let folder = output.deletingLastPathComponent()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue
@@ -15,6 +16,17 @@ enum OutputFile {
         var status = stat()
         if lstat(output.path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
             throw CompositionError(.output, "cannot write \(output.path): it exists and is not a regular file")
+        }
+        if let existing = FileIdentity(path: output.path),
+            let index = inputs.firstIndex(where: { input in
+                FileIdentity(path: input.path).map { ($0.device, $0.inode) == (existing.device, existing.inode) }
+                    ?? false
+            })
+        {
+            throw CompositionError(
+                .output,
+                "cannot write \(output.path): it is the file of take \(index) (\(inputs[index].path)); an output never "
+                    + "replaces a take")
         }
         removeStale(of: output)
         let random = UInt32.random(in: 0...UInt32.max)

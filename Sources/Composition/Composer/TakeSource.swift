@@ -40,11 +40,11 @@ final class TakeSource {
     }
 
     /// The take `take` (number `order` in the plan), whose file ``probe(_:order:shouldStop:)`` found to hold
-    /// `streams`, start at `startTime` and last `length` seconds; opens its audio track (a context of its own, read
-    /// on the composing thread), `shouldStop` interrupting FFmpeg's reads.
+    /// `streams` (read by the demuxer `container`), start at `startTime` and last `length` seconds; opens its audio
+    /// track (a context of its own, read on the composing thread), `shouldStop` interrupting FFmpeg's reads.
     init(
-        take: CompositionPlan.Take, order: Int, origin: Double, streams: [StreamParameters], startTime: Double?,
-        length: Double?, shouldStop: @escaping @Sendable () -> Bool
+        take: CompositionPlan.Take, order: Int, origin: Double, streams: [StreamParameters], container: String,
+        startTime: Double?, length: Double?, shouldStop: @escaping @Sendable () -> Bool
     ) throws(CompositionError) {
         canvas = take.canvasIndex ?? order
         self.take = take
@@ -60,7 +60,12 @@ final class TakeSource {
         guard videoStream != nil || audioStream != nil else {
             throw fail("has no video or audio stream FFmpeg can decode")
         }
-        guard let length, length.isFinite, length > 0 else { throw fail("has no duration (an empty or broken file)") }
+        guard let length, length.isFinite, length > 0 else {
+            if let picture = videoStream, audioStream == nil, Self.isStillPicture(container: container) {
+                throw fail("is a still picture (\(picture.codecName)), not a video: a take is a video or audio file")
+            }
+            throw fail("has no duration (an empty or broken file)")
+        }
         duration = length
         self.videoStream = videoStream
         if let audioStream {
@@ -71,6 +76,11 @@ final class TakeSource {
         } else {
             audio = nil
         }
+    }
+
+    /// Whether FFmpeg's demuxer `container` reads single pictures (PNG, JPEG, GIF and the other image formats).
+    static func isStillPicture(container: String) -> Bool {
+        container == "image2" || container.hasSuffix("_pipe") || container == "gif"
     }
 
     /// What turns a reason into the error of `take` (number `order` in the plan): it names the canvas and the file.

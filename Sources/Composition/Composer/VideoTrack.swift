@@ -131,7 +131,7 @@ final class VideoTrack {
             if frame.needsPictureRules(orientation: orientation) {
                 let picture = try FrameConverter.makePicture(
                     from: frame, pixelAspectRatio: pixelAspectRatio, orientation: orientation, maximum: .zero,
-                    layout: .rgb)
+                    layout: .rgb, untaggedMatrix: .bt709)
                 let rgb = try Frame.rgb(width: picture.width, height: picture.height)
                 if let plane = rgb.plane(0) {
                     picture.pixels.withUnsafeBufferPointer { pixels in

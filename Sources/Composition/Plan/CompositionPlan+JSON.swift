@@ -13,7 +13,8 @@ extension CompositionPlan {
     ///
     /// Only `size` and `takes` (each with its `file`) are required. A take without `rect` gets tile i of `grid`
     /// (or of the squarest grid holding every take); `scaling` defaults to the plan's, `start`, `z` and `pan` to 0,
-    /// `gain` to 1. A relative `file` is relative to `folder`. `fps` is a number (29.97 is read as 30000/1001).
+    /// `gain` to 1. A relative `file` is relative to `folder`. `fps` is a number (29.97 is read as 30000/1001) or a
+    /// fraction in a string ("24000/1001").
     ///
     /// - Throws: ``CompositionPlanError`` with a one-line reason naming the key (`takes[1].gain: expected a number`),
     ///   for JSON that does not parse, a missing or unknown key, or a value of the wrong type; the plan is not
@@ -31,9 +32,15 @@ extension CompositionPlan {
             root, known: ["size", "fps", "background", "grid", "scaling", "crf", "preset", "audioBitRate", "takes"])
         let size = try reader.size(root["size"], key: "size")
         let frameRate = try root["fps"].map { value throws(CompositionPlanError) in
-            let number = try reader.number(value, key: "fps")
-            guard let rate = FrameRate(number) else {
-                throw CompositionPlanError("fps: expected a number from 0 to 1000, got \(number)")
+            let rate: FrameRate?
+            if let text = value as? String {
+                rate = FrameRate(parsing: text)
+            } else {
+                rate = FrameRate(try reader.number(value, key: "fps"))
+            }
+            guard let rate, FrameRate.allowedRange.contains(rate.framesPerSecond) else {
+                throw CompositionPlanError(
+                    "fps: expected a rate from 1 to 240 such as 30, 29.97 or \"24000/1001\", got \(value)")
             }
             return rate
         }
@@ -73,7 +80,8 @@ extension CompositionPlan {
             } else {
                 guard index < layout.tileCount else {
                     throw CompositionPlanError(
-                        "takes[\(index)]: no rect, and a \(layout) grid has only \(layout.tileCount) tiles")
+                        "takes[\(index)]: no rect, and a \(layout) grid has only \(layout.tileCount) "
+                            + (layout.tileCount == 1 ? "tile" : "tiles"))
                 }
                 region = layout.region(ofTile: index)
             }
@@ -90,8 +98,12 @@ extension CompositionPlan {
             takes: takes, video: video, audio: audio)
     }
 
+    /// What JSONSerialization said was wrong, without its error domain and user-info dump: "Unexpected character
+    /// 'x' around line 1, column 1."
     private static func firstLine(of error: any Error) -> String {
-        String(describing: error).split(separator: "\n").first.map(String.init) ?? "unreadable"
+        let bridged = error as NSError
+        let text = bridged.userInfo[NSDebugDescriptionErrorKey] as? String ?? bridged.localizedDescription
+        return text.split(separator: "\n").first.map(String.init) ?? "unreadable"
     }
 }
 

@@ -18,15 +18,29 @@ public struct CompositionPlanError: Error, Sendable, Hashable, CustomStringConve
 extension CompositionPlan {
     /// The largest side of an output picture, in pixels.
     public static let maximumSide = 16_384
+    /// The most takes a plan may have: far more than any board shows (a 3x3 board has nine), few enough that every
+    /// take's decoder and thread fit one machine.
+    public static let maximumTakes = 64
+    /// The longest output, in seconds (one hour), and so the widest span of the takes' starts.
+    public static let maximumDuration: Double = 3600
 
     /// The plan itself when it can be composed.
     ///
-    /// - Throws: ``CompositionPlanError`` for the first problem: no takes; a size that is odd, smaller than 2 or
-    ///   larger than ``maximumSide``; a CRF outside 0-51 or an unknown preset; an audio bit rate outside
-    ///   8-512 kbit/s; a take whose rectangle is empty or outside 0-1, whose start is not finite, whose gain is not
-    ///   a finite number >= 0, or whose pan is outside -1...1.
+    /// - Throws: ``CompositionPlanError`` for the first problem: no takes or more than ``maximumTakes``; a size that
+    ///   is odd, smaller than 2 or larger than ``maximumSide``; a frame rate outside ``FrameRate/allowedRange``; a
+    ///   CRF outside 0-51 or an unknown preset; an audio bit rate outside 8-512 kbit/s; a take whose rectangle is
+    ///   empty or outside 0-1, whose start is not finite, whose gain is not a finite number >= 0, or whose pan is
+    ///   outside -1...1; starts further apart than ``maximumDuration``.
     public func validated() throws(CompositionPlanError) -> CompositionPlan {
         guard !takes.isEmpty else { throw CompositionPlanError("a plan needs at least one take") }
+        guard takes.count <= Self.maximumTakes else {
+            throw CompositionPlanError(
+                "the plan has \(takes.count) takes: refused, a plan may have at most \(Self.maximumTakes)")
+        }
+        guard FrameRate.allowedRange.contains(frameRate.framesPerSecond) else {
+            throw CompositionPlanError(
+                "the frame rate \(frameRate) is outside 1-240 frames per second")
+        }
         for side in [size.width, size.height] where side < 2 || side > Self.maximumSide || side % 2 != 0 {
             throw CompositionPlanError(
                 "the output size \(size) must have even sides from 2 to \(Self.maximumSide) (H.264 4:2:0)")
@@ -57,6 +71,12 @@ extension CompositionPlan {
                 throw CompositionPlanError(
                     canvas: take.canvasIndex ?? index, "pan must be from -1 (left) to 1 (right), got \(take.pan)")
             }
+        }
+        let starts = takes.map(\.start)
+        if let first = starts.min(), let last = starts.max(), last - first > Self.maximumDuration {
+            throw CompositionPlanError(
+                "the takes' starts span \(last - first) s: refused, an output may last at most "
+                    + "\(Int(Self.maximumDuration)) s")
         }
         return self
     }

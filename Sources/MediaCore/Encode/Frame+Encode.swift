@@ -85,9 +85,22 @@ extension FFmpeg.ScaleSide {
     /// not stated is taken as BT.709, the output's, so its values pass unchanged (as the ffmpeg command passes them
     /// into an H.264 stream); a stated other matrix (BT.601, BT.2020) is converted.
     package static func source(_ frame: Frame) -> FFmpeg.ScaleSide {
-        let stated = frame.colorSpace != Int32(AVCOL_SPC_UNSPECIFIED.rawValue)
-        return FFmpeg.ScaleSide(
+        FFmpeg.ScaleSide(
             width: frame.width, height: frame.height, format: frame.pixelFormat, isFullRange: frame.isFullRange,
-            colorSpace: stated ? frame.colorSpace : Int32(AVCOL_SPC_BT709.rawValue))
+            colorSpace: UntaggedMatrix.bt709.colorSpace(of: frame))
+    }
+}
+
+/// The YUV matrix a frame whose matrix is not stated is read with: FFmpeg's default, BT.601, for a cover (as the
+/// `ffmpeg` command converts such a frame to RGB), or BT.709, the output's, for a composition's tile (so an untagged
+/// take's values pass unchanged whether or not it must be turned first).
+package enum UntaggedMatrix: Sendable {
+    case bt601
+    case bt709
+
+    /// The `AVColorSpace` a scaler reads `frame` with: its own when stated, else this one.
+    func colorSpace(of frame: Frame) -> Int32 {
+        guard frame.colorSpace == Int32(AVCOL_SPC_UNSPECIFIED.rawValue) else { return frame.colorSpace }
+        return self == .bt709 ? Int32(AVCOL_SPC_BT709.rawValue) : frame.colorSpace
     }
 }

@@ -57,7 +57,8 @@ package enum FrameConverter {
         pixelAspectRatio: Rational?,
         orientation: Orientation,
         maximum: PixelSize,
-        layout: PictureLayout
+        layout: PictureLayout,
+        untaggedMatrix: UntaggedMatrix = .bt601
     ) throws(PictureError) -> UprightPicture {
         let (output, scaled) = sizes(
             frameWidth: frame.width, frameHeight: frame.height,
@@ -83,7 +84,8 @@ package enum FrameConverter {
             let scaler = try Scaler(
                 from: FFmpeg.ScaleSide(
                     width: frame.width, height: field?.height(ofFrameHeight: frame.height) ?? frame.height,
-                    format: frame.pixelFormat, isFullRange: frame.isFullRange, colorSpace: frame.colorSpace),
+                    format: frame.pixelFormat, isFullRange: frame.isFullRange,
+                    colorSpace: untaggedMatrix.colorSpace(of: frame)),
                 to: FFmpeg.ScaleSide(
                     width: scaled.width, height: scaled.height, format: scaledLayout.formatNumber, isFullRange: true)
             )
