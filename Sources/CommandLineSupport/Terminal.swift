@@ -120,7 +120,8 @@ public struct ProgressLine: Sendable {
     }
 
     /// The text drawn after `done` steps, `failed` of them failed, `elapsed` after the start (without the leading
-    /// carriage return): the bar, `done/total`, the percentage, then, once a step is done, the rate in steps per
+    /// carriage return): the bar, `done/total`, the percentage, then, once a step is done and half a second has
+    /// passed (a rate over less is noise: one frame in a millisecond is not 1,000 a second), the rate in steps per
     /// second and the time left at that rate (`m:ss left`, or `h:mm:ss left` past an hour).
     public func text(done: Int, failed: Int, elapsed: Duration) -> String {
         let fraction = total > 0 ? Double(min(done, total)) / Double(total) : 1
@@ -129,7 +130,7 @@ public struct ProgressLine: Sendable {
         let percent = Int((fraction * 100).rounded(.down))
         var text = "[\(bar)] \(done)/\(total) \(percent)%"
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        if done > 0, seconds > 0 {
+        if done > 0, seconds >= 0.5 {
             let rate = Double(done) / seconds
             text += " " + Self.rate(rate)
             if done < total {

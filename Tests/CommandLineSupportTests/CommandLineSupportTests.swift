@@ -45,6 +45,8 @@ struct CommandLineSupportTests {
             progress.text(done: 500, failed: 0, elapsed: .milliseconds(1000)).hasSuffix("500/1000 50% 500/s 0:01 left"))
         #expect(progress.text(done: 1000, failed: 3, elapsed: .seconds(8)).hasSuffix("1000/1000 100% 125/s (3 failed)"))
         #expect(progress.text(done: 3, failed: 0, elapsed: .zero).hasSuffix("3/1000 0%"))
+        // The first report comes a moment after the line is made: no rate from a millisecond.
+        #expect(progress.text(done: 1, failed: 0, elapsed: .milliseconds(2)).hasSuffix("1/1000 0%"))
     }
 
     @Test("--name=value becomes --name value for options that take a value, and only for them")
