@@ -1,0 +1,131 @@
+import Foundation
+
+/// The recorder's callbacks turned into board events: the one path by which a recorder's answers reach the board.
+///
+/// A capture performer keeps one and feeds it what happens, in order; every event it returns goes to the board
+/// (`board.send(event, performingEffectsWith: performer)`), on the thread the performer sends its events from:
+/// - ``recordingRequested(into:playback:)`` when it performs `startRecording` and starts the recorder;
+/// - ``didStart(at:)`` when the recorder wrote its first sample, with that host time: `recordingStarted(at:)`, and the
+///   take's start on the board's timeline (``SyncedPlayback/takeStart(recordingBeganAt:captureLatency:)``);
+/// - ``couldNotStart(_:)`` when the recorder cannot start (no access, no device, the session refused an input):
+///   `recordingFailed`;
+/// - ``interrupted(_:)`` when the system interrupts the session while it records (a call, another app taking the
+///   camera): the recorder then finishes the file, and ``didFinish(file:problem:playable:)`` reports it;
+/// - ``discardRequested()`` when it performs `takeDiscarded` (the board already ended the recording as `cancel`);
+/// - ``didFinish(file:problem:playable:)`` when the recorder hands the file over: `stop(file, start:)` when it
+///   finished cleanly; `recordingCutShort` with the file when a problem ended it with a playable file, without it
+///   when the file is not playable; `recordingFailed` when it never started. It also says whether to keep the file.
+///
+/// A value: the performer owns it and calls it from one thread (or under its lock).
+public struct RecorderAnswers: Sendable, Hashable {
+    /// What the performer does with a file the recorder handed over.
+    public enum FileDisposition: Sendable, Hashable {
+        /// The file is (or may become) a take: keep it.
+        case keep
+        /// Nothing uses the file: remove it.
+        case remove
+    }
+
+    /// The answer to a finished recording: the event for the board (nil: none, the board already ended it) and what
+    /// to do with the file.
+    public struct Finish: Sendable, Hashable {
+        /// The event to send, if any.
+        public var event: CanvasEvent?
+        /// Keep or remove the file.
+        public var file: FileDisposition
+
+        /// An answer sending `event` (nil: none) and keeping or removing the file.
+        public init(event: CanvasEvent?, file: FileDisposition) {
+            self.event = event
+            self.file = file
+        }
+    }
+
+    private struct Recording: Sendable, Hashable {
+        var file: URL
+        var playback: SyncedPlayback
+        var startedAt: HostTime?
+        var interruption: RecorderProblem?
+        var isDiscarded = false
+    }
+
+    /// Seconds from the moment the camera saw a picture to the moment it was stamped (0 when unknown).
+    public var captureLatency: Double
+    private var recording: Recording?
+
+    /// No recording yet; `captureLatency` as measured by the performer.
+    public init(captureLatency: Double = 0) {
+        self.captureLatency = captureLatency
+    }
+
+    /// Whether a recording was requested and has not finished.
+    public var isRecording: Bool { recording != nil }
+
+    /// The file of the recording in progress, if any.
+    public var recordingFile: URL? { recording?.file }
+
+    /// The board's `startRecording(into:playback:)` effect was performed: the recorder writes `file`, while
+    /// `playback` plays the other takes.
+    public mutating func recordingRequested(into file: URL, playback: SyncedPlayback) {
+        recording = Recording(file: file, playback: playback)
+    }
+
+    /// The recorder wrote its first sample at `time`: the event `recordingStarted(at:)` (nil when no recording was
+    /// requested, or it already started).
+    public mutating func didStart(at time: HostTime) -> CanvasEvent? {
+        guard var current = recording, current.startedAt == nil, !current.isDiscarded else { return nil }
+        current.startedAt = time
+        recording = current
+        return .recordingStarted(at: time)
+    }
+
+    /// The recorder cannot start: `recordingFailed(problem)` (nil when no recording was requested). The recording is
+    /// over; a file the recorder hands over later is removed.
+    public mutating func couldNotStart(_ problem: RecorderProblem) -> CanvasEvent? {
+        guard let current = recording, !current.isDiscarded else { return nil }
+        recording = nil
+        return .recordingFailed(problem)
+    }
+
+    /// The system interrupted the session while it recorded; the finish reports it (the first problem wins).
+    public mutating func interrupted(_ problem: RecorderProblem) {
+        guard recording != nil, recording?.interruption == nil else { return }
+        recording?.interruption = problem
+    }
+
+    /// The board ended the recording as `cancel` (`takeDiscarded`): the file is removed when handed over, and no
+    /// event follows.
+    public mutating func discardRequested() {
+        recording?.isDiscarded = true
+    }
+
+    /// The new take's start on the board's timeline: where the playback stood at the first sample, less the capture
+    /// latency (timeline 0 when the recorder never said it started).
+    public var takeStart: Double {
+        guard let recording else { return 0 }
+        return recording.playback.takeStart(
+            recordingBeganAt: recording.startedAt ?? recording.playback.hostTime, captureLatency: captureLatency)
+    }
+
+    /// The recorder handed `file` over. `problem` is what ended it, nil for a clean finish (the app stopped it, or the
+    /// board's maximum length); `playable` whether the file holds a take (AVFoundation's
+    /// `AVErrorRecordingSuccessfullyFinishedKey`, true without an error).
+    public mutating func didFinish(file: URL, problem: RecorderProblem?, playable: Bool) -> Finish {
+        guard let current = recording, current.file == file else {
+            // Not the recording in progress: one that failed to start, or a stray file. Nothing uses it.
+            return Finish(event: nil, file: .remove)
+        }
+        let start = takeStart
+        recording = nil
+        if current.isDiscarded { return Finish(event: nil, file: .remove) }
+        guard let problem = problem ?? current.interruption else {
+            return playable
+                ? Finish(event: .stop(file, start: start), file: .keep)
+                : Finish(event: .recordingCutShort(.other, file: nil), file: .remove)
+        }
+        if current.startedAt == nil, !playable { return Finish(event: .recordingFailed(problem), file: .remove) }
+        return playable
+            ? Finish(event: .recordingCutShort(problem, file: file, start: start), file: .keep)
+            : Finish(event: .recordingCutShort(problem, file: nil), file: .remove)
+    }
+}

@@ -1,0 +1,149 @@
+import CanvasKit
+import CanvasTestSupport
+import Foundation
+import TestSupport
+import Testing
+
+/// The decisions of the Apple layer, made here and tested on Linux: the capture session plan, the recorder's answers
+/// as board events, when the synced players start, the cover cache.
+@Suite("Apple layer decisions: capture plan, recorder answers, player starts, cover cache")
+struct CaptureDecisionTests {
+    @Test("the capture plan for every authorization and microphone setting")
+    func plan() {
+        for camera in CaptureAuthorization.allCases {
+            for microphone in CaptureAuthorization.allCases {
+                for wantsSound in [false, true] {
+                    let plan = CapturePlan(camera: camera, microphone: microphone, wantsSound: wantsSound)
+                    switch camera {
+                    case .denied, .restricted:
+                        #expect(plan.steps.isEmpty && plan.problem == .notAuthorized)
+                    case .notDetermined:
+                        #expect(plan.steps.first == .requestAccess(.camera) && plan.asksAccess)
+                    case .authorized where wantsSound && microphone == .notDetermined:
+                        #expect(plan.steps == [.requestAccess(.microphone)])
+                    case .authorized:
+                        let sound = wantsSound && microphone == .authorized
+                        #expect(plan.recordsSound == sound && plan.problem == nil && !plan.asksAccess)
+                        #expect(
+                            plan.steps
+                                == [.addInput(.camera)] + (sound ? [.addInput(.microphone)] : [])
+                                + [.addMovieOutput, .startRunning])
+                    }
+                    // The microphone is never asked for when takes have no sound.
+                    if !wantsSound { #expect(!plan.steps.contains(.requestAccess(.microphone))) }
+                }
+            }
+        }
+    }
+
+    let file = URL(fileURLWithPath: "/takes/new.mov")
+    let playback = SyncedPlayback(
+        hostTime: HostTime(seconds: 100),
+        takes: [.init(index: 0, url: URL(fileURLWithPath: "/takes/a.mov"), start: -1.5)])
+
+    @Test("a clean finish is stop with the take's start from the first sample's host time, less the capture latency")
+    func cleanFinish() {
+        var answers = RecorderAnswers(captureLatency: 0.25)
+        answers.recordingRequested(into: file, playback: playback)
+        #expect(answers.didStart(at: HostTime(seconds: 102)) == .recordingStarted(at: HostTime(seconds: 102)))
+        #expect(answers.didStart(at: HostTime(seconds: 103)) == nil, "a second start says nothing")
+        let finish = answers.didFinish(file: file, problem: nil, playable: true)
+        #expect(finish.event == .stop(file, start: 1.75) && finish.file == .keep)
+        #expect(!answers.isRecording)
+    }
+
+    @Test("a call during the recording cuts it short: with a playable file as stop, without one as cancel")
+    func cutShort() {
+        for playable in [true, false] {
+            var answers = RecorderAnswers()
+            answers.recordingRequested(into: file, playback: playback)
+            _ = answers.didStart(at: HostTime(seconds: 100.5))
+            answers.interrupted(.call)
+            answers.interrupted(.cameraTaken)
+            let finish = answers.didFinish(file: file, problem: nil, playable: playable)
+            let expected: CanvasEvent =
+                playable ? .recordingCutShort(.call, file: file, start: 0.5) : .recordingCutShort(.call, file: nil)
+            #expect(finish.event == expected)
+            #expect(finish.file == (playable ? .keep : .remove))
+        }
+    }
+
+    @Test("a recorder that never started fails to start, and its file is removed")
+    func failedToStart() {
+        var answers = RecorderAnswers()
+        answers.recordingRequested(into: file, playback: playback)
+        let finish = answers.didFinish(file: file, problem: .diskFull, playable: false)
+        #expect(finish.event == .recordingFailed(.diskFull) && finish.file == .remove)
+        var refused = RecorderAnswers()
+        refused.recordingRequested(into: file, playback: playback)
+        #expect(refused.couldNotStart(.notAuthorized) == .recordingFailed(.notAuthorized))
+        #expect(refused.didFinish(file: file, problem: nil, playable: true).event == nil)
+    }
+
+    @Test("after the board discarded the take, the recorder's answers send nothing and the file is removed")
+    func discarded() {
+        var answers = RecorderAnswers()
+        answers.recordingRequested(into: file, playback: playback)
+        answers.discardRequested()
+        #expect(answers.didStart(at: HostTime(seconds: 101)) == nil)
+        #expect(answers.didFinish(file: file, problem: nil, playable: true) == .init(event: nil, file: .remove))
+    }
+
+    @Test("every answer the recorder gives is an event the recording board accepts")
+    func answersAreAccepted() throws {
+        let finishes: [(RecorderProblem?, Bool)] = [
+            (nil, true), (.call, true), (.cameraTaken, false), (.diskFull, false),
+        ]
+        for (problem, playable) in finishes {
+            let board = CanvasBoard(canvasCount: 2)
+            board.send(.tap(1))
+            let start = board.send(.record).effects.compactMap(\.recordingPlayback).first
+            var answers = RecorderAnswers()
+            answers.recordingRequested(into: file, playback: try #require(start))
+            if let event = answers.didStart(at: HostTime(seconds: 3)) { #expect(board.send(event).isAccepted) }
+            let event = try #require(answers.didFinish(file: file, problem: problem, playable: playable).event)
+            #expect(board.send(event).isAccepted)
+            #expect(!board.isRecording)
+        }
+    }
+
+    @Test("players start together after preroll, on the board's timeline, late ones further into their takes")
+    func playerStarts() {
+        let playback = SyncedPlayback(
+            hostTime: HostTime(seconds: 10),
+            takes: [
+                .init(index: 0, url: URL(fileURLWithPath: "/a.mov"), start: -2),
+                .init(index: 2, url: URL(fileURLWithPath: "/b.mov"), start: 3),
+            ])
+        let early = playback.playerStarts(ready: HostTime(seconds: 9), margin: 0.05)
+        #expect(early.map(\.itemTime) == [2, 0])
+        #expect(early.map(\.hostTime) == [HostTime(seconds: 10), HostTime(seconds: 13)])
+        let late = playback.playerStarts(ready: HostTime(seconds: 11), margin: 0.5)
+        #expect(late[0].hostTime == HostTime(seconds: 11.5) && late[0].itemTime == 3.5)
+        #expect(late[1].hostTime == HostTime(seconds: 13) && late[1].itemTime == 0)
+        #expect(CanvasEffect.takeDiscarded(index: 0).endsRecording && !CanvasEffect.attachPreview(to: 0).endsRecording)
+    }
+
+    @Test("the cover cache keys by file state and size, and drops the least recently used over its limit")
+    func coverCache() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.url.appendingPathComponent("take.mov")
+        try Data([1, 2, 3]).write(to: url)
+        let small = PixelSize(width: 4, height: 4)
+        #expect(
+            CoverMemoryCache.Key(takeAt: folder.url.appendingPathComponent("missing.mov"), maximumSize: small) == nil)
+        let key = try #require(CoverMemoryCache.Key(takeAt: url, maximumSize: small))
+        let other = try #require(CoverMemoryCache.Key(takeAt: url, maximumSize: PixelSize(width: 8, height: 8)))
+        let cover = FakeCoverProvider.image(for: url)
+        let cache = CoverMemoryCache(byteLimit: cover.pixels.count * 2)
+        cache.insert(cover, for: key)
+        cache.insert(cover, for: other)
+        #expect(cache.cover(for: key) == cover)
+        try Data([1, 2, 3, 4]).write(to: url)
+        let rewritten = try #require(CoverMemoryCache.Key(takeAt: url, maximumSize: small))
+        #expect(rewritten != key && cache.cover(for: rewritten) == nil)
+        cache.insert(cover, for: rewritten)
+        #expect(cache.count == 2 && cache.cover(for: other) == nil, "the least recently used went first")
+        #expect(cache.byteCount == cover.pixels.count * 2)
+    }
+}
