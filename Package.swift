@@ -203,6 +203,17 @@ targets += [
     ),
 ]
 
+// MARK: CanvasApple
+// The Apple layer (Docs/Apps.md): thin UIKit and AVFoundation shells over CanvasKit's decisions (the collection view
+// conformance, a cell base class, the capture performer, synced playback, an AVAssetImageGenerator cover provider,
+// drafts on the scene lifecycle). Its sources compile where UIKit and AVFoundation exist (`#if canImport(UIKit) &&
+// canImport(AVFoundation)`), so elsewhere the module is empty; on Linux Tools/check-apple.sh type-checks them against
+// Tests/AppleSignatures. It links CanvasKit only: no FFmpeg.
+products.append(.library(name: "CanvasApple", targets: ["CanvasApple"]))
+targets += [
+    .target(name: "CanvasApple", dependencies: ["CanvasKit", "Observing", "Locking"], swiftSettings: swiftSettings)
+]
+
 // MARK: CanvasHost
 // The headless collection view (UIKit's cell lifecycle, batch updates and their errors) and the headless canvas
 // screen and cell over it: for the package's tests, the simulation, and apps' own tests of their cells.
@@ -331,6 +342,42 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// MARK: Apple signatures
+// Tests/AppleSignatures declares, under Apple's module names, the UIKit, SwiftUI and AVFoundation signatures that the
+// Apple layer and the `// Apple platforms only` blocks of the docs use (a check of our code against Apple's
+// declarations, not a UIKit; see its README). Declared only while Tools/check-docs.sh or Tools/check-apple.sh builds,
+// so no ordinary build sees modules named like Apple's; then CanvasApple is compiled against them (its sources are
+// empty otherwise on Linux), and Tools/check-apple.sh adds `CanvasAppleCheck`: a copy of CanvasApple's sources with
+// the generated checks of Apple's optional delegate methods (.apple-check/), depending on no FFmpeg-backed library.
+let appleSignatures: [(name: String, dependencies: [String])] = [
+    ("CoreGraphics", []), ("CoreMedia", []), ("QuartzCore", ["CoreGraphics"]),
+    ("UIKit", ["CoreGraphics", "QuartzCore"]), ("AVFoundation", ["CoreGraphics", "CoreMedia", "QuartzCore"]),
+    ("SwiftUI", ["CoreGraphics"]),
+]
+let checksApple = Context.environment["MULTICANVAS_APPLE_CHECK"] != nil
+if Context.environment["MULTICANVAS_DOC_SNIPPETS"] != nil || checksApple {
+    for module in appleSignatures {
+        // AVFoundation's classes come from Objective-C headers with no Sendable annotation: Swift 6 treats them as
+        // not Sendable, and `@preconcurrency import AVFoundation` relaxes that. A module in Swift 5 mode is what
+        // `@preconcurrency` treats the same way.
+        let mode: [SwiftSetting] = module.name == "AVFoundation" ? [.swiftLanguageMode(.v5)] : []
+        package.targets.append(
+            .target(
+                name: module.name, dependencies: module.dependencies.map { Target.Dependency.target(name: $0) },
+                path: "Tests/AppleSignatures/\(module.name)", swiftSettings: swiftSettings + mode))
+    }
+    let appleModules = appleSignatures.map { Target.Dependency.target(name: $0.name) }
+    for target in package.targets where target.name == "CanvasApple" {
+        target.dependencies += appleModules
+    }
+    if checksApple {
+        package.targets.append(
+            .target(
+                name: "CanvasAppleCheck", dependencies: ["CanvasKit", "Observing", "Locking"] + appleModules,
+                path: ".apple-check/CanvasAppleCheck", swiftSettings: swiftSettings))
+    }
+}
+
 // MARK: Documentation snippets
 // Tools/check-docs.sh extracts every Swift block of README.md and Docs/ into .doc-snippets/NAME/main.swift and builds
 // them with MULTICANVAS_DOC_SNIPPETS set: one executable per block, depending on every library of the package.
@@ -346,26 +393,8 @@ if Context.environment["MULTICANVAS_DOC_SNIPPETS"] != nil {
                 path: ".doc-snippets/\(name)",
                 swiftSettings: swiftSettings))
     }
-    // The `// Apple platforms only` blocks of one page, one file each, type-checked together against the UIKit,
-    // SwiftUI and AVFoundation signatures of Tests/AppleSignatures (a check of our code against Apple's declarations,
-    // not a UIKit; see its README). Declared only here, so no ordinary build sees modules named like Apple's.
-    let signatures: [(name: String, dependencies: [String])] = [
-        ("CoreGraphics", []), ("CoreMedia", []), ("QuartzCore", ["CoreGraphics"]),
-        ("UIKit", ["CoreGraphics", "QuartzCore"]), ("AVFoundation", ["CoreGraphics", "CoreMedia", "QuartzCore"]),
-        ("SwiftUI", ["CoreGraphics"]),
-    ]
-    for module in signatures {
-        // AVFoundation's classes come from Objective-C headers with no Sendable annotation: Swift 6 treats them as
-        // not Sendable, and `@preconcurrency import AVFoundation` relaxes that. A module in Swift 5 mode is what
-        // `@preconcurrency` treats the same way.
-        let mode: [SwiftSetting] = module.name == "AVFoundation" ? [.swiftLanguageMode(.v5)] : []
-        package.targets.append(
-            .target(
-                name: module.name, dependencies: module.dependencies.map { Target.Dependency.target(name: $0) },
-                path: "Tests/AppleSignatures/\(module.name)", swiftSettings: swiftSettings + mode))
-    }
     for name in names.sorted() where name.hasPrefix("apple-") {
-        let dependencies = libraries + signatures.map(\.name)
+        let dependencies = libraries + appleSignatures.map(\.name)
         package.targets.append(
             .target(
                 name: name, dependencies: dependencies.map { Target.Dependency.target(name: $0) },

@@ -86,3 +86,5 @@ if ! MULTICANVAS_DOC_SNIPPETS="$snippets" swift build -Xswiftc -warnings-as-erro
     exit 1
 fi
 echo "check-docs: every Swift block builds"
+# The Apple layer's own sources, against the same signatures, without FFmpeg, with its optional delegate methods checked.
+bash Tools/check-apple.sh

@@ -118,7 +118,8 @@ public struct RecorderAnswers: Sendable, Hashable {
         let start = takeStart
         recording = nil
         if current.isDiscarded { return Finish(event: nil, file: .remove) }
-        guard let problem = problem ?? current.interruption else {
+        // The interruption the session reported is the more specific reason: the recorder's error only says it ended.
+        guard let problem = current.interruption ?? problem else {
             return playable
                 ? Finish(event: .stop(file, start: start), file: .keep)
                 : Finish(event: .recordingCutShort(.other, file: nil), file: .remove)

@@ -19,6 +19,71 @@ open class AVCaptureSession: NSObject {
     open func startRunning() {}
     /// https://developer.apple.com/documentation/avfoundation/avcapturesession/stoprunning()
     open func stopRunning() {}
+    /// https://developer.apple.com/documentation/avfoundation/avcapturesession/beginconfiguration()
+    open func beginConfiguration() {}
+    /// https://developer.apple.com/documentation/avfoundation/avcapturesession/commitconfiguration()
+    open func commitConfiguration() {}
+    /// https://developer.apple.com/documentation/avfoundation/avcapturesession/canaddinput(_:)
+    open func canAddInput(_ input: AVCaptureInput) -> Bool { false }
+    /// https://developer.apple.com/documentation/avfoundation/avcapturesession/addinput(_:)
+    open func addInput(_ input: AVCaptureInput) {}
+    /// https://developer.apple.com/documentation/avfoundation/avcapturesession/canaddoutput(_:)
+    open func canAddOutput(_ output: AVCaptureOutput) -> Bool { false }
+    /// https://developer.apple.com/documentation/avfoundation/avcapturesession/addoutput(_:)
+    open func addOutput(_ output: AVCaptureOutput) {}
+    /// https://developer.apple.com/documentation/avfoundation/avcapturesession/wasinterruptednotification
+    public static let wasInterruptedNotification = NSNotification.Name("AVCaptureSessionWasInterruptedNotification")
+    /// https://developer.apple.com/documentation/avfoundation/avcapturesession/interruptionendednotification
+    public static let interruptionEndedNotification = NSNotification.Name("AVCaptureSessionInterruptionEndedNotification")
+    /// https://developer.apple.com/documentation/avfoundation/avcapturesession/runtimeerrornotification
+    public static let runtimeErrorNotification = NSNotification.Name("AVCaptureSessionRuntimeErrorNotification")
+
+    /// https://developer.apple.com/documentation/avfoundation/avcapturesession/interruptionreason
+    public enum InterruptionReason: Int, Sendable {
+        case videoDeviceNotAvailableInBackground = 1
+        case audioDeviceInUseByAnotherClient = 2
+        case videoDeviceInUseByAnotherClient = 3
+        case videoDeviceNotAvailableWithMultipleForegroundApps = 4
+        case videoDeviceNotAvailableDueToSystemPressure = 5
+    }
+}
+
+/// https://developer.apple.com/documentation/avfoundation/avcapturesessioninterruptionreasonkey
+public let AVCaptureSessionInterruptionReasonKey: String = "AVCaptureSessionInterruptionReasonKey"
+
+/// https://developer.apple.com/documentation/avfoundation/avmediatype
+public struct AVMediaType: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// https://developer.apple.com/documentation/avfoundation/avmediatype/video
+    public static let video = AVMediaType(rawValue: "vide")
+    /// https://developer.apple.com/documentation/avfoundation/avmediatype/audio
+    public static let audio = AVMediaType(rawValue: "soun")
+}
+
+/// https://developer.apple.com/documentation/avfoundation/avauthorizationstatus
+public enum AVAuthorizationStatus: Int, Sendable {
+    case notDetermined = 0, restricted = 1, denied = 2, authorized = 3
+}
+
+/// https://developer.apple.com/documentation/avfoundation/avcapturedevice
+open class AVCaptureDevice: NSObject {
+    /// https://developer.apple.com/documentation/avfoundation/avcapturedevice/default(for:)
+    open class func `default`(for mediaType: AVMediaType) -> AVCaptureDevice? { nil }
+    /// https://developer.apple.com/documentation/avfoundation/avcapturedevice/authorizationstatus(for:)
+    open class func authorizationStatus(for mediaType: AVMediaType) -> AVAuthorizationStatus { .notDetermined }
+    /// https://developer.apple.com/documentation/avfoundation/avcapturedevice/requestaccess(for:completionhandler:)
+    /// (the async form Swift imports it as: `class func requestAccess(for mediaType: AVMediaType) async -> Bool`)
+    open class func requestAccess(for mediaType: AVMediaType) async -> Bool { false }
+}
+
+/// https://developer.apple.com/documentation/avfoundation/avcaptureinput
+open class AVCaptureInput: NSObject {}
+
+/// https://developer.apple.com/documentation/avfoundation/avcapturedeviceinput
+open class AVCaptureDeviceInput: AVCaptureInput {
+    /// https://developer.apple.com/documentation/avfoundation/avcapturedeviceinput/init(device:)
+    public init(device: AVCaptureDevice) throws {}
 }
 
 /// https://developer.apple.com/documentation/avfoundation/avcaptureconnection
@@ -45,6 +110,9 @@ open class AVCaptureMovieFileOutput: AVCaptureFileOutput {
 }
 
 /// https://developer.apple.com/documentation/avfoundation/avcapturefileoutputrecordingdelegate
+///
+/// Its one required method is declared; the optional ones (such as `fileOutput(_:didStartRecordingTo:from:)`) are
+/// listed in ../optional-requirements.txt, not declared (see UIKit's UICollectionViewDelegate).
 public protocol AVCaptureFileOutputRecordingDelegate: NSObjectProtocol {
     /// https://developer.apple.com/documentation/avfoundation/avcapturefileoutputrecordingdelegate/fileoutput(_:didfinishrecordingto:from:error:)
     func fileOutput(
@@ -55,10 +123,39 @@ public protocol AVCaptureFileOutputRecordingDelegate: NSObjectProtocol {
 /// https://developer.apple.com/documentation/avfoundation/averrorrecordingsuccessfullyfinishedkey
 public let AVErrorRecordingSuccessfullyFinishedKey: String = "AVErrorRecordingSuccessfullyFinishedKey"
 
+/// https://developer.apple.com/documentation/avfoundation/averror
+public struct AVError: Error, Sendable {
+    /// https://developer.apple.com/documentation/avfoundation/averror/code (the cases the Apple layer reads)
+    public enum Code: Int, Sendable {
+        case unknown = -11800
+        case outOfMemory = -11801
+        case diskFull = -11807
+        case deviceWasDisconnected = -11808
+        case maximumDurationReached = -11810
+        case maximumFileSizeReached = -11811
+        case sessionWasInterrupted = -11818
+        case mediaServicesWereReset = -11819
+    }
+    /// https://developer.apple.com/documentation/avfoundation/averror/errordomain
+    public static let errorDomain = "AVFoundationErrorDomain"
+}
+
 /// https://developer.apple.com/documentation/avfoundation/avcapturevideopreviewlayer
 open class AVCaptureVideoPreviewLayer: CALayer {
     /// https://developer.apple.com/documentation/avfoundation/avcapturevideopreviewlayer/init(session:)
     public init(session: AVCaptureSession) {}
+    /// https://developer.apple.com/documentation/avfoundation/avcapturevideopreviewlayer/videogravity
+    open var videoGravity: AVLayerVideoGravity = .resizeAspect
+}
+
+/// https://developer.apple.com/documentation/avfoundation/avlayervideogravity
+public struct AVLayerVideoGravity: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// https://developer.apple.com/documentation/avfoundation/avlayervideogravity/resizeaspect
+    public static let resizeAspect = AVLayerVideoGravity(rawValue: "AVLayerVideoGravityResizeAspect")
+    /// https://developer.apple.com/documentation/avfoundation/avlayervideogravity/resizeaspectfill
+    public static let resizeAspectFill = AVLayerVideoGravity(rawValue: "AVLayerVideoGravityResizeAspectFill")
 }
 
 // MARK: Assets and images
@@ -108,4 +205,18 @@ open class AVPlayer: NSObject {
     open var automaticallyWaitsToMinimizeStalling: Bool = true
     /// https://developer.apple.com/documentation/avfoundation/avplayer/setrate(_:time:athosttime:)
     open func setRate(_ rate: Float, time itemTime: CMTime, atHostTime hostClockTime: CMTime) {}
+    /// https://developer.apple.com/documentation/avfoundation/avplayer/preroll(atrate:completionhandler:)
+    nonisolated open func preroll(atRate rate: Float, completionHandler: (@Sendable (Bool) -> Void)? = nil) {}
+    /// https://developer.apple.com/documentation/avfoundation/avplayer/cancelpendingprerolls()
+    open func cancelPendingPrerolls() {}
+    /// https://developer.apple.com/documentation/avfoundation/avplayer/pause()
+    open func pause() {}
+}
+
+/// https://developer.apple.com/documentation/avfoundation/avplayerlayer
+open class AVPlayerLayer: CALayer {
+    /// https://developer.apple.com/documentation/avfoundation/avplayerlayer/init(player:)
+    public init(player: AVPlayer?) {}
+    /// https://developer.apple.com/documentation/avfoundation/avplayerlayer/videogravity
+    open var videoGravity: AVLayerVideoGravity = .resizeAspect
 }

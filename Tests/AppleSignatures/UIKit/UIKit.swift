@@ -137,31 +137,12 @@ public protocol UIScrollViewDelegate: NSObjectProtocol {}
 
 /// https://developer.apple.com/documentation/uikit/uicollectionviewdelegate
 ///
-/// Its methods are optional (`@objc optional`) in UIKit; Linux has no Objective-C runtime, so they are requirements
-/// with empty default implementations here.
+/// Every method of it is optional (`@objc optional`) in UIKit. Linux has no Objective-C runtime, so none is declared
+/// as a requirement here (a requirement with an empty default would accept a near miss, such as a method with the
+/// wrong cell type or label, silently). Instead the optional methods are listed in ../optional-requirements.txt with
+/// their exact types, and Tools/check-apple.sh checks every method of a conformer named like one against that list.
 @MainActor
-public protocol UICollectionViewDelegate: UIScrollViewDelegate {
-    /// https://developer.apple.com/documentation/uikit/uicollectionviewdelegate/collectionview(_:willdisplay:foritemat:)
-    func collectionView(
-        _ collectionView: UICollectionView, willDisplay cell: UICollectionViewCell, forItemAt indexPath: IndexPath)
-    /// https://developer.apple.com/documentation/uikit/uicollectionviewdelegate/collectionview(_:didenddisplaying:foritemat:)
-    func collectionView(
-        _ collectionView: UICollectionView, didEndDisplaying cell: UICollectionViewCell,
-        forItemAt indexPath: IndexPath)
-    /// https://developer.apple.com/documentation/uikit/uicollectionviewdelegate/collectionview(_:didselectitemat:)
-    func collectionView(_ collectionView: UICollectionView, didSelectItemAt indexPath: IndexPath)
-}
-
-extension UICollectionViewDelegate {
-    public func collectionView(
-        _ collectionView: UICollectionView, willDisplay cell: UICollectionViewCell, forItemAt indexPath: IndexPath
-    ) {}
-    public func collectionView(
-        _ collectionView: UICollectionView, didEndDisplaying cell: UICollectionViewCell,
-        forItemAt indexPath: IndexPath
-    ) {}
-    public func collectionView(_ collectionView: UICollectionView, didSelectItemAt indexPath: IndexPath) {}
-}
+public protocol UICollectionViewDelegate: UIScrollViewDelegate {}
 
 // MARK: View controller
 
@@ -197,19 +178,10 @@ open class UIScene: UIResponder {
 open class UISceneSession: NSObject {}
 
 /// https://developer.apple.com/documentation/uikit/uiscenedelegate
+///
+/// Its methods are optional: listed in ../optional-requirements.txt, not declared (see UICollectionViewDelegate).
 @MainActor
-public protocol UISceneDelegate: NSObjectProtocol {
-    /// https://developer.apple.com/documentation/uikit/uiscenedelegate/scene(_:willconnectto:options:)
-    func scene(_ scene: UIScene, willConnectTo session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions)
-    /// https://developer.apple.com/documentation/uikit/uiscenedelegate/scenedidenterbackground(_:)
-    func sceneDidEnterBackground(_ scene: UIScene)
-}
-
-// Optional requirements (Objective-C `@optional`): empty defaults here.
-extension UISceneDelegate {
-    public func scene(_ scene: UIScene, willConnectTo session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions) {}
-    public func sceneDidEnterBackground(_ scene: UIScene) {}
-}
+public protocol UISceneDelegate: NSObjectProtocol {}
 
 /// https://developer.apple.com/documentation/uikit/uiwindowscenedelegate
 @MainActor
@@ -229,9 +201,11 @@ open class UIApplication: UIResponder {
     /// https://developer.apple.com/documentation/uikit/uiapplication/shared
     open class var shared: UIApplication { UIApplication() }
     /// https://developer.apple.com/documentation/uikit/uiapplication/beginbackgroundtask(withname:expirationhandler:)
-    open func beginBackgroundTask(
+    /// (not main-actor isolated: `nonisolated`, as beginBackgroundTask(expirationHandler:) is declared)
+    nonisolated open func beginBackgroundTask(
         withName taskName: String?, expirationHandler handler: (@MainActor @Sendable () -> Void)? = nil
     ) -> UIBackgroundTaskIdentifier { .invalid }
     /// https://developer.apple.com/documentation/uikit/uiapplication/endbackgroundtask(_:)
-    open func endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier) {}
+    /// `nonisolated func endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier)`
+    nonisolated open func endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier) {}
 }

@@ -1,0 +1,204 @@
+#if canImport(UIKit) && canImport(AVFoundation)
+    @preconcurrency import AVFoundation
+    import CanvasKit
+    import Dispatch
+    import Foundation
+
+    /// The board's effects carried out with AVFoundation: the camera, the recorder, the synced playback of the other takes
+    /// and the take files. Every decision is CanvasKit's (`CapturePlan`, `RecorderAnswers`,
+    /// `SyncedPlayback.playerStarts(ready:margin:)`); this class turns them into calls and AVFoundation's callbacks into
+    /// board events.
+    ///
+    /// - ``prepare()`` asks for camera (and, with ``wantsSound``, microphone) access as the plan says, then configures the
+    ///   session (camera and microphone inputs, the movie file output) and starts it off the main thread.
+    /// - `startRecording` starts the recorder into a new file in the takes folder and the other takes' players;
+    ///   ``stopRecording()`` (the app's stop button) asks the recorder to finish; `takeDiscarded` stops it and removes the
+    ///   file. The recorder's answers (started, finished, failed to start, cut short by an interruption the session
+    ///   reports) go back to the board through `RecorderAnswers`, on the main actor: the one path.
+    /// - Takes the board gave up (`takeReplaced`, `takeRemoved`, a restore's `takeInterrupted`) are removed when
+    ///   ``removesGivenUpTakes`` is true.
+    ///
+    /// The preview is ``previewLayer``; the screen adapter decides which cell hosts it, and `CanvasCollectionCell` shows
+    /// it. Main-actor isolated: drive the board from the main thread.
+    @MainActor
+    public final class CapturePerformer {
+        /// The board whose effects this performs and to which the recorder's answers go.
+        public let board: CanvasBoard
+        /// The capture session: the camera and microphone inputs and the movie file output, once prepared.
+        public let session = AVCaptureSession()
+        /// The live camera preview, which the cell of the previewing canvas hosts.
+        public let previewLayer: AVCaptureVideoPreviewLayer
+        /// The takes playing while a canvas records.
+        public let players = SyncedPlayers()
+        /// Whether takes are recorded with sound (the microphone is asked for only then).
+        public var wantsSound: Bool
+        /// Whether the files of takes the board gave up are removed (an app that keeps them in a library sets false).
+        public var removesGivenUpTakes = true
+        /// Why nothing can be recorded (after ``prepare()``), or nil.
+        public private(set) var problem: RecorderProblem?
+
+        private let output = AVCaptureMovieFileOutput()
+        private let takesFolder: URL
+        private let sessionQueue = DispatchQueue(label: "CanvasApple.CapturePerformer.session")
+        private var answers = RecorderAnswers()
+        private var isConfigured = false
+        private var delegate: RecordingDelegate?
+        private var observers: [any NSObjectProtocol] = []
+
+        /// A performer for `board` that records new takes into `takesFolder`.
+        public init(board: CanvasBoard, takesFolder: URL, wantsSound: Bool = true) {
+            self.board = board
+            self.takesFolder = takesFolder
+            self.wantsSound = wantsSound
+            previewLayer = AVCaptureVideoPreviewLayer(session: session)
+            previewLayer.videoGravity = .resizeAspectFill
+            delegate = RecordingDelegate { [weak self] callback in
+                DispatchQueue.main.async { MainActor.assumeIsolated { self?.recorderAnswered(callback) } }
+            }
+            observeInterruptions()
+        }
+
+        /// Asks for access as ``CapturePlan`` says, then configures and starts the session; returns (and keeps in
+        /// ``problem``) why nothing can be recorded, or nil.
+        @discardableResult
+        public func prepare() async -> RecorderProblem? {
+            var plan = currentPlan()
+            if plan.asksAccess {
+                for case .requestAccess(let device) in plan.steps {
+                    _ = await AVCaptureDevice.requestAccess(for: device.mediaType)
+                }
+                plan = currentPlan()
+            }
+            if plan.problem == nil, !isConfigured {
+                let (session, output, settled) = (self.session, self.output, plan)
+                plan.problem = await withCheckedContinuation { continuation in
+                    sessionQueue.async { continuation.resume(returning: Self.configure(session, output, settled)) }
+                }
+                isConfigured = plan.problem == nil
+            }
+            problem = plan.problem
+            return problem
+        }
+
+        /// The app's stop button: the recorder finishes the file, and its answer ends the take on the board.
+        public func stopRecording() {
+            let output = self.output
+            sessionQueue.async { if output.isRecording { output.stopRecording() } }
+        }
+
+        private func currentPlan() -> CapturePlan {
+            CapturePlan(
+                camera: CaptureDevice.camera.authorization, microphone: CaptureDevice.microphone.authorization,
+                wantsSound: wantsSound)
+        }
+
+        /// Carries out `plan`'s configuration steps on the session queue; the problem that stopped it, or nil.
+        private nonisolated static func configure(
+            _ session: AVCaptureSession, _ output: AVCaptureMovieFileOutput, _ plan: CapturePlan
+        ) -> RecorderProblem? {
+            session.beginConfiguration()
+            for step in plan.steps {
+                switch step {
+                case .addInput(let device):
+                    guard let camera = AVCaptureDevice.default(for: device.mediaType) else {
+                        if device == .camera { return abandon(session) }
+                        continue  // no microphone: takes without sound
+                    }
+                    do {
+                        let input = try AVCaptureDeviceInput(device: camera)
+                        guard session.canAddInput(input) else { return abandon(session) }
+                        session.addInput(input)
+                    } catch {
+                        if device == .camera { return abandon(session) }
+                    }
+                case .addMovieOutput:
+                    guard session.canAddOutput(output) else { return abandon(session) }
+                    session.addOutput(output)
+                case .startRunning:
+                    session.commitConfiguration()
+                    session.startRunning()
+                    return nil
+                case .requestAccess:
+                    continue
+                }
+            }
+            session.commitConfiguration()
+            return nil
+        }
+
+        private nonisolated static func abandon(_ session: AVCaptureSession) -> RecorderProblem {
+            session.commitConfiguration()
+            return .deviceUnavailable
+        }
+    }
+
+    extension CapturePerformer: @preconcurrency CanvasEffectPerformer {
+        /// Carries out one of the board's effects (see the class notes).
+        public func perform(_ effect: CanvasEffect) {
+            switch effect {
+            case .attachPreview where !isConfigured:
+                Task { await prepare() }
+            case .startRecording(_, let playback):
+                startRecording(playback)
+            case .takeDiscarded:
+                answers.discardRequested()
+                stopRecording()
+            case .takeReplaced(_, let url), .takeRemoved(_, let url), .takeInterrupted(_, let url?):
+                if removesGivenUpTakes { try? FileManager.default.removeItem(at: url) }  // already gone: nothing to do
+            default:
+                break
+            }
+            if effect.endsRecording { players.stop() }
+        }
+
+        private func startRecording(_ playback: SyncedPlayback) {
+            let file = takesFolder.appendingPathComponent("take-\(UUID().uuidString).mov")
+            answers.recordingRequested(into: file, playback: playback)
+            board.draft?.noteRecordingFile(file)
+            guard isConfigured, let delegate else {
+                let event = answers.couldNotStart(problem ?? .deviceUnavailable)
+                // Not from inside the board's send: the answer comes after the effects of `record`.
+                DispatchQueue.main.async { MainActor.assumeIsolated { self.send(event) } }
+                return
+            }
+            players.start(playback)
+            let output = self.output
+            sessionQueue.async { output.startRecording(to: file, recordingDelegate: delegate) }
+        }
+
+        fileprivate func recorderAnswered(_ callback: RecorderCallback) {
+            switch callback {
+            case .started(let time):
+                send(answers.didStart(at: time))
+            case .finished(let file, let problem, let playable):
+                let finish = answers.didFinish(file: file, problem: problem, playable: playable)
+                // The file may never have been written: nothing to remove then.
+                if finish.file == .remove { try? FileManager.default.removeItem(at: file) }
+                send(finish.event)
+            }
+        }
+
+        private func send(_ event: CanvasEvent?) {
+            guard let event else { return }
+            board.send(event, performingEffectsWith: self)
+        }
+
+        /// A call, another app taking the camera, the app going to the background, a media services failure: remembered,
+        /// and reported with the recorder's finish.
+        private func observeInterruptions() {
+            let center = NotificationCenter.default
+            observers.append(
+                center.addObserver(forName: AVCaptureSession.wasInterruptedNotification, object: session, queue: .main)
+                {
+                    [weak self] notification in
+                    let reason = notification.userInfo?[AVCaptureSessionInterruptionReasonKey] as? Int
+                    MainActor.assumeIsolated { self?.answers.interrupted(RecorderProblem(interruption: reason)) }
+                })
+            observers.append(
+                center.addObserver(forName: AVCaptureSession.runtimeErrorNotification, object: session, queue: .main) {
+                    [weak self] _ in
+                    MainActor.assumeIsolated { self?.answers.interrupted(.mediaServicesFailed) }
+                })
+        }
+    }
+#endif

@@ -1,0 +1,91 @@
+#if canImport(UIKit) && canImport(AVFoundation)
+    import CanvasKit
+    import Foundation
+    import UIKit
+
+    /// Drafts on the scene lifecycle: one board, opened on its draft once, shared by every scene of the app; when a scene
+    /// goes to the background, the app keeps running until the draft is on disk (a background task whose expiration
+    /// handler ends it, so the system never kills the app for overrunning).
+    ///
+    /// An app's scene delegate gets the board from ``board(draftAt:newBoard:)`` in `scene(_:willConnectTo:options:)`
+    /// (every scene gets the same one) and calls ``sceneDidEnterBackground()``; or it subclasses
+    /// ``CanvasSceneDelegate``, which does both.
+    @MainActor
+    public final class DraftScenes {
+        /// The app's one instance.
+        public static let shared = DraftScenes()
+
+        /// The board every scene shows, once opened.
+        public private(set) var board: CanvasBoard?
+        private var backgroundTask = UIBackgroundTaskIdentifier.invalid
+
+        private init() {}
+
+        /// The board on the draft at `url`, opened the first time it is asked (restored from the draft, or
+        /// `newBoard` when there is none); later calls, from any scene, return the same board.
+        ///
+        /// - Throws: `DraftError` when the draft cannot be read or restored (nothing is written then).
+        public func board(draftAt url: URL, newBoard: @autoclosure () -> BoardState) throws(DraftError) -> CanvasBoard {
+            if let board { return board }
+            let opened = try CanvasBoard(draftAt: url, newBoard: newBoard())
+            board = opened
+            return opened
+        }
+
+        /// Keeps the app running until the draft is durable, in a background task that its expiration handler ends.
+        public func sceneDidEnterBackground() {
+            guard let draft = board?.draft, backgroundTask == .invalid else { return }
+            let application = UIApplication.shared
+            backgroundTask = application.beginBackgroundTask(withName: "Saving the draft") { [weak self] in
+                // Out of time: what is not synced yet is what a kill now can lose (Docs/Drafts.md).
+                self?.endBackgroundTask()
+            }
+            Task {
+                try? await draft.waitUntilDurable()  // a failed write is the draft's progress.failure, shown by the app
+                endBackgroundTask()
+            }
+        }
+
+        private func endBackgroundTask() {
+            guard backgroundTask != .invalid else { return }
+            UIApplication.shared.endBackgroundTask(backgroundTask)
+            backgroundTask = .invalid
+        }
+    }
+
+    /// A scene delegate that opens the shared draft board when a scene connects (``draftURL``, ``newBoard``) and keeps
+    /// the draft safe when a scene goes to the background. Subclass it to build the scene's window around ``board``.
+    @MainActor
+    open class CanvasSceneDelegate: UIResponder, UIWindowSceneDelegate {
+        /// The board of the app's scenes (nil until a scene connected, or when the draft could not be opened).
+        public var board: CanvasBoard? { DraftScenes.shared.board }
+        /// Why the draft could not be opened, if it could not.
+        public private(set) var draftError: DraftError?
+
+        /// Where the draft lives; by default `board.draft` in the app's Application Support folder.
+        open var draftURL: URL {
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+                .appendingPathComponent("board.draft")
+        }
+
+        /// The board a first launch starts with; by default 4 empty canvases.
+        open var newBoard: BoardState { BoardState(canvasCount: 4) }
+
+        /// Opens the shared board (once for all scenes).
+        open func scene(
+            _ scene: UIScene, willConnectTo session: UISceneSession,
+            options connectionOptions: UIScene.ConnectionOptions
+        ) {
+            do {
+                _ = try DraftScenes.shared.board(draftAt: draftURL, newBoard: newBoard)
+            } catch {
+                draftError = error
+            }
+        }
+
+        /// Keeps the draft safe while the app goes to the background.
+        open func sceneDidEnterBackground(_ scene: UIScene) {
+            DraftScenes.shared.sceneDidEnterBackground()
+        }
+    }
+#endif
