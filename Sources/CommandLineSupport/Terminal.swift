@@ -67,24 +67,7 @@ public enum Terminal {
     }
 
     private static func write(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { buffer in
-                #if canImport(Darwin)
-                    Darwin.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                #else
-                    Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                #endif
-            }
-            if written > 0 {
-                offset += written
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else {
-                return
-            }
-        }
+        _ = writeAll(text.utf8, to: descriptor)
     }
 }
 

@@ -8,11 +8,9 @@ import MediaCore
 /// Memory: the samples of at most one mix chunk and one decoded frame, whatever the take's length.
 final class AudioTrack {
     private let format: FormatContext
-    private let decoder: Decoder
-    private let streamIndex: Int
+    private let frames: DecodedStream
     private let timeBase: Double
     private let origin: Double
-    private let packet: Packet
     private let gain: Double
     private let pan: Double
     /// The output sample at which the take's time 0 plays.
@@ -53,13 +51,11 @@ final class AudioTrack {
                 }
                 decoder = try Decoder(format: format, streamIndex: stream.index, threadCount: 1)
             }
-            self.decoder = decoder
             format.discardStreams(except: stream.index)
-            packet = try Packet()
+            frames = try DecodedStream(format: format, decoder: decoder, streamIndex: stream.index)
         } catch {
             throw TakeSource.failure(error, fail)
         }
-        streamIndex = stream.index
         timeBase = format.timeBase(ofStream: stream.index).doubleValue
         self.origin = origin
         offset = offsetSamples
@@ -105,52 +101,24 @@ final class AudioTrack {
     private func decodeMore() throws(CompositionError) {
         do {
             let frame = try Frame()
-            while true {
-                switch try decoder.receive(into: frame) {
-                case .done:
-                    if resampler == nil {
-                        resampler = try Resampler(
-                            for: frame, channels: frame.channelCount == 1 ? 1 : 2,
-                            sampleRate: CompositionPlan.AudioSettings.sampleRate)
-                    }
-                    if !started {
-                        started = true
-                        let time = frame.timestamp.map { Double($0) * timeBase - origin } ?? 0
-                        fifoStart =
-                            offset + Int((max(0, time) * Double(CompositionPlan.AudioSettings.sampleRate)).rounded())
-                    }
-                    try resampler?.convert(frame, into: &fifo)
-                    return
-                case .endOfFile:
-                    try resampler?.convert(nil, into: &fifo)
-                    endOfInput = true
-                    return
-                case .tryAgain:
-                    try feedDecoder()
-                }
+            guard try frames.next(into: frame) else {
+                try resampler?.convert(nil, into: &fifo)
+                endOfInput = true
+                return
             }
-        } catch let error as CompositionError {
-            throw error
+            if resampler == nil {
+                resampler = try Resampler(
+                    for: frame, channels: frame.channelCount == 1 ? 1 : 2,
+                    sampleRate: CompositionPlan.AudioSettings.sampleRate)
+            }
+            if !started {
+                started = true
+                let time = frame.timestamp.map { Double($0) * timeBase - origin } ?? 0
+                fifoStart = offset + Int((max(0, time) * Double(CompositionPlan.AudioSettings.sampleRate)).rounded())
+            }
+            try resampler?.convert(frame, into: &fifo)
         } catch {
             throw TakeSource.failure(error, fail)
-        }
-    }
-
-    private func feedDecoder() throws {
-        while true {
-            packet.clear()
-            switch format.readPacket(into: packet) {
-            case .packet:
-                guard packet.streamIndex == streamIndex else { continue }
-                _ = try decoder.send(packet)
-                return
-            case .endOfFile:
-                _ = try decoder.send(nil)
-                return
-            case .failed(let error):
-                if error == .exit { throw CompositionError.cancelled }
-                throw error
-            }
         }
     }
 }

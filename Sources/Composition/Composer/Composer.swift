@@ -1,4 +1,5 @@
 import Foundation
+import MediaCore
 
 /// Composes plans into MP4 files: H.264 High 4:2:0 (libx264) and AAC stereo 48 kHz, `+faststart`.
 ///
@@ -39,7 +40,7 @@ public struct Composer: Sendable {
     public func compose(
         _ plan: CompositionPlan, to output: URL, progress: (@Sendable (CompositionProgress) -> Void)? = nil
     ) async throws(CompositionError) -> CompositionResult {
-        let flag = CancellationFlag()
+        let flag = CancellationToken()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<CompositionResult, CompositionError>, Never>) in
@@ -66,13 +67,13 @@ public struct Composer: Sendable {
         _ plan: CompositionPlan, to output: URL, progress: (@Sendable (CompositionProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<CompositionResult, CompositionError>) -> Void
     ) -> CompositionJob {
-        let flag = CancellationFlag()
+        let flag = CancellationToken()
         start(plan, to: output, flag: flag, progress: progress, completion: completion)
         return CompositionJob(flag: flag)
     }
 
     private func start(
-        _ plan: CompositionPlan, to output: URL, flag: CancellationFlag,
+        _ plan: CompositionPlan, to output: URL, flag: CancellationToken,
         progress: (@Sendable (CompositionProgress) -> Void)?,
         completion: @escaping @Sendable (Result<CompositionResult, CompositionError>) -> Void
     ) {
@@ -91,7 +92,7 @@ public struct Composer: Sendable {
 
 /// A composition started with a completion handler.
 public struct CompositionJob: Sendable {
-    let flag: CancellationFlag
+    let flag: CancellationToken
 
     /// Stops the composition at its next frame (or its next blocking read); nothing is left at the output. Idempotent.
     public func cancel() {

@@ -1,16 +1,6 @@
 import Foundation
 import MediaCore
 import Pixels
-import Synchronization
-
-/// A flag a composition checks between frames and FFmpeg checks during blocking reads.
-final class CancellationFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-
-    func cancel() { value.store(true, ordering: .relaxed) }
-
-    var isCancelled: Bool { value.load(ordering: .relaxed) }
-}
 
 /// One composition, start to finish, on the calling thread: opens the takes (each take's video then decodes and
 /// scales on a thread of its own, a ``TileFeed``), so a bad take fails before anything is written; then, frame by
@@ -18,7 +8,7 @@ final class CancellationFlag: Sendable {
 /// encodes both. The output goes to a temporary file beside it, renamed into place only when complete.
 enum CompositionEngine {
     static func run(
-        _ proposed: CompositionPlan, to output: URL, threadCount: Int, cancellation: CancellationFlag,
+        _ proposed: CompositionPlan, to output: URL, threadCount: Int, cancellation: CancellationToken,
         progress: ((CompositionProgress) -> Void)?
     ) throws(CompositionError) -> CompositionResult {
         let began = Date()
@@ -29,42 +19,12 @@ enum CompositionEngine {
             throw CompositionError(.plan, error.description)
         }
         let temporary = try OutputFile.temporaryPath(for: output, inputs: plan.takes.map(\.file))
-        // Whatever happens here, every feed's thread is told to stop (it may be waiting for room or for a slot) and
-        // has ended, its take closed, before the result is reported.
-        let stopping = CancellationFlag()
-        let shouldStop = { @Sendable in cancellation.isCancelled || stopping.isCancelled }
-        var feeds: [TileFeed] = []
-        defer {
-            stopping.cancel()
-            for feed in feeds { feed.stop() }
-        }
+        let takes = try OpenedTakes(plan, cancellation: cancellation)
+        defer { takes.stop() }
+        var finished = false
+        defer { if !finished { OutputFile.remove(temporary) } }
         do {
-            let origin = plan.timelineOrigin
-            // Decoders share the cores with each other and with the encoder: frame threads only for a lone take.
-            let decoderThreads = max(
-                1, min(4, ProcessInfo.processInfo.activeProcessorCount / max(1, 2 * plan.takes.count)))
-            var sources: [TakeSource] = []
-            var tiles: [(source: TakeSource, feed: TileFeed)] = []
-            for (order, take) in plan.takes.enumerated() {
-                if cancellation.isCancelled { throw CompositionError.cancelled }
-                // The context that probed the take reads its video: the take's feed starts decoding it at once, while
-                // the next takes are opened.
-                let input = try TakeSource.probe(take, order: order, shouldStop: shouldStop)
-                let source = try TakeSource(
-                    take: take, order: order, origin: origin, streams: input.streams, container: input.formatName,
-                    startTime: input.startTime,
-                    length: input.duration, shouldStop: shouldStop)
-                sources.append(source)
-                guard let stream = source.videoStream else { continue }
-                input.discardStreams(except: stream.index)
-                let feed = TileFeed(
-                    input: input, stream: stream, region: take.region, output: plan.size, scaling: take.scaling,
-                    offset: source.offset, frameRate: plan.frameRate, decoderThreads: decoderThreads,
-                    shouldStop: shouldStop, fail: source.fail)
-                feeds.append(feed)
-                tiles.append((source, feed))
-            }
-            let duration = sources.map { $0.offset + $0.duration }.max() ?? 0
+            let duration = takes.duration
             guard duration <= CompositionPlan.maximumDuration else {
                 throw CompositionError(
                     .plan,
@@ -72,132 +32,48 @@ enum CompositionEngine {
                         + "\(Int(CompositionPlan.maximumDuration)) s")
             }
             let frameCount = max(1, plan.frameRate.frameCount(for: duration))
-            let sampleRate = CompositionPlan.AudioSettings.sampleRate
-            let sampleCount = Int((duration * Double(sampleRate)).rounded())
-            // Every take's video opens (in parallel) before anything is written; the first failure, in plan order,
-            // is the composition's.
-            var layers: [TileLayer] = []
-            for (source, feed) in tiles {
-                switch feed.next() {
-                case .opened(let slots):
-                    layers.append(TileLayer(source: source, feed: feed, slots: slots))
-                case .failure(let error):
-                    throw error
-                case .picture, .unchanged, .end:
-                    throw CompositionError.cancelled
-                }
-            }
-            layers.sort { ($0.source.zIndex, $0.source.order) < ($1.source.zIndex, $1.source.order) }
-            let mixing = sources.filter { $0.audio != nil }
-            let background = YUVColor(plan.background)
-            // Tiles that cover the whole frame (a grid) leave no background to draw while each shows a picture.
-            let showing = layers.filter { !$0.slots.placement.visible.isEmpty }
-            let covering = Compositor.cover(showing.map(\.slots.placement.visible), plan.size)
-
-            var finished = false
-            defer { if !finished { OutputFile.remove(temporary) } }
-            let video = try Encoder.h264(
-                width: plan.size.width, height: plan.size.height, frames: plan.frameRate.frames,
-                perSeconds: plan.frameRate.seconds, crf: plan.video.constantRateFactor, preset: plan.video.preset,
-                threadCount: threadCount)
-            let audio = try Encoder.aac(sampleRate: sampleRate, channels: 2, bitRate: plan.audio.bitRate)
-            let muxer = try Muxer(path: FileSystemPath(temporary))
-            let videoStream = try muxer.addStream(for: video)
-            let audioStream = try muxer.addStream(for: audio)
-            do {
-                try muxer.start(faststart: true)
-            } catch {
-                throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
-            }
-            let packet = try Packet()
-            func drain(_ encoder: Encoder, stream: Int) throws {
-                while true {
-                    packet.clear()
-                    guard try encoder.receive(into: packet) == .done else { return }
-                    // Each picture lasts one tick of the video encoder's time base (one frame); without it the MP4
-                    // would give the last one no time, and players would drop it.
-                    if stream == videoStream, packet.duration == nil { packet.setDuration(1) }
-                    try muxer.write(packet, stream: stream)
-                }
-            }
+            var stack = TileStack(takes.layers, background: plan.background, size: plan.size)
+            var mixer = SoundMixer(
+                takes.sources, duration: duration, frameRate: plan.frameRate, frameCount: frameCount)
+            let streams = try OutputStreams(plan, temporary: temporary, output: output, threadCount: threadCount)
             let picture = try Frame.yuv420(width: plan.size.width, height: plan.size.height)
-            let chunk = audio.frameSize > 0 ? audio.frameSize : 1024
-            var pendingSound: [Float] = []
-            var samplesEncoded = 0
-            var samplesMixed = 0
-            var limited = 0
-            func encodeSound(final: Bool) throws {
-                while pendingSound.count >= 2 * chunk || (final && !pendingSound.isEmpty) {
-                    let count = min(chunk, pendingSound.count / 2)
-                    let frame = try Frame.planarFloatAudio(samples: count, channels: 2, sampleRate: sampleRate)
-                    Compositor.deinterleave(pendingSound[0..<(2 * count)], into: frame)
-                    pendingSound.removeFirst(2 * count)
-                    frame.presentationTimestamp = Int64(samplesEncoded)
-                    samplesEncoded += count
-                    _ = try audio.send(frame)
-                    try drain(audio, stream: audioStream)
-                }
-            }
             for index in 0..<frameCount {
                 if cancellation.isCancelled { throw CompositionError.cancelled }
-                for layer in layers.indices { try layers[layer].advance() }
+                try stack.advance()
                 // libx264 copies each picture it is sent, so the one frame is drawn again for every output frame.
                 try picture.makeWritable()
-                if !covering || showing.contains(where: { !$0.isShowing }) {
-                    Compositor.fill(picture, with: background)
-                }
-                for layer in layers { layer.draw(into: picture) }
-                picture.presentationTimestamp = Int64(index)
-                _ = try video.send(picture)
-                try drain(video, stream: videoStream)
-                // The sound up to the end of this frame (all of it with the last frame).
-                let soundEnd =
-                    index == frameCount - 1
-                    ? sampleCount
-                    : min(sampleCount, Int((plan.frameRate.time(ofFrame: index + 1) * Double(sampleRate)).rounded()))
-                var mix = StereoMixBuffer(frameCount: max(0, soundEnd - samplesMixed))
-                if mix.frameCount > 0 {
-                    for source in mixing { try source.audio?.mix(into: &mix, from: samplesMixed) }
-                }
-                limited += mix.limit()
-                samplesMixed = max(samplesMixed, soundEnd)
-                pendingSound += mix.samples
-                try encodeSound(final: false)
-                if let progress {
-                    let elapsed = Date().timeIntervalSince(began)
-                    progress(
-                        CompositionProgress(
-                            frame: index + 1, frameCount: frameCount,
-                            framesPerSecond: elapsed > 0 ? Double(index + 1) / elapsed : 0))
-                }
+                stack.draw(into: picture)
+                try streams.write(picture, index: index, sound: try mixer.sound(throughFrame: index))
+                let elapsed = Date().timeIntervalSince(began)
+                progress?(
+                    CompositionProgress(
+                        frame: index + 1, frameCount: frameCount,
+                        framesPerSecond: elapsed > 0 ? Double(index + 1) / elapsed : 0))
             }
-            try encodeSound(final: true)
-            _ = try video.send(nil)
-            try drain(video, stream: videoStream)
-            _ = try audio.send(nil)
-            try drain(audio, stream: audioStream)
-            do {
-                try muxer.finish()
-            } catch {
-                throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
-            }
+            try streams.finish()
             if cancellation.isCancelled { throw CompositionError.cancelled }
             try OutputFile.rename(temporary, to: output)
             finished = true
             return CompositionResult(
                 output: output, duration: duration, frameCount: frameCount,
-                secondsTaken: Date().timeIntervalSince(began), limitedSampleCount: limited)
-        } catch let error as CompositionError {
-            throw error
-        } catch let error as FFmpegError {
-            if error == .exit || cancellation.isCancelled { throw .cancelled }
-            if error == .encoderNotFound {
-                throw CompositionError(.encoding, "this FFmpeg has no libx264 or AAC encoder")
-            }
-            throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
+                secondsTaken: Date().timeIntervalSince(began), limitedSampleCount: mixer.limitedSampleCount)
         } catch {
-            throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
+            throw failure(error, output: output, cancellation: cancellation)
         }
+    }
+
+    /// The composition's error for `error`, thrown while writing `output`.
+    private static func failure(
+        _ error: any Error, output: URL, cancellation: CancellationToken
+    ) -> CompositionError {
+        if let error = error as? CompositionError { return error }
+        if let error = error as? FFmpegError {
+            if error == .exit || cancellation.isCancelled { return .cancelled }
+            if error == .encoderNotFound {
+                return CompositionError(.encoding, "this FFmpeg has no libx264 or AAC encoder")
+            }
+        }
+        return CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
     }
 }
 

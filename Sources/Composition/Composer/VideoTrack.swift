@@ -10,16 +10,13 @@ import Pixels
 /// the feed's (``TileSlots``).
 final class VideoTrack {
     let placement: TilePlacement
-    private let format: FormatContext
-    private let decoder: Decoder
-    private let streamIndex: Int
+    private let frames: DecodedStream
     private let timeBase: Double
     /// The take time of the file's first instant (the container's start time).
     private let origin: Double
     private let orientation: Orientation
     private let pixelAspectRatio: Rational?
     private let frameDuration: Double
-    private let packet: Packet
     /// The next decoded frame, not shown yet, and its take time.
     private var pending: (frame: Frame, time: Double)?
     private var decodedCount = 0
@@ -36,14 +33,12 @@ final class VideoTrack {
         scaling: CompositionPlan.Scaling, decoderThreads: Int, fail: @escaping (String) -> CompositionError
     ) throws(CompositionError) {
         self.fail = fail
-        self.format = format
         do {
-            decoder = try Decoder(format: format, streamIndex: stream.index, threadCount: decoderThreads)
-            packet = try Packet()
+            let decoder = try Decoder(format: format, streamIndex: stream.index, threadCount: decoderThreads)
+            frames = try DecodedStream(format: format, decoder: decoder, streamIndex: stream.index)
         } catch {
             throw TakeSource.failure(error, fail)
         }
-        streamIndex = stream.index
         timeBase = format.timeBase(ofStream: stream.index).doubleValue
         origin = format.startTime ?? 0
         orientation = stream.orientation
@@ -83,44 +78,16 @@ final class VideoTrack {
     private func decodeNext() throws(CompositionError) -> (frame: Frame, time: Double)? {
         do {
             let frame = try Frame()
-            while true {
-                switch try decoder.receive(into: frame) {
-                case .done:
-                    decodedCount += 1
-                    let time =
-                        frame.timestamp.map { Double($0) * timeBase - origin }
-                        ?? Double(decodedCount - 1) * frameDuration
-                    return (frame, time)
-                case .endOfFile:
-                    endOfInput = true
-                    return nil
-                case .tryAgain:
-                    try feedDecoder()
-                }
+            guard try frames.next(into: frame) else {
+                endOfInput = true
+                return nil
             }
-        } catch let error as CompositionError {
-            throw error
+            decodedCount += 1
+            let time =
+                frame.timestamp.map { Double($0) * timeBase - origin } ?? Double(decodedCount - 1) * frameDuration
+            return (frame, time)
         } catch {
             throw TakeSource.failure(error, fail)
-        }
-    }
-
-    /// Sends the decoder the next packet of the stream, or starts draining it at the end of the file.
-    private func feedDecoder() throws {
-        while true {
-            packet.clear()
-            switch format.readPacket(into: packet) {
-            case .packet:
-                guard packet.streamIndex == streamIndex else { continue }
-                _ = try decoder.send(packet)
-                return
-            case .endOfFile:
-                _ = try decoder.send(nil)
-                return
-            case .failed(let error):
-                if error == .exit { throw CompositionError.cancelled }
-                throw error
-            }
         }
     }
 

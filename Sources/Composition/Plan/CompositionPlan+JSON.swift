@@ -31,19 +31,7 @@ extension CompositionPlan {
         try reader.rejectUnknown(
             root, known: ["size", "fps", "background", "grid", "scaling", "crf", "preset", "audioBitRate", "takes"])
         let size = try reader.size(root["size"], key: "size")
-        let frameRate = try root["fps"].map { value throws(CompositionPlanError) in
-            let rate: FrameRate?
-            if let text = value as? String {
-                rate = FrameRate(parsing: text)
-            } else {
-                rate = FrameRate(try reader.number(value, key: "fps"))
-            }
-            guard let rate, FrameRate.allowedRange.contains(rate.framesPerSecond) else {
-                throw CompositionPlanError(
-                    "fps: expected a rate from 1 to 240 such as 30, 29.97 or \"24000/1001\", got \(value)")
-            }
-            return rate
-        }
+        let frameRate = try root["fps"].map { value throws(CompositionPlanError) in try reader.rate(value, key: "fps") }
         let background = try root["background"].map { value throws(CompositionPlanError) in
             try reader.color(value, key: "background")
         }
@@ -68,34 +56,43 @@ extension CompositionPlan {
         let layout = grid ?? GridLayout(holding: takeValues.count)
         var takes: [Take] = []
         for (index, value) in takeValues.enumerated() {
-            let takeReader = JSONReader(path: "takes[\(index)].")
-            let entry = try takeReader.object(value)
-            try takeReader.rejectUnknown(entry, known: ["file", "rect", "scaling", "z", "start", "gain", "pan"])
-            guard let fileValue = entry["file"] else { throw CompositionPlanError("takes[\(index)].file: missing") }
-            let path = try takeReader.string(fileValue, key: "file")
-            let file = path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
-            let region: NormalizedRect
-            if let rect = entry["rect"] {
-                region = try takeReader.rect(rect, key: "rect")
-            } else {
-                guard index < layout.tileCount else {
-                    throw CompositionPlanError(
-                        "takes[\(index)]: no rect, and a \(layout) grid has only \(layout.tileCount) "
-                            + (layout.tileCount == 1 ? "tile" : "tiles"))
-                }
-                region = layout.region(ofTile: index)
-            }
-            var take = Take(file: file, region: region, scaling: scaling ?? .fit)
-            if let value = entry["scaling"] { take.scaling = try takeReader.scaling(value, key: "scaling") }
-            if let value = entry["z"] { take.zIndex = try takeReader.integer(value, key: "z") }
-            if let value = entry["start"] { take.start = try takeReader.number(value, key: "start") }
-            if let value = entry["gain"] { take.gain = try takeReader.number(value, key: "gain") }
-            if let value = entry["pan"] { take.pan = try takeReader.number(value, key: "pan") }
-            takes.append(take)
+            takes.append(
+                try Self.take(from: value, index: index, layout: layout, scaling: scaling ?? .fit, folder: folder))
         }
         self.init(
             size: size, frameRate: frameRate ?? FrameRate(frames: 30), background: background ?? .black,
             takes: takes, video: video, audio: audio)
+    }
+
+    /// Take `index` of a plan file, read from `value`; a take without `rect` gets tile `index` of `layout`, one
+    /// without `scaling` gets `scaling`, a relative `file` is relative to `folder`.
+    private static func take(
+        from value: Any, index: Int, layout: GridLayout, scaling: Scaling, folder: URL
+    ) throws(CompositionPlanError) -> Take {
+        let reader = JSONReader(path: "takes[\(index)].")
+        let entry = try reader.object(value)
+        try reader.rejectUnknown(entry, known: ["file", "rect", "scaling", "z", "start", "gain", "pan"])
+        guard let fileValue = entry["file"] else { throw CompositionPlanError("takes[\(index)].file: missing") }
+        let path = try reader.string(fileValue, key: "file")
+        let file = path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
+        let region: NormalizedRect
+        if let rect = entry["rect"] {
+            region = try reader.rect(rect, key: "rect")
+        } else {
+            guard index < layout.tileCount else {
+                throw CompositionPlanError(
+                    "takes[\(index)]: no rect, and a \(layout) grid has only \(layout.tileCount) "
+                        + (layout.tileCount == 1 ? "tile" : "tiles"))
+            }
+            region = layout.region(ofTile: index)
+        }
+        var take = Take(file: file, region: region, scaling: scaling)
+        if let value = entry["scaling"] { take.scaling = try reader.scaling(value, key: "scaling") }
+        if let value = entry["z"] { take.zIndex = try reader.integer(value, key: "z") }
+        if let value = entry["start"] { take.start = try reader.number(value, key: "start") }
+        if let value = entry["gain"] { take.gain = try reader.number(value, key: "gain") }
+        if let value = entry["pan"] { take.pan = try reader.number(value, key: "pan") }
+        return take
     }
 
     /// What JSONSerialization said was wrong, without its error domain and user-info dump: "Unexpected character
@@ -125,6 +122,21 @@ private struct JSONReader {
             throw CompositionPlanError(
                 "\(path)\(unknown): unknown key (known: \(known.sorted().joined(separator: ", ")))")
         }
+    }
+
+    /// A frame rate: a number, or a fraction in a string ("24000/1001"), within ``FrameRate/allowedRange``.
+    func rate(_ value: Any, key: String) throws(CompositionPlanError) -> FrameRate {
+        let rate: FrameRate?
+        if let text = value as? String {
+            rate = FrameRate(parsing: text)
+        } else {
+            rate = FrameRate(try number(value, key: key))
+        }
+        guard let rate, FrameRate.allowedRange.contains(rate.framesPerSecond) else {
+            throw CompositionPlanError(
+                "\(path)\(key): expected a rate from 1 to 240 such as 30, 29.97 or \"24000/1001\", got \(value)")
+        }
+        return rate
     }
 
     func number(_ value: Any, key: String) throws(CompositionPlanError) -> Double {

@@ -1,4 +1,5 @@
 import Locking
+import MediaCore
 
 /// A cover being made for a completion handler; ``cancel()`` stops it.
 public final class CoverRequest: Sendable {

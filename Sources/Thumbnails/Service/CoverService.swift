@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Locking
+import MediaCore
 
 /// The cover provider for a grid of cells: a cache in front of a generator, requests that share
 /// one decode per file and size, a limit on decodes running at once, and cancellation per

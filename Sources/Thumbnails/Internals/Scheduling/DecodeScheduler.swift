@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import MediaCore
 import Synchronization
 
 /// The one place covers are admitted and started: every public API (blocking, async,
