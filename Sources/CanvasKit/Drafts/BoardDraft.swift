@@ -8,7 +8,8 @@ import Locking
 /// Every event the board accepts is handed to the draft before `send` returns (so before its effects reach the
 /// performer), as a record numbered in the order the board accepted it. The calling thread never waits for the disk:
 /// a writer on its own queue appends everything handed to it since its last write, in one write, as soon as it can;
-/// a syncer on another queue syncs (`fsync`) what was written, group after group. A record is *written* once its
+/// a syncer on another queue syncs what was written, group after group (``DraftOptions/sync``: through the drive's
+/// cache by default, `F_FULLFSYNC` on Apple platforms). A record is *written* once its
 /// write returned (a kill of the process can no longer lose it) and *durable* once a sync after it returned (a power
 /// loss cannot lose it).
 ///
@@ -33,6 +34,7 @@ public final class BoardDraft: Sendable {
     public let restore: DraftRestore
 
     private let storage: any DraftStorage
+    private let syncLevel: DraftSync
     private let shared: LockedValue<Shared>
     /// The writer's own state: taken by the writer's queue, and by the syncer only to mark a failed sync.
     private let writer: LockedValue<Writer>
@@ -50,6 +52,8 @@ public final class BoardDraft: Sendable {
         /// Whether the files must be rewritten before what they hold counts as durable (a new draft, a dropped tail,
         /// a failed write or sync).
         var needsRewrite = false
+        /// Whether the next sync covers the snapshot and the folder too (what an opening read).
+        var syncsEverything = false
         var waiters: [Waiter] = []
         /// What runs once a record is durable (held-back effects); a failure does not answer them, they wait for the
         /// rewrite that follows it.
@@ -89,15 +93,21 @@ public final class BoardDraft: Sendable {
         self.path = path
         self.restore = restore
         storage = writer.storage
-        let durable = writer.journalSequence
+        syncLevel = writer.syncLevel
+        let written = writer.journalSequence
         let starts = !pending.isEmpty || writer.needsCompaction
+        // What was read may be only in the page cache (the last writes of a killed process): nothing counts as
+        // durable until a sync after the opening (or the rewrite, which syncs what it writes).
+        let syncsRead = !writer.needsCompaction && written > 0
         shared = LockedValue(
             Shared(
                 pending: pending,
-                progress: Progress(appended: appended, written: durable, durable: durable, failure: nil),
-                isWriting: starts, needsRewrite: writer.needsCompaction))
+                progress: Progress(appended: appended, written: written, durable: 0, failure: nil),
+                isWriting: starts, isSyncing: syncsRead, needsRewrite: writer.needsCompaction,
+                syncsEverything: syncsRead))
         self.writer = LockedValue(Writer(draft: writer))
         if starts { writerQueue.async { self.write(rewriting: true) } }
+        if syncsRead { syncQueue.async { self.sync() } }
     }
 
     /// How far the records are now.
@@ -218,19 +228,24 @@ public final class BoardDraft: Sendable {
     /// The syncer: syncs the journal until every record written is durable, telling the waiters each sync covers.
     private func sync() {
         while true {
-            let target = shared.withLock { shared -> UInt64? in
+            let next = shared.withLock { shared -> (target: UInt64, everything: Bool)? in
                 guard shared.progress.written > shared.progress.durable else {
                     shared.isSyncing = false
                     return nil
                 }
-                return shared.progress.written
+                defer { shared.syncsEverything = false }
+                return (shared.progress.written, shared.syncsEverything)
             }
-            guard let target else { return }
+            guard let (target, everything) = next else { return }
             // Everything up to `target` was written before this sync starts. (A compaction that replaces the journal
             // meanwhile syncs what it writes itself.)
             var failure: DraftError?
             do throws(DraftError) {
-                try storage.sync(path)
+                try storage.sync(path, syncLevel)
+                if everything {
+                    try storage.sync(path + ".snapshot", syncLevel)
+                    try storage.syncFolder(of: path, syncLevel)
+                }
             } catch {
                 failure = error
                 writer.withLock { $0.draft.markDamaged() }

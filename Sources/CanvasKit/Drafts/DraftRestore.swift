@@ -9,13 +9,18 @@ public struct DraftOptions: Sendable {
     /// Whether a take's file is still there; a take whose file is not is reported and removed from its canvas on
     /// restore. By default: a file URL whose file exists (other URLs are kept).
     public var takeExists: @Sendable (URL) -> Bool
+    /// How far a sync pushes the bytes before they count as durable: ``DraftSync/full`` (by default: through the
+    /// drive's cache, `F_FULLFSYNC` on Apple platforms) or ``DraftSync/system`` (`fsync` only: cheaper on Apple
+    /// hardware, where a power loss may then lose the last groups).
+    public var sync: DraftSync
 
     /// Options with the defaults above.
     public init(
         storage: any DraftStorage = FileDraftStorage(), compactionThreshold: Int = 10_000,
-        takeExists: @escaping @Sendable (URL) -> Bool = DraftOptions.fileExists
+        takeExists: @escaping @Sendable (URL) -> Bool = DraftOptions.fileExists, sync: DraftSync = .full
     ) {
         self.storage = storage
+        self.sync = sync
         self.compactionThreshold = max(1, compactionThreshold)
         self.takeExists = takeExists
     }
@@ -177,7 +182,8 @@ struct DraftOpening {
 
         let writer = DraftWriter(
             storage: storage, path: path, identity: identity, compactionThreshold: options.compactionThreshold,
-            mirror: restoredState, sequence: sequence, recordsInJournal: replayed, needsCompaction: needsCompaction)
+            syncLevel: options.sync, mirror: restoredState, sequence: sequence, recordsInJournal: replayed,
+            needsCompaction: needsCompaction)
         let pending = recovery.enumerated().map {
             DraftWriteItem(sequence: sequence + 1 + UInt64($0.offset), entry: $0.element)
         }

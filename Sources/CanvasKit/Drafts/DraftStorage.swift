@@ -6,6 +6,17 @@ import Foundation
     import Darwin
 #endif
 
+/// How far a sync pushes a file's bytes: the draft asks for ``full`` unless ``DraftOptions/sync`` says otherwise.
+public enum DraftSync: Sendable, Hashable {
+    /// Through the drive's own cache to stable storage, so a power loss cannot lose them: `F_FULLFSYNC` on Apple
+    /// platforms (falling back to `fsync` on a file system that refuses it), `fsync` elsewhere (on Linux `fsync`
+    /// flushes the drive's cache itself).
+    case full
+    /// Handed to the drive (`fsync`): on Apple platforms the drive may still hold them in its volatile cache, so a
+    /// power loss may lose the last groups; a kill never does. Cheaper on Apple hardware.
+    case system
+}
+
 /// Where a draft's bytes go: the few file operations a draft needs, each as the system does it.
 ///
 /// ``FileDraftStorage`` (the default) is the file system. An app may supply its own (a file coordinator, an
@@ -18,20 +29,21 @@ public protocol DraftStorage: Sendable {
     /// Appends `bytes` at the end of the file at `path`, which exists. They survive the process being killed once this
     /// returns; a power loss may drop them until ``sync(_:)`` returns.
     func append(_ bytes: [UInt8], to path: String) throws(DraftError)
-    /// Makes everything written to the file at `path` survive a power loss (`fsync`).
-    func sync(_ path: String) throws(DraftError)
+    /// Makes everything written to the file at `path` survive a power loss, as far as `level` says.
+    func sync(_ path: String, _ level: DraftSync) throws(DraftError)
     /// Creates the file at `path` holding exactly `bytes`, replacing any file there (a temporary file, made durable
     /// by ``sync(_:)`` and put in place by ``rename(_:to:)``).
     func write(_ bytes: [UInt8], to path: String) throws(DraftError)
     /// Renames `source` to `destination`, atomically replacing it: a reader sees the old file or the new one. The
     /// rename survives a power loss once ``syncFolder(of:)`` returns.
     func rename(_ source: String, to destination: String) throws(DraftError)
-    /// Makes the entries of the folder holding `path` (creations, renames) survive a power loss.
-    func syncFolder(of path: String) throws(DraftError)
+    /// Makes the entries of the folder holding `path` (creations, renames) survive a power loss, as far as `level`
+    /// says.
+    func syncFolder(of path: String, _ level: DraftSync) throws(DraftError)
 }
 
-/// A draft on the file system, through POSIX calls: `write` in a loop until every byte is written, `fsync` for a
-/// file, `rename`, and `fsync` of the folder for its entries.
+/// A draft on the file system, through POSIX calls: `write` in a loop until every byte is written, `F_FULLFSYNC` or
+/// `fsync` for a file (see ``DraftSync``), `rename`, and the same sync of the folder for its entries.
 public struct FileDraftStorage: DraftStorage {
     /// The file system.
     public init() {}
@@ -64,11 +76,42 @@ public struct FileDraftStorage: DraftStorage {
         }
     }
 
-    /// Opens the file and `fsync`s it.
-    public func sync(_ path: String) throws(DraftError) {
+    /// Opens the file and syncs it (``DraftSync``).
+    public func sync(_ path: String, _ level: DraftSync) throws(DraftError) {
         try withDescriptor(path, flags: O_RDONLY) { descriptor throws(DraftError) in
-            guard fsync(descriptor) == 0 else { throw .io(path: path, operation: "sync", errno: errno) }
+            guard Self.flush(descriptor, level) else { throw .io(path: path, operation: "sync", errno: errno) }
         }
+    }
+
+    /// The system calls a sync makes, in order until one succeeds.
+    enum SyncCall: Equatable {
+        case fullFsync, fsync
+    }
+
+    /// The calls for `level` on an Apple platform or another.
+    static func calls(for level: DraftSync, onApple: Bool) -> [SyncCall] {
+        level == .full && onApple ? [.fullFsync, .fsync] : [.fsync]
+    }
+
+    #if canImport(Darwin)
+        static let isApple = true
+    #else
+        static let isApple = false
+    #endif
+
+    private static func flush(_ descriptor: Int32, _ level: DraftSync) -> Bool {
+        for call in calls(for: level, onApple: isApple) {
+            switch call {
+            case .fullFsync:
+                #if canImport(Darwin)
+                    // Refused by some file systems (network, FAT): then `fsync`, as SQLite and LevelDB do.
+                    if fcntl(descriptor, F_FULLFSYNC) == 0 { return true }
+                #endif
+            case .fsync:
+                return fsync(descriptor) == 0
+            }
+        }
+        return false
     }
 
     /// Creates or truncates the file (`O_CREAT | O_TRUNC`, mode 0644) and writes every byte.
@@ -85,11 +128,11 @@ public struct FileDraftStorage: DraftStorage {
         }
     }
 
-    /// Opens the folder holding `path` and `fsync`s it.
-    public func syncFolder(of path: String) throws(DraftError) {
+    /// Opens the folder holding `path` and syncs it (``DraftSync``).
+    public func syncFolder(of path: String, _ level: DraftSync) throws(DraftError) {
         let folder = (path as NSString).deletingLastPathComponent
         try withDescriptor(folder.isEmpty ? "." : folder, flags: O_RDONLY) { descriptor throws(DraftError) in
-            guard fsync(descriptor) == 0 else { throw .io(path: folder, operation: "sync folder", errno: errno) }
+            guard Self.flush(descriptor, level) else { throw .io(path: folder, operation: "sync folder", errno: errno) }
         }
     }
 

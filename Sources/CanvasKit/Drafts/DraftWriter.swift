@@ -7,6 +7,8 @@ struct DraftWriter: Sendable {
     let path: String
     let identity: UInt64
     let compactionThreshold: Int
+    /// How far each sync goes (``DraftOptions/sync``).
+    let syncLevel: DraftSync
     /// The board as of `mirrorSequence`: what a snapshot written now holds.
     private(set) var mirror: DraftState
     private(set) var mirrorSequence: UInt64
@@ -20,9 +22,10 @@ struct DraftWriter: Sendable {
     var snapshotPath: String { path + ".snapshot" }
 
     init(
-        storage: any DraftStorage, path: String, identity: UInt64, compactionThreshold: Int, mirror: DraftState,
-        sequence: UInt64, recordsInJournal: Int, needsCompaction: Bool
+        storage: any DraftStorage, path: String, identity: UInt64, compactionThreshold: Int, syncLevel: DraftSync,
+        mirror: DraftState, sequence: UInt64, recordsInJournal: Int, needsCompaction: Bool
     ) {
+        self.syncLevel = syncLevel
         self.storage = storage
         self.path = path
         self.identity = identity
@@ -111,8 +114,8 @@ struct DraftWriter: Sendable {
     private func replace(_ destination: String, with bytes: [UInt8]) throws(DraftError) {
         let temporary = destination + ".tmp"
         try storage.write(bytes, to: temporary)
-        try storage.sync(temporary)
+        try storage.sync(temporary, syncLevel)
         try storage.rename(temporary, to: destination)
-        try storage.syncFolder(of: destination)
+        try storage.syncFolder(of: destination, syncLevel)
     }
 }

@@ -3,15 +3,31 @@ import Foundation
 import Locking
 import SeededRandom
 
-/// A draft storage in memory that remembers what was synced, so a test can cut the power at any moment: the files
-/// then hold only what a sync made durable (SQLite's crash-test file layer does the same). A file's bytes are durable
-/// up to its last `sync`; a folder's entries (creations, renames) up to its last `syncFolder`. `killImage()` is what a
-/// kill leaves instead: everything written, synced or not.
+/// A draft storage in memory that remembers what reached the disk, so a test can cut the power at any moment (SQLite's
+/// crash-test file layer, test6.c, does the same). Each file has what reads see (the page cache) and what is on the
+/// disk; the writes in between are pending until a `sync` puts them on the disk. A folder's entries (creations,
+/// renames) are on the disk up to its last `syncFolder`. A power loss keeps the disk and, when asked, damages what was
+/// pending the way disks do: a prefix of the writes with the last one torn, any subset of them (reordered), the
+/// file's new length with zeros or garbage where its data never arrived. A sync that fails (`failNextSync`) drops the
+/// pending writes without putting them on the disk, as Linux does with dirty pages after an I/O error. A kill keeps
+/// everything written (`killImage`, `afterKill`). Every sync records the level it was asked for.
 final class PowerLossStorage: DraftStorage {
+    struct Write {
+        let offset: Int
+        let bytes: [UInt8]
+    }
+
     private final class Inode: @unchecked Sendable {
         // Why `@unchecked Sendable` is safe: an inode is read and written only inside `state`'s lock.
         var data: [UInt8] = []
-        var durable: [UInt8] = []
+        var disk: [UInt8] = []
+        var pending: [Write] = []
+
+        func copy() -> Inode {
+            let inode = Inode()
+            (inode.data, inode.disk, inode.pending) = (data, disk, pending)
+            return inode
+        }
     }
 
     private struct State: @unchecked Sendable {
@@ -21,6 +37,10 @@ final class PowerLossStorage: DraftStorage {
         var writes = 0
         /// Fail every operation from this write on (a full disk), when set.
         var failFrom: Int?
+        /// Fail the next sync and drop the pending writes of its file.
+        var failsNextSync = false
+        /// The level of every sync asked for, files and folders, in order.
+        var syncLevels: [DraftSync] = []
     }
 
     private let state = LockedValue(State())
@@ -28,34 +48,99 @@ final class PowerLossStorage: DraftStorage {
     private let syncGate = NSCondition()
     private let syncsHeld = LockedValue(false)
 
-    /// A storage holding `files` (durable, as after a restart).
+    /// A storage holding `files` (on the disk, as after a restart).
     init(files: [String: [UInt8]] = [:]) {
         state.withLockUnchecked { state in
             for (path, bytes) in files {
                 let inode = Inode()
                 inode.data = bytes
-                inode.durable = bytes
+                inode.disk = bytes
                 state.entries[path] = inode
                 state.durableEntries[path] = inode
             }
         }
     }
 
-    /// The files after a power loss now: the durable entries with their durable bytes; with `tornTail`, each file
-    /// that only grew since its sync keeps a random prefix of its unsynced bytes too (a write the disk half made).
-    func powerLossImage(tornTail generator: inout SplitMix64?) -> [String: [UInt8]] {
+    private init(copying state: State) {
+        var copies: [ObjectIdentifier: Inode] = [:]
+        func copy(_ inode: Inode) -> Inode {
+            if let done = copies[ObjectIdentifier(inode)] { return done }
+            let made = inode.copy()
+            copies[ObjectIdentifier(inode)] = made
+            return made
+        }
+        var fresh = State()
+        fresh.entries = state.entries.mapValues(copy)
+        fresh.durableEntries = state.durableEntries.mapValues(copy)
+        self.state.withLockUnchecked { $0 = fresh }
+    }
+
+    /// The storage after the process was killed now and started again: the system still holds every write (unsynced
+    /// ones included, in its page cache) until the power goes.
+    func afterKill() -> PowerLossStorage {
+        state.withLockUnchecked { PowerLossStorage(copying: $0) }
+    }
+
+    /// The files after a power loss now: the entries on the disk with their bytes on the disk. With `damage`, each
+    /// file's pending writes are damaged the way a disk may leave them (see the type's description).
+    func powerLossImage(tornTail damage: inout SplitMix64?) -> [String: [UInt8]] {
         state.withLockUnchecked { state in
             var files: [String: [UInt8]] = [:]
             for (path, inode) in state.durableEntries {
-                var bytes = inode.durable
-                if var random = generator, inode.data.count > bytes.count, inode.data.starts(with: bytes) {
-                    bytes += inode.data[bytes.count..<Int.random(in: bytes.count...inode.data.count, using: &random)]
-                    generator = random
+                if var random = damage {
+                    files[path] = Self.damaged(inode, &random)
+                    damage = random
+                } else {
+                    files[path] = inode.disk
                 }
-                files[path] = bytes
             }
             return files
         }
+    }
+
+    /// What a power loss leaves of `inode`: its disk bytes, and some of its pending writes.
+    private static func damaged(_ inode: Inode, _ random: inout SplitMix64) -> [UInt8] {
+        var bytes = inode.disk
+        guard !inode.pending.isEmpty else { return bytes }
+        func put(_ write: Write, upTo length: Int) {
+            let end = write.offset + length
+            if bytes.count < end { bytes += [UInt8](repeating: 0, count: end - bytes.count) }
+            bytes.replaceSubrange(write.offset..<end, with: write.bytes[0..<length])
+        }
+        let mode = Int.random(in: 0..<5, using: &random)
+        switch mode {
+        case 0:
+            break
+        case 1:
+            // A prefix of the writes, the last of them torn.
+            let count = Int.random(in: 0...inode.pending.count, using: &random)
+            for (index, write) in inode.pending.prefix(count).enumerated() {
+                let whole = index < count - 1
+                put(write, upTo: whole ? write.bytes.count : Int.random(in: 0...write.bytes.count, using: &random))
+            }
+        default:
+            // Any of the writes, each whole or torn (the disk reordered them); then the length the file had grown to,
+            // with zeros (mode 3) or garbage (mode 4) where no data arrived.
+            var arrived = [Bool](repeating: false, count: inode.data.count)
+            for write in inode.pending where Bool.random(using: &random) {
+                let length =
+                    Bool.random(using: &random)
+                    ? write.bytes.count : Int.random(in: 0...write.bytes.count, using: &random)
+                put(write, upTo: length)
+                for offset in write.offset..<(write.offset + length) where offset < arrived.count {
+                    arrived[offset] = true
+                }
+            }
+            guard mode > 2, bytes.count < inode.data.count else { break }
+            let start = bytes.count
+            bytes += [UInt8](repeating: 0, count: inode.data.count - start)
+            if mode == 4 {
+                for offset in start..<bytes.count where !arrived[offset] {
+                    bytes[offset] = UInt8.random(in: 0...255, using: &random)
+                }
+            }
+        }
+        return bytes
     }
 
     /// The files after a kill now: every entry with every byte written.
@@ -63,9 +148,34 @@ final class PowerLossStorage: DraftStorage {
         state.withLockUnchecked { state in state.entries.mapValues(\.data) }
     }
 
+    /// The level of every sync asked for so far, files and folders, in order.
+    var syncLevels: [DraftSync] {
+        state.withLockUnchecked { $0.syncLevels }
+    }
+
     /// Makes every operation from the next on fail with `ENOSPC` (or succeed again, with nil).
     func failOperations(_ fail: Bool) {
         state.withLockUnchecked { state in state.failFrom = fail ? state.writes : nil }
+    }
+
+    /// Makes the next file sync fail with `EIO`, dropping its file's pending writes: they stay readable but never
+    /// reach the disk.
+    func failNextSync() {
+        state.withLockUnchecked { $0.failsNextSync = true }
+    }
+
+    /// Makes every sync from now on wait (a disk that does not answer) until called again with false.
+    func holdSyncs(_ hold: Bool) {
+        syncGate.lock()
+        syncsHeld.withLock { $0 = hold }
+        syncGate.broadcast()
+        syncGate.unlock()
+    }
+
+    private func waitForSyncGate() {
+        syncGate.lock()
+        while syncsHeld.withLock({ $0 }) { syncGate.wait() }
+        syncGate.unlock()
     }
 
     private func operation<T>(_ path: String, _ body: (inout State) throws(DraftError) -> T) throws(DraftError) -> T {
@@ -85,36 +195,35 @@ final class PowerLossStorage: DraftStorage {
     func append(_ bytes: [UInt8], to path: String) throws(DraftError) {
         try operation(path) { state throws(DraftError) in
             guard let inode = state.entries[path] else { throw .io(path: path, operation: "open", errno: ENOENT) }
+            inode.pending.append(Write(offset: inode.data.count, bytes: bytes))
             inode.data += bytes
         }
     }
 
-    /// Makes every sync from now on wait (a disk that does not answer) until called again with false.
-    func holdSyncs(_ hold: Bool) {
-        syncGate.lock()
-        syncsHeld.withLock { $0 = hold }
-        syncGate.broadcast()
-        syncGate.unlock()
-    }
-
-    private func waitForSyncGate() {
-        syncGate.lock()
-        while syncsHeld.withLock({ $0 }) { syncGate.wait() }
-        syncGate.unlock()
-    }
-
-    func sync(_ path: String) throws(DraftError) {
+    func sync(_ path: String, _ level: DraftSync) throws(DraftError) {
         waitForSyncGate()
         try operation(path) { state throws(DraftError) in
+            state.syncLevels.append(level)
             guard let inode = state.entries[path] else { throw .io(path: path, operation: "open", errno: ENOENT) }
-            inode.durable = inode.data
+            if state.failsNextSync {
+                state.failsNextSync = false
+                inode.pending = []
+                throw .io(path: path, operation: "sync", errno: EIO)
+            }
+            for write in inode.pending {
+                let end = write.offset + write.bytes.count
+                if inode.disk.count < end { inode.disk += [UInt8](repeating: 0, count: end - inode.disk.count) }
+                inode.disk.replaceSubrange(write.offset..<end, with: write.bytes)
+            }
+            inode.pending = []
         }
     }
 
     func write(_ bytes: [UInt8], to path: String) throws(DraftError) {
         try operation(path) { state in
-            let inode = state.entries[path] ?? Inode()
+            let inode = Inode()
             inode.data = bytes
+            inode.pending = [Write(offset: 0, bytes: bytes)]
             state.entries[path] = inode
         }
     }
@@ -128,8 +237,11 @@ final class PowerLossStorage: DraftStorage {
         }
     }
 
-    func syncFolder(of path: String) throws(DraftError) {
+    func syncFolder(of path: String, _ level: DraftSync) throws(DraftError) {
         waitForSyncGate()
-        try operation(path) { state in state.durableEntries = state.entries }
+        try operation(path) { state in
+            state.syncLevels.append(level)
+            state.durableEntries = state.entries
+        }
     }
 }
