@@ -88,3 +88,5 @@ fi
 echo "check-docs: every Swift block builds"
 # The Apple layer's own sources, against the same signatures, without FFmpeg, with its optional delegate methods checked.
 bash Tools/check-apple.sh
+# Programs that must not compile (an empty CoverProvider conformance).
+bash Tools/check-compile-fails.sh
