@@ -13,6 +13,8 @@ open class CALayer {
     open var bounds: CGRect = .zero
     /// https://developer.apple.com/documentation/quartzcore/calayer/borderwidth
     open var borderWidth: CGFloat = 0
+    /// https://developer.apple.com/documentation/quartzcore/calayer/superlayer
+    open var superlayer: CALayer? { nil }
     /// https://developer.apple.com/documentation/quartzcore/calayer/insertsublayer(_:at:)
     open func insertSublayer(_ layer: CALayer, at idx: UInt32) {}
     /// https://developer.apple.com/documentation/quartzcore/calayer/removefromsuperlayer()

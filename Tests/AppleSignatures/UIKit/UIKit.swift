@@ -40,6 +40,8 @@ open class UIView: UIResponder {
     open var isHidden: Bool = false
     /// https://developer.apple.com/documentation/uikit/uiview/addsubview(_:)
     open func addSubview(_ view: UIView) {}
+    /// https://developer.apple.com/documentation/uikit/uiview/layoutsubviews()
+    open func layoutSubviews() {}
 }
 
 /// https://developer.apple.com/documentation/uikit/uiimage
