@@ -30,7 +30,7 @@ enum Output {
     }
 
     /// What opening a draft found, as the first JSON line: `draft` (the file), `new`, `sequence` (the last record
-    /// restored), `snapshot`, `replayed`, `dropped`, `effects` (the restore's, for the app to handle) and `canvases`
+    /// restored), `snapshot`, `replayed`, `dropped`, `corruption` (only when the journal was damaged: what was found, where it was kept), `effects` (the restore's, for the app to handle) and `canvases`
     /// (the board as restored).
     static func json(draft: BoardDraft, named name: String, canvases: [SimulationCanvas]) -> String {
         let restore = draft.restore
@@ -41,6 +41,7 @@ enum Output {
         line.add("snapshot", .int(Int(clamping: restore.snapshotSequence)))
         line.add("replayed", .int(restore.replayedRecords))
         line.add("dropped", .int(restore.droppedRecords))
+        if let corruption = restore.corruption { line.add("corruption", .string(corruption.description)) }
         line.add("effects", .array(restore.effects.map { .string($0.description) }))
         line.add("canvases", .array(canvases.map { .object(json($0)) }))
         return line.description
@@ -54,6 +55,7 @@ enum Output {
             ? "draft: \(name) created\n"
             : "draft: \(name) resumed at record \(restore.sequence) (snapshot at record "
                 + "\(restore.snapshotSequence), \(restore.replayedRecords) records replayed)\n"
+        if let corruption = restore.corruption { text += "draft: corrupt journal: \(corruption)\n" }
         for effect in restore.effects { text += "draft: \(effect)\n" }
         return text
     }

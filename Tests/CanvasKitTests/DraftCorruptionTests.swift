@@ -110,16 +110,18 @@ struct DraftCorruptionTests {
     @Test("a draft from a newer version, an empty file, a file that is not a draft")
     func foreignFiles() async throws {
         let (journal, snapshot) = try await Self.files()
-        var newer = journal
-        newer[8] = 2
         #expect(
-            Self.open([Self.path: newer, Self.path + ".snapshot": snapshot])
+            Self.open([Self.path: Self.withVersion(journal, 2), Self.path + ".snapshot": snapshot])
                 == .newerVersion(path: Self.path, found: 2, supported: 1))
-        var newerSnapshot = snapshot
-        newerSnapshot[9] = 1
         #expect(
-            Self.open([Self.path: journal, Self.path + ".snapshot": newerSnapshot])
+            Self.open([Self.path: journal, Self.path + ".snapshot": Self.withVersion(snapshot, 257)])
                 == .newerVersion(path: Self.path + ".snapshot", found: 257, supported: 1))
+        // A damaged version byte (its checksum no longer matches) is damage, not a newer version.
+        var flipped = journal
+        flipped[8] = 2
+        #expect(
+            Self.open([Self.path: flipped, Self.path + ".snapshot": snapshot])
+                == .corrupt(path: Self.path, reason: "the header's checksum does not match"))
         #expect(Self.open([Self.path: []]) == .empty(path: Self.path))
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 0, count: 40)
         #expect(Self.open([Self.path: png]) == .notADraft(path: Self.path))
@@ -129,5 +131,93 @@ struct DraftCorruptionTests {
         #expect(
             DraftError.newerVersion(path: "a", found: 2, supported: 1).description
                 == "draft 'a' is from a newer version (format 2; this library reads up to 1)")
+    }
+
+    /// `bytes` with the header's version set to `version` and its checksum made to match: a real newer draft.
+    static func withVersion(_ bytes: [UInt8], _ version: UInt16) -> [UInt8] {
+        var bytes = bytes
+        bytes[8] = UInt8(version & 0xFF)
+        bytes[9] = UInt8(version >> 8)
+        let checksum = DraftChecksum.crc32(bytes[0..<28])
+        for index in 0..<4 { bytes[28 + index] = UInt8((checksum >> (8 * UInt32(index))) & 0xFF) }
+        return bytes
+    }
+
+    /// Where each record of `journal` starts.
+    static func recordOffsets(_ journal: [UInt8]) -> [Int] {
+        var offsets: [Int] = []
+        var offset = DraftFormat.headerSize
+        while let record = DraftFormat.record(in: journal, at: offset) {
+            offsets.append(offset)
+            offset += DraftFormat.recordHeaderSize + record.payload.count
+        }
+        return offsets
+    }
+
+    @Test("a tail of zeros is torn, not 256 dropped records; nothing written is counted lost")
+    func zeroTail() async throws {
+        let (journal, snapshot) = try await Self.files()
+        let storage = PowerLossStorage(files: [
+            Self.path: journal + [UInt8](repeating: 0, count: 4096), Self.path + ".snapshot": snapshot,
+        ])
+        let board = try CanvasBoard(draftAt: Self.url, newBoard: Self.start, options: DraftTests.options(storage))
+        let restore = board.draft!.restore
+        #expect(restore.droppedRecords == 0)
+        #expect(restore.corruption == nil)
+        #expect(!restore.effects.contains { $0.kind == .draftRecordsDropped })
+        #expect(Int(restore.sequence) == Self.events.count)
+        try await board.draft!.waitUntilDurable()
+        #expect(storage.killImage()[Self.path]!.count < journal.count + 4096, "the zeros are rewritten away")
+    }
+
+    @Test("a damaged record with whole records after it is corruption: kept aside, reported, restore stops before it")
+    func corruptionKept() async throws {
+        let (journal, snapshot) = try await Self.files()
+        let offsets = Self.recordOffsets(journal)
+        var damaged = journal
+        damaged[offsets[4] + DraftFormat.recordHeaderSize] ^= 0x40  // record 5's payload
+        let storage = PowerLossStorage(files: [Self.path: damaged, Self.path + ".snapshot": snapshot])
+        let board = try CanvasBoard(draftAt: Self.url, newBoard: Self.start, options: DraftTests.options(storage))
+        let restore = board.draft!.restore
+        #expect(restore.sequence == 4)
+        #expect(ReferenceBoard(board.state) == DraftTests.recovered(Self.prefixes[4]))
+        let expected = DraftCorruption(
+            lastGoodRecord: 4, offset: offsets[4], laterRecords: Self.events.count - 5,
+            lastLaterRecord: UInt64(Self.events.count), keptAt: Self.path + ".damaged")
+        #expect(restore.corruption == expected)
+        #expect(restore.droppedRecords == Self.events.count - 4)
+        try await board.draft!.waitUntilDurable()
+        let files = storage.killImage()
+        #expect(files[Self.path + ".damaged"] == damaged, "the damaged journal is kept as it was")
+        #expect(files[Self.path] != damaged, "the journal was rewritten from the last good record")
+        // A second damage later is kept under a new name, the first one untouched.
+        let again = try CanvasBoard(
+            draftAt: Self.url, newBoard: Self.start, options: DraftTests.options(PowerLossStorage(files: files)))
+        #expect(again.draft!.restore.corruption == nil && again.state == board.state)
+        #expect(!expected.description.contains("\n") && expected.description.contains("kept at"))
+    }
+
+    @Test("a take whose stop is in damaged records comes back interrupted without its file, so nothing removes it")
+    func finishedTakeNotRemoved() async throws {
+        let storage = PowerLossStorage()
+        let board = try CanvasBoard(draftAt: Self.url, newBoard: Self.start, options: DraftTests.options(storage))
+        try await board.draft!.waitUntilDurable()
+        let take = Boards.take("finished.mov")
+        board.send(.tap(0))
+        board.send(.record)
+        board.draft!.noteRecordingFile(take)
+        for event in [CanvasEvent.stop(take), .tap(1), .tap(2), .tap(0)] { board.send(event) }
+        try await board.draft!.waitUntilDurable()
+        var journal = storage.killImage()[Self.path]!
+        journal[Self.recordOffsets(journal)[3] + DraftFormat.recordHeaderSize + 1] ^= 0x01  // the stop's record
+        let restored = try CanvasBoard(
+            draftAt: Self.url, newBoard: Self.start,
+            options: DraftTests.options(
+                PowerLossStorage(files: [
+                    Self.path: journal, Self.path + ".snapshot": storage.killImage()[Self.path + ".snapshot"]!,
+                ])))
+        #expect(restored.draft!.restore.corruption?.lastGoodRecord == 3)
+        #expect(restored.draft!.restore.effects.contains(.takeInterrupted(index: 0, url: nil)))
+        #expect(!restored.draft!.restore.effects.contains(.takeInterrupted(index: 0, url: take)))
     }
 }

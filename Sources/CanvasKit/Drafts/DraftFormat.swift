@@ -100,12 +100,13 @@ enum DraftFormat {
         guard bytes.count >= headerSize else {
             throw .corrupt(path: path, reason: "the header is cut short (\(bytes.count) of \(headerSize) bytes)")
         }
-        let found = Int(read(UInt16.self, bytes, at: 8))
-        // The version is read before the checksum: a newer format may lay its header out differently.
-        guard found <= version else { throw .newerVersion(path: path, found: found, supported: version) }
+        // The checksum first: it covers the version, so a damaged version byte is damage, never "a newer
+        // version". Every version keeps this 32-byte header with its checksum over the first 28 bytes.
         guard read(UInt32.self, bytes, at: 28) == DraftChecksum.crc32(bytes[0..<28]) else {
             throw .corrupt(path: path, reason: "the header's checksum does not match")
         }
+        let found = Int(read(UInt16.self, bytes, at: 8))
+        guard found <= version else { throw .newerVersion(path: path, found: found, supported: version) }
         guard found >= 1 else { throw .corrupt(path: path, reason: "format version 0 does not exist") }
         guard let foundKind = Kind(rawValue: bytes[10]) else {
             throw .corrupt(path: path, reason: "unknown file kind \(bytes[10])")
@@ -121,32 +122,55 @@ enum DraftFormat {
     }
 
     /// One record found in a file.
-    struct Record {
+    struct Record: Equatable {
         let sequence: UInt64
         let payload: ArraySlice<UInt8>
     }
 
-    /// The whole records of `bytes` after the header, and where the first damaged or partial one starts (the end of
-    /// `bytes` when there is none) with how many records the damaged tail seems to hold.
-    static func records(_ bytes: [UInt8]) -> (records: [Record], validEnd: Int, droppedRecords: Int) {
+    /// What follows the last whole record of a file.
+    enum Tail: Equatable {
+        /// Nothing: the file ends with a whole record.
+        case none
+        /// Zeros only: space the file system gave the file whose data never arrived (a power loss). Nothing was lost
+        /// that was ever written.
+        case zeros
+        /// A partial or damaged last record (a kill or a power loss in the middle of a write), no whole record after.
+        case torn
+        /// A damaged record followed by whole, checksummed ones: damage, not a torn write. `later` are the whole
+        /// records found after it.
+        case corrupt(later: [Record])
+    }
+
+    /// The whole records of `bytes` after the header up to the first damaged or partial one, where that one starts
+    /// (the end of `bytes` when there is none), and what follows it. Records after the damage count only when their
+    /// number is after `after` (the last one before the damage) and within what the bytes can hold.
+    static func records(_ bytes: [UInt8]) -> (records: [Record], validEnd: Int, tail: Tail) {
         var records: [Record] = []
         var offset = headerSize
         while let record = record(in: bytes, at: offset) {
             records.append(record)
             offset += recordHeaderSize + record.payload.count
         }
-        // Count what follows as records as long as their lengths frame the bytes: a torn tail is usually one record,
-        // a flipped bit in a length may hide the rest (they are counted as one).
-        var dropped = 0
-        var cursor = offset
-        while cursor < bytes.count {
-            dropped += 1
-            guard bytes.count - cursor >= recordHeaderSize else { break }
-            let length = Int(read(UInt32.self, bytes, at: cursor))
-            guard length <= bytes.count - cursor - recordHeaderSize else { break }
-            cursor += recordHeaderSize + length
+        guard offset < bytes.count else { return (records, offset, .none) }
+        let last = records.last?.sequence ?? (bytes.count >= headerSize ? read(UInt64.self, bytes, at: 12) : 0)
+        var later: [Record] = []
+        var cursor = offset + 1
+        while cursor + recordHeaderSize <= bytes.count {
+            // A cheap look at the number first: damage seldom frames a plausible one, and only then is the CRC worth
+            // computing (so a scan of a large damaged file stays linear).
+            let sequence = read(UInt64.self, bytes, at: cursor + 8)
+            let newest = later.last?.sequence ?? last
+            if sequence > newest, sequence - newest <= UInt64(bytes.count - cursor) / UInt64(recordHeaderSize) + 1,
+                let record = record(in: bytes, at: cursor)
+            {
+                later.append(record)
+                cursor += recordHeaderSize + record.payload.count
+            } else {
+                cursor += 1
+            }
         }
-        return (records, offset, dropped)
+        if !later.isEmpty { return (records, offset, .corrupt(later: later)) }
+        return (records, offset, bytes[offset...].allSatisfy { $0 == 0 } ? .zeros : .torn)
     }
 
     /// The whole, checksummed record at `offset`, or nil when there is none (the end, a partial or a damaged one).

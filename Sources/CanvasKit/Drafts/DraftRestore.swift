@@ -48,10 +48,40 @@ public struct DraftRestore: Sendable, Hashable {
     public var replayedRecords: Int
     /// The number of the last record restored (before the restore's own).
     public var sequence: UInt64
-    /// Records of a torn or corrupt tail that were dropped.
+    /// Records of a torn or corrupt tail that were dropped: 1 for a torn last record, the damaged record and the
+    /// whole ones after it for corruption; 0 for a tail of zeros (space whose data never arrived: nothing that was
+    /// written is lost).
     public var droppedRecords: Int
+    /// The damage found in the journal, when a damaged record had whole records after it (not a torn write): the
+    /// board is as of the last good record, and the damaged journal was kept beside the draft.
+    public var corruption: DraftCorruption?
     /// What the app must handle, in order (see above).
     public var effects: [CanvasEffect]
+}
+
+/// Damage a restore found in a journal: a record that fails its checksum with whole, checksummed records after it,
+/// which no torn write leaves. The restore stops at the last good record; the damaged journal is kept (linked under a
+/// new name, never overwritten) for the app to send to its support, and the draft continues from the last good
+/// record. A take the recorder was writing then comes back interrupted without its file (the damaged records may
+/// have finished it), so the app removes nothing.
+public struct DraftCorruption: Sendable, Hashable, CustomStringConvertible {
+    /// The last good record: the board is as of it.
+    public var lastGoodRecord: UInt64
+    /// Where the damaged record starts in the journal, in bytes.
+    public var offset: Int
+    /// How many whole records were found after the damage (not replayed).
+    public var laterRecords: Int
+    /// The number of the last whole record found after the damage.
+    public var lastLaterRecord: UInt64
+    /// The path the damaged journal is kept at.
+    public var keptAt: String
+
+    /// One line, e.g. `damage at byte 812 after record 40; 12 whole records after it, up to record 53, were not
+    /// replayed; the damaged journal is kept at 'a.draft.damaged'`.
+    public var description: String {
+        "damage at byte \(offset) after record \(lastGoodRecord); \(laterRecords) whole records after it, up to record "
+            + "\(lastLaterRecord), were not replayed; the damaged journal is kept at '\(keptAt)'"
+    }
 }
 
 extension CanvasBoard {
@@ -76,136 +106,5 @@ extension CanvasBoard {
     ) throws(DraftError) {
         let opened = try DraftOpening(path: url.path, options: options, newBoard: newBoard)
         self.init(state: opened.state.board, clock: clock, playbackLead: playbackLead, draft: opened.draft)
-    }
-}
-
-/// Reading a draft's files into a writer and the board to start from.
-struct DraftOpening {
-    let state: DraftState
-    let draft: BoardDraft
-
-    init(path: String, options: DraftOptions, newBoard: () -> BoardState) throws(DraftError) {
-        let storage = options.storage
-        let snapshotPath = path + ".snapshot"
-        let journalBytes = try storage.contents(of: path)
-        let snapshotBytes = try storage.contents(of: snapshotPath)
-
-        var state: DraftState
-        var sequence: UInt64 = 0
-        var snapshotSequence: UInt64 = 0
-        var identity = UInt64.random(in: 1...UInt64.max)
-        var replayed = 0
-        var dropped = 0
-        var needsCompaction = false
-        let isNew = journalBytes == nil && snapshotBytes == nil
-
-        if let snapshotBytes {
-            let header = try DraftFormat.parseHeader(snapshotBytes, path: snapshotPath, expecting: .snapshot)
-            let (records, validEnd, _) = DraftFormat.records(snapshotBytes)
-            guard let record = records.first, records.count == 1, validEnd == snapshotBytes.count,
-                record.sequence == header.base
-            else {
-                throw .corrupt(path: snapshotPath, reason: "its board record is damaged or missing")
-            }
-            do {
-                state = try DraftBinaryDecoder.decode(DraftState.self, from: record.payload)
-            } catch {
-                throw .corrupt(path: snapshotPath, reason: "its board does not decode (\(Self.reason(error)))")
-            }
-            identity = header.identity
-            snapshotSequence = header.base
-            sequence = header.base
-        } else {
-            state = DraftState(board: newBoard(), recordingFile: nil)
-        }
-
-        if let journalBytes {
-            let header = try DraftFormat.parseHeader(journalBytes, path: path, expecting: .journal)
-            guard snapshotBytes != nil else {
-                throw .snapshotMismatch(path: path, reason: "its snapshot '\(snapshotPath)' is missing")
-            }
-            guard header.identity == identity else {
-                throw .snapshotMismatch(path: path, reason: "the snapshot '\(snapshotPath)' belongs to another draft")
-            }
-            guard header.base <= snapshotSequence else {
-                throw .snapshotMismatch(
-                    path: path,
-                    reason: "the journal continues record \(header.base), the snapshot holds only \(snapshotSequence)")
-            }
-            let (records, validEnd, droppedTail) = DraftFormat.records(journalBytes)
-            var expected = header.base + 1
-            for record in records {
-                guard record.sequence == expected else {
-                    throw .corrupt(path: path, reason: "record \(record.sequence) follows record \(expected - 1)")
-                }
-                expected += 1
-                guard record.sequence > snapshotSequence else { continue }
-                let entry: DraftEntry
-                do {
-                    entry = try DraftRecordCodec.decode(record.payload)
-                } catch {
-                    throw .corrupt(path: path, reason: "record \(record.sequence) does not decode (\(error))")
-                }
-                if let rejection = state.apply(entry) {
-                    throw .corrupt(
-                        path: path, reason: "record \(record.sequence) is rejected by the board: \(rejection)")
-                }
-                sequence = record.sequence
-                replayed += 1
-            }
-            if validEnd < journalBytes.count {
-                dropped = droppedTail
-                needsCompaction = true
-            }
-        } else {
-            // A new draft, or a snapshot whose journal was never put in place: the writer writes both.
-            needsCompaction = true
-        }
-
-        // What a kill left behind: a recording in progress, takes whose files are gone.
-        var effects: [CanvasEffect] = []
-        if dropped > 0 { effects.append(.draftRecordsDropped(count: dropped)) }
-        let restoredState = state
-        var recovery: [DraftEntry] = []
-        if let index = state.board.recordingIndex {
-            let file = state.recordingFile
-            _ = state.apply(.event(.cancel))
-            recovery.append(.event(.cancel))
-            effects.append(.takeInterrupted(index: index, url: file))
-        }
-        for index in state.board.indices {
-            guard let url = state.board.videoURL(at: index), !options.takeExists(url) else { continue }
-            _ = state.apply(.event(.delete(index)))
-            recovery.append(.event(.delete(index)))
-            effects.append(.takeMissing(index: index, url: url))
-        }
-
-        let writer = DraftWriter(
-            storage: storage, path: path, identity: identity, compactionThreshold: options.compactionThreshold,
-            syncLevel: options.sync, mirror: restoredState, sequence: sequence, recordsInJournal: replayed,
-            needsCompaction: needsCompaction)
-        let pending = recovery.enumerated().map {
-            DraftWriteItem(sequence: sequence + 1 + UInt64($0.offset), entry: $0.element)
-        }
-        let restore = DraftRestore(
-            isNew: isNew, snapshotSequence: snapshotSequence, replayedRecords: replayed, sequence: sequence,
-            droppedRecords: dropped, effects: effects)
-        self.state = state
-        draft = BoardDraft(
-            path: path, restore: restore, writer: writer, appended: sequence + UInt64(recovery.count), pending: pending)
-    }
-
-    /// A decoding error's own words, on one line.
-    static func reason(_ error: any Error) -> String {
-        if let error = error as? DecodingError {
-            switch error {
-            case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
-                .keyNotFound(_, let context):
-                return context.debugDescription
-            @unknown default:
-                break
-            }
-        }
-        return "\(error)"
     }
 }

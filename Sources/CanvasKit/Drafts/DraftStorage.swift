@@ -40,6 +40,9 @@ public protocol DraftStorage: Sendable {
     /// Makes the entries of the folder holding `path` (creations, renames) survive a power loss, as far as `level`
     /// says.
     func syncFolder(of path: String, _ level: DraftSync) throws(DraftError)
+    /// Gives the file at `path` a second name, `destination` (a hard link), so it stays when `path` is replaced;
+    /// throws `.io` with `EEXIST` when `destination` exists: it never replaces a file.
+    func keep(_ path: String, as destination: String) throws(DraftError)
 }
 
 /// A draft on the file system, through POSIX calls: `write` in a loop until every byte is written, `F_FULLFSYNC` or
@@ -119,6 +122,11 @@ public struct FileDraftStorage: DraftStorage {
         try withDescriptor(path, flags: O_WRONLY | O_CREAT | O_TRUNC) { descriptor throws(DraftError) in
             try writeAll(bytes, to: descriptor, path: path)
         }
+    }
+
+    /// `link(2)`: a second name, never replacing one.
+    public func keep(_ path: String, as destination: String) throws(DraftError) {
+        guard link(path, destination) == 0 else { throw .io(path: destination, operation: "link", errno: errno) }
     }
 
     /// `rename(2)`: atomic on the same file system.

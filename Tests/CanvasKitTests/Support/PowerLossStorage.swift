@@ -237,6 +237,16 @@ final class PowerLossStorage: DraftStorage {
         }
     }
 
+    func keep(_ path: String, as destination: String) throws(DraftError) {
+        try operation(destination) { state throws(DraftError) in
+            guard let inode = state.entries[path] else { throw .io(path: path, operation: "link", errno: ENOENT) }
+            guard state.entries[destination] == nil else {
+                throw .io(path: destination, operation: "link", errno: EEXIST)
+            }
+            state.entries[destination] = inode
+        }
+    }
+
     func syncFolder(of path: String, _ level: DraftSync) throws(DraftError) {
         waitForSyncGate()
         try operation(path) { state in

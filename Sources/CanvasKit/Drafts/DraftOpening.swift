@@ -1,0 +1,176 @@
+import Foundation
+
+/// Reading a draft's files into a writer and the board to start from.
+struct DraftOpening {
+    let state: DraftState
+    let draft: BoardDraft
+
+    /// What the files hold, as read.
+    private struct Read {
+        var state: DraftState
+        var sequence: UInt64 = 0
+        var snapshotSequence: UInt64 = 0
+        var identity = UInt64.random(in: 1...UInt64.max)
+        var replayed = 0
+        var dropped = 0
+        var corruption: DraftCorruption?
+        var needsCompaction = false
+    }
+
+    init(path: String, options: DraftOptions, newBoard: () -> BoardState) throws(DraftError) {
+        let storage = options.storage
+        let snapshotPath = path + ".snapshot"
+        let journalBytes = try storage.contents(of: path)
+        let snapshotBytes = try storage.contents(of: snapshotPath)
+        var read: Read
+        if let snapshotBytes {
+            read = try Self.readSnapshot(snapshotBytes, path: snapshotPath)
+        } else {
+            read = Read(state: DraftState(board: newBoard(), recordingFile: nil))
+        }
+        if let journalBytes {
+            let header = try DraftFormat.parseHeader(journalBytes, path: path, expecting: .journal)
+            guard snapshotBytes != nil else {
+                throw .snapshotMismatch(path: path, reason: "its snapshot '\(snapshotPath)' is missing")
+            }
+            try Self.replay(journalBytes, header: header, path: path, storage: storage, into: &read)
+        } else {
+            // A new draft, or a snapshot whose journal was never put in place: the writer writes both.
+            read.needsCompaction = true
+        }
+        let (recovery, effects) = Self.recover(read, options: options)
+        let writer = DraftWriter(
+            storage: storage, path: path, identity: read.identity, compactionThreshold: options.compactionThreshold,
+            syncLevel: options.sync, mirror: read.state, sequence: read.sequence, recordsInJournal: read.replayed,
+            needsCompaction: read.needsCompaction)
+        let pending = recovery.enumerated().map {
+            DraftWriteItem(sequence: read.sequence + 1 + UInt64($0.offset), entry: $0.element)
+        }
+        let restore = DraftRestore(
+            isNew: journalBytes == nil && snapshotBytes == nil, snapshotSequence: read.snapshotSequence,
+            replayedRecords: read.replayed, sequence: read.sequence, droppedRecords: read.dropped,
+            corruption: read.corruption, effects: effects)
+        var state = read.state
+        for entry in recovery { _ = state.apply(entry) }
+        self.state = state
+        draft = BoardDraft(
+            path: path, restore: restore, writer: writer, appended: read.sequence + UInt64(recovery.count),
+            pending: pending)
+    }
+
+    /// The board the snapshot holds.
+    private static func readSnapshot(_ bytes: [UInt8], path: String) throws(DraftError) -> Read {
+        let header = try DraftFormat.parseHeader(bytes, path: path, expecting: .snapshot)
+        let (records, validEnd, _) = DraftFormat.records(bytes)
+        guard let record = records.first, records.count == 1, validEnd == bytes.count, record.sequence == header.base
+        else {
+            throw .corrupt(path: path, reason: "its board record is damaged or missing")
+        }
+        let state: DraftState
+        do {
+            state = try DraftBinaryDecoder.decode(DraftState.self, from: record.payload)
+        } catch {
+            throw .corrupt(path: path, reason: "its board does not decode (\(Self.reason(error)))")
+        }
+        return Read(state: state, sequence: header.base, snapshotSequence: header.base, identity: header.identity)
+    }
+
+    /// Replays the journal's records after the snapshot into `read`, and judges its tail.
+    private static func replay(
+        _ bytes: [UInt8], header: DraftFormat.Header, path: String, storage: any DraftStorage, into read: inout Read
+    ) throws(DraftError) {
+        guard header.identity == read.identity else {
+            throw .snapshotMismatch(path: path, reason: "the snapshot '\(path).snapshot' belongs to another draft")
+        }
+        guard header.base <= read.snapshotSequence else {
+            throw .snapshotMismatch(
+                path: path,
+                reason: "the journal continues record \(header.base), the snapshot holds only \(read.snapshotSequence)")
+        }
+        let (records, validEnd, tail) = DraftFormat.records(bytes)
+        var expected = header.base + 1
+        for record in records {
+            guard record.sequence == expected else {
+                throw .corrupt(path: path, reason: "record \(record.sequence) follows record \(expected - 1)")
+            }
+            expected += 1
+            guard record.sequence > read.snapshotSequence else { continue }
+            let entry: DraftEntry
+            do {
+                entry = try DraftRecordCodec.decode(record.payload)
+            } catch {
+                throw .corrupt(path: path, reason: "record \(record.sequence) does not decode (\(error))")
+            }
+            if let rejection = read.state.apply(entry) {
+                throw .corrupt(path: path, reason: "record \(record.sequence) is rejected by the board: \(rejection)")
+            }
+            read.sequence = record.sequence
+            read.replayed += 1
+        }
+        switch tail {
+        case .none: return
+        case .zeros: read.dropped = 0
+        case .torn: read.dropped = 1
+        case .corrupt(let later):
+            read.dropped = later.count + 1
+            read.corruption = DraftCorruption(
+                lastGoodRecord: expected - 1, offset: validEnd, laterRecords: later.count,
+                lastLaterRecord: later.last?.sequence ?? 0, keptAt: try keep(path, storage: storage))
+        }
+        read.needsCompaction = true
+    }
+
+    /// Links the damaged journal under the first free name `<path>.damaged`, `<path>.damaged-2`, ... (a link never
+    /// replaces a file), so the rewrite that follows leaves it. - Returns: the name.
+    private static func keep(_ path: String, storage: any DraftStorage) throws(DraftError) -> String {
+        var attempt = 1
+        while true {
+            let name = path + ".damaged" + (attempt == 1 ? "" : "-\(attempt)")
+            do throws(DraftError) {
+                try storage.keep(path, as: name)
+                return name
+            } catch {
+                guard case .io(_, _, EEXIST) = error, attempt < 1_000 else { throw error }
+                attempt += 1
+            }
+        }
+    }
+
+    /// What a kill left behind: a recording in progress, takes whose files are gone. - Returns: the entries that
+    /// record the changes (journaled like events) and the effects reporting them.
+    private static func recover(_ read: Read, options: DraftOptions) -> ([DraftEntry], [CanvasEffect]) {
+        var effects: [CanvasEffect] = []
+        if read.dropped > 0 { effects.append(.draftRecordsDropped(count: read.dropped)) }
+        var state = read.state
+        var recovery: [DraftEntry] = []
+        if let index = state.board.recordingIndex {
+            // After damage, the damaged records may have finished the take: its file is not named, so no app
+            // removes it.
+            let file = read.corruption == nil ? state.recordingFile : nil
+            _ = state.apply(.event(.cancel))
+            recovery.append(.event(.cancel))
+            effects.append(.takeInterrupted(index: index, url: file))
+        }
+        for index in state.board.indices {
+            guard let url = state.board.videoURL(at: index), !options.takeExists(url) else { continue }
+            _ = state.apply(.event(.delete(index)))
+            recovery.append(.event(.delete(index)))
+            effects.append(.takeMissing(index: index, url: url))
+        }
+        return (recovery, effects)
+    }
+
+    /// A decoding error's own words, on one line.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? DecodingError {
+            switch error {
+            case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
+                .keyNotFound(_, let context):
+                return context.debugDescription
+            @unknown default:
+                break
+            }
+        }
+        return "\(error)"
+    }
+}
