@@ -29,6 +29,11 @@
             players.first { $0.take.index == index }?.player
         }
 
+        /// The player of the take at `url`, while it plays (what a cell showing `.playback(url)` shows).
+        public func player(playing url: URL) -> AVPlayer? {
+            players.first { $0.take.url == url }?.player
+        }
+
         /// Prerolls a player per take and starts them together (replacing any playback in progress).
         public func start(_ playback: SyncedPlayback) {
             stop()
