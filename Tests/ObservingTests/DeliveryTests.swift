@@ -10,10 +10,16 @@ import Testing
 #endif
 
 /// A model confined to the main actor: `Sendable` because it is isolated, so it can be observed with
-/// main-actor handlers that update main-actor view-models directly.
+/// main-actor handlers that update main-actor view-models directly. Its observed property is `nonisolated` (its value
+/// lives behind the storage's lock), so that its key path is `Sendable`.
 @MainActor
 final class MainActorCanvas: KeyValueObservable {
-    @Observed var isSelected = false
+    private let _isSelected = Observed(wrappedValue: false)
+
+    nonisolated var isSelected: Bool {
+        get { _isSelected[self, \.isSelected] }
+        set { _isSelected[self, \.isSelected] = newValue }
+    }
 }
 
 @MainActor

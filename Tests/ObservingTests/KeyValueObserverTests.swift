@@ -102,8 +102,10 @@ import Testing
     /// FBKVO testUnobserveKeyPath.
     @Test func equalKeyPathsThatAreDifferentObjectsAreOnePair() {
         // `appending(path:)` makes a new key path object on every call: two objects, equal, of one type.
-        let first = (\Folder.document).appending(path: \Document?.?.title)
-        let second = (\Folder.document).appending(path: \Document?.?.title)
+        // A key path literal in generic code is made anew at each call.
+        func titlePath<Root: Folder>(_: Root.Type) -> KeyPath<Root, String?> & Sendable { \Root.document?.title }
+        let first = titlePath(Folder.self)
+        let second = titlePath(Folder.self)
         #expect(first == second && first !== second)
         let folder = Folder()
         folder.document = Document(title: "a")

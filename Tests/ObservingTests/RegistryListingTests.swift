@@ -80,7 +80,7 @@ import Testing
     @Test func observationsOfAnObjectThatWentAwayLeaveTheRegistry() {
         func listedOfTheseTypes() -> Int {
             Registry.all.count {
-                $0.info.keyPath.keyPath is PartialKeyPath<Leaf> || $0.info.keyPath.keyPath is PartialKeyPath<Branch>
+                $0.info.keyPath is PartialKeyPath<Leaf> || $0.info.keyPath is PartialKeyPath<Branch>
             }
         }
         let observer = KeyValueObserver()

@@ -42,14 +42,14 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
     /// What the cell shows: derived from the bound model and whether the board records; nil while unbound.
     /// Notifies only when the display really changes.
     public private(set) var display: CanvasDisplay? {
-        get { _display[self, \.display, storage: \._display] }
+        get { _display[self, \.display] }
         set { _display[self, \.display] = newValue }
     }
 
     /// The cover of the bound canvas's take, once the provider delivered it; nil before, while unbound, and after
     /// the take changed.
     public private(set) var cover: CoverImage? {
-        get { _cover[self, \.cover, storage: \._cover] }
+        get { _cover[self, \.cover] }
         set { _cover[self, \.cover] = newValue }
     }
 

@@ -29,11 +29,11 @@ public final class CanvasBoard: KeyValueObservable, Sendable {
     private let _isRecording: Observed<Bool>
 
     /// The canvases' models, in board order. Observe it for insertions and removals with exact index sets.
-    public var canvases: [CanvasModel] { _canvases[self, \.canvases, storage: \._canvases] }
+    public var canvases: [CanvasModel] { _canvases[self, \.canvases] }
 
     /// Whether a canvas is recording. Canvases with a take show it playing while this is true, their cover otherwise.
     public private(set) var isRecording: Bool {
-        get { _isRecording[self, \.isRecording, storage: \._isRecording] }
+        get { _isRecording[self, \.isRecording] }
         set { _isRecording[self, \.isRecording] = newValue }
     }
 

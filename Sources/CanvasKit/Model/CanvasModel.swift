@@ -25,19 +25,19 @@ public final class CanvasModel: KeyValueObservable, Identifiable, Sendable, Cust
 
     /// What the canvas is doing with the camera.
     public internal(set) var status: CanvasStatus {
-        get { _status[self, \.status, storage: \._status] }
+        get { _status[self, \.status] }
         set { _status[self, \.status] = newValue }
     }
 
     /// Whether the canvas holds the camera preview (highlighted border).
     public internal(set) var isSelected: Bool {
-        get { _isSelected[self, \.isSelected, storage: \._isSelected] }
+        get { _isSelected[self, \.isSelected] }
         set { _isSelected[self, \.isSelected] = newValue }
     }
 
     /// The last finished take, or nil.
     public internal(set) var videoURL: URL? {
-        get { _videoURL[self, \.videoURL, storage: \._videoURL] }
+        get { _videoURL[self, \.videoURL] }
         set { _videoURL[self, \.videoURL] = newValue }
     }
 

@@ -1,96 +1,87 @@
-import Dispatch
 import Locking
-import Synchronization
 
 /// The order and the end of one observation's handler calls (O7, O11).
 ///
-/// - Turns: every change a storage notifies has a version; an observation takes the versions of its storage one after
-///   the other (`waitForTurn` blocks on the thread's semaphore until the previous version's delivery finished), so its
-///   calls come in store order whichever thread wrote. The `.initial` call takes the version current at
-///   registration, so it comes first.
-/// - Calls: a handler runs holding `calls`, a blocking `Mutex` (which donates priority on Apple platforms).
-///   `end()` marks the observation ended and then takes `calls` once: it returns only when no call is running, and no
-///   call starts after (each call checks the mark once it holds `calls`). An end made inside the observation's own
-///   handler does not wait for itself: the gate knows which thread is calling it.
-///
-/// Kept inside its observation (a noncopyable value, not an object of its own: observe + invalidate makes one object
-/// fewer).
-@usableFromInline
-struct CallGate: ~Copyable, Sendable {
-    @usableFromInline let turns: LockedValue<CallTurns>
-    /// The handler (a `HandlerBox`), dropped when the observation ends (what it captures is released then). Boxed so
-    /// that the lock's value has one type whatever the handler's: unspecialized code destroys an observation, and would
-    /// otherwise look up the generic metadata of the lock's value.
-    @usableFromInline let calls: LockedValue<(any AnyObject & Sendable)?>
-    @usableFromInline let ended = Atomic<Bool>(false)
-    /// The id of the thread (its `ThreadContext`) whose handler call is running, 0 when none. Written only under
-    /// `calls`, by the calling thread; `end` compares it with its own thread's id, which another thread can never
-    /// have written, so relaxed order tells it whether it runs inside the call.
-    @usableFromInline let callingThread = Atomic<UInt64>(0)
-    /// Set by an `end` once it has woken the waiters and dropped the handler, no call running: a later `end` (a token
-    /// released after `invalidate()`) has nothing to wake or wait for.
-    @usableFromInline let finished = Atomic<Bool>(false)
-    /// The observation's place in the registry's list (-1: not listed), used only under the registry's lock.
-    let registryIndex = Atomic<Int>(-1)
-
-    @inlinable
-    init<Handler: Sendable>(_ handler: consuming Handler) {
-        turns = LockedValue(CallTurns(next: 0))
-        calls = LockedValue(HandlerBox(handler))
+/// - Turns: each change a storage notifies has a version, and an observation takes its storage's versions one after the
+///   other, holding `delivering`: a delivery made meanwhile on another thread blocks on that lock (see `deliver`). A
+///   delivery whose earlier turn is not being delivered (it is queued on another thread, behind a running handler) is
+///   parked here, and the thread that delivers the earlier turn delivers it next: no thread waits for another's
+///   progress through user code. The `.initial` call takes the version current at registration, so it comes first.
+/// - Calls: a handler runs holding `calls`, a `Mutex` (on Apple platforms an `os_unfair_lock`, which donates
+///   priority). `end()` marks the gate ended, then takes `calls` once: it returns only when no call is running, and no
+///   call starts after. An end made inside the gate's own call (the thread's context knows it is making it) does not
+///   wait for itself.
+final class CallGate<Handler: Sendable>: Sendable {
+    private struct Turns {
+        /// The next turn to deliver; none before `open`.
+        var next = UInt64.max
+        var parked: [UInt64: (ThreadContext) -> Void] = [:]
+        var ended = false
+        /// Main-actor delivery: calls handed to the main queue and not yet made.
+        var queuedOnMain = 0
     }
 
-    @inlinable
+    private let turns = Guarded(Turns())
+    /// Held while this gate's deliveries run.
+    private let delivering = LockedValue(())
+    /// The handler, dropped when the gate ends (what it captures is released then).
+    private let calls: LockedValue<Handler?>
+
+    init(_ handler: Handler) {
+        calls = LockedValue(handler)
+    }
+
     var hasEnded: Bool {
-        ended.load(ordering: .acquiring)
+        turns.with { $0.ended }
     }
 
     // MARK: Turns
 
-    /// Waits until `turn` is this observation's next one; false when the observation ended (then nothing is
-    /// delivered and the turn needs no end).
-    @inlinable
-    func waitForTurn(_ turn: UInt64, _ context: ThreadContext) -> Bool {
-        while true {
-            let answer = turns.withLock { turns -> Bool? in
-                // The end mark is read under the lock: `end` sets it before it takes the lock to wake the waiters, so
-                // a delivery either sees it here or is waiting by then and is woken. (Read before the lock, it could
-                // be unset here and the waiters woken before this one is added: nobody would wake it again.)
-                if hasEnded { return false }
+    /// Makes `turn` the first one, and delivers what was parked for it meanwhile.
+    func open(at turn: UInt64, _ context: ThreadContext) {
+        delivering.withLock { _ in runParked(from: turn, context) }
+    }
+
+    /// Runs `delivery` in turn `turn`, then whatever was parked behind it. A delivery running on another thread is
+    /// waited for on `delivering`, the lock it holds (which donates priority); a delivery whose earlier turn is not
+    /// being delivered (it is queued behind a handler on another thread) is parked for that thread, which runs it
+    /// after its own. Nothing runs once the gate ended.
+    func deliver(turn: UInt64, _ context: ThreadContext, _ delivery: @escaping (ThreadContext) -> Void) {
+        delivering.withLock { _ in
+            let now = turns.with { turns -> Bool in
+                guard !turns.ended else { return false }
                 if turns.next == turn { return true }
-                turns.waiters.append((turn, context.wakeUp))
-                return nil
+                turns.parked[turn] = delivery
+                return false
             }
-            if let answer { return answer }
-            // Woken by `advance` when `turn` is next, or by `end`.
-            context.wakeUp.wait()
+            guard now else { return }
+            delivery(context)
+            runParked(from: turn &+ 1, context)
         }
     }
 
-    /// Makes `turn` the next one and wakes the delivery waiting for it, if any.
-    @inlinable
-    func advance(to turn: UInt64) {
-        let waiter = turns.withLock { turns -> DispatchSemaphore? in
+    /// Makes `turn` the next one and runs its parked delivery, then the next one's, while there are.
+    private func runParked(from turn: UInt64, _ context: ThreadContext) {
+        var turn = turn
+        while let parked = turns.with({ turns in
             turns.next = turn
-            guard let index = turns.waiters.firstIndex(where: { $0.turn == turn }) else { return nil }
-            return turns.waiters.remove(at: index).wakeUp
+            return turns.ended ? nil : turns.parked.removeValue(forKey: turn)
+        }) {
+            parked(context)
+            turn &+= 1
         }
-        waiter?.signal()
     }
 
     // MARK: Calls
 
-    /// Runs `body` with the handler (a handler call) holding `calls`, unless the observation ended.
-    @inlinable
-    func call<Handler: Sendable>(_ context: ThreadContext, _ body: (Handler) -> Void) {
-        // The frame is opened outside `calls`: when this is the thread's outermost frame (a call handed to a queue or
-        // the main queue), the writes the handler queued are delivered once `calls` is released, never under it.
+    /// Runs `body` with the handler (a handler call) holding `calls`, unless the gate ended.
+    func call(_ context: ThreadContext, _ body: (Handler) -> Void) {
+        // The frame is opened outside `calls`: when it is the thread's outermost one (a call handed to a queue), the
+        // writes the handler made are delivered once `calls` is released, never under it.
         let dropped = context.frame {
-            calls.withLock { handler -> (any AnyObject & Sendable)? in
-                guard let box = handler, !hasEnded else { return nil }
-                let current = (box as! HandlerBox<Handler>).handler
-                callingThread.store(context.id, ordering: .relaxed)
-                body(current)
-                callingThread.store(0, ordering: .relaxed)
+            calls.withLock { handler -> Handler? in
+                guard let current = handler, !hasEnded else { return nil }
+                context.calling(self) { body(current) }
                 // Ended from inside its own call: the handler is dropped now that the call is over.
                 guard hasEnded else { return nil }
                 defer { handler = nil }
@@ -102,64 +93,60 @@ struct CallGate: ~Copyable, Sendable {
 
     /// Main-actor delivery: whether a call made now on the main actor would overtake one waiting on the main queue.
     var hasCallsQueuedOnMain: Bool {
-        turns.withLock { $0.queuedOnMain > 0 }
+        turns.with { $0.queuedOnMain > 0 }
     }
 
     func queuedOnMain(_ delta: Int) {
-        turns.withLock { $0.queuedOnMain += delta }
+        turns.with { $0.queuedOnMain += delta }
     }
 
     // MARK: End
 
-    /// Marks the observation ended, wakes the deliveries waiting for a turn, and waits for a handler call running on
-    /// another thread. Returns whether this was the first call.
-    @inlinable
+    /// Marks the gate ended, drops the parked deliveries, and waits for a handler call running on another thread.
+    /// Returns whether this was the first call.
     @discardableResult
     func end() -> Bool {
-        if finished.load(ordering: .acquiring) { return false }
-        let first = !ended.exchange(true, ordering: .acquiringAndReleasing)
-        let waiters = turns.withLock { turns in
-            let waiters = turns.waiters.map(\.wakeUp)
-            turns.waiters = []
-            return waiters
+        let (first, parked) = turns.with { turns in
+            defer { (turns.ended, turns.parked) = (true, [:]) }
+            return (!turns.ended, turns.parked)
         }
-        for waiter in waiters { waiter.signal() }
-        if let context = ThreadContext.existing, callingThread.load(ordering: .relaxed) == context.id {
-            return first
-        }
-        // Waits for a call running elsewhere; the handler is released after the lock.
+        withExtendedLifetime(parked) {}
+        if ThreadContext.existing?.isCalling(self) == true { return first }
         let dropped = calls.withLock { handler in
             defer { handler = nil }
             return handler
         }
-        finished.store(true, ordering: .releasing)
         withExtendedLifetime(dropped) {}
         return first
     }
 }
 
-/// An observation's turns (see `CallGate`); not generic, so that code handling them needs no generic metadata.
-@usableFromInline
-struct CallTurns {
-    @usableFromInline var next: UInt64
-    /// The deliveries waiting for a turn, each with the semaphore of its thread.
-    @usableFromInline var waiters: [(turn: UInt64, wakeUp: DispatchSemaphore)] = []
-    /// Main-actor delivery: calls handed to the main queue and not yet made.
-    var queuedOnMain = 0
+/// A lock around state that holds values of the library's generic types (a property's `Value`, a chain's last value,
+/// deliveries parked with their changes, a weak reference to an object), which the compiler cannot prove `Sendable`.
+///
+/// Why the unchecked section is safe, for every caller: the state is only reached inside `with`, holding the lock, so
+/// no two threads touch it at once; what leaves a section is a copy of a value or a new strong reference (atomic
+/// retain). Such a value crosses to another thread only (a) to the thread that writes the object's property, or
+/// (b) for a chain, to the thread that writes one of its links, which re-evaluates the key path from the root. For an
+/// object that is not `Sendable` the compiler keeps it, and every object reachable from it (each link of its chains,
+/// held in its properties), in one isolation domain, so (a) and (b) are that domain's threads. A `Sendable` object's
+/// `@Observed` values are `Sendable` (`Observed` is `Sendable` only where its value is). The exception is a chain from
+/// an object that is not `Sendable` through a link that is: writing that link elsewhere evaluates the key path, and
+/// reads the root, on the writer's thread (under the storage locks; the root's own unlocked state is the getter's).
+struct Guarded<State>: ~Copyable, Sendable {
+    private let lock = LockedValue<State?>(nil)
 
-    @usableFromInline
-    init(next: UInt64) {
-        self.next = next
+    init(_ state: consuming State) {
+        let state = Optional(state)
+        section { $0 = state }
     }
-}
 
-/// A gate's handler, boxed (see `CallGate.calls`).
-@usableFromInline
-final class HandlerBox<Handler: Sendable>: Sendable {
-    @usableFromInline let handler: Handler
+    /// Runs `body` with the state, holding the lock.
+    func with<Result>(_ body: (inout State) -> Result) -> Result {
+        section { body(&$0!) }
+    }
 
-    @usableFromInline
-    init(_ handler: Handler) {
-        self.handler = handler
+    private func section<Result>(_ body: (inout State?) -> Result) -> Result {
+        lock.withLockUnchecked(body)
     }
 }

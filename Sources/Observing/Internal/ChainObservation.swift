@@ -1,4 +1,3 @@
-import Locking
 import Synchronization
 
 /// An observation of a key path that is not one property of its object: a chain (`\.document?.title`) or a computed
@@ -22,35 +21,33 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         var links: [Link] = []
     }
 
-    @usableFromInline let info: ObservationInfo
+    let info: ObservationInfo
+    private let keyPath: KeyPath<Root, Value> & Sendable
     /// The observed object, weakly.
     private let root: WeakReference
-    private let dispatch: Caller<Root, Value>.Dispatch?
-    private let gate: CallGate
-    // Unchecked sections: `Value` may be non-`Sendable`; the last value is only touched under the call lock by the
-    // evaluating thread, and handed to the handler as a copy.
-    private let state = LockedValue<State>(unchecked: State())
+    private let gate: CallGate<Caller<Root, Value>>
+    private let state = Guarded(State())
+    /// Set once, by the first link's deinit that finds the root gone; read by `isActive` on any thread.
     private let rootGone = Atomic<Bool>(false)
     private let onGone: (@Sendable () -> Void)?
-    func withGate<Result>(_ body: (borrowing CallGate) -> Result) -> Result { body(gate) }
 
-    init(info: ObservationInfo, caller: Caller<Root, Value>, root: Root, onGone: (@Sendable () -> Void)?) {
+    init(
+        info: ObservationInfo, keyPath: KeyPath<Root, Value> & Sendable, caller: Caller<Root, Value>, root: Root,
+        onGone: (@Sendable () -> Void)?
+    ) {
         self.info = info
+        self.keyPath = keyPath
         self.root = WeakReference(root)
-        dispatch = caller.dispatch
         gate = CallGate(caller)
         self.onGone = onGone
     }
 
-    @usableFromInline
     var rootObject: AnyObject? {
         root.object
     }
 
-    @usableFromInline
     var isActive: Bool {
-        !gate.hasEnded && !rootGone.load(ordering: .acquiring) && self.root.object != nil
-            && info.owner.map { $0.link.object != nil } != false
+        !gate.hasEnded && !rootGone.load(ordering: .acquiring) && self.root.object != nil && ownerIsAlive
     }
 
     /// Follows the first evaluation's reads, files the observation (`file` may refuse it), makes the `.initial`
@@ -67,7 +64,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
             if info.options.contains(.initial) {
                 send(root, ObservedChange(kind: .setting, oldValue: nil, newValue: value), caller)
             }
-            state.withLockUnchecked {
+            state.with {
                 $0.last = value
                 $0.hasLast = true
             }
@@ -78,7 +75,6 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         return started
     }
 
-    @usableFromInline
     func linkChanged(_ context: ThreadContext, skip: Bool) {
         guard !skip else { return }
         gate.call(context) { (caller: Caller<Root, Value>) in evaluateAndSend(context, caller) }
@@ -90,10 +86,9 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         var stale = true
         while stale && !gate.hasEnded {
             guard let root = self.root.object as? Root else { return }
-            let keyPath = info.keyPath.keyPath as! KeyPath<Root, Value>
             let (value, reads) = context.record { root[keyPath: keyPath] }
             stale = retarget(reads)
-            let (old, hadOld) = state.withLockUnchecked { state in
+            let (old, hadOld) = state.with { state in
                 defer {
                     state.last = value
                     state.hasLast = true
@@ -111,14 +106,14 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     /// Calls the handler (the call lock is held) or hands the call to its queue.
     private func send(_ root: Root, _ change: ObservedChange<Value>, _ caller: Caller<Root, Value>) {
         let change = change.filtered(by: info.options)
-        if dispatch?(root, change, self) != true {
+        if caller.dispatch?(root, change, gate) != true {
             caller.handler(root, change)
         }
     }
 
     /// Follows exactly the storages `reads` went through; returns whether one was written since it was read.
     private func retarget(_ reads: [TrackedRead]) -> Bool {
-        let current = state.withLockUnchecked { $0.links }
+        let current = state.with { $0.links }
         var kept: [Link] = []
         var stale = false
         for read in reads {
@@ -134,27 +129,25 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         for link in current where !kept.contains(where: { $0.id == link.id }) {
             link.storage?.removeLink(self)
         }
-        state.withLockUnchecked { $0.links = kept }
+        state.with { $0.links = kept }
         if gate.hasEnded { removeLinks() }
         return stale
     }
 
     private func removeLinks() {
-        let links = state.withLockUnchecked { state in
+        let links = state.with { state in
             defer { state.links = [] }
             return state.links
         }
         for link in links { link.storage?.removeLink(self) }
     }
 
-    @usableFromInline
     func end(filed: Bool) {
         guard gate.end() else { return }
         removeLinks()
         if filed { Registry.remove(self) }
     }
 
-    @usableFromInline
     func linkWentAway() {
         guard self.root.object == nil, !rootGone.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Registry.remove(self)

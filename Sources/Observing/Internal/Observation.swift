@@ -3,7 +3,6 @@ import Foundation
 import Locking
 
 /// What every observation offers the registry, tokens and observers, whatever it observes.
-@usableFromInline
 protocol AnyObservation: AnyObject, Sendable {
     var info: ObservationInfo { get }
     /// The observed object, while it exists.
@@ -13,8 +12,6 @@ protocol AnyObservation: AnyObject, Sendable {
     /// Ends it: after this returns no handler call starts, and a call running on another thread has returned (O7).
     /// `filed`: it may still be listed in the registry (false when the caller took it off already).
     func end(filed: Bool)
-    /// Runs `body` with its call gate (how a call handed to a queue reaches the handler).
-    func withGate<Result>(_ body: (borrowing CallGate) -> Result) -> Result
 }
 
 extension AnyObservation {
@@ -26,156 +23,112 @@ extension AnyObservation {
         guard isActive, let root = rootObject else { return nil }
         return ObservationRecord(
             objectType: typeName(of: root), objectIdentifier: info.objectIdentifier,
-            keyPath: describe(info.keyPath.keyPath, of: root), options: info.options, delivery: info.delivery,
+            keyPath: describe(info.keyPath, of: root), options: info.options, delivery: info.delivery,
             ownerType: info.owner?.typeName, ownerIdentifier: info.owner?.identifier, observerIdentifier: observer)
+    }
+
+    /// Whether its owner, if it has one, still exists.
+    var ownerIsAlive: Bool {
+        info.owner.map { $0.link.object != nil } != false
     }
 }
 
 /// What an observation was registered with.
-@usableFromInline
 struct ObservationInfo: Sendable {
     let objectIdentifier: ObjectIdentifier
-    let keyPath: SharedKeyPath
-    @usableFromInline let options: ObservationOptions
+    let keyPath: AnyKeyPath & Sendable
+    let options: ObservationOptions
     let delivery: ObservationDelivery
     let owner: OwnerDescription?
 
-    @usableFromInline
     init(
-        _ object: AnyObject, _ keyPath: AnyKeyPath, _ options: ObservationOptions, _ delivery: ObservationDelivery,
-        _ owner: OwnerDescription?
+        _ object: AnyObject, _ keyPath: AnyKeyPath & Sendable, _ options: ObservationOptions,
+        _ delivery: ObservationDelivery, _ owner: OwnerDescription?
     ) {
         objectIdentifier = ObjectIdentifier(object)
-        self.keyPath = SharedKeyPath(keyPath: keyPath)
-        self.options = options
-        self.delivery = delivery
-        self.owner = owner
-    }
-}
-
-/// A key path shared between threads.
-///
-/// Why `@unchecked Sendable` is safe: a key path object is immutable once made (its components and any captured
-/// subscript arguments are never written after creation), and Observing only reads it: it evaluates it, compares
-/// it and prints it. Swift leaves key paths non-`Sendable` only because a captured subscript argument might be a
-/// reference whose own state changes; evaluating such a path from a writing thread is what delivery on the
-/// mutating thread means, as for any handler code.
-@usableFromInline
-struct SharedKeyPath: @unchecked Sendable, Hashable {
-    @usableFromInline let keyPath: AnyKeyPath
-
-    @usableFromInline
-    init(keyPath: AnyKeyPath) { self.keyPath = keyPath }
-
-    /// Hashes the key path's type only (equal key paths have equal types): hashing its components walks them, and the
-    /// registry hashes a pair on every observe and unobserve. Equality is the key path's own.
-    @usableFromInline
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(type(of: keyPath)))
+        (self.keyPath, self.options, self.delivery, self.owner) = (keyPath, options, delivery, owner)
     }
 }
 
 /// Who registered an observation through a `KeyValueObserver`.
-@usableFromInline
 struct OwnerDescription: Sendable {
     let typeName: String
     let identifier: ObjectIdentifier
-    @usableFromInline let link: WeakReference
+    let link: WeakReference
 }
 
 /// A weak reference readable from any thread.
-@usableFromInline
 final class WeakReference: Sendable {
     private struct Slot {
         weak var object: AnyObject?
     }
 
-    private let slot: LockedValue<Slot>
+    private let slot: Guarded<Slot>
 
-    @usableFromInline
     init(_ object: AnyObject) {
-        // Unchecked (`LockedValue(unchecked:)`): the slot only holds a weak reference; what leaves the lock is a
-        // strong reference, whose retain and release are atomic. What a thread does with the object it gets is
-        // the caller's to justify (see `KeyValueObservable.observe`).
-        slot = LockedValue(unchecked: Slot(object: object))
+        slot = Guarded(Slot(object: object))
     }
 
-    @usableFromInline
     var object: AnyObject? {
-        slot.withLockUnchecked { $0.object }
+        slot.with { $0.object }
     }
 }
 
-/// Calls a handler where its delivery says (O9). `dispatch` (queue and main-actor delivery) hands the call to another
-/// thread and returns true, or returns false when the call is to be made at once, here.
-///
-/// Made where the observation is made (its initializers are inlinable), so that `receive`, a direct observation's
-/// delivery, is specialized for the observed types there: the storage calls it for every change, and unspecialized
-/// generic code would look up the metadata of its generic types on every call.
-@usableFromInline
+/// A handler and where it is called (O9). `dispatch` (queue and main-actor delivery) hands a call to another thread
+/// and returns true, or returns false when the call is to be made at once, here.
 struct Caller<Root: AnyObject, Value>: Sendable {
-    @usableFromInline
-    typealias Receive =
-        @Sendable (
-            DirectObservation<Root, Value>, borrowing Notification<Value>, AnyObject, ThreadContext, Bool
-        ) -> Void
-    @usableFromInline typealias Dispatch = @Sendable (Root, ObservedChange<Value>, any AnyObservation) -> Bool
-    @usableFromInline let handler: @Sendable (Root, ObservedChange<Value>) -> Void
-    @usableFromInline let dispatch: Dispatch?
-    @usableFromInline typealias End = @Sendable (DirectObservation<Root, Value>, Bool) -> Void
-    @usableFromInline let receive: Receive
-    @usableFromInline let end: End
+    typealias Dispatch = @Sendable (Root, ObservedChange<Value>, CallGate<Caller>) -> Bool
+    let handler: @Sendable (Root, ObservedChange<Value>) -> Void
+    let dispatch: Dispatch?
 
     /// Called on the mutating thread, or as `dispatch` says.
-    @inlinable
     init(_ handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void, dispatch: Dispatch? = nil) {
         self.handler = handler
         self.dispatch = dispatch
-        receive = { $0.deliver($1, from: $2, $3, skip: $4) }
-        end = { $0.finishEnd(filed: $1) }
+    }
+}
+
+extension CallGate {
+    /// Calls the handler with `change`, or hands the call to its queue or the main actor, unless the gate ended.
+    func send<Root, Value>(_ root: Root, _ change: ObservedChange<Value>, _ context: ThreadContext)
+    where Handler == Caller<Root, Value> {
+        call(context) { caller in
+            if caller.dispatch?(root, change, self) != true { caller.handler(root, change) }
+        }
     }
 }
 
 extension Caller where Root: Sendable, Value: Sendable {
     /// Called where `delivery` says. The dispatches of one observation happen in its turn order, so the calls reach
     /// the queue in store order (O11).
-    @inlinable
     init(_ delivery: ObservationDelivery, _ handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
         self.init(handler, dispatch: Self.dispatch(delivery))
     }
 
     /// How `delivery` hands a call to another thread; nil for the mutating thread. The dispatched calls take the
     /// handler from the gate (none once the observation ended).
-    @usableFromInline
-    static func dispatch(_ delivery: ObservationDelivery) -> Dispatch? {
+    private static func dispatch(_ delivery: ObservationDelivery) -> Dispatch? {
         switch delivery {
         case .mutatingThread:
             return nil
         case .queue(let queue):
-            return { root, change, observation in
-                queue.async { observation.withGate { $0.call(ThreadContext.current) { call(root, change, $0) } } }
+            return { root, change, gate in
+                queue.async { gate.call(ThreadContext.current) { $0.handler(root, change) } }
                 return true
             }
         case .mainActor:
             // At once when already on the main actor and no earlier call of this observation waits on the main
             // queue (it would be overtaken); otherwise on the main queue.
-            return { root, change, observation in
-                if isOnMainActor && !observation.withGate({ $0.hasCallsQueuedOnMain }) { return false }
-                observation.withGate { $0.queuedOnMain(1) }
+            return { root, change, gate in
+                if isOnMainActor && !gate.hasCallsQueuedOnMain { return false }
+                gate.queuedOnMain(1)
                 DispatchQueue.main.async {
-                    observation.withGate { gate in
-                        gate.call(ThreadContext.current) { call(root, change, $0) }
-                        gate.queuedOnMain(-1)
-                    }
+                    gate.call(ThreadContext.current) { $0.handler(root, change) }
+                    gate.queuedOnMain(-1)
                 }
                 return true
             }
         }
-    }
-
-    /// Calls the handler of `caller`.
-    private static func call(_ root: Root, _ change: ObservedChange<Value>, _ caller: Caller) {
-        caller.handler(root, change)
     }
 }
 
@@ -194,7 +147,6 @@ private let mainQueueKey: DispatchSpecificKey<Bool> = {
 }()
 
 /// `lhs == rhs` when `Value` is `Equatable` (found at run time); nil when it is not.
-@usableFromInline
 func areEqual<Value>(_ lhs: Value, _ rhs: Value) -> Bool? {
     guard let type = Value.self as? any Equatable.Type else { return nil }
     func compare<E: Equatable>(_: E.Type) -> Bool { (lhs as? E) == (rhs as? E) }
@@ -205,9 +157,8 @@ func areEqual<Value>(_ lhs: Value, _ rhs: Value) -> Bool? {
 /// the properties an evaluation of the path reads (`\Folder.document.title`). A key path that is one property of its
 /// root, described once per root type, is remembered: an audit that lists the same observations after every step
 /// of a scroll does not reflect on the object each time.
-func describe(_ keyPath: AnyKeyPath, of root: AnyObject) -> String {
-    let remembered = DescribedKeyPath(
-        rootType: ObjectIdentifier(type(of: root)), keyPath: SharedKeyPath(keyPath: keyPath))
+func describe(_ keyPath: AnyKeyPath & Sendable, of root: AnyObject) -> String {
+    let remembered = DescribedKeyPath(rootType: ObjectIdentifier(type(of: root)), keyPath: keyPath)
     if let text = describedKeyPaths.withLock({ $0[remembered] }) { return text }
     let text = String(describing: keyPath).replacingOccurrences(of: "?", with: "")
     guard text.contains("<computed") else {
@@ -215,7 +166,7 @@ func describe(_ keyPath: AnyKeyPath, of root: AnyObject) -> String {
         return text
     }
     let context = ThreadContext.current
-    func read<Root: AnyObject>(_ root: Root) -> Any? { root[keyPath: keyPath] }
+    func read<Root: AnyObject>(_ root: Root) -> Any? { root[keyPath: keyPath as AnyKeyPath] }
     let (_, reads) = context.record { read(root) }
     let names = reads.map { propertyName(of: $0.storage, in: $0.object) }
     let described = "\\\(type(of: root)).\(names.joined(separator: "."))"
@@ -233,38 +184,24 @@ private func remember(_ text: String, for keyPath: DescribedKeyPath) {
 /// A key path described for one root type.
 private struct DescribedKeyPath: Hashable, Sendable {
     let rootType: ObjectIdentifier
-    let keyPath: SharedKeyPath
+    let keyPath: AnyKeyPath & Sendable
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.rootType == rhs.rootType && lhs.keyPath as AnyKeyPath == rhs.keyPath as AnyKeyPath
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(rootType)
+        hasher.combine(keyPath as AnyKeyPath)
+    }
 }
 
 /// The descriptions of the key paths of single properties, by root type (bounded: a program names few of them).
 private let describedKeyPaths = LockedValue<[DescribedKeyPath: String]>([:])
 
-/// The property wrappers, whose storage reflection (and a `StorageLocator`) can find.
-@usableFromInline
+/// The property wrappers, whose storage reflection finds (diagnostics name a property by it).
 protocol StorageHolding {
     var storageObject: AnyObject { get }
-}
-
-/// Finds a property's storage in an object of the class it was made for, without calling the property's getter: the
-/// accessor makes it (only while a registration records the read) from the wrapper's key path, a stored property of
-/// the class (a wrapper's own, or a `let` its getter names), so that the code that evaluates it is specialized.
-@usableFromInline
-final class StorageLocator {
-    @usableFromInline let storage: (AnyObject) -> AnyObject?
-
-    @inlinable
-    init<Instance: AnyObject, Wrapper: StorageHolding>(_ keyPath: KeyPath<Instance, Wrapper>) {
-        storage = { object in (object as? Instance)?[keyPath: keyPath].storageObject }
-    }
-
-    /// A locator through `keyPath`, a key path the caller named: nil unless it leads to `storage` in `instance`.
-    @inlinable
-    convenience init?<Instance: AnyObject, Wrapper: StorageHolding>(
-        _ keyPath: KeyPath<Instance, Wrapper>, of instance: Instance, _ storage: AnyObject
-    ) {
-        guard instance[keyPath: keyPath].storageObject === storage else { return nil }
-        self.init(keyPath)
-    }
 }
 
 /// The name of the property of `object` whose storage is `storage`, found by reflection (diagnostics only).

@@ -40,7 +40,7 @@ extension KeyValueObservable {
     /// - Returns: the sequence of changes.
     /// - Precondition: a bounded `bufferingPolicy` has a limit of at least 0.
     public func changes<Value: Sendable>(
-        for keyPath: KeyPath<Self, Value>,
+        for keyPath: KeyPath<Self, Value> & Sendable,
         options: ObservationOptions = [.old, .new],
         bufferingPolicy: ChangeBufferingPolicy = .unbounded
     ) -> ObservedChanges<Value> {

@@ -46,9 +46,8 @@ extension KeyValueObservable {
     ///   - options: what the changes carry (default: old and new values).
     ///   - handler: called with this object and each change.
     /// - Returns: the token that keeps the observation alive.
-    @inlinable
     public func observe<Value>(
-        _ keyPath: KeyPath<Self, Value>,
+        _ keyPath: KeyPath<Self, Value> & Sendable,
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken {
@@ -60,9 +59,8 @@ extension KeyValueObservable {
     /// Queue and main-actor delivery hand the object and its values to another thread, so both must be
     /// `Sendable`. Changes are delivered in order; the `.initial` call is delivered the same way.
     /// Otherwise identical to ``observe(_:options:_:)``.
-    @inlinable
     public func observe<Value: Sendable>(
-        _ keyPath: KeyPath<Self, Value>,
+        _ keyPath: KeyPath<Self, Value> & Sendable,
         options: ObservationOptions = [.old, .new],
         delivery: ObservationDelivery,
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
@@ -74,9 +72,8 @@ extension KeyValueObservable {
     /// actor, otherwise on the main queue, in order. Otherwise identical to ``observe(_:options:_:)``.
     ///
     /// A `@MainActor` model class is `Sendable` by its isolation, so it is observed this way as written.
-    @inlinable
     public func observeOnMainActor<Value: Sendable>(
-        _ keyPath: KeyPath<Self, Value>,
+        _ keyPath: KeyPath<Self, Value> & Sendable,
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @MainActor (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
@@ -84,9 +81,8 @@ extension KeyValueObservable {
     }
 
     /// Registers the observation `caller` makes (see `register`) and returns its token.
-    @inlinable
-    func token<Value>(
-        _ keyPath: KeyPath<Self, Value>, options: ObservationOptions, delivery: ObservationDelivery,
+    private func token<Value>(
+        _ keyPath: KeyPath<Self, Value> & Sendable, options: ObservationOptions, delivery: ObservationDelivery,
         caller: Caller<Self, Value>
     ) -> ObservationToken {
         ObservationToken(register(keyPath, options: options, delivery: delivery, caller: caller))
@@ -94,7 +90,6 @@ extension KeyValueObservable {
 }
 
 /// A main-actor handler as one that the delivery calls only on the main actor.
-@usableFromInline
 func mainActorHandler<Root: Sendable, Value: Sendable>(
     _ handler: @escaping @MainActor (Root, ObservedChange<Value>) -> Void
 ) -> @Sendable (Root, ObservedChange<Value>) -> Void {

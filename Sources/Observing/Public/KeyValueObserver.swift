@@ -43,7 +43,7 @@
 /// observer to its block), so it captures nothing; the owner then runs on the writing thread, which is the owner's
 /// to allow (write a main-thread model on the main thread, or use main-actor delivery).
 public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
-    @usableFromInline let owner: OwnerDescription?
+    private let owner: OwnerDescription?
 
     /// Creates an observer whose observations end when it or `owner` goes away.
     ///
@@ -65,11 +65,10 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// The observation is registered before the `.initial` call, so that call may `unobserve` it.
     /// - Returns: `true` if a new observation started; `false` if the pair was already observed or the
     ///   owner is gone.
-    @inlinable
     @discardableResult
     public func observe<Object: KeyValueObservable, Value>(
         _ object: Object,
-        _ keyPath: KeyPath<Object, Value>,
+        _ keyPath: KeyPath<Object, Value> & Sendable,
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
     ) -> Bool {
@@ -89,11 +88,10 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     ///
     /// - Precondition: the observer was made with an owner of type `Owner`.
     /// - Returns: `true` if a new observation started.
-    @inlinable
     @discardableResult
     public func observe<Owner: AnyObject, Object: KeyValueObservable, Value>(
         _ object: Object,
-        _ keyPath: KeyPath<Object, Value>,
+        _ keyPath: KeyPath<Object, Value> & Sendable,
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Owner, Object, ObservedChange<Value>) -> Void
     ) -> Bool {
@@ -107,11 +105,10 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// Observes `keyPath` of `object` with the chosen delivery (O9), unless that pair is already observed.
     /// - Returns: `true` if a new observation started.
-    @inlinable
     @discardableResult
     public func observe<Object: KeyValueObservable & Sendable, Value: Sendable>(
         _ object: Object,
-        _ keyPath: KeyPath<Object, Value>,
+        _ keyPath: KeyPath<Object, Value> & Sendable,
         options: ObservationOptions = [.old, .new],
         delivery: ObservationDelivery,
         _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
@@ -130,11 +127,10 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     ///
     /// - Precondition: the observer was made with an owner of type `Owner`.
     /// - Returns: `true` if a new observation started.
-    @inlinable
     @discardableResult
     public func observeOnMainActor<Owner: AnyObject & Sendable, Object: KeyValueObservable & Sendable, Value: Sendable>(
         _ object: Object,
-        _ keyPath: KeyPath<Object, Value>,
+        _ keyPath: KeyPath<Object, Value> & Sendable,
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @MainActor (Owner, Object, ObservedChange<Value>) -> Void
     ) -> Bool {
@@ -146,8 +142,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     }
 
     /// The owner's weak link, checked to be an `Owner`; nil (nothing observed) when the owner is gone.
-    @usableFromInline
-    func ownerLink<Owner>(_: Owner.Type) -> WeakReference? {
+    private func ownerLink<Owner>(_: Owner.Type) -> WeakReference? {
         guard let owner else { preconditionFailure("KeyValueObserver: a handler taking the owner needs an owner") }
         guard let object = owner.link.object else { return nil }
         precondition(object is Owner, "KeyValueObserver: the owner is a \(type(of: object)), not a \(Owner.self)")
@@ -156,9 +151,8 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// Registers the observation unless the pair is observed already, filing it under its pair before the initial
     /// call.
-    @inlinable
-    func start<Object: KeyValueObservable, Value>(
-        _ object: Object, _ keyPath: KeyPath<Object, Value>, options: ObservationOptions,
+    private func start<Object: KeyValueObservable, Value>(
+        _ object: Object, _ keyPath: KeyPath<Object, Value> & Sendable, options: ObservationOptions,
         delivery: ObservationDelivery, caller: () -> Caller<Object, Value>
     ) -> Bool {
         if let owner, owner.link.object == nil {
@@ -175,19 +169,19 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     }
 
     /// Whether the pair of `keyPath` of `object` has an active observation.
-    @usableFromInline
-    func hasActiveObservation(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool {
+    private func hasActiveObservation(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath & Sendable) -> Bool {
         Registry.observation(for: pair(object, keyPath))?.isActive == true
     }
 
     /// Files `observation` under its pair.
-    @usableFromInline
-    func file(_ observation: any AnyObservation, of object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Bool {
+    private func file(_ observation: any AnyObservation, of object: ObjectIdentifier, _ keyPath: AnyKeyPath & Sendable)
+        -> Bool
+    {
         Registry.insert(observation, pair: pair(object, keyPath))
     }
 
-    private func pair(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath) -> Registry.Pair {
-        Registry.Pair(observer: ObjectIdentifier(self), object: object, keyPath: SharedKeyPath(keyPath: keyPath))
+    private func pair(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath & Sendable) -> Registry.Pair {
+        Registry.Pair(observer: ObjectIdentifier(self), object: object, keyPath: keyPath)
     }
 
     /// Ends the observation of `keyPath` of `object`; does nothing if there is none.
@@ -195,7 +189,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// Returns whether an active observation ended (one that ``isObserving(_:_:)`` would have reported): false when
     /// the pair was not observed, or its observation had already ended (its object or owner went away).
     @discardableResult
-    public func unobserve<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>)
+    public func unobserve<Object: KeyValueObservable, Value>(
+        _ object: Object, _ keyPath: KeyPath<Object, Value> & Sendable
+    )
         -> Bool
     {
         guard let observation = Registry.removeObservation(for: pair(ObjectIdentifier(object), keyPath)) else {
@@ -221,7 +217,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     }
 
     /// Whether `keyPath` of `object` is observed (active: not ended, object and owner alive).
-    public func isObserving<Object: KeyValueObservable, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>)
+    public func isObserving<Object: KeyValueObservable, Value>(
+        _ object: Object, _ keyPath: KeyPath<Object, Value> & Sendable
+    )
         -> Bool
     {
         Registry.observation(for: pair(ObjectIdentifier(object), keyPath))?.isActive == true

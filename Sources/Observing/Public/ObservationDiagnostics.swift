@@ -127,7 +127,7 @@ public enum ObservationDiagnostics {
         Registry.observations(of: observers, object: object).count { observation in
             guard let property else { return observation.isActive }
             guard observation.isActive, let root = observation.rootObject else { return false }
-            return propertyPart(of: describe(observation.info.keyPath.keyPath, of: root)) == property
+            return propertyPart(of: describe(observation.info.keyPath, of: root)) == property
         }
     }
 

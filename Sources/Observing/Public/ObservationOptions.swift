@@ -12,24 +12,20 @@
 /// Without `.old` or `.new` the matching value of every ``ObservedChange`` is `nil`: the handler learns
 /// that something changed and reads the object itself.
 public struct ObservationOptions: OptionSet, Sendable, Hashable {
-    // The options are computed constants rather than `static let`s so that testing one in a handler's
-    // delivery path compiles to a bit test, not a lazy-global access.
-
     /// The option bits.
     public let rawValue: UInt8
 
     /// Creates options from their raw bits.
-    @inlinable
     public init(rawValue: UInt8) {
         self.rawValue = rawValue
     }
 
     /// Call the handler once from `observe` with the current value.
-    @inlinable public static var initial: ObservationOptions { ObservationOptions(rawValue: 1 << 0) }
+    public static let initial = ObservationOptions(rawValue: 1 << 0)
     /// Also call the handler before each change, with `isPrior == true`.
-    @inlinable public static var prior: ObservationOptions { ObservationOptions(rawValue: 1 << 1) }
+    public static let prior = ObservationOptions(rawValue: 1 << 1)
     /// Changes carry the value before the change in `oldValue`.
-    @inlinable public static var old: ObservationOptions { ObservationOptions(rawValue: 1 << 2) }
+    public static let old = ObservationOptions(rawValue: 1 << 2)
     /// Changes carry the value after the change in `newValue`.
-    @inlinable public static var new: ObservationOptions { ObservationOptions(rawValue: 1 << 3) }
+    public static let new = ObservationOptions(rawValue: 1 << 3)
 }

@@ -10,7 +10,6 @@
 public final class ObservationToken: Sendable, Hashable, CustomStringConvertible {
     private let observation: (any AnyObservation)?
 
-    @usableFromInline
     init(_ observation: (any AnyObservation)?) {
         self.observation = observation
     }

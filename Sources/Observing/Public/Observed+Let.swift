@@ -14,7 +14,7 @@
 ///     private let _takes = ObservedArray<String>(wrappedValue: [])
 ///
 ///     var isSelected: Bool {
-///         get { _isSelected[self, \.isSelected, storage: \._isSelected] }
+///         get { _isSelected[self, \.isSelected] }
 ///         set { _isSelected[self, \.isSelected] = newValue }
 ///     }
 ///
@@ -34,31 +34,22 @@
 ///
 /// The storage must be stored in the object it is read through, once per property, and the key path must name the
 /// property that forwards to it (as the wrapper does for you): a key path to another property would file its
-/// notifications under the wrong name. Naming the storage in the getter (`storage: \._isSelected`) is optional: it
-/// spares a later observation of the property (a cell binding again) a call of the getter.
+/// notifications under the wrong name.
 extension Observed {
-    /// The value, read or written as the property `keyPath` of `instance` (what `@Observed`'s accessors do). `storage`
-    /// (`\._isSelected`) spares a later observation a getter call, as the wrapper does; ignored if it leads elsewhere.
-    @inlinable
-    public subscript<Instance: KeyValueObservable>(
-        _ instance: Instance, _ keyPath: KeyPath<Instance, Value>,
-        storage storageKeyPath: KeyPath<Instance, Self>? = nil
-    ) -> Value {
-        get { storage.read(instance, keyPath, storageKeyPath.flatMap { StorageLocator($0, of: instance, storage) }) }
-        nonmutating set { storage.set(newValue, of: instance, keyPath) }
+    /// The value, read or written as the property `keyPath` of `instance` (what `@Observed`'s accessors do).
+    public subscript<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, Value>) -> Value {
+        get { storage.read(instance, keyPath) }
+        nonmutating set { storage.set(newValue, of: instance) }
     }
 }
 
 extension ObservedArray {
-    /// The array, read or assigned as the property `keyPath` of `instance` (what `@ObservedArray`'s accessors do);
-    /// `storage` as for `Observed`.
-    @inlinable
-    public subscript<Instance: KeyValueObservable>(
-        _ instance: Instance, _ keyPath: KeyPath<Instance, [Element]>,
-        storage storageKeyPath: KeyPath<Instance, Self>? = nil
-    ) -> [Element] {
-        get { storage.read(instance, keyPath, storageKeyPath.flatMap { StorageLocator($0, of: instance, storage) }) }
-        nonmutating set { storage.set(newValue, of: instance, keyPath) }
+    /// The array, read or assigned as the property `keyPath` of `instance` (what `@ObservedArray`'s accessors do).
+    public subscript<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, [Element]>)
+        -> [Element]
+    {
+        get { storage.read(instance, keyPath) }
+        nonmutating set { storage.set(newValue, of: instance) }
     }
 
     /// The editor of the property `keyPath` of `instance` (what `$property` is with the wrapper): its mutations send
@@ -68,7 +59,7 @@ extension ObservedArray {
     {
         let storage = self.storage
         return ObservedArrayEditor(storage: storage) { body in
-            storage.write(instance, keyPath, body)
+            storage.write(instance, body)
         }
     }
 }

@@ -20,16 +20,14 @@
 /// subscript, which structs do not have.
 @propertyWrapper
 public struct Observed<Value> {
-    @usableFromInline let storage: PropertyStorage<Value>
+    let storage: PropertyStorage<Value>
 
     /// Creates the property with its initial value; writes notify on every store.
-    @inlinable
     public init(wrappedValue: Value) {
         storage = PropertyStorage(wrappedValue, isEqual: nil)
     }
 
     /// Creates the property with its initial value; a write of an equal value does not notify.
-    @inlinable
     public init(wrappedValue: Value) where Value: Equatable {
         storage = PropertyStorage(wrappedValue, isEqual: { $0 == $1 })
     }
@@ -43,14 +41,13 @@ public struct Observed<Value> {
     }
 
     /// The property's value, read and written through the enclosing object.
-    @inlinable
     public static subscript<Instance: KeyValueObservable>(
         _enclosingInstance instance: Instance,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Instance, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> Value {
-        get { instance[keyPath: storageKeyPath].storage.read(instance, wrappedKeyPath, StorageLocator(storageKeyPath)) }
-        set { instance[keyPath: storageKeyPath].storage.set(newValue, of: instance, wrappedKeyPath) }
+        get { instance[keyPath: storageKeyPath].storage.read(instance, wrappedKeyPath) }
+        set { instance[keyPath: storageKeyPath].storage.set(newValue, of: instance) }
     }
 }
 
@@ -58,5 +55,5 @@ public struct Observed<Value> {
 extension Observed: Sendable where Value: Sendable {}
 
 extension Observed: StorageHolding {
-    @usableFromInline var storageObject: AnyObject { storage }
+    var storageObject: AnyObject { storage }
 }

@@ -28,7 +28,7 @@ public import Foundation
 /// change. Each mutation is applied and notified atomically, like `@Observed` writes.
 @propertyWrapper
 public struct ObservedArray<Element> {
-    @usableFromInline let storage: PropertyStorage<[Element]>
+    let storage: PropertyStorage<[Element]>
 
     /// An array whose whole assignment is one `.setting` change.
     public init(wrappedValue: [Element] = []) {
@@ -67,14 +67,13 @@ public struct ObservedArray<Element> {
     }
 
     /// The array, read and assigned through the enclosing object.
-    @inlinable
     public static subscript<Instance: KeyValueObservable>(
         _enclosingInstance instance: Instance,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Instance, [Element]>,
         storage storageKeyPath: ReferenceWritableKeyPath<Instance, Self>
     ) -> [Element] {
-        get { instance[keyPath: storageKeyPath].storage.read(instance, wrappedKeyPath, StorageLocator(storageKeyPath)) }
-        set { instance[keyPath: storageKeyPath].storage.set(newValue, of: instance, wrappedKeyPath) }
+        get { instance[keyPath: storageKeyPath].storage.read(instance, wrappedKeyPath) }
+        set { instance[keyPath: storageKeyPath].storage.set(newValue, of: instance) }
     }
 
     /// The editor (`$property`) whose mutations send insertions, removals and replacements.
@@ -85,7 +84,7 @@ public struct ObservedArray<Element> {
     ) -> ObservedArrayEditor<Element> {
         let storage = instance[keyPath: storageKeyPath].storage
         return ObservedArrayEditor(storage: storage) { body in
-            storage.write(instance, storageKeyPath, body)
+            storage.write(instance, body)
         }
     }
 }
@@ -97,7 +96,7 @@ public struct ObservedArray<Element> {
 public struct ObservedArrayEditor<Element> {
     let storage: PropertyStorage<[Element]>
     /// Applies an edit through the storage's write, with the enclosing object.
-    let write: ((inout [Element]) -> Changes<[Element]>) -> Void
+    let write: ((inout [Element]) -> [ObservedChange<[Element]>]) -> Void
 
     /// The current elements (not recorded as a read for chained observation).
     public var elements: [Element] {
@@ -198,7 +197,7 @@ public struct ObservedArrayEditor<Element> {
     }
 
     private func edit(_ body: (inout [Element]) -> ObservedChange<[Element]>?) {
-        write { array in body(&array).map { .one($0) } ?? .none }
+        write { array in body(&array).map { [$0] } ?? [] }
     }
 }
 
@@ -251,5 +250,5 @@ func identifiableChanges<Element: Identifiable>(
 extension ObservedArray: Sendable where Element: Sendable {}
 
 extension ObservedArray: StorageHolding {
-    @usableFromInline var storageObject: AnyObject { storage }
+    var storageObject: AnyObject { storage }
 }

@@ -30,16 +30,7 @@ public struct ObservedChange<Value> {
     /// The value after the change (requires ``ObservationOptions/new``; `nil` when `isPrior`).
     public let newValue: Value?
     /// The affected indexes of an ordered collection, or `nil` for `.setting`.
-    @inlinable
-    public var indexes: IndexSet? {
-        indexBox?.indexes
-    }
-    /// `indexes`, boxed. `IndexSet` comes from Foundation, which is built for library evolution, so a
-    /// stored `IndexSet?` would give `ObservedChange` a layout unknown at compile time: every copy of
-    /// every change would go through the value witness table. A class reference has a fixed layout,
-    /// and a `.setting` change (the hot path) holds `nil`, so it costs nothing.
-    @usableFromInline
-    let indexBox: IndexBox?
+    public let indexes: IndexSet?
     /// `true` for the notification sent before a change (``ObservationOptions/prior``).
     ///
     /// A prior notification normally arrives before the new value is stored. Two documented exceptions
@@ -49,7 +40,6 @@ public struct ObservedChange<Value> {
     public let isPrior: Bool
 
     /// Creates a change; the library builds these, tests and adapters may too.
-    @inlinable
     public init(
         kind: ObservedChangeKind,
         oldValue: Value?,
@@ -60,19 +50,7 @@ public struct ObservedChange<Value> {
         self.kind = kind
         self.oldValue = oldValue
         self.newValue = newValue
-        self.indexBox = indexes.map(IndexBox.init)
-        self.isPrior = isPrior
-    }
-}
-
-extension ObservedChange {
-    /// A change sharing the boxed indexes of another (no new box).
-    @inlinable
-    init(kind: ObservedChangeKind, oldValue: Value?, newValue: Value?, indexBox: IndexBox?, isPrior: Bool) {
-        self.kind = kind
-        self.oldValue = oldValue
-        self.newValue = newValue
-        self.indexBox = indexBox
+        self.indexes = indexes
         self.isPrior = isPrior
     }
 }
@@ -81,44 +59,22 @@ extension ObservedChange: Sendable where Value: Sendable {}
 
 extension ObservedChange: Equatable where Value: Equatable {
     /// Equal when kind, values, indexes and `isPrior` are equal.
-    @inlinable
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.kind == rhs.kind && lhs.oldValue == rhs.oldValue && lhs.newValue == rhs.newValue
             && lhs.isPrior == rhs.isPrior && lhs.indexes == rhs.indexes
     }
 }
 
-/// The indexes of a collection change (see `ObservedChange.indexBox`). Immutable, hence `Sendable`.
-@usableFromInline
-final class IndexBox: Sendable {
-    @usableFromInline let indexes: IndexSet
-
-    @usableFromInline
-    init(_ indexes: IndexSet) {
-        self.indexes = indexes
-    }
-}
-
 extension ObservedChange {
     /// The same change keeping only what `options` asks for (`old` and `new`).
-    @inlinable
-    @inline(__always)
     func filtered(by options: ObservationOptions) -> ObservedChange {
-        if options.contains(.old) && (options.contains(.new) || isPrior) {
-            return self
-        }
-        return ObservedChange(
-            kind: kind,
-            oldValue: options.contains(.old) ? oldValue : nil,
-            newValue: options.contains(.new) && !isPrior ? newValue : nil,
-            indexBox: indexBox,
-            isPrior: isPrior
-        )
+        ObservedChange(
+            kind: kind, oldValue: options.contains(.old) ? oldValue : nil,
+            newValue: options.contains(.new) && !isPrior ? newValue : nil, indexes: indexes, isPrior: isPrior)
     }
 
     /// The prior notification that announces this change.
-    @usableFromInline
     var prior: ObservedChange {
-        ObservedChange(kind: kind, oldValue: oldValue, newValue: nil, indexBox: indexBox, isPrior: true)
+        ObservedChange(kind: kind, oldValue: oldValue, newValue: nil, indexes: indexes, isPrior: true)
     }
 }
