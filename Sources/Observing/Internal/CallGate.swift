@@ -7,10 +7,10 @@ import Locking
 ///   delivery whose earlier turn is not being delivered (it is queued on another thread, behind a running handler) is
 ///   parked here, and the thread that delivers the earlier turn delivers it next: no thread waits for another's
 ///   progress through user code. The `.initial` call takes the version current at registration, so it comes first.
-/// - Calls: a handler runs holding `calls`, a `Mutex` (on Apple platforms an `os_unfair_lock`, which donates
-///   priority). `end()` marks the gate ended, then takes `calls` once: it returns only when no call is running, and no
-///   call starts after. An end made inside the gate's own call (the thread's context knows it is making it) does not
-///   wait for itself.
+/// - Calls: a handler runs holding `calls`, a `Mutex` (on Apple platforms an `os_unfair_lock`, which donates priority).
+///   `end()` marks the gate ended, then takes `calls` once: it returns only when no call is running, and no call starts
+///   after. An end made inside the gate's own call (the thread's context knows it is making it) does not wait for
+///   itself.
 final class CallGate<Handler: Sendable>: Sendable {
     private struct Turns {
         /// The next turn to deliver; none before `open`.
@@ -44,8 +44,8 @@ final class CallGate<Handler: Sendable>: Sendable {
 
     /// Runs `delivery` in turn `turn`, then whatever was parked behind it. A delivery running on another thread is
     /// waited for on `delivering`, the lock it holds (which donates priority); a delivery whose earlier turn is not
-    /// being delivered (it is queued behind a handler on another thread) is parked for that thread, which runs it
-    /// after its own. Nothing runs once the gate ended.
+    /// being delivered (it is queued behind a handler on another thread) is parked for that thread, which runs it after
+    /// its own. Nothing runs once the gate ended.
     func deliver(turn: UInt64, _ context: ThreadContext, _ delivery: @escaping (ThreadContext) -> Void) {
         delivering.withLock { _ in
             let now = turns.with { turns -> Bool in
@@ -126,10 +126,10 @@ final class CallGate<Handler: Sendable>: Sendable {
 ///
 /// Why the unchecked section is safe, for every caller: the state is only reached inside `with`, holding the lock, so
 /// no two threads touch it at once; what leaves a section is a copy of a value or a new strong reference (atomic
-/// retain). Such a value crosses to another thread only (a) to the thread that writes the object's property, or
-/// (b) for a chain, to the thread that writes one of its links, which re-evaluates the key path from the root. For an
-/// object that is not `Sendable` the compiler keeps it, and every object reachable from it (each link of its chains,
-/// held in its properties), in one isolation domain, so (a) and (b) are that domain's threads. A `Sendable` object's
+/// retain). Such a value crosses to another thread only (a) to the thread that writes the object's property, or (b) for
+/// a chain, to the thread that writes one of its links, which re-evaluates the key path from the root. For an object
+/// that is not `Sendable` the compiler keeps it, and every object reachable from it (each link of its chains, held in
+/// its properties), in one isolation domain, so (a) and (b) are that domain's threads. A `Sendable` object's
 /// `@Observed` values are `Sendable` (`Observed` is `Sendable` only where its value is). The exception is a chain from
 /// an object that is not `Sendable` through a link that is: writing that link elsewhere evaluates the key path, and
 /// reads the root, on the writer's thread (under the storage locks; the root's own unlocked state is the getter's).

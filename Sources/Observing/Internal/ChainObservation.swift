@@ -1,14 +1,14 @@
 import Synchronization
 
 /// An observation of a key path that is not one property of its object: a chain (`\.document?.title`) or a computed
-/// property. It follows every `@Observed` storage its evaluation read (its links); when one is written it evaluates
-/// the key path again, follows what that evaluation read (re-targeting, O4), and calls the handler when the value
-/// changed (values that are not `Equatable` always count as changed).
+/// property. It follows every `@Observed` storage its evaluation read (its links); when one is written it evaluates the
+/// key path again, follows what that evaluation read (re-targeting, O4), and calls the handler when the value changed
+/// (values that are not `Equatable` always count as changed).
 ///
 /// Evaluations and calls hold the gate's call lock, one thread at a time: a write made meanwhile on another thread
-/// waits for it, then evaluates again, so the last value reported is the path's value after the last write, and
-/// each call's old value is the previous call's new value (O11). Changes that land before an evaluation are
-/// reported together by it.
+/// waits for it, then evaluates again, so the last value reported is the path's value after the last write, and each
+/// call's old value is the previous call's new value (O11). Changes that land before an evaluation are reported
+/// together by it.
 final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservation {
     private struct Link {
         weak var storage: (any LinkableStorage)?
@@ -16,8 +16,8 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     }
 
     private struct State {
+        /// The value last reported (nil before the first evaluation).
         var last: Value?
-        var hasLast = false
         var links: [Link] = []
     }
 
@@ -50,8 +50,8 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         !gate.hasEnded && !rootGone.load(ordering: .acquiring) && self.root.object != nil && ownerIsAlive
     }
 
-    /// Follows the first evaluation's reads, files the observation (`file` may refuse it), makes the `.initial`
-    /// call, then evaluates again if a link was written in between.
+    /// Follows the first evaluation's reads, files the observation (`file` may refuse it), makes the `.initial` call,
+    /// then evaluates again if a link was written in between.
     func start(root: Root, value: Value, reads: [TrackedRead], _ context: ThreadContext, file: () -> Bool) -> Bool {
         var started = true
         gate.call(context) { (caller: Caller<Root, Value>) in
@@ -64,10 +64,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
             if info.options.contains(.initial) {
                 send(root, ObservedChange(kind: .setting, oldValue: nil, newValue: value), caller)
             }
-            state.with {
-                $0.last = value
-                $0.hasLast = true
-            }
+            state.with { $0.last = value }
             if stale { evaluateAndSend(context, caller) }
         }
         // A key path that reads no `@Observed` property can never change: a sequence of its changes ends here.
@@ -80,22 +77,19 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         gate.call(context) { (caller: Caller<Root, Value>) in evaluateAndSend(context, caller) }
     }
 
-    /// Evaluates the key path, follows its reads and reports a changed value; again while a link was written between
-    /// a read and its subscription. Runs holding the call lock.
+    /// Evaluates the key path, follows its reads and reports a changed value; again while a link was written between a
+    /// read and its subscription. Runs holding the call lock.
     private func evaluateAndSend(_ context: ThreadContext, _ caller: Caller<Root, Value>) {
         var stale = true
         while stale && !gate.hasEnded {
             guard let root = self.root.object as? Root else { return }
             let (value, reads) = context.record { root[keyPath: keyPath] }
             stale = retarget(reads)
-            let (old, hadOld) = state.with { state in
-                defer {
-                    state.last = value
-                    state.hasLast = true
-                }
-                return (state.last, state.hasLast)
+            let old = state.with { state in
+                defer { state.last = value }
+                return state.last
             }
-            if hadOld, let old, areEqual(old, value) == true { continue }
+            if let old, areEqual(old, value) == true { continue }
             if info.options.contains(.prior) {
                 send(root, ObservedChange(kind: .setting, oldValue: old, newValue: nil, isPrior: true), caller)
             }

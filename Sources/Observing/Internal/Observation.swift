@@ -74,8 +74,8 @@ final class WeakReference: Sendable {
     }
 }
 
-/// A handler and where it is called (O9). `dispatch` (queue and main-actor delivery) hands a call to another thread
-/// and returns true, or returns false when the call is to be made at once, here.
+/// A handler and where it is called (O9). `dispatch` (queue and main-actor delivery) hands a call to another thread and
+/// returns true, or returns false when the call is to be made at once, here.
 struct Caller<Root: AnyObject, Value>: Sendable {
     typealias Dispatch = @Sendable (Root, ObservedChange<Value>, CallGate<Caller>) -> Bool
     let handler: @Sendable (Root, ObservedChange<Value>) -> Void
@@ -99,8 +99,8 @@ extension CallGate {
 }
 
 extension Caller where Root: Sendable, Value: Sendable {
-    /// Called where `delivery` says. The dispatches of one observation happen in its turn order, so the calls reach
-    /// the queue in store order (O11).
+    /// Called where `delivery` says. The dispatches of one observation happen in its turn order, so the calls reach the
+    /// queue in store order (O11).
     init(_ delivery: ObservationDelivery, _ handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
         self.init(handler, dispatch: Self.dispatch(delivery))
     }
@@ -133,8 +133,8 @@ extension Caller where Root: Sendable, Value: Sendable {
 }
 
 /// Whether the caller runs on the main actor: on the main thread, or on the main queue (which the main actor runs on,
-/// and which on Linux is served by another thread once `dispatchMain()` ran). Package-visible so CanvasKit decides
-/// the same way when it hops to the main actor.
+/// and which on Linux is served by another thread once `dispatchMain()` ran). Package-visible so CanvasKit decides the
+/// same way when it hops to the main actor.
 package var isOnMainActor: Bool {
     Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
 }
@@ -153,51 +153,33 @@ func areEqual<Value>(_ lhs: Value, _ rhs: Value) -> Bool? {
     return compare(type)
 }
 
-/// `\Doc.title` for a key path. Key paths to wrapped properties print as `<computed ...>`, so those are named from
-/// the properties an evaluation of the path reads (`\Folder.document.title`). A key path that is one property of its
-/// root, described once per root type, is remembered: an audit that lists the same observations after every step
-/// of a scroll does not reflect on the object each time.
+/// `\Doc.title` for a key path. Key paths to wrapped properties print as `<computed ...>`, so those are named from the
+/// properties an evaluation of the path reads (`\Folder.document.title`). A key path that is one property of its root,
+/// described once per root type, is remembered: an audit that lists the same observations after every step of a scroll
+/// does not reflect on the object each time.
 func describe(_ keyPath: AnyKeyPath & Sendable, of root: AnyObject) -> String {
-    let remembered = DescribedKeyPath(rootType: ObjectIdentifier(type(of: root)), keyPath: keyPath)
-    if let text = describedKeyPaths.withLock({ $0[remembered] }) { return text }
-    let text = String(describing: keyPath).replacingOccurrences(of: "?", with: "")
-    guard text.contains("<computed") else {
-        remember(text, for: remembered)
-        return text
+    let rootType = ObjectIdentifier(type(of: root))
+    if let text = describedKeyPaths.withLock({ $0[rootType]?[keyPath] }) { return text }
+    var text = String(describing: keyPath).replacingOccurrences(of: "?", with: "")
+    var remembered = true
+    if text.contains("<computed") {
+        func read<Root: AnyObject>(_ root: Root) -> Any? { root[keyPath: keyPath as AnyKeyPath] }
+        let (_, reads) = ThreadContext.current.record { read(root) }
+        let names = reads.map { propertyName(of: $0.storage, in: $0.object) }
+        text = "\\\(type(of: root)).\(names.joined(separator: "."))"
+        // Only a property of the root itself: a chain read partway (a nil link) would be named short.
+        remembered = reads.count == 1 && reads[0].object === root && reads[0].keyPath == keyPath
     }
-    let context = ThreadContext.current
-    func read<Root: AnyObject>(_ root: Root) -> Any? { root[keyPath: keyPath as AnyKeyPath] }
-    let (_, reads) = context.record { read(root) }
-    let names = reads.map { propertyName(of: $0.storage, in: $0.object) }
-    let described = "\\\(type(of: root)).\(names.joined(separator: "."))"
-    // Only a property of the root itself: a chain read partway (a nil link) would be named short.
-    if reads.count == 1, reads[0].object === root, reads[0].keyPath == keyPath { remember(described, for: remembered) }
-    return described
-}
-
-private func remember(_ text: String, for keyPath: DescribedKeyPath) {
-    describedKeyPaths.withLock { table in
-        if table.count < 4_096 { table[keyPath] = text }
+    if remembered {
+        describedKeyPaths.withLock { table in
+            if table.count < 256 { table[rootType, default: [:]][keyPath] = text }
+        }
     }
-}
-
-/// A key path described for one root type.
-private struct DescribedKeyPath: Hashable, Sendable {
-    let rootType: ObjectIdentifier
-    let keyPath: AnyKeyPath & Sendable
-
-    static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.rootType == rhs.rootType && lhs.keyPath as AnyKeyPath == rhs.keyPath as AnyKeyPath
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(rootType)
-        hasher.combine(keyPath as AnyKeyPath)
-    }
+    return text
 }
 
 /// The descriptions of the key paths of single properties, by root type (bounded: a program names few of them).
-private let describedKeyPaths = LockedValue<[DescribedKeyPath: String]>([:])
+private let describedKeyPaths = LockedValue<[ObjectIdentifier: [AnyKeyPath: String]]>([:])
 
 /// The property wrappers, whose storage reflection finds (diagnostics name a property by it).
 protocol StorageHolding {
@@ -220,17 +202,7 @@ func propertyName(of storage: AnyObject, in object: AnyObject) -> String {
     return "<property>"
 }
 
-/// The fully qualified name of `object`'s type, remembered per type (a name never changes, and making it demangles):
-/// an audit lists the same observations after every step of a scroll.
+/// The fully qualified name of `object`'s type.
 func typeName(of object: AnyObject) -> String {
-    let type = ObjectIdentifier(Swift.type(of: object))
-    if let name = typeNames.withLock({ $0[type] }) { return name }
-    let name = String(reflecting: Swift.type(of: object))
-    typeNames.withLock { table in
-        if table.count < 4_096 { table[type] = name }
-    }
-    return name
+    String(reflecting: type(of: object))
 }
-
-/// The names of the types `typeName(of:)` was asked about (bounded: a program observes few types).
-private let typeNames = LockedValue<[ObjectIdentifier: String]>([:])

@@ -41,11 +41,11 @@ protocol LinkableStorage: AnyObject, Sendable {
 
 /// The storage of one `@Observed` / `@ObservedArray` property: its value and its observers behind one lock.
 ///
-/// A write stores under the lock, takes a version for its direct observers (their turn), copies the observer lists,
-/// and calls them after the lock (a handler may read or write the property). The Swift Observation side (O12) is a
-/// real `ObservationRegistrar`: a read outside key path evaluation is an `access`; a write that changed the value
-/// tells it (`willSet`, `didSet`) once the property was read through its getter (no tracking can hold a property
-/// never read, so earlier writes skip it).
+/// A write stores under the lock, takes a version for its direct observers (their turn), copies the observer lists, and
+/// calls them after the lock (a handler may read or write the property). The Swift Observation side (O12) is a real
+/// `ObservationRegistrar`: a read outside key path evaluation is an `access`; a write that changed the value tells it
+/// (`willSet`, `didSet`) once the property was read through its getter (no tracking can hold a property never read, so
+/// earlier writes skip it).
 final class PropertyStorage<Value>: LinkableStorage, Sendable {
     /// How a whole assignment becomes changes: `isEqual` (`==` when `Value` is `Equatable`: an equal assignment does
     /// not notify) and `diff` (into collection changes, for `@ObservedArray` of `Identifiable` elements).
@@ -156,9 +156,9 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
 
     /// Applies `body` to the value and notifies the changes it returns (O5, O6, O8, O11, O12).
     ///
-    /// `body` only mutates (it runs under the lock); user code (`==`, an `Identifiable` diff) runs after the lock,
-    /// when `whole` says the change is a whole assignment to compare. A prior notification comes before the store
-    /// when the write is made outside any handler; a write made inside one is stored at once, its priors after it.
+    /// `body` only mutates (it runs under the lock); user code (`==`, an `Identifiable` diff) runs after the lock, when
+    /// `whole` says the change is a whole assignment to compare. A prior notification comes before the store when the
+    /// write is made outside any handler; a write made inside one is stored at once, its priors after it.
     func write<Instance: KeyValueObservable>(
         _ instance: Instance, whole: Bool = false, _ body: (inout Value) -> [ObservedChange<Value>]
     ) {
@@ -200,8 +200,8 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
         }
     }
 
-    /// Sends the prior notifications of a write about to be made, when some observer wants them: computes the
-    /// changes on a copy of the value, takes a version for them and delivers them.
+    /// Sends the prior notifications of a write about to be made, when some observer wants them: computes the changes
+    /// on a copy of the value, takes a version for them and delivers them.
     private func sendPriors(
         _ instance: AnyObject, whole: Bool, _ body: (inout Value) -> [ObservedChange<Value>], _ context: ThreadContext?
     ) {

@@ -1,10 +1,9 @@
 extension KeyValueObservable {
-    /// Registers an observation of `keyPath` and starts it: evaluates the key path once, recording what it reads; a
-    /// key path that is one property of this object becomes a `DirectObservation`, any other a `ChainObservation`.
-    /// `file` lists it (in the registry) before the `.initial` call, and may refuse it: then it ends and nil is
-    /// returned. `mayEvaluate` is asked first: false refuses the observation without running any getter. Writes made
-    /// meanwhile on this thread (by a deinit the evaluation ran, or by the initial handler) are delivered after the
-    /// initial call.
+    /// Registers an observation of `keyPath` and starts it: evaluates the key path once, recording what it reads; a key
+    /// path that is one property of this object becomes a `DirectObservation`, any other a `ChainObservation`. `file`
+    /// lists it (in the registry) before the `.initial` call, and may refuse it: then it ends and nil is returned.
+    /// `mayEvaluate` is asked first: false refuses the observation without running any getter. Writes made meanwhile on
+    /// this thread (by a deinit the evaluation ran, or by the initial handler) are delivered after the initial call.
     func register<Value>(
         _ keyPath: KeyPath<Self, Value> & Sendable, options: ObservationOptions, delivery: ObservationDelivery,
         caller: Caller<Self, Value>, owner: OwnerDescription? = nil, onGone: (@Sendable () -> Void)? = nil,

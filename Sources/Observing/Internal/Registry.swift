@@ -1,8 +1,8 @@
 import Locking
 
-/// The one registry of live observations: what diagnostics list (O10), what a `KeyValueObserver` looks its pairs up
-/// in (O2), and what CanvasKit's lifecycle audit reads. It holds each observation until it ends (or its object goes
-/// away), so a `KeyValueObserver` keeps no list of its own.
+/// The one registry of live observations: what diagnostics list (O10), what a `KeyValueObserver` looks its pairs up in
+/// (O2), and what CanvasKit's lifecycle audit reads. It holds each observation until it ends (or its object goes away),
+/// so a `KeyValueObserver` keeps no list of its own.
 enum Registry {
     /// A `KeyValueObserver`'s pair: the observer, the object and the observed key path.
     struct Pair: Hashable, Sendable {
@@ -44,8 +44,8 @@ enum Registry {
 
     private static let state = LockedValue(State())
 
-    /// Lists `observation`, under `pair` if given. Refused (false) when the pair already has an active observation;
-    /// an ended one is replaced (and ended outside the lock).
+    /// Lists `observation`, under `pair` if given. Refused (false) when the pair already has an active observation; an
+    /// ended one is replaced (and ended outside the lock).
     static func insert(_ observation: any AnyObservation, pair: Pair?) -> Bool {
         while true {
             let existing = state.withLock { state -> (any AnyObservation)? in

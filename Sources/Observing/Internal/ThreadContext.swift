@@ -6,12 +6,9 @@
     import Darwin
 #endif
 
-/// What one thread is doing with observations: how many handler calls, transactions or key path evaluations run on it
-/// (so that a write made inside one is queued, O8), the notifications queued behind them, the observations whose
-/// handler it is calling, and the reads recorded while a key path is evaluated.
-///
-/// Only its own thread touches it: it is reached through a pthread key and never handed to another thread, so it is a
-/// plain class and not `Sendable`.
+/// What one thread is doing with observations: its frames (handler calls, transactions, key path evaluations: a write
+/// made inside one is queued, O8), the notifications queued behind them, the call gates whose handler it is calling,
+/// and the reads recorded while a key path is evaluated. Only its own thread reaches it (through a pthread key).
 final class ThreadContext {
     /// A notification queued behind the running handler: delivered, or skipped (`true`) when the cycle is stopped.
     private struct Pending {
@@ -155,8 +152,8 @@ private let contextKey: pthread_key_t = {
     return key
 }()
 
-/// The key's destructor: releases the exiting thread's context. Why `Unmanaged` is safe: called once per thread, at
-/// its exit, with the reference `current` retained.
+/// The key's destructor: releases the exiting thread's context. Why `Unmanaged` is safe: called once per thread, at its
+/// exit, with the reference `current` retained.
 private func releaseContext(_ slot: UnsafeMutableRawPointer?) {
     if let slot { Unmanaged<ThreadContext>.fromOpaque(slot).release() }
 }

@@ -17,29 +17,28 @@ public import Observation
 /// token.invalidate()
 /// ```
 ///
-/// Key paths may chain through observable objects and optionals (`\.document?.isFavorite`); any key
-/// path whose value is computed from `@Observed` properties can be observed.
+/// Key paths may chain through observable objects and optionals (`\.document?.isFavorite`); any key path whose value is
+/// computed from `@Observed` properties can be observed.
 ///
-/// It refines Swift Observation's `Observable`: reading a property inside `withObservationTracking`
-/// (what SwiftUI does in a view's body) tracks it, and `@Bindable` and `.environment(_:)` accept the
-/// object (O12; see `Docs/Observing.md`).
+/// It refines Swift Observation's `Observable`: reading a property inside `withObservationTracking` (what SwiftUI does
+/// in a view's body) tracks it, and `@Bindable` and `.environment(_:)` accept the object (O12; see
+/// `Docs/Observing.md`).
 public protocol KeyValueObservable: AnyObject, Observation.Observable, SendableMetatype {}
 
 extension KeyValueObservable {
     /// Observes `keyPath` of this object; `handler` runs on the mutating thread.
     ///
-    /// The observation is registered before this returns (and before the `.initial` call, which may end
-    /// it). It lasts until the token is invalidated or released, or this object goes away; it retains
-    /// neither this object nor the objects on the key path.
+    /// The observation is registered before this returns (and before the `.initial` call, which may end it). It lasts
+    /// until the token is invalidated or released, or this object goes away; it retains neither this object nor the
+    /// objects on the key path.
     ///
-    /// Direct properties notify on every store, except that a value equal to the stored one (`Equatable`
-    /// values) does not notify. Key paths that go through other objects or computed properties are
-    /// re-evaluated when anything they read changes, and notify when their value changed (always, for
-    /// values that are not `Equatable`). A key path that reads no `@Observed` property can never
-    /// notify; this is reported to ``ObservationDiagnostics``.
+    /// Direct properties notify on every store, except that a value equal to the stored one (`Equatable` values) does
+    /// not notify. Key paths that go through other objects or computed properties are re-evaluated when anything they
+    /// read changes, and notify when their value changed (always, for values that are not `Equatable`). A key path that
+    /// reads no `@Observed` property can never notify; this is reported to ``ObservationDiagnostics``.
     ///
-    /// The handler is `@Sendable` because it runs on whichever thread writes the property: the type system
-    /// cannot know that thread. It receives this object, so it need not capture it.
+    /// The handler is `@Sendable` because it runs on whichever thread writes the property: the type system cannot know
+    /// that thread. It receives this object, so it need not capture it.
     ///
     /// - Parameters:
     ///   - keyPath: what to observe, from this object.
@@ -51,41 +50,35 @@ extension KeyValueObservable {
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken {
-        token(keyPath, options: options, delivery: .mutatingThread, caller: Caller(handler))
+        ObservationToken(register(keyPath, options: options, delivery: .mutatingThread, caller: Caller(handler)))
     }
 
     /// Observes `keyPath`, delivering on the thread, queue or actor chosen by `delivery` (O9).
     ///
-    /// Queue and main-actor delivery hand the object and its values to another thread, so both must be
-    /// `Sendable`. Changes are delivered in order; the `.initial` call is delivered the same way.
-    /// Otherwise identical to ``observe(_:options:_:)``.
+    /// Queue and main-actor delivery hand the object and its values to another thread, so both must be `Sendable`.
+    /// Changes are delivered in order; the `.initial` call is delivered the same way. Otherwise identical to
+    /// ``observe(_:options:_:)``.
     public func observe<Value: Sendable>(
         _ keyPath: KeyPath<Self, Value> & Sendable,
         options: ObservationOptions = [.old, .new],
         delivery: ObservationDelivery,
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
-        token(keyPath, options: options, delivery: delivery, caller: Caller(delivery, handler))
+        ObservationToken(register(keyPath, options: options, delivery: delivery, caller: Caller(delivery, handler)))
     }
 
-    /// Observes `keyPath` with a main-actor handler: called synchronously for changes made on the main
-    /// actor, otherwise on the main queue, in order. Otherwise identical to ``observe(_:options:_:)``.
+    /// Observes `keyPath` with a main-actor handler: called synchronously for changes made on the main actor, otherwise
+    /// on the main queue, in order. Otherwise identical to ``observe(_:options:_:)``.
     ///
-    /// A `@MainActor` model class is `Sendable` by its isolation, so it is observed this way as written.
+    /// A `@MainActor` model class is `Sendable` by its isolation. Its observed properties are `nonisolated`, forwarding
+    /// to storage kept in a `let` (see `Observed`'s subscripts), so that their key paths are `Sendable`.
     public func observeOnMainActor<Value: Sendable>(
         _ keyPath: KeyPath<Self, Value> & Sendable,
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @MainActor (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
-        token(keyPath, options: options, delivery: .mainActor, caller: Caller(.mainActor, mainActorHandler(handler)))
-    }
-
-    /// Registers the observation `caller` makes (see `register`) and returns its token.
-    private func token<Value>(
-        _ keyPath: KeyPath<Self, Value> & Sendable, options: ObservationOptions, delivery: ObservationDelivery,
-        caller: Caller<Self, Value>
-    ) -> ObservationToken {
-        ObservationToken(register(keyPath, options: options, delivery: delivery, caller: caller))
+        let caller = Caller(.mainActor, mainActorHandler(handler))
+        return ObservationToken(register(keyPath, options: options, delivery: .mainActor, caller: caller))
     }
 }
 

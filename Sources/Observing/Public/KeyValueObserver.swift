@@ -1,54 +1,40 @@
 /// An owner-scoped observer: the role of FBKVOController (guarantee O2).
 ///
 /// ```swift
-/// import Observing
-///
-/// final class Canvas: KeyValueObservable {
-///     @Observed var isSelected = false
-/// }
-///
 /// final class CellViewModel {
 ///     private(set) var highlighted = false
 ///     private lazy var observer = KeyValueObserver(owner: self)
 ///
 ///     func willDisplay(_ canvas: Canvas) {
-///         // The handler gets the owner (this view-model) for the call: it captures nothing.
 ///         observer.observe(canvas, \.isSelected, options: [.initial, .new]) {
-///             (viewModel: CellViewModel, canvas, change) in
-///             viewModel.highlighted = change.newValue!
+///             (viewModel: CellViewModel, canvas, change) in viewModel.highlighted = change.newValue!
 ///         }
-///     }
-///
-///     func didEndDisplaying(_ canvas: Canvas) {
-///         observer.unobserve(canvas, \.isSelected)
 ///     }
 /// }
 /// ```
 ///
-/// - Each (object, key path) is observed at most once: a second `observe` of the same pair is ignored
-///   while the first is active. A pair is keyed by the key path itself (equal key paths are one pair): a
-///   computed property and the stored one it reads are two pairs, and so are a subclass key path
-///   (`\Square.radius`) and the superclass's (`\Circle.radius`), since the subclass may override the property.
+/// - Each (object, key path) is observed at most once: a second `observe` of the same pair is ignored while the first
+///   is active. A pair is keyed by the key path itself (equal key paths are one pair): a computed property and the
+///   stored one it reads are two pairs, and so are `\Square.radius` and `\Circle.radius`, since the subclass may
+///   override the property.
 /// - `unobserve` and `unobserveAll()` are idempotent; unobserving something never observed does nothing.
-/// - Everything ends when the observer is released, and handlers stop being called once the owner is
-///   gone, each on its own: the observer keeps only a weak reference to its owner.
-/// - Creating or using it for the first time inside a `deinit` (a `lazy var` touched first there) is
-///   safe: with its owner already going away it observes nothing.
+/// - Everything ends when the observer is released, and handlers stop being called once the owner is gone, each on its
+///   own. Neither the owner nor the observed objects are retained; the pairs are entries of the one registry of live
+///   observations that ``ObservationDiagnostics`` lists.
+/// - Creating or using it for the first time inside a `deinit` (a `lazy var` touched first there) is safe: with its
+///   owner already going away it observes nothing.
 ///
-/// Neither the owner nor the observed objects are retained. The observer keeps no list of its own: its pairs are
-/// entries of the one registry of live observations that ``ObservationDiagnostics`` lists.
-///
-/// Handlers are `@Sendable` because they run on the thread that writes the property. A handler that takes the
-/// owner as its first parameter gets it for the call (held weakly in between, as FBKVOController passes the
-/// observer to its block), so it captures nothing; the owner then runs on the writing thread, which is the owner's
-/// to allow (write a main-thread model on the main thread, or use main-actor delivery).
+/// Handlers are `@Sendable` because they run on the thread that writes the property. A handler that takes the owner as
+/// its first parameter gets it for the call (held weakly in between), so it captures nothing; the owner then runs on
+/// the writing thread, which is the owner's to allow (write a main-thread model on the main thread, or use main-actor
+/// delivery).
 public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     private let owner: OwnerDescription?
 
     /// Creates an observer whose observations end when it or `owner` goes away.
     ///
-    /// - Parameter owner: the object the observations belong to (not retained); `nil` for an observer
-    ///   scoped only by its own lifetime.
+    /// - Parameter owner: the object the observations belong to (not retained); `nil` for an observer scoped only by
+    ///   its own lifetime.
     public init(owner: AnyObject? = nil) {
         self.owner = owner.map {
             OwnerDescription(
@@ -63,8 +49,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// Observes `keyPath` of `object` on the mutating thread, unless that pair is already observed.
     ///
     /// The observation is registered before the `.initial` call, so that call may `unobserve` it.
-    /// - Returns: `true` if a new observation started; `false` if the pair was already observed or the
-    ///   owner is gone.
+    /// - Returns: `true` if a new observation started; `false` if the pair was already observed or the owner is gone.
     @discardableResult
     public func observe<Object: KeyValueObservable, Value>(
         _ object: Object,
@@ -72,14 +57,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
     ) -> Bool {
-        // With no owner, the handler itself: no wrapper to make and call.
-        guard let link = owner?.link else {
-            return start(object, keyPath, options: options, delivery: .mutatingThread) { Caller(handler) }
-        }
+        let link = owner?.link
         return start(object, keyPath, options: options, delivery: .mutatingThread) {
-            Caller { object, change in
-                if link.object != nil { handler(object, change) }
-            }
+            Caller { object, change in if link == nil || link?.object != nil { handler(object, change) } }
         }
     }
 
@@ -115,15 +95,13 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     ) -> Bool {
         let link = owner?.link
         return start(object, keyPath, options: options, delivery: delivery) {
-            Caller(delivery) { object, change in
-                if link == nil || link?.object != nil { handler(object, change) }
-            }
+            Caller(delivery) { object, change in if link == nil || link?.object != nil { handler(object, change) } }
         }
     }
 
     /// Observes `keyPath` of `object` with a main-actor handler that receives the owner (a `@MainActor` view-model,
-    /// held weakly, passed in for the call): called at once for changes made on the main actor, otherwise on the
-    /// main queue, in order.
+    /// held weakly, passed in for the call): called at once for changes made on the main actor, otherwise on the main
+    /// queue, in order.
     ///
     /// - Precondition: the observer was made with an owner of type `Owner`.
     /// - Returns: `true` if a new observation started.
@@ -149,8 +127,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         return owner.link
     }
 
-    /// Registers the observation unless the pair is observed already, filing it under its pair before the initial
-    /// call.
+    /// Registers the observation unless the pair is observed already, filing it under its pair before the initial call.
     private func start<Object: KeyValueObservable, Value>(
         _ object: Object, _ keyPath: KeyPath<Object, Value> & Sendable, options: ObservationOptions,
         delivery: ObservationDelivery, caller: () -> Caller<Object, Value>
@@ -186,8 +163,8 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
 
     /// Ends the observation of `keyPath` of `object`; does nothing if there is none.
     ///
-    /// Returns whether an active observation ended (one that ``isObserving(_:_:)`` would have reported): false when
-    /// the pair was not observed, or its observation had already ended (its object or owner went away).
+    /// Returns whether an active observation ended (one that ``isObserving(_:_:)`` would have reported): false when the
+    /// pair was not observed, or its observation had already ended (its object or owner went away).
     @discardableResult
     public func unobserve<Object: KeyValueObservable, Value>(
         _ object: Object, _ keyPath: KeyPath<Object, Value> & Sendable

@@ -53,9 +53,8 @@ public struct CycleSource: Sendable, CustomStringConvertible {
 
 /// Something the observation machinery detected and did not turn into a crash.
 public enum ObservationIssue: Sendable, CustomStringConvertible {
-    /// Handlers kept changing observed properties for `rounds` rounds of nested notifications; the
-    /// notifications of the next round were dropped (the values written are stored). `source` is the
-    /// first change that was dropped.
+    /// Handlers kept changing observed properties for `rounds` rounds of nested notifications; the notifications of the
+    /// next round were dropped (the values written are stored). `source` is the first change that was dropped.
     case unsettledCycle(source: CycleSource, rounds: Int)
     /// `observe` was called with a key path that reads no `@Observed` property: it can never notify.
     case unobservableKeyPath(objectType: String, keyPath: String)
@@ -80,17 +79,17 @@ public enum ObservationDiagnostics {
 
     private static let settings = LockedValue(Settings())
 
-    /// Every observation that is not invalidated and whose object (and owner, if any) still exists, in
-    /// no particular order.
+    /// Every observation that is not invalidated and whose object (and owner, if any) still exists, in no particular
+    /// order.
     ///
-    /// To tell whether an object still exists, this takes a strong reference to it for a moment; if
-    /// another thread drops the last reference in that moment, the object is freed on this thread.
+    /// To tell whether an object still exists, this takes a strong reference to it for a moment; if another thread
+    /// drops the last reference in that moment, the object is freed on this thread.
     public static func liveObservations() -> [ObservationRecord] {
         Registry.records()
     }
 
-    /// How many observations ``liveObservations()`` would list, without building their records:
-    /// cheap enough for a counter printed after every step of a long run.
+    /// How many observations ``liveObservations()`` would list, without building their records: cheap enough for a
+    /// counter printed after every step of a long run.
     public static var liveObservationCount: Int {
         Registry.all.reduce(0) { count, observation in observation.isActive ? count + 1 : count }
     }
@@ -100,26 +99,23 @@ public enum ObservationDiagnostics {
         liveObservations(ofObjectWith: ObjectIdentifier(object))
     }
 
-    /// The live observations of the object with identity `identifier` (a record's ``ObservationRecord/objectIdentifier``),
-    /// for an audit that keeps identities rather than objects. None once that object went away.
+    /// The live observations of the object with identity `identifier` (a record's
+    /// ``ObservationRecord/objectIdentifier``), for an audit that keeps identities rather than objects. None once that
+    /// object went away.
     public static func liveObservations(ofObjectWith identifier: ObjectIdentifier) -> [ObservationRecord] {
         Registry.records { $0.info.objectIdentifier == identifier }
     }
 
-    /// The live observations `observer` registered (those of other observers and tokens are not touched): what an
-    /// audit of one screen's observers reads, where ``liveObservations()`` lists the whole process.
+    /// The live observations `observer` registered (those of other observers and tokens are not touched): what an audit
+    /// of one screen's observers reads, where ``liveObservations()`` lists the whole process.
     public static func liveObservations(registeredBy observer: KeyValueObserver) -> [ObservationRecord] {
         let id = ObjectIdentifier(observer)
         return Registry.observations(of: [id], object: nil).compactMap { $0.record(observer: id) }
     }
 
-    /// How many live observations the `KeyValueObserver`s with identities `observers` registered (each a record's
-    /// ``ObservationRecord/observerIdentifier``), of the object with identity `object` only when given, and of the
-    /// property named `property` only when given: the part of a record's ``ObservationRecord/keyPath`` after its
-    /// first `.` (`status` for `\Model.status`, `document.title` for a chain). The number of records
-    /// ``liveObservations(registeredBy:)`` would list for those observers that match, without building them: cheap
-    /// enough for an audit that asks on every registration. Like ``liveObservations()``, it takes a strong reference
-    /// to an object for a moment to tell whether it still exists.
+    /// How many records ``liveObservations(registeredBy:)`` would list for the observers with identities `observers`,
+    /// of the object `object` and the property `property` (what a record's key path names after its first `.`) when
+    /// given, without building them. Like ``liveObservations()``, it holds each object for a moment.
     public static func liveObservationCount(
         registeredBy observers: Set<ObjectIdentifier>, ofObjectWith object: ObjectIdentifier? = nil,
         property: String? = nil
@@ -137,25 +133,25 @@ public enum ObservationDiagnostics {
         return keyPath[keyPath.utf8.index(after: dot)...]
     }
 
-    /// How many rounds of changes made inside handlers are delivered before a cycle is declared
-    /// unsettled and stopped: 100, or what the innermost ``withMaximumRounds(_:_:)`` around the calling code set.
-    /// Round 0 is the change made outside any handler.
+    /// How many rounds of changes made inside handlers are delivered before a cycle is declared unsettled and stopped:
+    /// 100, or what the innermost ``withMaximumRounds(_:_:)`` around the calling code set. Round 0 is the change made
+    /// outside any handler.
     public static var maximumRounds: Int {
         scopedMaximumRounds
     }
 
     /// Runs `body` with `rounds` (at least 1) as the limit of the cycles that start in it, on this thread or task.
     ///
-    /// The limit is scoped, not global: a cycle running meanwhile on another thread (another test, another part of
-    /// the program) keeps its own limit. A handler handed to a queue or to the main actor runs outside the scope.
+    /// The limit is scoped, not global: a cycle running meanwhile on another thread (another test, another part of the
+    /// program) keeps its own limit. A handler handed to a queue or to the main actor runs outside the scope.
     public static func withMaximumRounds<Result>(_ rounds: Int, _ body: () throws -> Result) rethrows -> Result {
         try $scopedMaximumRounds.withValue(max(1, rounds), operation: body)
     }
 
     @TaskLocal private static var scopedMaximumRounds = 100
 
-    /// Calls `handler` with every issue until the returned token is invalidated. While no handler is
-    /// registered, issues are printed to standard error.
+    /// Calls `handler` with every issue until the returned token is invalidated. While no handler is registered, issues
+    /// are printed to standard error.
     public static func addIssueHandler(_ handler: @escaping @Sendable (ObservationIssue) -> Void) -> IssueHandlerToken {
         let id = settings.withLock { settings in
             let id = settings.nextHandlerID

@@ -1,16 +1,14 @@
 /// What an observation delivers, the way Cocoa KVO's `NSKeyValueObservingOptions` does.
 ///
-/// - `initial`: the handler is called once from `observe`, before it returns, with the current value
-///   (`kind == .setting`, `oldValue == nil`). The observation is registered before that call, so the
-///   handler may already end it.
-/// - `prior`: before each change the handler is also called with `isPrior == true` and the value as it
-///   was (`oldValue`, when `.old` is set). See ``ObservedChange/isPrior`` for when a prior notification
-///   comes after the store.
+/// - `initial`: the handler is called once from `observe`, before it returns, with the current value (`kind ==
+///   .setting`, `oldValue == nil`). The observation is registered before that call, so the handler may already end it.
+/// - `prior`: before each change the handler is also called with `isPrior == true` and the value as it was (`oldValue`,
+///   when `.old` is set). See ``ObservedChange/isPrior`` for when a prior notification comes after the store.
 /// - `old`: changes carry `oldValue`.
 /// - `new`: changes carry `newValue`.
 ///
-/// Without `.old` or `.new` the matching value of every ``ObservedChange`` is `nil`: the handler learns
-/// that something changed and reads the object itself.
+/// Without `.old` or `.new` the matching value of every ``ObservedChange`` is `nil`: the handler learns that something
+/// changed and reads the object itself.
 public struct ObservationOptions: OptionSet, Sendable, Hashable {
     /// The option bits.
     public let rawValue: UInt8

@@ -1,12 +1,12 @@
 /// One registered observation (guarantee O1).
 ///
-/// Every call to `observe` returns a new token with its own identity (`===`, `Hashable`), even for the
-/// same object and key path. `invalidate()` ends the observation; calling it again, or after the
-/// observed object went away, does nothing. Dropping the last reference to a token invalidates it, so
-/// keep the token for as long as you want the handler called.
+/// Every call to `observe` returns a new token with its own identity (`===`, `Hashable`), even for the same object and
+/// key path. `invalidate()` ends the observation; calling it again, or after the observed object went away, does
+/// nothing. Dropping the last reference to a token invalidates it, so keep the token for as long as you want the
+/// handler called.
 ///
-/// A token retains neither the observed object nor anything on its key path (O3); it retains the
-/// handler (and what the handler captures) until it is invalidated.
+/// A token retains neither the observed object nor anything on its key path (O3); it retains the handler (and what the
+/// handler captures) until it is invalidated.
 public final class ObservationToken: Sendable, Hashable, CustomStringConvertible {
     private let observation: (any AnyObservation)?
 
@@ -21,9 +21,9 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
 
     /// Ends the observation. Idempotent, callable from any thread and from inside the handler.
     ///
-    /// After it returns, no new handler call starts (O7). A handler call already running on another
-    /// thread is waited for, so don't call this while holding a lock that handler needs. A call from
-    /// inside the handler itself returns at once and lets that call finish.
+    /// After it returns, no new handler call starts (O7). A handler call already running on another thread is waited
+    /// for, so don't call this while holding a lock that handler needs. A call from inside the handler itself returns
+    /// at once and lets that call finish.
     public func invalidate() {
         observation?.end()
     }

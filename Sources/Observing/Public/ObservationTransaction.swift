@@ -1,9 +1,9 @@
 /// Runs `body` as one transaction of writes: each write is stored at once (a read inside `body` sees it), and the
 /// notifications of all of them are delivered after `body` returns, in the order the values were stored.
 ///
-/// So an observer that reads several properties sees every value of the transaction from its first notification:
-/// a view-model observing two properties that one event writes derives its state once, from both, with no call back
-/// into whoever wrote them. Use it around the writes of one event:
+/// So an observer that reads several properties sees every value of the transaction from its first notification: a
+/// view-model observing two properties that one event writes derives its state once, from both, with no call back into
+/// whoever wrote them. Use it around the writes of one event:
 ///
 /// ```swift
 /// import Observing

@@ -1,10 +1,10 @@
 /// `@Observed` and `@ObservedArray` kept in a `let`, for a model that threads share.
 ///
-/// A property wrapper's storage is a `var`, and a class that is `Sendable` (checked by the compiler) may have no
-/// `var`. A `@MainActor` model, or one that stays on one thread, uses the wrappers and needs no `Sendable`
-/// conformance. A model that several threads read and write keeps each property's storage in a `let` and forwards a
-/// computed property to it: the storage is `Sendable` where its value is, so the class is too, with no `@unchecked`.
-/// Reads, writes, observation, chains, diagnostics and Swift Observation behave exactly as with the wrapper.
+/// A property wrapper's storage is a `var`, and a class that is `Sendable` (checked by the compiler) may have no `var`.
+/// A `@MainActor` model, or one that stays on one thread, uses the wrappers and needs no `Sendable` conformance. A
+/// model that several threads read and write keeps each property's storage in a `let` and forwards a computed property
+/// to it: the storage is `Sendable` where its value is, so the class is too, with no `@unchecked`. Reads, writes,
+/// observation, chains, diagnostics and Swift Observation behave exactly as with the wrapper.
 ///
 /// ```swift
 /// import Observing
@@ -17,19 +17,9 @@
 ///         get { _isSelected[self, \.isSelected] }
 ///         set { _isSelected[self, \.isSelected] = newValue }
 ///     }
-///
 ///     var takes: [String] { _takes[self, \.takes] }
-///
-///     func addTake(_ name: String) {
-///         _takes.editor(self, \.takes).append(name)    // .insertion at [n]
-///     }
+///     func addTake(_ name: String) { _takes.editor(self, \.takes).append(name) }  // .insertion at [n]
 /// }
-///
-/// let canvas = Canvas()
-/// let token = canvas.observe(\.isSelected, options: [.new]) { _, change in print(change.newValue!) }
-/// canvas.isSelected = true    // prints true
-/// canvas.addTake("a.mov")
-/// token.invalidate()
 /// ```
 ///
 /// The storage must be stored in the object it is read through, once per property, and the key path must name the

@@ -7,17 +7,16 @@
 /// }
 /// ```
 ///
-/// The value lives behind a lock, so reads and writes are safe from any thread. A write stores the value,
-/// then notifies the observations of this property of this object (and the chained ones that go through
-/// it), on the writing thread unless they chose another delivery. Handlers see the value already stored
-/// (O6). A write made inside a handler is stored at once and notified after that handler returns (O8).
+/// The value lives behind a lock, so reads and writes are safe from any thread. A write stores the value, then notifies
+/// the observations of this property of this object (and the chained ones that go through it), on the writing thread
+/// unless they chose another delivery. Handlers see the value already stored (O6). A write made inside a handler is
+/// stored at once and notified after that handler returns (O8).
 ///
-/// Equal values: when `Value` is `Equatable`, writing a value equal to the stored one stores it but does
-/// not notify (so only properties whose values changed notify). Non-`Equatable` values notify on every
-/// write.
+/// Equal values: when `Value` is `Equatable`, writing a value equal to the stored one stores it but does not notify (so
+/// only properties whose values changed notify). Non-`Equatable` values notify on every write.
 ///
-/// Only for properties of classes: the wrapper finds the object through the enclosing-instance
-/// subscript, which structs do not have.
+/// Only for properties of classes: the wrapper finds the object through the enclosing-instance subscript, which structs
+/// do not have.
 @propertyWrapper
 public struct Observed<Value> {
     let storage: PropertyStorage<Value>

@@ -1,8 +1,7 @@
 public import Foundation
 
-/// An observable ordered collection property of a ``KeyValueObservable`` class: its changes arrive as
-/// insertions, removals and replacements with exact index sets, so a collection view can apply batch
-/// updates instead of reloading.
+/// An observable ordered collection property of a ``KeyValueObservable`` class: its changes arrive as insertions,
+/// removals and replacements with exact index sets, so a collection view can apply batch updates instead of reloading.
 ///
 /// ```swift
 /// final class Board: KeyValueObservable {
@@ -17,15 +16,14 @@ public import Foundation
 /// ```
 ///
 /// Whole assignment (`board.canvases = ...`):
-/// - `Identifiable` elements are diffed by `id`: one `.removal` (indexes in the old array), then one
-///   `.insertion` (indexes in the new array), then, for `Equatable` elements, one `.replacement` of the
-///   elements that kept their `id` but changed (indexes in the new array). Applying them in that order
-///   to a copy of the old array gives the new one. Nothing changed, nothing is sent. A moved element is
-///   a removal plus an insertion.
+/// - `Identifiable` elements are diffed by `id`: one `.removal` (indexes in the old array), then one `.insertion`
+///   (indexes in the new array), then, for `Equatable` elements, one `.replacement` of the elements that kept their
+///   `id` but changed (indexes in the new array). Applying them in that order to a copy of the old array gives the new
+///   one. Nothing changed, nothing is sent. A moved element is a removal plus an insertion.
 /// - Other elements: one `.setting` (not sent if the arrays are `Equatable` and equal).
 ///
-/// The projected value (`$canvases`) is an ``ObservedArrayEditor`` whose mutations send the matching
-/// change. Each mutation is applied and notified atomically, like `@Observed` writes.
+/// The projected value (`$canvases`) is an ``ObservedArrayEditor`` whose mutations send the matching change. Each
+/// mutation is applied and notified atomically, like `@Observed` writes.
 @propertyWrapper
 public struct ObservedArray<Element> {
     let storage: PropertyStorage<[Element]>
@@ -91,8 +89,7 @@ public struct ObservedArray<Element> {
 
 /// Mutates an ``ObservedArray`` property and sends the matching collection change.
 ///
-/// Index preconditions are those of `Array`: an index out of range stops the program, as it would for
-/// the array itself.
+/// Index preconditions are those of `Array`: an index out of range stops the program, as it would for the array itself.
 public struct ObservedArrayEditor<Element> {
     let storage: PropertyStorage<[Element]>
     /// Applies an edit through the storage's write, with the enclosing object.
@@ -153,10 +150,9 @@ public struct ObservedArrayEditor<Element> {
     public func remove(at index: Int) -> Element {
         var removed: Element?
         edit { array in
-            let element = array.remove(at: index)
-            removed = element
+            removed = array.remove(at: index)
             return ObservedChange(
-                kind: .removal, oldValue: [element], newValue: nil, indexes: IndexSet(integer: index))
+                kind: .removal, oldValue: [removed!], newValue: nil, indexes: IndexSet(integer: index))
         }
         guard let removed else { preconditionFailure("remove(at:) removed nothing") }
         return removed
@@ -168,9 +164,7 @@ public struct ObservedArrayEditor<Element> {
         edit { array in
             precondition(offsets.last! < array.count, "remove(atOffsets:): index out of range")
             let removed = offsets.map { array[$0] }
-            for offset in offsets.reversed() {
-                array.remove(at: offset)
-            }
+            for offset in offsets.reversed() { array.remove(at: offset) }
             return ObservedChange(kind: .removal, oldValue: removed, newValue: nil, indexes: offsets)
         }
     }
@@ -201,8 +195,8 @@ public struct ObservedArrayEditor<Element> {
     }
 }
 
-/// The changes that turn `old` into `new`, matching elements by `id`: removals (old indexes), then
-/// insertions (new indexes), then replacements of matched elements that differ (new indexes).
+/// The changes that turn `old` into `new`, matching elements by `id`: removals (old indexes), then insertions (new
+/// indexes), then replacements of matched elements that differ (new indexes).
 func identifiableChanges<Element: Identifiable>(
     from old: [Element],
     to new: [Element],

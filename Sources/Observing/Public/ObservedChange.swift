@@ -14,14 +14,14 @@ public enum ObservedChangeKind: Sendable, Hashable {
 
 /// One change delivered to an observation handler.
 ///
-/// For `.setting`, `oldValue` and `newValue` are whole values. For the collection kinds
-/// (`.insertion`, `.removal`, `.replacement`) of an ``ObservedArray`` property, `Value` is the array type
-/// and `oldValue`/`newValue` hold only the affected elements, in index order: removed or replaced
-/// elements in `oldValue`, inserted or replacing elements in `newValue` (Cocoa KVO's convention). Removal
-/// indexes refer to the array before the change; insertion and replacement indexes to the array after it.
+/// For `.setting`, `oldValue` and `newValue` are whole values. For the collection kinds (`.insertion`, `.removal`,
+/// `.replacement`) of an ``ObservedArray`` property, `Value` is the array type and `oldValue`/`newValue` hold only the
+/// affected elements, in index order: removed or replaced elements in `oldValue`, inserted or replacing elements in
+/// `newValue` (Cocoa KVO's convention). Removal indexes refer to the array before the change; insertion and replacement
+/// indexes to the array after it.
 ///
-/// `oldValue` is present only when the observation asked for ``ObservationOptions/old``, `newValue` only
-/// with ``ObservationOptions/new`` (and never in a prior notification).
+/// `oldValue` is present only when the observation asked for ``ObservationOptions/old``, `newValue` only with
+/// ``ObservationOptions/new`` (and never in a prior notification).
 public struct ObservedChange<Value> {
     /// What happened.
     public let kind: ObservedChangeKind
@@ -33,10 +33,9 @@ public struct ObservedChange<Value> {
     public let indexes: IndexSet?
     /// `true` for the notification sent before a change (``ObservationOptions/prior``).
     ///
-    /// A prior notification normally arrives before the new value is stored. Two documented exceptions
-    /// arrive after the store and still carry the old value: a change made inside a handler
-    /// (re-entrancy, guarantee O8) and a change of a chained key path (`\.document.title`), whose end
-    /// value is only known after re-evaluating the chain.
+    /// A prior notification normally arrives before the new value is stored. Two documented exceptions arrive after the
+    /// store and still carry the old value: a change made inside a handler (re-entrancy, guarantee O8) and a change of
+    /// a chained key path (`\.document.title`), whose end value is only known after re-evaluating the chain.
     public let isPrior: Bool
 
     /// Creates a change; the library builds these, tests and adapters may too.
@@ -57,13 +56,8 @@ public struct ObservedChange<Value> {
 
 extension ObservedChange: Sendable where Value: Sendable {}
 
-extension ObservedChange: Equatable where Value: Equatable {
-    /// Equal when kind, values, indexes and `isPrior` are equal.
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.kind == rhs.kind && lhs.oldValue == rhs.oldValue && lhs.newValue == rhs.newValue
-            && lhs.isPrior == rhs.isPrior && lhs.indexes == rhs.indexes
-    }
-}
+/// Equal when kind, values, indexes and `isPrior` are equal.
+extension ObservedChange: Equatable where Value: Equatable {}
 
 extension ObservedChange {
     /// The same change keeping only what `options` asks for (`old` and `new`).
