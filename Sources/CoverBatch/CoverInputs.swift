@@ -147,13 +147,13 @@ public enum CoverInputs {
     /// Why a walk does not take `entry`, or nil when it is a candidate.
     private static func skipReason(_ entry: Entry) -> String? {
         if entry.kind == .linkToFolder { return "a link to a folder, not followed" }
-        switch FileStatus(path: entry.path) {
-        case .special(let kind): return "is \(kind), not a regular file"
-        case .file(size: 0): return "the file is empty (0 bytes)"
-        case .file: break
-        case .missing, .unreadable, .failed, .directory:
-            // Its own error is reported when its cover is tried (a dangling link: missing).
-            return nil
+        if let problem = InputFileProblem(FileStatus(path: entry.path)) {
+            switch problem {
+            case .special, .empty: return problem.reason
+            case .missing, .unreadable, .failed, .directory:
+                // Its own error is reported when its cover is tried (a dangling link: missing).
+                return nil
+            }
         }
         guard let probe = FormatContext.probe(fileAt: entry.path), probe.score >= FormatContext.recognisedScore else {
             return "not a video or picture FFmpeg recognises"

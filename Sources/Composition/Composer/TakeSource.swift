@@ -98,15 +98,7 @@ final class TakeSource {
     static func open(
         _ path: FileSystemPath, interruption: Interruption, fail: (String) -> CompositionError
     ) throws -> FormatContext {
-        switch FileStatus(path: path) {
-        case .missing: throw fail("no such file")
-        case .directory: throw fail("is a folder, not a video file")
-        case .special(let kind): throw fail("is \(kind), not a regular file")
-        case .unreadable: throw fail("permission denied")
-        case .failed(let message): throw fail(message)
-        case .file(size: 0): throw fail("the file is empty (0 bytes)")
-        case .file: break
-        }
+        if let problem = InputFileProblem(FileStatus(path: path)) { throw fail(problem.reason) }
         let format = try FormatContext(path: path, interruption: interruption, policy: .selfContained)
         try checkFrameSizes(format.streams, fail: fail)
         try format.findStreamInfo()

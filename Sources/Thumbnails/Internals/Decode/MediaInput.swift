@@ -215,24 +215,16 @@ final class MediaInput {
             && format.startTimestamp(ofStream: videoIndex) != nil
     }
 
-    /// Classifies the path before FFmpeg sees it, so each case gets its own error.
+    /// Classifies the path before FFmpeg sees it (``InputFileProblem``), so each case gets its own error kind.
     private static func check(_ status: FileStatus, name path: String) throws(ThumbnailError) {
-        switch status {
-        case .missing:
-            throw ThumbnailError(.fileNotFound, reason: "\(path): no such file")
-        case .directory:
-            throw ThumbnailError(.notAMediaFile, reason: "\(path): is a directory, not a media file")
-        case .special(let kind):
-            throw ThumbnailError(.notAMediaFile, reason: "\(path): is \(kind), not a regular file")
-        case .unreadable:
-            throw ThumbnailError(.notReadable, reason: "\(path): permission denied")
-        case .failed(let message):
-            throw ThumbnailError(.notReadable, reason: "\(path): \(message)")
-        case .file(size: 0):
-            throw ThumbnailError(.notAMediaFile, reason: "\(path): the file is empty (0 bytes)")
-        case .file:
-            return
-        }
+        guard let problem = InputFileProblem(status) else { return }
+        let kind: ThumbnailError.Kind =
+            switch problem {
+            case .missing: .fileNotFound
+            case .directory, .special, .empty: .notAMediaFile
+            case .unreadable, .failed: .notReadable
+            }
+        throw ThumbnailError(kind, reason: "\(path): \(problem.reason)")
     }
 
     /// Refuses a video stream whose stated frame size exceeds ``FrameLimits`` (before any decoder allocates a frame).
