@@ -95,16 +95,22 @@ public struct ProgressLine: Sendable {
     }
 
     /// A progress line for `total` steps, drawn only when `visible` (by default: standard error is a
-    /// terminal and there is more than one step). The rate is measured from this call.
-    public init(total: Int, visible: Bool? = nil) {
+    /// terminal and there is more than one step). The rate is measured from `start`: the moment the work began,
+    /// which a tool that learns the total only from the first report passes, so that its first rate is not one
+    /// step over the instant since the report (a composition's first frame shown as thousands a second).
+    public init(total: Int, visible: Bool? = nil, start: ContinuousClock.Instant = .now) {
         self.total = total
         self.isVisible = visible ?? (Terminal.standardErrorIsTerminal && total > 1)
-        self.start = .now
+        self.start = start
+    }
+
+    /// The text ``update(done:failed:)`` draws now after `done` steps, `failed` of them failed.
+    public func text(done: Int, failed: Int) -> String {
+        text(done: done, failed: failed, elapsed: ContinuousClock.now - start)
     }
 
     /// The text drawn after `done` steps, `failed` of them failed, `elapsed` after the start (without the leading
-    /// carriage return): the bar, `done/total`, the percentage, then, once a step is done and half a second has
-    /// passed (a rate over less is noise: one frame in a millisecond is not 1,000 a second), the rate in steps per
+    /// carriage return): the bar, `done/total`, the percentage, then, once a step is done, the rate in steps per
     /// second and the time left at that rate (`m:ss left`, or `h:mm:ss left` past an hour).
     public func text(done: Int, failed: Int, elapsed: Duration) -> String {
         let fraction = total > 0 ? Double(min(done, total)) / Double(total) : 1
@@ -113,7 +119,7 @@ public struct ProgressLine: Sendable {
         let percent = Int((fraction * 100).rounded(.down))
         var text = "[\(bar)] \(done)/\(total) \(percent)%"
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        if done > 0, seconds >= 0.5 {
+        if done > 0, seconds > 0 {
             let rate = Double(done) / seconds
             text += " " + Self.rate(rate)
             if done < total {

@@ -33,13 +33,15 @@ do {
 let output = URL(fileURLWithPath: options.output!)
 /// The progress line, made at the first report (when the frame count is known).
 let line = LockedValue<ProgressLine?>(nil)
+/// When the composition began (opening the takes included): what the progress line's rate counts from.
+let began = ContinuousClock.now
 let done = DispatchSemaphore(value: 0)
 let outcome = LockedValue<Result<CompositionResult, CompositionError>?>(nil)
 let job = Composer().compose(
     plan, to: output,
     progress: { progress in
         line.withLock { line in
-            if line == nil { line = ProgressLine(total: progress.frameCount) }
+            if line == nil { line = ProgressLine(total: progress.frameCount, start: began) }
             line?.update(done: progress.frame, failed: 0)
         }
     },
