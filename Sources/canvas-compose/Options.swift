@@ -42,124 +42,88 @@ struct Options {
         exit status: 0 written, 1 failed (nothing written), 2 usage
         """
 
-    struct UsageError: Error {
-        let message: String
-    }
+    typealias UsageError = OptionUsageError
 
-    static let valued: Set<String> = [
-        "--output", "--size", "--grid", "--fps", "--start", "--gain", "--pan", "--crf", "--preset", "--plan",
-    ]
+    /// The options canvas-compose accepts: `--start`, `--gain` and `--pan` once per take, `--fit` or `--fill`.
+    static let parser = OptionParser([
+        .init(["-o", "--output"], takesValue: true), .init(["--size"], takesValue: true),
+        .init(["--grid"], takesValue: true), .init(["--fit"], group: "scaling"), .init(["--fill"], group: "scaling"),
+        .init(["--fps"], takesValue: true), .init(["--start"], takesValue: true, repeatable: true),
+        .init(["--gain"], takesValue: true, repeatable: true), .init(["--pan"], takesValue: true, repeatable: true),
+        .init(["--crf"], takesValue: true), .init(["--preset"], takesValue: true), .init(["--plan"], takesValue: true),
+        .init(["--json"]), .init(["-h", "--help"]), .init(["--version"]),
+    ])
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        let parsed = try parser.parse(arguments)
         var options = Options()
-        var index = 0
-        let arguments = OptionSyntax.expandingEqualsForm(arguments, valued: valued)
-        var optionsEnded = false
-        func value(_ name: String) throws(UsageError) -> String {
-            index += 1
-            guard index < arguments.count else { throw UsageError(message: "\(name) needs a value") }
-            return arguments[index]
-        }
-        func indexed(_ name: String, _ text: String) throws(UsageError) -> (Int, Double) {
-            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, let take = Int(parts[0]), take >= 0, let number = Double(parts[1]),
-                number.isFinite
-            else { throw UsageError(message: "\(name) expects INDEX=NUMBER, got '\(text)'") }
-            return (take, number)
-        }
-        var seen: [String: String] = [:]
-        while index < arguments.count {
-            let argument = arguments[index]
-            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
-                options.takes.append(argument)
-                index += 1
-                continue
-            }
-            try Self.checkRepeat(of: argument, seen: &seen)
-            switch argument {
-            case "--": optionsEnded = true
-            case "-o", "--output":
-                let path = try value(argument)
-                guard !path.isEmpty else { throw UsageError(message: "\(argument): the output path is empty") }
-                options.output = path
-            case "--size":
-                let text = try value(argument)
-                guard let size = PixelSize(parsing: text) else {
-                    throw UsageError(message: "--size expects WIDTHxHEIGHT such as 720x1280, got '\(text)'")
-                }
-                options.size = size
-            case "--grid":
-                let text = try value(argument)
-                guard let grid = GridLayout(text) else {
-                    throw UsageError(message: "--grid expects COLUMNSxROWS such as 2x2, got '\(text)'")
-                }
-                options.grid = grid
-            case "--fit": options.scaling = .fit
-            case "--fill": options.scaling = .fill
-            case "--fps":
-                let text = try value(argument)
-                guard let rate = FrameRate(parsing: text), FrameRate.allowedRange.contains(rate.framesPerSecond)
-                else {
-                    throw UsageError(
-                        message: "--fps expects a rate from 1 to 240 such as 30, 29.97 or 24000/1001, got '\(text)'")
-                }
-                options.frameRate = rate
-            case "--start":
-                let (take, seconds) = try indexed(argument, try value(argument))
-                options.starts[take] = seconds
-            case "--gain":
-                let (take, gain) = try indexed(argument, try value(argument))
-                options.gains[take] = gain
-            case "--pan":
-                let (take, pan) = try indexed(argument, try value(argument))
-                options.pans[take] = pan
-            case "--crf":
-                let text = try value(argument)
-                guard let crf = Int(text) else {
-                    throw UsageError(message: "--crf expects a whole number, got '\(text)'")
-                }
-                options.crf = crf
-            case "--preset": options.preset = try value(argument)
-            case "--plan": options.planFile = try value(argument)
-            case "--json": options.json = true
-            case "-h", "--help": options.help = true
-            case "--version": options.version = true
-            default: throw UsageError(message: "unknown option '\(argument)'")
-            }
-            index += 1
-        }
+        options.help = parsed.has("-h")
+        options.version = parsed.has("--version")
         if options.help || options.version { return options }
-        guard options.output != nil else { throw UsageError(message: "no output: give -o OUT.mp4") }
-        if options.planFile != nil, !options.takes.isEmpty {
-            throw UsageError(message: "give the takes either as arguments or in --plan, not both")
+        options.takes = parsed.operands
+        options.json = parsed.has("--json")
+        if let path = parsed.value("-o") {
+            guard !path.isEmpty else { throw UsageError("-o: the output path is empty") }
+            options.output = path
         }
-        if options.planFile == nil, options.takes.isEmpty {
-            throw UsageError(message: "no takes: give TAKE... or --plan")
-        }
-        if let grid = options.grid, options.takes.count > grid.tileCount {
-            throw UsageError(
-                message: "\(options.takes.count) takes do not fit a \(grid) grid (\(grid.tileCount) tiles)")
-        }
+        options.size = try typed(parsed, "--size", PixelSize.init(parsing:), "WIDTHxHEIGHT such as 720x1280")
+        options.grid = try typed(parsed, "--grid", GridLayout.init, "COLUMNSxROWS such as 2x2")
+        options.scaling = parsed.has("--fit") ? .fit : parsed.has("--fill") ? .fill : nil
+        options.frameRate = try typed(
+            parsed, "--fps", allowedRate, "a rate from 1 to 240 such as 30, 29.97 or 24000/1001")
+        options.crf = try typed(parsed, "--crf", { Int($0) }, "a whole number")
+        options.preset = parsed.value("--preset")
+        options.planFile = parsed.value("--plan")
+        options.starts = try indexed(parsed, "--start")
+        options.gains = try indexed(parsed, "--gain")
+        options.pans = try indexed(parsed, "--pan")
+        try options.checkTakes()
         return options
     }
 
-    /// The options that may be given more than once (one value per take each time).
-    static let repeatable: Set<String> = ["--start", "--gain", "--pan"]
-    /// Options that exclude each other, by the name of the setting they share.
-    static let settings: [String: String] = [
-        "-o": "output", "--output": "output", "--fit": "scaling", "--fill": "scaling", "-h": "help", "--help": "help",
-    ]
-
-    /// Throws when `argument` repeats an option (or one it excludes, such as `--fill` after `--fit`).
-    static func checkRepeat(of argument: String, seen: inout [String: String]) throws(UsageError) {
-        guard !repeatable.contains(argument), argument != "--" else { return }
-        let setting = settings[argument] ?? argument
-        if let earlier = seen[setting] {
-            throw UsageError(
-                message: earlier == argument
-                    ? "\(argument) is given twice" : "\(earlier) and \(argument) cannot be given together")
+    /// The frame rate `text` spells when a composition accepts it.
+    private static func allowedRate(_ text: String) -> FrameRate? {
+        guard let rate = FrameRate(parsing: text), FrameRate.allowedRange.contains(rate.framesPerSecond) else {
+            return nil
         }
-        seen[setting] = argument
+        return rate
+    }
+
+    /// The value of `name` read by `read`, nil when the option was not given; a value `read` refuses is a usage error
+    /// saying what was `expected`.
+    private static func typed<Value>(
+        _ parsed: OptionParser.Parsed, _ name: String, _ read: (String) -> Value?, _ expected: String
+    ) throws(UsageError) -> Value? {
+        guard let text = parsed.value(name) else { return nil }
+        guard let value = read(text) else { throw UsageError("\(name) expects \(expected), got '\(text)'") }
+        return value
+    }
+
+    /// The `INDEX=NUMBER` values of the repeatable option `name`, by take index.
+    private static func indexed(_ parsed: OptionParser.Parsed, _ name: String) throws(UsageError) -> [Int: Double] {
+        var values: [Int: Double] = [:]
+        for text in parsed.values[name] ?? [] {
+            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, let take = Int(parts[0]), take >= 0, let number = Double(parts[1]),
+                number.isFinite
+            else { throw UsageError("\(name) expects INDEX=NUMBER, got '\(text)'") }
+            values[take] = number
+        }
+        return values
+    }
+
+    /// Refuses a command line without an output, with takes both as arguments and in a plan, or with none.
+    private func checkTakes() throws(UsageError) {
+        guard output != nil else { throw UsageError("no output: give -o OUT.mp4") }
+        if planFile != nil, !takes.isEmpty {
+            throw UsageError("give the takes either as arguments or in --plan, not both")
+        }
+        if planFile == nil, takes.isEmpty {
+            throw UsageError("no takes: give TAKE... or --plan")
+        }
+        if let grid, takes.count > grid.tileCount {
+            throw UsageError("\(takes.count) takes do not fit a \(grid) grid (\(grid.tileCount) tiles)")
+        }
     }
 
     /// The plan the options describe (the plan file's, with the options' overrides).
@@ -168,19 +132,19 @@ struct Options {
         if let planFile {
             let url = URL(fileURLWithPath: planFile)
             guard let data = FileManager.default.contents(atPath: planFile) else {
-                throw UsageError(message: "cannot read the plan \(planFile)")
+                throw UsageError("cannot read the plan \(planFile)")
             }
             do {
                 plan = try CompositionPlan(json: data, relativeTo: url.deletingLastPathComponent())
             } catch {
-                throw UsageError(message: "\(planFile): \(error.description)")
+                throw UsageError("\(planFile): \(error.description)")
             }
             if let size { plan.size = size }
             if let frameRate { plan.frameRate = frameRate }
             if let scaling { for index in plan.takes.indices { plan.takes[index].scaling = scaling } }
             if let grid {
                 guard plan.takes.count <= grid.tileCount else {
-                    throw UsageError(message: "\(plan.takes.count) takes do not fit a \(grid) grid")
+                    throw UsageError("\(plan.takes.count) takes do not fit a \(grid) grid")
                 }
                 for index in plan.takes.indices { plan.takes[index].region = grid.region(ofTile: index) }
             }
@@ -193,7 +157,7 @@ struct Options {
         for (name, values) in [("--start", starts), ("--gain", gains), ("--pan", pans)] {
             if let bad = values.keys.sorted().first(where: { $0 >= plan.takes.count }) {
                 let count = plan.takes.count == 1 ? "there is 1 take" : "there are \(plan.takes.count) takes"
-                throw UsageError(message: "\(name) names take \(bad), but \(count)")
+                throw UsageError("\(name) names take \(bad), but \(count)")
             }
         }
         for (take, start) in starts { plan.takes[take].start = start }
@@ -204,7 +168,7 @@ struct Options {
         do {
             return try plan.validated()
         } catch {
-            throw UsageError(message: error.description)
+            throw UsageError(error.description)
         }
     }
 }

@@ -1,0 +1,130 @@
+/// A command line read against a declared list of options: which take a value, which may be repeated, which exclude
+/// each other. Everything else (the arguments that are not options, and everything after `--`) is an operand.
+///
+/// The rules, the same for every tool: `--name value` and `--name=value`; an option that takes no value given one
+/// (`--json=1`), an unknown option, a missing value, an option given twice (unless declared repeatable), and two
+/// options of one group (`--fit` with `--fill`, `-o` with `--output`) are each a ``OptionUsageError`` with a one-line
+/// message naming them. A lone `-` is an operand (standard input or output, as the tool says).
+public struct OptionParser: Sendable {
+    /// One option the tool accepts.
+    public struct Option: Sendable {
+        /// Its spellings (`["-o", "--output"]`); the first is the name the parsed result files it under.
+        public var names: [String]
+        /// Whether it takes a value.
+        public var takesValue: Bool
+        /// Whether it may be given more than once (each value is kept, in order).
+        public var repeatable: Bool
+        /// Options of one group exclude each other (nil: its own group).
+        public var group: String?
+
+        /// An option spelled `names`; see the properties.
+        public init(_ names: [String], takesValue: Bool = false, repeatable: Bool = false, group: String? = nil) {
+            self.names = names
+            self.takesValue = takesValue
+            self.repeatable = repeatable
+            self.group = group
+        }
+    }
+
+    /// What a command line held: each option given (by its first name) with its values, and the operands.
+    public struct Parsed: Sendable {
+        /// The values of each option given, by its first name (empty for an option without a value).
+        public var values: [String: [String]] = [:]
+        /// The arguments that are not options, in order.
+        public var operands: [String] = []
+
+        /// Whether the option named `name` was given.
+        public func has(_ name: String) -> Bool { values[name] != nil }
+        /// The value of the option named `name` (its last, for a repeatable one), nil when it was not given.
+        public func value(_ name: String) -> String? { values[name]?.last }
+    }
+
+    private let options: [Option]
+    private let byName: [String: Int]
+
+    /// A parser of `options`. - Precondition: no spelling is declared twice.
+    public init(_ options: [Option]) {
+        self.options = options
+        var byName: [String: Int] = [:]
+        for (index, option) in options.enumerated() {
+            for name in option.names {
+                precondition(byName[name] == nil, "option \(name) declared twice")
+                byName[name] = index
+            }
+        }
+        self.byName = byName
+    }
+
+    /// Reads `arguments` (without the program's name).
+    ///
+    /// - Throws: ``OptionUsageError`` for an unknown option, a missing or unexpected value, a repeat or a conflict.
+    public func parse(_ arguments: [String]) throws(OptionUsageError) -> Parsed {
+        var parsed = Parsed()
+        var given: [String: String] = [:]
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                parsed.operands.append(argument)
+                continue
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            var name = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            guard let position = byName[name] else {
+                throw OptionUsageError("unknown option \(OptionSyntax.quoted(argument))")
+            }
+            let option = options[position]
+            try Self.checkRepeat(of: name, option: option, given: &given)
+            var value: [String] = []
+            if option.takesValue {
+                if let inline {
+                    value = [inline]
+                } else {
+                    guard index < arguments.count else { throw OptionUsageError("\(name) needs a value") }
+                    value = [arguments[index]]
+                    index += 1
+                }
+            } else if inline != nil {
+                throw OptionUsageError("\(name) takes no value, got \(OptionSyntax.quoted(argument))")
+            }
+            parsed.values[option.names[0], default: []] += value
+        }
+        return parsed
+    }
+
+    /// Throws when `name` repeats an option not declared repeatable, or joins another of its group.
+    private static func checkRepeat(
+        of name: String, option: Option, given: inout [String: String]
+    ) throws(OptionUsageError) {
+        guard !option.repeatable else { return }
+        let group = option.group ?? option.names[0]
+        if let earlier = given[group] {
+            throw OptionUsageError(
+                earlier == name ? "\(name) is given twice" : "\(earlier) and \(name) cannot be given together")
+        }
+        given[group] = name
+    }
+}
+
+/// A command line that does not follow a tool's options: one line naming what was wrong. Each tool prints it after
+/// its name and exits with its usage status (2).
+public struct OptionUsageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The one-line message, e.g. `--fit and --fill cannot be given together`.
+    public let message: String
+
+    /// An error saying `message`.
+    public init(_ message: String) { self.message = message }
+
+    /// The ``message``.
+    public var description: String { message }
+}
