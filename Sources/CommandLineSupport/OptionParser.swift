@@ -110,7 +110,7 @@ public struct OptionParser: Sendable {
         let group = option.group ?? option.names[0]
         if let earlier = given[group] {
             throw OptionUsageError(
-                earlier == name ? "\(name) is given twice" : "\(earlier) and \(name) cannot be given together")
+                earlier == name ? "\(name) is given more than once" : "\(earlier) and \(name) cannot be given together")
         }
         given[group] = name
     }

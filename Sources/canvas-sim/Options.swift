@@ -57,7 +57,8 @@ struct Options {
                                and what the restore found is printed first; --events "" prints the board
           --snapshot-every N   with --draft: compact the journal into a snapshot every N records (default 10000)
           --compose OUT.mp4    compose the final board's takes into one video (720x1280, the board's grid, each
-                               take from its start on the board's timeline); takes whose cover failed are left out
+                               take from its start on the board's timeline); a take the composer cannot read is
+                               left out with a warning
           --export-table F     print the transition table, computed from the code, as Markdown or DOT
           -h, --help           this text; --version: the version
         options that take a value accept it as the next argument or after '=' (--cells=9)
@@ -71,118 +72,89 @@ struct Options {
     /// Docs/canvas-sim.md); a larger one would only end in a failed allocation.
     static let maximumCount = 1_000_000
 
-    struct UsageError: Error {
-        let message: String
+    typealias UsageError = OptionUsageError
+
+    /// The options canvas-sim accepts; the three sources of events exclude each other, and help and version may be
+    /// asked for more than once.
+    static let parser = OptionParser([
+        .init(["--cells"], takesValue: true), .init(["--visible"], takesValue: true),
+        .init(["--script"], takesValue: true, group: "source"), .init(["--events"], takesValue: true, group: "source"),
+        .init(["--interactive"], group: "source"), .init(["--format"], takesValue: true),
+        .init(["--export-table"], takesValue: true), .init(["--render"], takesValue: true),
+        .init(["--draft"], takesValue: true), .init(["--snapshot-every"], takesValue: true),
+        .init(["--compose"], takesValue: true), .init(["-h", "--help"], repeatable: true),
+        .init(["--version"], repeatable: true),
+    ])
+
+    /// Parses `arguments` (without the program name).
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        let parsed = try parser.parse(arguments)
+        var options = Options()
+        options.help = parsed.has("-h")
+        options.version = parsed.has("--version")
+        if let operand = parsed.operands.first {
+            throw UsageError("unexpected argument \(OptionSyntax.quoted(operand)) (events go in --events \"...\")")
+        }
+        options.cells = try count(parsed, "--cells") ?? options.cells
+        options.visible = try count(parsed, "--visible") ?? options.visible
+        options.snapshotEvery = try count(parsed, "--snapshot-every") ?? options.snapshotEvery
+        options.source =
+            parsed.value("--script").map(Source.script) ?? parsed.value("--events").map(Source.events)
+            ?? (parsed.has("--interactive") ? .interactive : nil)
+        if let text = parsed.value("--format") {
+            guard let format = Format(rawValue: text) else {
+                throw UsageError("--format takes text or json, not \(OptionSyntax.quoted(text))")
+            }
+            options.format = format
+        }
+        if let text = parsed.value("--export-table") {
+            guard let table = Table(rawValue: text) else {
+                throw UsageError("--export-table takes markdown or dot, not \(OptionSyntax.quoted(text))")
+            }
+            options.exportTable = table
+        }
+        options.render = try fileName(parsed, "--render")
+        options.draft = try fileName(parsed, "--draft")
+        options.compose = try fileName(parsed, "--compose")
+        guard !options.help, !options.version else { return options }
+        try options.checkCombination(given: Set(parsed.values.keys))
+        return options
     }
 
-    /// The options that take a value (the others are flags).
-    static let valued: Set<String> = [
-        "--cells", "--visible", "--script", "--events", "--format", "--export-table", "--render", "--draft",
-        "--snapshot-every", "--compose",
-    ]
+    /// The whole number `option` was given, from 1 to ``maximumCount``; nil when it was not given.
+    private static func count(_ parsed: OptionParser.Parsed, _ option: String) throws(UsageError) -> Int? {
+        guard let text = parsed.value(option) else { return nil }
+        guard let number = Int(text), (1...maximumCount).contains(number) else {
+            throw UsageError(
+                "\(option) takes a whole number from 1 to \(maximumCount), not \(OptionSyntax.quoted(text))")
+        }
+        return number
+    }
 
-    /// Parses `arguments` (without the program name); `--name=value` is read as `--name value`.
-    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
-        let arguments = OptionSyntax.expandingEqualsForm(arguments, valued: valued)
-        var options = Options()
-        var index = 0
+    /// The file name `option` was given, never empty; nil when it was not given.
+    private static func fileName(_ parsed: OptionParser.Parsed, _ option: String) throws(UsageError) -> String? {
+        guard let path = parsed.value(option) else { return nil }
+        guard !path.isEmpty else { throw UsageError("\(option) needs a file name") }
+        return path
+    }
 
-        func value(for option: String) throws(UsageError) -> String {
-            index += 1
-            guard index < arguments.count else { throw UsageError(message: "\(option) needs a value") }
-            return arguments[index]
-        }
-        func count(_ text: String, for option: String) throws(UsageError) -> Int {
-            guard let number = Int(text), (1...maximumCount).contains(number) else {
-                throw UsageError(
-                    message:
-                        "\(option) takes a whole number from 1 to \(maximumCount), not \(OptionSyntax.quoted(text))")
-            }
-            return number
-        }
-        func setSource(_ source: Source, _ option: String) throws(UsageError) {
-            if options.source != nil {
-                throw UsageError(message: "\(option): give only one of --script, --events and --interactive")
-            }
-            options.source = source
-        }
-
-        var given: Set<String> = []
-        while index < arguments.count {
-            let argument = arguments[index]
-            // An option given twice is a conflict (which value was meant?), not a silent "last one wins".
-            if argument.hasPrefix("-"), !["-h", "--help", "--version"].contains(argument),
-                !given.insert(argument).inserted
-            {
-                throw UsageError(message: "\(argument) is given more than once")
-            }
-            switch argument {
-            case "-h", "--help":
-                options.help = true
-            case "--version":
-                options.version = true
-            case "--cells":
-                options.cells = try count(try value(for: argument), for: argument)
-            case "--visible":
-                options.visible = try count(try value(for: argument), for: argument)
-            case "--script":
-                try setSource(.script(try value(for: argument)), argument)
-            case "--events":
-                try setSource(.events(try value(for: argument)), argument)
-            case "--interactive":
-                try setSource(.interactive, argument)
-            case "--format":
-                let text = try value(for: argument)
-                guard let format = Format(rawValue: text) else {
-                    throw UsageError(message: "--format takes text or json, not \(OptionSyntax.quoted(text))")
-                }
-                options.format = format
-            case "--export-table":
-                let text = try value(for: argument)
-                guard let table = Table(rawValue: text) else {
-                    throw UsageError(message: "--export-table takes markdown or dot, not \(OptionSyntax.quoted(text))")
-                }
-                options.exportTable = table
-            case "--render":
-                let path = try value(for: argument)
-                guard !path.isEmpty else { throw UsageError(message: "--render needs a file name") }
-                options.render = path
-            case "--snapshot-every":
-                options.snapshotEvery = try count(try value(for: argument), for: argument)
-            case "--draft":
-                let path = try value(for: argument)
-                guard !path.isEmpty else { throw UsageError(message: "--draft needs a file name") }
-                options.draft = path
-            case "--compose":
-                let path = try value(for: argument)
-                guard !path.isEmpty else { throw UsageError(message: "--compose needs a file name") }
-                options.compose = path
-            default:
-                if argument.hasPrefix("-") {
-                    throw UsageError(message: "unknown option \(OptionSyntax.quoted(argument))")
-                }
-                throw UsageError(
-                    message: "unexpected argument \(OptionSyntax.quoted(argument)) (events go in --events \"...\")")
-            }
-            index += 1
-        }
-        guard !options.help, !options.version else { return options }
-        if options.exportTable != nil {
+    /// Refuses options that do not go together: `--export-table` with any other, `--snapshot-every` without
+    /// `--draft`, and no source of events.
+    private func checkCombination(given: Set<String>) throws(UsageError) {
+        if exportTable != nil {
             let others = given.subtracting(["--export-table"]).sorted()
             guard others.isEmpty else {
                 throw UsageError(
-                    message:
-                        "--export-table prints the table only; it takes no other option (got \(others.joined(separator: ", ")))"
+                    "--export-table prints the table only; it takes no other option (got \(others.joined(separator: ", ")))"
                 )
             }
-            return options
+            return
         }
-        if given.contains("--snapshot-every"), options.draft == nil {
-            throw UsageError(message: "--snapshot-every needs --draft")
+        if given.contains("--snapshot-every"), draft == nil {
+            throw UsageError("--snapshot-every needs --draft")
         }
-        guard options.source != nil else {
-            throw UsageError(message: "give the events: --script FILE, --events \"...\" or --interactive")
+        guard source != nil else {
+            throw UsageError("give the events: --script FILE, --events \"...\" or --interactive")
         }
-        return options
     }
 }

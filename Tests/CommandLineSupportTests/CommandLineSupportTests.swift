@@ -87,7 +87,7 @@ struct OptionParserTests {
     }
 
     @Test(arguments: [
-        (["-o", "x", "-o", "y"], "-o is given twice"),
+        (["-o", "x", "-o", "y"], "-o is given more than once"),
         (["-o", "x", "--output", "y"], "-o and --output cannot be given together"),
         (["--fit", "--fill"], "--fit and --fill cannot be given together"),
         (["--bogus"], "unknown option '--bogus'"),
