@@ -1,8 +1,8 @@
 // A recording screen wired as an app wires it, driven through a short session: the preview moves with taps, a take
 // is recorded and shows its cover (pulled from the file by FFmpeg), the screen is locked while recording, a canvas is
 // added, the screen disappears and comes back. After each step it prints what each visible cell draws, and checks it
-// against what the board says that canvas shows: the example fails (exit 1) if a cell ever shows something else, or if
-// the collection view was ever reloaded. Exit 2: no footage argument; exit 3: the footage is not a readable file.
+// against what the board says that canvas shows (the preview layer included): the example fails (exit 1) if a cell
+// ever shows something else, or if the collection view was ever reloaded. Exit 2: no footage argument; exit 3: the footage is not a readable file.
 import CanvasCovers
 import CanvasHost
 import CanvasKit
@@ -35,7 +35,7 @@ var effectsShown = 0
 func waitForCovers() {
     let deadline = Date().addingTimeInterval(10)
     while Date() < deadline {
-        let missing = screen.wiring.visibleCells.contains { index, cell in
+        let missing = screen.adapter.visibleCells.contains { index, cell in
             if case .cover = screen.board.display(at: index) { return !cell.hasCoverImage }
             return false
         }
@@ -48,11 +48,12 @@ func waitForCovers() {
 func show(_ step: String, rejected: CanvasRejection? = nil) {
     waitForCovers()
     print(step + (rejected.map { " -> rejected: \($0)" } ?? ""))
-    for (index, cell) in screen.wiring.visibleCells {
+    for (index, cell) in screen.adapter.visibleCells {
         let expected = screen.board.display(at: index)
-        let shown = cell.drawn + (cell.hasCoverImage ? " + cover image" : "")
+        let shown = cell.drawn + (cell.hasCoverImage ? " + cover image" : "") + (cell.hostsPreview ? " + preview" : "")
         print("  canvas \(index): \(shown)")
-        if !cell.drawn.hasPrefix(expected.name) { mismatches += 1 }
+        // The preview layer is in the cell of the previewing canvas, and in no other.
+        if !cell.drawn.hasPrefix(expected.name) || cell.hostsPreview != expected.isHighlighted { mismatches += 1 }
     }
     let newEffects = camera.log.dropFirst(effectsShown)
     if !newEffects.isEmpty {
@@ -64,18 +65,18 @@ func show(_ step: String, rejected: CanvasRejection? = nil) {
 
 screen.viewDidAppear()
 show("appear")
-show("tap 0", rejected: screen.didSelectCanvas(at: 0))
-show("tap 2", rejected: screen.didSelectCanvas(at: 2))
+show("tap 0", rejected: screen.didTapCell(at: 0))
+show("tap 2", rejected: screen.didTapCell(at: 2))
 show("record", rejected: screen.recordTapped())
-show("tap 1 while recording", rejected: screen.didSelectCanvas(at: 1))
+show("tap 1 while recording", rejected: screen.didTapCell(at: 1))
 screen.stopTapped()
 show("stop")
-show("tap 1", rejected: screen.didSelectCanvas(at: 1))
+show("tap 1", rejected: screen.didTapCell(at: 1))
 show("record", rejected: screen.recordTapped())
 screen.stopTapped()
 show("stop")
-show("tap 1 (preview off: both takes show covers)", rejected: screen.didSelectCanvas(at: 1))
-show("tap 0", rejected: screen.didSelectCanvas(at: 0))
+show("tap 1 (preview off: both takes show covers)", rejected: screen.didTapCell(at: 1))
+show("tap 0", rejected: screen.didTapCell(at: 0))
 show("record", rejected: screen.recordTapped())
 show("cancel (the take is thrown away)", rejected: screen.cancelTapped())
 screen.addCanvasTapped()

@@ -2,29 +2,27 @@ import CanvasKit
 import Foundation
 import Observing
 
-/// The canvas screen, headless: a ``CollectionHost`` of ``CanvasCell``s showing a `CanvasBoard` through CanvasKit's
-/// `CanvasScreenWiring`, exactly as a UIKit view controller wires a `UICollectionView`.
+/// The canvas screen, headless: a ``HeadlessCollectionView`` of ``CanvasCell``s showing a `CanvasBoard` through
+/// CanvasKit's `CanvasScreenAdapter`, exactly as a UIKit screen hands its `UICollectionView` to the adapter.
 ///
-/// The wiring does everything (see its documentation): each change of the board's canvas list becomes one batch
-/// update on the host, cells are bound in `cellForItem` and observe only while displayed, disappear/appear reach the
-/// binder. Model changes reach the cells through their view-models' observations; nothing ever calls `reloadData()`
+/// The adapter does everything (see its documentation): each change of the board's canvas list becomes one batch
+/// update, cells are bound in `cellForItem` and observe only while displayed, the live preview is in the displayed
+/// cell of the previewing canvas, taps go to the tapped cell's canvas by identity. Nothing ever calls `reloadData()`
 /// (``reloadCount`` stays zero).
 ///
 /// Main-actor isolated, like a UIKit view controller. Events may be sent to the board from any thread (see
-/// `CanvasScreenWiring` for when list changes reach the collection).
+/// `CanvasScreenAdapter` for when list changes reach the collection).
 @MainActor
 public final class CanvasScreen {
+    /// The adapter between the board, the collection view and the cells.
+    public let adapter: CanvasScreenAdapter<HeadlessCollectionView, CanvasCell>
     /// The board shown.
-    public var board: CanvasBoard { wiring.board }
-    /// The binder on the host's display hooks.
-    public var binder: DisplayLifecycleBinder { wiring.binder }
-    /// The wiring between the board, the host and the cells.
-    public let wiring: CanvasScreenWiring<CollectionHost<CanvasCellSource>>
-    /// The collection host.
-    public let host: CollectionHost<CanvasCellSource>
-    /// The data source and delegate of ``host``.
-    public let source: CanvasCellSource
-    /// The last batch update the host refused, if any (a wiring bug: the host then falls back to a counted
+    public var board: CanvasBoard { adapter.board }
+    /// The binder on the collection view's display hooks.
+    public var binder: DisplayLifecycleBinder { adapter.binder }
+    /// The collection view.
+    public var host: HeadlessCollectionView { adapter.collectionView }
+    /// The last batch update the host refused, if any (an adapter bug: the host then falls back to a counted
     /// reload).
     public var lastUpdateError: CollectionHostError? { host.lastBatchUpdateError }
 
@@ -45,24 +43,38 @@ public final class CanvasScreen {
         coverSize: PixelSize = PixelSize(width: 320, height: 320),
         log: RegistrationLog = RegistrationLog(keepsEntries: false)
     ) {
-        let wiring = CanvasScreenWiring<CollectionHost<CanvasCellSource>>(board: board, log: log)
-        self.wiring = wiring
-        let source = CanvasCellSource(wiring: wiring, coverProvider: coverProvider, coverSize: coverSize)
-        self.source = source
-        host = CollectionHost(dataSource: source, configuration: configuration)
-        host.delegate = source
-        wiring.collectionView = host
+        adapter = CanvasScreenAdapter(
+            board: board, collectionView: HeadlessCollectionView(configuration: configuration),
+            cellType: CanvasCell.self, coverProvider: coverProvider, coverSize: coverSize, log: log)
     }
 
     /// Applies the board's list changes that were made off the main actor and are still waiting (see
-    /// `CanvasScreenWiring/applyPendingListChanges()`).
-    public func applyPendingListChanges() { wiring.applyPendingListChanges() }
+    /// `CanvasScreenAdapter/applyPendingListChanges()`).
+    public func applyPendingListChanges() { adapter.applyPendingListChanges() }
 
     /// The number of `reloadData()` calls so far: zero for a correct screen.
     public var reloadCount: Int { host.statistics.reloads }
 
-    /// The visible cells with their indexes.
-    public var visibleCells: [(index: Int, cell: CanvasCell)] { host.visibleCells }
+    /// The visible cells with their indexes, in index order.
+    public var visibleCells: [(index: Int, cell: CanvasCell)] { adapter.visibleCells }
+
+    /// The displayed cell of the canvas at `index`, if any.
+    public func cell(at index: Int) -> CanvasCell? {
+        host.displayedCell(at: index).flatMap { $0 as? CanvasCell }
+    }
+
+    /// The view-model of `cell`.
+    public func viewModel(of cell: CanvasCell) -> CanvasCellViewModel? { adapter.viewModel(of: cell) }
+
+    /// The first and last indexes of the canvases on screen (nil when none is: no canvas, or the screen is not in
+    /// the window).
+    public var viewport: ClosedRange<Int>? {
+        let range = host.visibleRange
+        return range.isEmpty || !host.isOnScreen ? nil : range.lowerBound...(range.upperBound - 1)
+    }
+
+    /// The index of the canvas whose cell holds the live preview (nil: no cell holds it).
+    public var previewIndex: Int? { adapter.previewItem }
 
     /// The screen enters the window (the first call lays out the visible cells).
     public func screenDidAppear() { host.screenDidAppear() }
@@ -75,56 +87,7 @@ public final class CanvasScreen {
 
     /// Scrolls so the canvas at `index` is visible.
     public func scrollToItem(at index: Int) { host.scrollToItem(at: index) }
-}
 
-/// The canvas screen's data source and delegate: makes cells, and forwards `cellForItem` and the display hooks to the
-/// wiring, as a UIKit data source and delegate do.
-@MainActor
-public final class CanvasCellSource: CollectionHostDataSource, CollectionHostDelegate {
-    /// Cells made so far.
-    public private(set) var cellsMade = 0
-
-    private unowned let wiring: CanvasScreenWiring<CollectionHost<CanvasCellSource>>
-    private let coverProvider: (any CoverProvider)?
-    private let coverSize: PixelSize
-
-    init(
-        wiring: CanvasScreenWiring<CollectionHost<CanvasCellSource>>, coverProvider: (any CoverProvider)?,
-        coverSize: PixelSize
-    ) {
-        self.wiring = wiring
-        self.coverProvider = coverProvider
-        self.coverSize = coverSize
-    }
-
-    /// The canvases as the collection knows them (the wiring's `CanvasScreenWiring/items`).
-    public var items: [CanvasModel] { wiring.items }
-
-    /// The number of canvases the collection knows.
-    public func numberOfItems() -> Int { wiring.items.count }
-
-    /// A new cell with its own view-model, registering nothing.
-    public func makeCell() -> CanvasCell {
-        cellsMade += 1
-        let viewModel = CanvasCellViewModel(coverProvider: coverProvider, coverSize: coverSize, log: wiring.binder.log)
-        return CanvasCell(viewModel: viewModel, binder: wiring.binder)
-    }
-
-    /// Binds the cell's view-model to the canvas at `index` (no observation starts here).
-    public func cellForItem(at index: Int, configuring cell: CanvasCell) {
-        wiring.configure(cell, at: IndexPath(canvasItem: index))
-    }
-
-    /// Forwards to the wiring.
-    public func willDisplay(_ cell: CanvasCell, at index: Int) {
-        wiring.willDisplay(cell, at: IndexPath(canvasItem: index))
-    }
-    /// Forwards to the wiring.
-    public func didEndDisplaying(_ cell: CanvasCell, at index: Int) {
-        wiring.didEndDisplaying(cell, at: IndexPath(canvasItem: index))
-    }
-    /// Forwards to the wiring.
-    public func screenWillDisappear() { wiring.screenWillDisappear() }
-    /// Forwards to the wiring.
-    public func screenDidAppear() { wiring.screenDidAppear() }
+    /// The user taps the cell at `index` (nothing when out of range): the adapter sends a tap to the canvas it shows.
+    public func selectItem(at index: Int) { host.selectItem(at: index) }
 }

@@ -128,7 +128,7 @@ struct CanvasCellViewModelTests {
         let board = boardWithTake(url)
         let covers = FakeCoverProvider()
         let viewModel = CanvasCellViewModel(coverProvider: covers, coverSize: PixelSize(width: 160, height: 90))
-        let cell = CanvasCell(viewModel: viewModel, binder: nil)
+        let cell = ViewModelCell(viewModel: viewModel, binder: nil)
         viewModel.bind(to: board.canvases[0], on: board)
         viewModel.startObserving()
         _ = board.send(.tap(1))
@@ -212,8 +212,8 @@ struct CanvasCellViewModelTests {
 @Suite("Display-lifecycle binder: hooks in any order are harmless")
 @MainActor
 struct DisplayLifecycleBinderTests {
-    private func makeCell(_ binder: DisplayLifecycleBinder) -> CanvasCell {
-        CanvasCell(viewModel: CanvasCellViewModel(log: binder.log), binder: binder)
+    private func makeCell(_ binder: DisplayLifecycleBinder) -> ViewModelCell {
+        ViewModelCell(viewModel: CanvasCellViewModel(log: binder.log), binder: binder)
     }
 
     @Test("repeated willDisplay, end without start, end after disappear, display while away")
@@ -326,8 +326,8 @@ struct DisplayLifecycleBinderTests {
     }
 }
 
-/// A cell made as UIKit makes one, with no view-model (`init(frame:)`), which makes it the first time it is
-/// dequeued: what Docs/Apps.md's cell does.
+/// A holder that makes its view-model late (as a cell made by UIKit's `init(frame:)` would, the first time it is
+/// dequeued).
 @MainActor
 private final class LateViewModelCell: CanvasCellViewModelHolder {
     private(set) var viewModel: CanvasCellViewModel?
@@ -341,29 +341,29 @@ private final class LateViewModelCell: CanvasCellViewModelHolder {
 @Suite("A cell that makes its view-model after init(frame:)")
 @MainActor
 struct LateViewModelCellTests {
-    @Test("hooks before the view-model exists do nothing; once made, the cell binds and observes as any other")
+    @Test("hooks before the view-model exists do nothing; once made, the holder binds and observes as any other")
     func lateViewModel() {
         let board = CanvasBoard(canvasCount: 2)
-        let wiring = CanvasScreenWiring<CollectionHost<CanvasCellSource>>(board: board, log: RegistrationLog())
+        let binder = DisplayLifecycleBinder(log: RegistrationLog())
         let cell = LateViewModelCell()
-        wiring.willDisplay(cell, at: [0, 0])
-        wiring.didEndDisplaying(cell, at: [0, 0])
-        wiring.prepareForReuse(cell)
-        #expect(wiring.binder.log.entries.isEmpty)
-        #expect(wiring.binder.displayedCellCount == 0)
+        binder.willDisplay(cell, at: 0)
+        binder.didEndDisplaying(cell, at: 0)
+        binder.prepareForReuse(cell)
+        #expect(binder.log.entries.isEmpty)
+        #expect(binder.displayedCellCount == 0)
 
-        cell.prepare(log: wiring.binder.log)
+        cell.prepare(log: binder.log)
         let first = cell.viewModel
-        cell.prepare(log: wiring.binder.log)
+        cell.prepare(log: binder.log)
         #expect(cell.viewModel === first, "made once, kept for the cell's life")
-        wiring.configure(cell, at: [0, 1])
-        wiring.willDisplay(cell, at: [0, 1])
-        #expect(wiring.binder.log.liveCount == 4)
+        cell.viewModel?.bind(to: board.canvases[1], on: board)
+        binder.willDisplay(cell, at: 1)
+        #expect(binder.log.liveCount == 4)
         board.send(.tap(1))
         #expect(cell.viewModel?.display == .livePreview)
-        wiring.didEndDisplaying(cell, at: [0, 1])
-        #expect(wiring.binder.log.liveCount == 0)
-        #expect(wiring.binder.log.violations.isEmpty)
+        binder.didEndDisplaying(cell, at: 1)
+        #expect(binder.log.liveCount == 0)
+        #expect(binder.log.violations.isEmpty)
     }
 }
 
@@ -375,7 +375,7 @@ struct CanvasCellDrawingTests {
         let url = URL(fileURLWithPath: "/takes/a.mov")
         let board = boardWithTake(url)
         let viewModel = CanvasCellViewModel()
-        let cell = CanvasCell(viewModel: viewModel, binder: nil)
+        let cell = ViewModelCell(viewModel: viewModel, binder: nil)
         #expect(cell.redrawCount == 1, "the initial nil")
         // Both displays are stored before either is notified: a cell that re-read the view-model on the first
         // notification would draw the second display twice (the second time a no-op) and never the first.
@@ -386,5 +386,38 @@ struct CanvasCellDrawingTests {
         #expect(viewModel.display == .addButton)
         #expect(cell.redrawCount == 3, "nil, then the cover, then the add button")
         #expect(cell.shownDisplay == .addButton)
+    }
+}
+
+/// A cell owning its view-model and drawing it, as a screen that forwards the display hooks itself writes one (the
+/// adapter keeps such a holder per cell).
+@MainActor
+final class ViewModelCell: CanvasCellViewModelHolder {
+    let viewModel: CanvasCellViewModel?
+    private weak var binder: DisplayLifecycleBinder?
+    private(set) var shownDisplay: CanvasDisplay?
+    private(set) var shownCover: CoverImage?
+    /// How many display changes were drawn (the initial nil counts).
+    private(set) var redrawCount = 0
+    private var tokens: [ObservationToken] = []
+
+    init(viewModel: CanvasCellViewModel, binder: DisplayLifecycleBinder?) {
+        self.viewModel = viewModel
+        self.binder = binder
+        tokens = [
+            viewModel.observeOnMainActor(\.display, options: [.initial, .new]) { [weak self] _, change in
+                guard let self, let display = change.newValue else { return }
+                shownDisplay = display
+                redrawCount += 1
+            },
+            viewModel.observeOnMainActor(\.cover, options: [.initial, .new]) { [weak self] _, change in
+                if let cover = change.newValue { self?.shownCover = cover }
+            },
+        ]
+    }
+
+    /// Forwards to the binder, or unbinds without one.
+    func prepareForReuse() {
+        if let binder { binder.prepareForReuse(self) } else { viewModel?.unbind() }
     }
 }

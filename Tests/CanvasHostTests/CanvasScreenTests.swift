@@ -21,7 +21,7 @@ struct CanvasScreenWiringTests {
         #expect(screen.visibleCells.count == 4)
         _ = board.send(.remove(0))
         #expect(screen.host.statistics.batchUpdates == 2)
-        #expect(screen.source.items.map(\.id) == board.canvases.map(\.id))
+        #expect(screen.adapter.items.map(\.id) == board.canvases.map(\.id))
         #expect(screen.reloadCount == 0)
     }
 
@@ -32,14 +32,14 @@ struct CanvasScreenWiringTests {
         let screen = CanvasScreen(board: board, configuration: .init(viewportSize: 5))
         screen.screenDidAppear()
         let replacement = other.canvases[4]
-        screen.wiring.apply(
+        screen.adapter.apply(
             ObservedChange(kind: .replacement, oldValue: nil, newValue: [replacement], indexes: [1]))
-        #expect(screen.source.items[1] === replacement)
-        #expect(screen.host.displayedCell(at: 1)?.viewModel?.model === replacement)
-        screen.wiring.apply(
+        #expect(screen.adapter.items[1] === replacement)
+        #expect(screen.cell(at: 1).flatMap(screen.viewModel(of:))?.model === replacement)
+        screen.adapter.apply(
             ObservedChange(kind: .setting, oldValue: nil, newValue: other.canvases, indexes: nil))
-        #expect(screen.source.items.map(\.id) == other.canvases.map(\.id))
-        #expect(screen.visibleCells.map { $0.cell.viewModel?.model?.id } == other.canvases.map(\.id))
+        #expect(screen.adapter.items.map(\.id) == other.canvases.map(\.id))
+        #expect(screen.visibleCells.map { screen.viewModel(of: $0.cell)?.model?.id } == other.canvases.map(\.id))
         #expect(screen.host.statistics.batchUpdates == 2)
         #expect(screen.reloadCount == 0)
         #expect(screen.lastUpdateError == nil)
@@ -87,10 +87,10 @@ struct CanvasScreenThreadTests {
             board.send(.add)
         }
         screen.applyPendingListChanges()
-        #expect(screen.source.items.map(\.id) == board.canvases.map(\.id))
+        #expect(screen.adapter.items.map(\.id) == board.canvases.map(\.id))
         #expect(screen.host.numberOfItems == 4)
         #expect(screen.host.statistics.batchUpdates == 3)
-        #expect(screen.visibleCells.map { $0.cell.viewModel?.model?.id } == board.canvases.map(\.id))
+        #expect(screen.visibleCells.map { screen.viewModel(of: $0.cell)?.model?.id } == board.canvases.map(\.id))
         #expect(screen.reloadCount == 0)
         #expect(screen.lastUpdateError == nil)
     }
@@ -123,7 +123,7 @@ struct CanvasScreenThreadTests {
         token.invalidate()
         screen.applyPendingListChanges()
         #expect(reaction.isAccepted)
-        #expect(screen.source.items.map(\.id) == board.canvases.map(\.id))
+        #expect(screen.adapter.items.map(\.id) == board.canvases.map(\.id))
         #expect(screen.host.numberOfItems == 3)
         #expect(screen.reloadCount == 0)
         #expect(screen.lastUpdateError == nil)

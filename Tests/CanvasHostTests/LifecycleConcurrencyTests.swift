@@ -51,7 +51,7 @@ struct LifecycleConcurrencyTests {
     }
 
     @Test("taps, records and stops on a background thread, scrolling on the main actor: the audit passes at the end")
-    func backgroundEventsWhileScrolling() {
+    func backgroundEventsWhileScrolling() async {
         let board = CanvasBoard(canvasCount: 40)
         let covers = FakeCoverProvider(completesImmediately: true)
         let screen = CanvasScreen(
@@ -91,6 +91,8 @@ struct LifecycleConcurrencyTests {
             }
             scrolls += 1
         }
+        // The cells draw on the main actor: what the senders' changes queued for it runs first.
+        await drainMainQueue()
         let problems = screen.auditProblems(models: ModelRegistry())
         #expect(problems.isEmpty, "\(problems)")
         #expect(screen.log.violations.isEmpty)

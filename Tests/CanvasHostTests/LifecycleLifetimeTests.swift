@@ -21,18 +21,20 @@ struct LifecycleLifetimeTests {
         tracker.watch(screen, "screen")
         tracker.watch(screen.host, "host")
         tracker.watch(screen.binder, "binder")
-        tracker.watch(screen.source, "source")
-        if let token = screen.wiring.follower.canvasesToken { tracker.watch(token, "canvases token") }
+        tracker.watch(screen.adapter, "adapter")
+        if let token = screen.adapter.follower.canvasesToken { tracker.watch(token, "canvases token") }
         var seen = Set<ObjectIdentifier>()
         func trackAll() {
             for model in board.canvases where seen.insert(ObjectIdentifier(model)).inserted {
                 tracker.watch(model, "model \(model.id)")
             }
             for (_, cell) in screen.host.displayedCells where seen.insert(ObjectIdentifier(cell)).inserted {
+                let binding = screen.adapter.bindings[ObjectIdentifier(cell)]!
                 tracker.watch(cell, "cell")
-                tracker.watch(cell.viewModel!, "view-model")
-                tracker.watch(cell.viewModel!.observer, "observer")
-                for token in cell.tokens { tracker.watch(token, "cell token") }
+                tracker.watch(binding, "binding")
+                tracker.watch(binding.model, "view-model")
+                tracker.watch(binding.model.observer, "observer")
+                for token in binding.tokens { tracker.watch(token, "cell token") }
             }
         }
         let steps = LifecycleStep.sequence(seed: 42, canvasCount: 7, count: 80)

@@ -1,5 +1,6 @@
 import CanvasHost
 import CanvasKit
+import Dispatch
 import Foundation
 import Locking
 import Observing
@@ -49,6 +50,17 @@ extension CanvasScreen: LifecycleSubject {
     var displayedCount: Int { host.displayedCells.count }
     func appear() { screenDidAppear() }
     func disappear() { screenWillDisappear() }
+}
+
+/// Lets the main queue run what other threads queued for it (the main-actor deliveries of their changes, which the
+/// cells draw), a few rounds, since a delivery may queue the next one.
+@MainActor
+func drainMainQueue() async {
+    for _ in 0..<4 {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.main.async { done.resume() }
+        }
+    }
 }
 
 /// One step of a lifecycle sequence.

@@ -77,7 +77,8 @@ struct DraftTests {
                 .stop(url, start: 1.25), .stop(url, start: -0.375),
                 .cancel, .delete(2), .add, .remove(1), .recordingStarted(at: HostTime(seconds: 1_234.5)),
                 .recordingFailed(.notAuthorized), .recordingCutShort(.call, file: url, start: -0.25),
-                .recordingCutShort(.cameraTaken, file: nil),
+                .recordingCutShort(.cameraTaken, file: nil), .tapCanvas(CanvasID(rawValue: 0)),
+                .tapCanvas(CanvasID(rawValue: .max)),
             ] + RecorderProblem.allCases.map { .recordingFailed($0) }
         let relative = URL(
             fileURLWithPath: "take 2.mov", relativeTo: URL(fileURLWithPath: "/takes/", isDirectory: true))

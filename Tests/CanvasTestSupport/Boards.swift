@@ -48,6 +48,8 @@ package enum Boards {
         for index in -1...state.count {
             events += [.tap(index), .delete(index), .remove(index)]
         }
+        // By identity: every canvas's, and one no canvas has.
+        events += state.indices.map { .tapCanvas(state.id(at: $0)) } + [.tapCanvas(CanvasID(rawValue: .max))]
         let recording = state.recordingIndex
         if let other = state.indices.first(where: { $0 != recording && state.videoURL(at: $0) != nil }) {
             events.append(.stop(state.videoURL(at: other)!))

@@ -106,7 +106,7 @@ struct NaiveBoard {
             guard status.indices.contains(index), recording == nil, videoURL[index] != nil else { return false }
             videoURL[index] = nil
             return true
-        case .add, .remove:
+        case .add, .remove, .tapCanvas:
             return false
         }
     }

@@ -171,7 +171,7 @@ func measureScroll(_ name: String, _ configuration: CollectionHostConfiguration)
     precondition(log.liveCount == screen.host.displayedCells.count * keysPerCell, "live registrations drifted")
     return ModeResult(
         name: name, scrollStep: perStep, peakLive: log.peakLiveCount, bound: worstDisplayed * keysPerCell,
-        violations: log.violations.count, reloads: screen.reloadCount, cellsMade: screen.source.cellsMade)
+        violations: log.violations.count, reloads: screen.reloadCount, cellsMade: screen.adapter.cellCount)
 }
 
 let plain = measureScroll("no prefetching", .init(viewportSize: visibleCount))
@@ -189,7 +189,9 @@ screen.scroll(toOffset: 500)
 
 @MainActor
 func recomputations() -> [Int: Int] {
-    Dictionary(uniqueKeysWithValues: screen.visibleCells.map { ($0.index, $0.cell.viewModel?.recomputations ?? 0) })
+    Dictionary(
+        uniqueKeysWithValues: screen.visibleCells.map { ($0.index, screen.viewModel(of: $0.cell)?.recomputations ?? 0) }
+    )
 }
 
 /// Sends `event` and returns the visible indexes whose view-model recomputed, with how many times.
@@ -216,7 +218,7 @@ let recorded = recomputed(by: .record)
 let stopped = recomputed(by: .stop(URL(fileURLWithPath: "/bench/new.mov")))
 _ = board.send(.tap(504))
 let redraws = screen.visibleCells.map(\.cell.redrawCount).reduce(0, +) - redrawsBefore
-let visibleWithTakes = screen.visibleCells.filter { $0.cell.viewModel?.model?.videoURL != nil }.count
+let visibleWithTakes = screen.visibleCells.filter { screen.viewModel(of: $0.cell)?.model?.videoURL != nil }.count
 
 // Time per tap: move the preview between two visible canvases, then between two offscreen ones.
 let tapRounds = 2_000

@@ -1,9 +1,39 @@
 import CanvasKit
 import Foundation
 
-/// The host as CanvasKit's `CanvasCollectionView`: the same calls, names and index paths as
-/// `UICollectionView`, so `CanvasScreenWiring` drives the host exactly as it drives UIKit.
-extension CollectionHost: CanvasCollectionView {
+/// The headless collection view as CanvasKit's `CanvasCollectionView`: the same calls, names and index paths as
+/// `UICollectionView`, so a `CanvasScreenAdapter` drives it exactly as it drives UIKit.
+extension CollectionHost: CanvasCollectionView where DataSource == HeadlessCollectionSource {
+    /// Makes `adapter` the data source and delegate (held weakly) and queries the items again.
+    public func setAdapter(_ adapter: (any CanvasCollectionViewAdapter<HeadlessCell>)?) {
+        dataSource?.adapter = adapter
+        dataSourceDidChange()
+    }
+
+    /// `UICollectionView.register(_:forCellWithReuseIdentifier:)`: `cellClass` must be a ``HeadlessCell`` subclass.
+    public func register(_ cellClass: AnyClass?, forCellWithReuseIdentifier identifier: String) {
+        guard let cellClass = cellClass as? HeadlessCell.Type else {
+            preconditionFailure("HeadlessCollectionView: \(String(describing: cellClass)) is not a HeadlessCell")
+        }
+        dataSource?.registered[identifier] = cellClass
+        dataSource?.cellClass = cellClass
+    }
+
+    /// `UICollectionView.dequeueReusableCell(withReuseIdentifier:for:)`: the cell the host took for the running
+    /// `cellForItemAt` (new, or from the pool after its `prepareForReuse()`).
+    ///
+    /// - Precondition: called once from `cellForItemAt`, with a registered identifier.
+    public func dequeueReusableCell(withReuseIdentifier identifier: String, for indexPath: IndexPath) -> HeadlessCell {
+        guard let source = dataSource, source.registered[identifier] != nil else {
+            preconditionFailure("HeadlessCollectionView: no class registered for the reuse identifier \(identifier)")
+        }
+        guard let cell = source.dequeueable else {
+            preconditionFailure("HeadlessCollectionView: dequeueReusableCell called outside cellForItemAt")
+        }
+        source.dequeueable = nil
+        return cell
+    }
+
     /// `UICollectionView.performBatchUpdates(_:completion:)`: runs `updates`, in which the data source changes and
     /// ``insertItems(at:)-([IndexPath])``, ``deleteItems(at:)-([IndexPath])`` and ``moveItem(at:to:)-(IndexPath,_)``
     /// record the matching changes, then applies them as one update (see ``performBatchUpdates(_:)``) and calls

@@ -26,8 +26,10 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
     /// The cell type of the data source.
     public typealias Cell = DataSource.Cell
 
-    /// The data source; held weakly.
+    /// The data source; held weakly, unless the host made it (see ``HeadlessCollectionView``).
     public private(set) weak var dataSource: DataSource?
+    /// The data source the host made and owns, if any.
+    var ownedDataSource: DataSource?
     /// The delegate; held weakly.
     public weak var delegate: (any CollectionHostDelegate<Cell>)?
     /// The layout and ordering rules, fixed at creation.
@@ -213,27 +215,14 @@ public final class CollectionHost<DataSource: CollectionHostDataSource> {
         }
     }
 
-    /// Inserts items at `indexes` (after the update) as a batch update of its own; the data source must already
-    /// count them.
-    ///
-    /// - Throws: ``CollectionHostError`` as ``performBatchUpdates(_:)``.
-    public func insertItems(at indexes: IndexSet) throws(CollectionHostError) {
-        try performBatchUpdates { $0.insertItems(at: indexes) }
-    }
-
-    /// Deletes the items at `indexes` (before the update) as a batch update of its own; the data source must already
-    /// have dropped them.
-    ///
-    /// - Throws: ``CollectionHostError`` as ``performBatchUpdates(_:)``.
-    public func deleteItems(at indexes: IndexSet) throws(CollectionHostError) {
-        try performBatchUpdates { $0.deleteItems(at: indexes) }
-    }
-
-    /// Moves one item as a batch update of its own; the data source must already have moved it.
-    ///
-    /// - Throws: ``CollectionHostError`` as ``performBatchUpdates(_:)``.
-    public func moveItem(at source: Int, to destination: Int) throws(CollectionHostError) {
-        try performBatchUpdates { $0.moveItem(at: source, to: destination) }
+    /// The data source changed (a new adapter): the count is queried again and, once laid out, every cell is thrown
+    /// away and the viewport laid out anew, as UIKit does when its data source is set (not counted as a reload).
+    func dataSourceDidChange() {
+        guard hasAppeared else {
+            numberOfItems = max(0, dataSource?.numberOfItems() ?? 0)
+            return
+        }
+        performReload()
     }
 
     // MARK: Layout

@@ -12,8 +12,9 @@ import Foundation
 /// 4 `cancel`, 6 `add`: nothing. 3 `stop`: the URL, then the start (the 8 bytes of a `Double`, little-endian).
 /// 8 a noted recording file: the URL. 9 `recordingStarted`: the host time (a `Double`, as the start). 10
 /// `recordingFailed`: the problem's name (a string). 11 `recordingCutShort`: the problem's name, 0 or 1 and the
-/// file, then the start. A string is its UTF-8 length (LEB128) and its bytes. A URL is its relative string, then 0, or 1 and its base URL (the form
-/// `URL`'s own `Codable` conformance keeps).
+/// file, then the start. 12 `tap` by identity: the identity's raw number (LEB128). A string is its UTF-8 length
+/// (LEB128) and its bytes. A URL is its relative string, then 0, or 1 and its base URL (the form `URL`'s own
+/// `Codable` conformance keeps).
 enum DraftRecordCodec {
     /// Why a payload that passed its checksum is not an entry.
     struct Failure: Error, CustomStringConvertible {
@@ -50,6 +51,9 @@ enum DraftRecordCodec {
             case .delete(let index): integer(5, index, &bytes)
             case .add: bytes.append(6)
             case .remove(let index): integer(7, index, &bytes)
+            case .tapCanvas(let id):
+                bytes.append(12)
+                DraftVarint.write(id.rawValue, into: &bytes)
             }
         case .recordingFile(let url):
             bytes.append(8)
@@ -111,6 +115,7 @@ enum DraftRecordCodec {
             default: throw Failure(description: "a cut-short's file marker is damaged")
             }
             entry = .event(.recordingCutShort(problem, file: file, start: try reader.double()))
+        case 12: entry = .event(.tapCanvas(CanvasID(rawValue: try reader.varint())))
         case let kind: throw Failure(description: "unknown entry kind \(kind)")
         }
         guard reader.offset == payload.endIndex else { throw Failure(description: "bytes after the entry") }

@@ -1,16 +1,11 @@
-/// A cell that owns a ``CanvasCellViewModel``: the headless `CanvasCell` (module CanvasHost), or a UIKit cell subclass that forwards
-/// the same hooks to the same binder.
-///
-/// UIKit makes a cell with `init(frame:)`, before the app can hand it a cover provider, so the view-model is optional:
-/// a cell makes it the first time it is dequeued (in `collectionView(_:cellForItemAt:)`, before
-/// ``CanvasScreenWiring/configure(_:at:)``) and keeps it for its whole life. Declare it
-/// `private(set) var viewModel: CanvasCellViewModel?` (or `CanvasCellViewModel!`).
+/// What ``DisplayLifecycleBinder`` tracks: an object owning a ``CanvasCellViewModel``. `CanvasScreenAdapter` keeps
+/// one per cell it made; a screen that forwards the hooks itself may pass its cells.
 ///
 /// Main-actor isolated, like a `UICollectionViewCell` and the hooks that take it.
 @MainActor
 public protocol CanvasCellViewModelHolder: AnyObject {
-    /// The cell's view-model: nil only until the cell made it, then the same one for the cell's whole life. The
-    /// display hooks do nothing for a cell that has none yet (it was never configured, so nothing of it is observed).
+    /// The view-model: the same one for the holder's whole life once made. The display hooks do nothing for a holder
+    /// that has none yet (it was never configured, so nothing of it is observed).
     var viewModel: CanvasCellViewModel? { get }
 }
 

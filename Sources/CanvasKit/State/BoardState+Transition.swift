@@ -105,6 +105,8 @@ extension BoardState {
         let rule: Rule
         switch event {
         case .tap(let index): rule = tap(index)
+        case .tapCanvas(let id):
+            if let index = index(of: id) { rule = tap(index) } else { rule = .rejected(.canvasNotOnBoard(id)) }
         case .record: rule = record(playbackStart: playbackStart)
         case .stop(let url, let start): rule = stop(take: url, start: start, &change)
         case .cancel: rule = cancel()

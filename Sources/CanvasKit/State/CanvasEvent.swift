@@ -5,10 +5,16 @@ import Foundation
 /// Indexes are plain integers: an out-of-range or negative index is not a programming error but an event the board
 /// rejects with `CanvasRejection.indexOutOfRange`. The `description` is the event language of `CanvasScript`
 /// (`tap 0`, `record`, `stop take-1.mov`, ...), and parsing it back gives the same event (a `stop`'s start aside:
-/// the language has no word for it, a simulation supplies it from its clock; likewise a `cut-short`'s).
+/// the language has no word for it, a simulation supplies it from its clock; likewise a `cut-short`'s; and a
+/// ``tapCanvas(_:)``, written `tap #3` with its identity, which scripts do not parse: they tap by index).
 public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     /// The user taps the canvas at the index.
     case tap(Int)
+    /// The user taps the canvas with this identity: the board resolves it to the canvas's index when it applies the
+    /// event, so a list change made meanwhile (from another thread) cannot redirect the tap. What the screen adapter
+    /// sends for a tapped cell. A canvas no longer on the board is rejected
+    /// (``CanvasRejection/canvasNotOnBoard(_:)``); otherwise the outcome is exactly that of ``tap(_:)`` at its index.
+    case tapCanvas(CanvasID)
     /// The user starts recording into the previewing canvas.
     case record
     /// The recorder finished; the take is the file at the URL, and its first frame lies `start` seconds into the
@@ -40,7 +46,7 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     /// `remove`.
     public var word: String {
         switch self {
-        case .tap: "tap"
+        case .tap, .tapCanvas: "tap"
         case .record: "record"
         case .stop: "stop"
         case .cancel: "cancel"
@@ -60,6 +66,7 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     package func description(naming name: (Int) -> String) -> String {
         switch self {
         case .tap(let index), .delete(let index), .remove(let index): "\(word) \(name(index))"
+        case .tapCanvas(let id): "\(word) \(id)"
         case .stop(let url, _): "stop \(TakeName.scriptWord(for: url))"
         case .recordingStarted(let time): "started \(time.seconds)"
         case .recordingFailed(let problem): "failed \(problem)"

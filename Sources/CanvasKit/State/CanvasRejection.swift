@@ -22,11 +22,14 @@ public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
     case lastCanvas
     /// `stop` with a file that is already another canvas's take; accepting it would let one delete destroy two takes.
     case takeInUse(url: URL, index: Int)
+    /// A tap by identity (``CanvasEvent/tapCanvas(_:)``) of a canvas that is no longer on the board (removed after
+    /// its cell was tapped).
+    case canvasNotOnBoard(CanvasID)
 
     /// The kinds of rejection, one per case, for coverage checks and for JSON.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case indexOutOfRange, lockedWhileRecording, nothingToRecord, alreadyRecording, nothingRecording, noTake
-        case lastCanvas, takeInUse
+        case lastCanvas, takeInUse, canvasNotOnBoard
     }
 
     /// The kind of this rejection; its `rawValue` is the stable short name (`lockedWhileRecording`, ...).
@@ -40,6 +43,7 @@ public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
         case .noTake: .noTake
         case .lastCanvas: .lastCanvas
         case .takeInUse: .takeInUse
+        case .canvasNotOnBoard: .canvasNotOnBoard
         }
     }
 
@@ -64,6 +68,8 @@ public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
             "last canvas: a board keeps at least one canvas"
         case .takeInUse(let url, let index):
             "take in use: \(TakeName.describe(url)) is already the take of \(name(index))"
+        case .canvasNotOnBoard(let id):
+            "canvas not on board: canvas \(id) was removed"
         }
     }
 }

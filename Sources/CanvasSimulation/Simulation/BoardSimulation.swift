@@ -6,8 +6,8 @@ import Observing
 
 /// A board on a headless canvas screen, stepped through commands of the event language (`canvas-sim`'s engine).
 ///
-/// The board runs on a `CanvasScreen`: a `CollectionHost` whose cells own real `CanvasCellViewModel`s, bound
-/// through the `DisplayLifecycleBinder`'s hooks. Board events go to the `CanvasBoard`; `scroll N`, `disappear`
+/// The board runs on a `CanvasScreen`: a headless collection view driven by a `CanvasScreenAdapter`, whose cells
+/// draw real `CanvasCellViewModel`s and host the live preview as an app's do. Board events go to the `CanvasBoard`; `scroll N`, `disappear`
 /// and `appear` act on the host. Each step reports every canvas as its cell shows it (see ``SimulationCanvas``), the
 /// effects, and the covers that failed.
 ///
@@ -199,6 +199,7 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
                 return SimulationCoverFailure(index: index, videoURL: failure.url, reason: failure.reason)
             },
             isOnScreen: screen.host.isOnScreen, visibleRange: screen.host.visibleRange,
+            previewIndex: screen.previewIndex,
             cellsMade: statistics.cellsMade, cellsReused: statistics.cellsReused,
             liveObservations: ObservationDiagnostics.liveObservationCount)
     }
@@ -223,14 +224,14 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
         return board.canvases.enumerated().map { index, model in
             let key = model.videoURL.map(SettlingCoverProvider.key)
             let simulated = model.videoURL.map(covers.isSimulated) ?? false
-            if host.isOnScreen, host.visibleRange.contains(index), let cell = host.displayedCell(at: index),
-                let shown = cell.shownDisplay, let bound = cell.viewModel?.model
+            if host.isOnScreen, host.visibleRange.contains(index), let cell = screen.cell(at: index),
+                let shown = cell.shownDisplay, let viewModel = screen.viewModel(of: cell), let bound = viewModel.model
             {
                 return SimulationCanvas(
                     index: index, status: bound.status, isSelected: bound.isSelected, videoURL: bound.videoURL,
                     shows: shown, isVisible: true, takeIsSimulated: simulated,
                     cover: cell.shownCover ?? key.flatMap { prepared[$0] },
-                    coverError: cell.viewModel?.coverError.map { relativize($0, bound.videoURL) }
+                    coverError: viewModel.coverError.map { relativize($0, bound.videoURL) }
                         ?? key.flatMap { failed[$0] })
             }
             return SimulationCanvas(

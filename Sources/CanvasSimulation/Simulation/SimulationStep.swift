@@ -76,6 +76,8 @@ public struct SimulationStep: Sendable {
     public var isOnScreen: Bool
     /// The items in the viewport after the step.
     public var visibleRange: Range<Int>
+    /// The canvas whose cell holds the live preview after the step (nil: no cell holds it).
+    public var previewIndex: Int?
     /// Cells the host has made so far.
     public var cellsMade: Int
     /// Cells the host has reused so far.

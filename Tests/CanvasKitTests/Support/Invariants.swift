@@ -99,7 +99,7 @@ enum Invariants {
         problems += check(afterSnapshot)
         problems += checkWrites(change.writes(after: after), before: snapshot, after: afterSnapshot)
         switch event {
-        case .tap, .delete, .add, .remove:
+        case .tap, .tapCanvas, .delete, .add, .remove:
             if before.isRecording { problems.append("I2: \(event) accepted while recording") }
         case .record, .stop, .cancel, .recordingStarted, .recordingFailed, .recordingCutShort:
             break

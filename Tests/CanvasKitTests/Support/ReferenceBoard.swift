@@ -12,9 +12,15 @@ struct ReferenceBoard: Equatable {
     }
 
     var canvases: [Canvas]
+    /// The canvases' identities as of the board this one was made from (a by-identity tap is resolved through them;
+    /// not kept up by `add` and `remove`, and not compared).
+    let ids: [CanvasID]
+
+    static func == (lhs: ReferenceBoard, rhs: ReferenceBoard) -> Bool { lhs.canvases == rhs.canvases }
 
     init(_ state: BoardState) {
         canvases = state.canvases.map { Canvas(status: $0.status, isSelected: $0.isSelected, videoURL: $0.videoURL) }
+        ids = state.canvases.map(\.id)
     }
 
     func matches(_ state: BoardState) -> Bool {
@@ -27,6 +33,9 @@ struct ReferenceBoard: Equatable {
         let recording = canvases.firstIndex { $0.status == .recording }
         func inRange(_ index: Int) -> Bool { index >= 0 && index < canvases.count }
         switch event {
+        case .tapCanvas(let id):
+            guard let i = ids.firstIndex(of: id) else { return .failure(.init(.canvasNotOnBoard(id))) }
+            return apply(.tap(i))
         case .tap(let i):
             guard inRange(i) else { return .failure(.init(.indexOutOfRange(index: i, count: canvases.count))) }
             if let recording { return .failure(.init(.lockedWhileRecording(recordingIndex: recording))) }

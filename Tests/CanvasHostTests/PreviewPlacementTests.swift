@@ -1,0 +1,134 @@
+import Foundation
+import SeededRandom
+import Testing
+
+@testable import CanvasHost
+@testable import CanvasKit
+
+@Suite("Preview placement: the rule as a value")
+struct PreviewPlacementRuleTests {
+    private let first = CanvasID(rawValue: 1)
+    private let second = CanvasID(rawValue: 2)
+
+    @Test("the preview is in the displayed cell showing live preview or recording, and moves out before it moves in")
+    func followsTheCanvas() {
+        var placement = PreviewPlacement<String>()
+        #expect(placement.cell("a", shows: first, display: .livePreview) == nil, "not displayed yet")
+        #expect(placement.cellWillDisplay("a") == .init(from: nil, to: "a"))
+        #expect(placement.cellWillDisplay("b") == nil)
+        #expect(placement.cell("b", shows: second, display: .addButton) == nil)
+        #expect(placement.cell("a", shows: first, display: .addButton) == .init(from: "a", to: nil))
+        #expect(placement.cell("b", shows: second, display: .recording) == .init(from: nil, to: "b"))
+        #expect(placement.hostCanvas == second)
+    }
+
+    @Test("ending display, reuse and disappearing take it out; displaying again and appearing put it back")
+    func outAndBackIn() {
+        var placement = PreviewPlacement<String>()
+        _ = placement.cellWillDisplay("a")
+        _ = placement.cell("a", shows: first, display: .livePreview)
+        #expect(placement.cellDidEndDisplaying("a") == .init(from: "a", to: nil))
+        #expect(placement.cellWillDisplay("a") == .init(from: nil, to: "a"))
+        #expect(placement.screenWillDisappear() == .init(from: "a", to: nil))
+        #expect(placement.cellWillDisplay("a") == nil, "nothing hosts while the screen is away")
+        #expect(placement.screenDidAppear() == .init(from: nil, to: "a"))
+        #expect(placement.cellWillBeReused("a") == .init(from: "a", to: nil))
+        #expect(placement.host == nil)
+        #expect(placement.canvas(shownBy: "a") == nil)
+    }
+
+    @Test("two displayed cells showing the previewing canvas: the one displayed last hosts it")
+    func latestWins() {
+        var placement = PreviewPlacement<String>()
+        _ = placement.cell("old", shows: first, display: .livePreview)
+        _ = placement.cellWillDisplay("old")
+        _ = placement.cell("new", shows: first, display: .livePreview)
+        #expect(placement.cellWillDisplay("new") == .init(from: "old", to: "new"))
+        #expect(placement.cellDidEndDisplaying("new") == .init(from: "new", to: "old"))
+    }
+}
+
+@Suite("Preview placement on the headless screen")
+@MainActor
+struct PreviewPlacementScreenTests {
+    /// Every problem with where the preview is: it must be in the displayed cell of the previewing canvas while the
+    /// screen is on screen, and in no other cell (displayed, prefetched or pooled).
+    private func previewProblems(_ screen: CanvasScreen, cells: [CanvasCell]) -> [String] {
+        var problems: [String] = []
+        let previewing = screen.board.state.previewIndex
+        var expected: CanvasCell?
+        if let previewing, screen.host.isOnScreen { expected = screen.cell(at: previewing) }
+        for cell in cells where cell.hostsPreview != (cell === expected) {
+            let canvas = screen.viewModel(of: cell)?.model.map(\.id.description) ?? "none"
+            problems.append(
+                "a cell showing canvas \(canvas) (\(cell.shownDisplay?.description ?? "nothing")) "
+                    + (cell.hostsPreview ? "holds the preview" : "lacks the preview")
+                    + "; previewing: \(previewing.map(String.init) ?? "none")")
+        }
+        if let expected, expected.shownDisplay?.isHighlighted != true {
+            problems.append("the preview's cell shows \(expected.shownDisplay?.description ?? "nothing")")
+        }
+        if screen.previewIndex != (expected == nil ? nil : previewing) {
+            problems.append(
+                "previewIndex \(String(describing: screen.previewIndex)), expected \(String(describing: previewing))")
+        }
+        if screen.reloadCount != 0 { problems.append("\(screen.reloadCount) reloads") }
+        return problems
+    }
+
+    /// Every cell the screen's adapter made.
+    private func allCells(_ screen: CanvasScreen) -> [CanvasCell] {
+        screen.adapter.bindings.values.map(\.cell)
+    }
+
+    @Test(
+        "9 canvases, 3 visible: tap 0, scroll to 3-5: the cell that held the preview does not show canvas 5 with it",
+        arguments: [CollectionHostConfiguration.Prefetching.disabled, .enabled(distance: 1)])
+    func scrolledAway(prefetching: CollectionHostConfiguration.Prefetching) {
+        let screen = CanvasScreen(
+            board: CanvasBoard(canvasCount: 9), configuration: .init(viewportSize: 3, prefetching: prefetching))
+        screen.screenDidAppear()
+        screen.selectItem(at: 0)
+        let held = screen.cell(at: 0)
+        #expect(held?.hostsPreview == true)
+        screen.scroll(toOffset: 3)
+        screen.scroll(toOffset: 3)  // a second pass delivers the late ends of prefetching
+        #expect(screen.viewport == 3...5)
+        #expect(held?.hostsPreview == false, "offscreen, the preview is in no cell")
+        #expect(screen.previewIndex == nil)
+        #expect(allCells(screen).allSatisfy { !$0.hostsPreview })
+        #expect(screen.cell(at: 5).map { !$0.hostsPreview } == true)
+        screen.scroll(toOffset: 0)
+        #expect(screen.cell(at: 0)?.hostsPreview == true, "back on screen, the preview is back in its cell")
+        #expect(previewProblems(screen, cells: allCells(screen)).isEmpty)
+    }
+
+    nonisolated static let configurations: [CollectionHostConfiguration] = [
+        .init(viewportSize: 3),
+        .init(viewportSize: 3, prefetching: .enabled(distance: 2)),
+        .init(viewportSize: 4, prefetching: .enabled(distance: 1), callbackOrder: .shuffled(seed: 5)),
+        .init(viewportSize: 2, callbackOrder: .shuffled(seed: 11), disappearance: .endsDisplayingVisibleCells),
+        .init(viewportSize: 3, prefetching: .enabled(distance: 1), disappearance: .endsDisplayingVisibleCells),
+    ]
+
+    @Test(
+        "random taps, scrolls, adds, removes, records and stops: at every step the preview is in the right cell or none",
+        arguments: configurations)
+    func randomScripts(configuration: CollectionHostConfiguration) {
+        for seed in UInt64(1)...12 {
+            let screen = CanvasScreen(board: CanvasBoard(canvasCount: 9), configuration: configuration)
+            screen.screenDidAppear()
+            for (number, step) in LifecycleStep.sequence(seed: seed, canvasCount: 9, count: 150).enumerated() {
+                // Half the taps go through the cell, as a user's do (by identity), the others by index.
+                if case .event(.tap(let index)) = step, number % 2 == 0 {
+                    screen.selectItem(at: index)
+                } else {
+                    screen.perform(step)
+                }
+                let problems = previewProblems(screen, cells: allCells(screen))
+                #expect(problems.isEmpty, "seed \(seed), step \(number) (\(step)): \(problems)")
+                if !problems.isEmpty { return }
+            }
+        }
+    }
+}
