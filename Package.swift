@@ -179,7 +179,7 @@ targets += [
 
 // MARK: CanvasKit
 // What an app links for its recording screen (Docs/CanvasKit.md, Docs/Lifecycle.md): the board state machine,
-// `CanvasModel` / `CanvasBoard`, display derivation, cell view-models, the display-lifecycle binder, the screen wiring
+// `CanvasModel` / `CanvasBoard`, display derivation, cell view-models, the display-lifecycle binder, the screen adapter
 // over a collection-view protocol, the cover-provider protocol. No FFmpeg, no host, no simulation.
 products.append(.library(name: "CanvasKit", targets: ["CanvasKit"]))
 targets += [
@@ -325,7 +325,7 @@ if Context.environment["MULTICANVAS_FUZZ"] != nil {
 }
 
 // MARK: Examples
-// A recording screen wired exactly as an app wires it (board, screen wiring, cells with their view-models, covers
+// A recording screen wired exactly as an app wires it (board, screen adapter, cells that draw, covers
 // through CanvasCovers, an effects performer), on the headless host; Docs/Apps.md shows the UIKit version beside it.
 targets += [
     .executableTarget(

@@ -29,7 +29,10 @@ private final class RecordingCollectionView: CanvasCollectionView {
     var visible: [IndexPath: BaseCell] = [:]
     private var registered: [String: BaseCell.Type] = [:]
 
-    func setAdapter(_ adapter: (any CanvasCollectionViewAdapter<BaseCell>)?) { self.adapter = adapter }
+    func setAdapter(_ adapter: (any CanvasCollectionViewAdapter<BaseCell>)?) -> AnyObject? {
+        self.adapter = adapter
+        return nil
+    }
     func register(_ cellClass: AnyClass?, forCellWithReuseIdentifier identifier: String) {
         registered[identifier] = cellClass as? BaseCell.Type
         calls.append("register")

@@ -4,10 +4,12 @@ import Foundation
 /// The headless collection view as CanvasKit's `CanvasCollectionView`: the same calls, names and index paths as
 /// `UICollectionView`, so a `CanvasScreenAdapter` drives it exactly as it drives UIKit.
 extension CollectionHost: CanvasCollectionView where DataSource == HeadlessCollectionSource {
-    /// Makes `adapter` the data source and delegate (held weakly) and queries the items again.
-    public func setAdapter(_ adapter: (any CanvasCollectionViewAdapter<HeadlessCell>)?) {
+    /// Makes `adapter` the data source and delegate (held weakly) and queries the items again. Returns nil: the
+    /// host owns the object forwarding its calls.
+    public func setAdapter(_ adapter: (any CanvasCollectionViewAdapter<HeadlessCell>)?) -> AnyObject? {
         dataSource?.adapter = adapter
         dataSourceDidChange()
+        return nil
     }
 
     /// `UICollectionView.register(_:forCellWithReuseIdentifier:)`: `cellClass` must be a ``HeadlessCell`` subclass.

@@ -14,9 +14,12 @@ public protocol CanvasCollectionView: AnyObject {
     /// The cell class the collection view hands out (`UICollectionViewCell`); the adapter's cells are a subclass.
     associatedtype Cell: AnyObject
 
-    /// Makes `adapter` the collection view's data source and delegate (nil: none). Like UIKit's `dataSource` and
-    /// `delegate`, the collection view holds the adapter weakly: its owner (the view controller) keeps it alive.
-    func setAdapter(_ adapter: (any CanvasCollectionViewAdapter<Cell>)?)
+    /// Makes `adapter` the collection view's data source and delegate (nil: none), and returns what must stay alive
+    /// for that: UIKit's conformance sets its `dataSource` and `delegate` to an object forwarding to `adapter` and
+    /// returns it, since UIKit holds them weakly. The caller keeps the returned object as long as it wants the
+    /// adapter to serve (`CanvasScreenAdapter` does). The adapter itself is held weakly, as UIKit holds its data
+    /// source: its owner (the view controller) keeps it alive.
+    func setAdapter(_ adapter: (any CanvasCollectionViewAdapter<Cell>)?) -> AnyObject?
 
     /// `register(_:forCellWithReuseIdentifier:)`: cells dequeued with `identifier` are made of `cellClass`.
     func register(_ cellClass: AnyClass?, forCellWithReuseIdentifier identifier: String)

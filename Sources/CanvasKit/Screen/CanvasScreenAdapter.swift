@@ -59,6 +59,9 @@ public final class CanvasScreenAdapter<CollectionView: CanvasCollectionView, Cel
     private let coverProvider: (any CoverProvider)?
     private let coverSize: PixelSize
     private let reuseIdentifier: String
+    /// What the collection view calls on the adapter's behalf, kept alive here (see
+    /// ``CanvasCollectionView/setAdapter(_:)``).
+    private var connection: AnyObject?
 
     /// Registers `cellType` with `collectionView`, becomes its data source and delegate, and follows `board`'s
     /// canvas list.
@@ -87,7 +90,7 @@ public final class CanvasScreenAdapter<CollectionView: CanvasCollectionView, Cel
         follower = ListChangeFollower(board: board)
         follower.apply = { [weak self] change in self?.apply(change) }
         collectionView.register(cellType, forCellWithReuseIdentifier: reuseIdentifier)
-        collectionView.setAdapter(self)
+        connection = collectionView.setAdapter(self)
     }
 
     // MARK: Queries
