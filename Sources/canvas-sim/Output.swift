@@ -9,9 +9,10 @@ enum Output {
     // MARK: JSON
 
     /// One step as exactly the JSON line of Docs/canvas-sim.md: `step`, `event`, `accepted`, `reason`, `canvases` (each
-    /// `index`, `status`, `selected`, `video`, `shows`) and `effects`, nothing else, so readers that compare whole
-    /// objects with the contract keep working. A cover that failed during the step is reported as one more effect
-    /// string, `cover failed N FILE: REASON`, after the event's own effects.
+    /// `index`, `status`, `selected`, `video`, `shows`), `effects` and `screen` (`viewport`: the first and last canvas
+    /// on screen, or null while the screen is away; `preview`: the canvas whose cell holds the live preview, or null),
+    /// nothing else, so readers that compare whole objects with the contract keep working. A cover that failed during
+    /// the step is reported as one more effect string, `cover failed N FILE: REASON`, after the event's own effects.
     /// With a draft (`durable` not nil), one more key at the end: `durable`, the number of the last record synced to
     /// the draft when the step was printed.
     static func json(_ step: SimulationStep, durable: UInt64? = nil) -> String {
@@ -25,6 +26,10 @@ enum Output {
             "cover failed \(failure.index) \(TakeName.describe(failure.videoURL)): \(failure.reason)"
         }
         line.add("effects", .array((step.effects.map(\.description) + coverFailures).map { .string($0) }))
+        var screen = JSONLine()
+        screen.add("viewport", step.viewport.map { .array([.int($0.lowerBound), .int($0.upperBound)]) } ?? .null)
+        screen.add("preview", step.previewIndex.map { .int($0) } ?? .null)
+        line.add("screen", .object(screen))
         if let durable { line.add("durable", .int(Int(clamping: durable))) }
         return line.description
     }
@@ -92,19 +97,23 @@ enum Output {
         return text
     }
 
-    /// `on screen, visible 0-3 of 4, cells made 4, reused 0, live observations 21`.
+    /// `on screen, viewport 0-3 of 4, preview 0, cells made 4, reused 0, live observations 21`: the JSON's `screen`
+    /// (the viewport is `none` while the screen is away, the preview `none` when no cell holds it) and the host's
+    /// figures.
     static func screen(_ step: SimulationStep) -> String {
         screen(
-            onScreen: step.isOnScreen, visible: step.visibleRange, count: step.canvases.count, made: step.cellsMade,
-            reused: step.cellsReused, observations: step.liveObservations)
+            onScreen: step.isOnScreen, viewport: step.viewport, preview: step.previewIndex, count: step.canvases.count,
+            made: step.cellsMade, reused: step.cellsReused, observations: step.liveObservations)
     }
 
-    static func screen(onScreen: Bool, visible: Range<Int>, count: Int, made: Int, reused: Int, observations: Int)
-        -> String
-    {
-        let range = visible.isEmpty ? "none" : "\(visible.lowerBound)-\(visible.upperBound - 1)"
-        return "\(onScreen ? "on screen" : "away"), viewport \(range) of \(count), cells made \(made), "
-            + "reused \(reused), live observations \(observations)"
+    static func screen(
+        onScreen: Bool, viewport: ClosedRange<Int>?, preview: Int?, count: Int, made: Int, reused: Int,
+        observations: Int
+    ) -> String {
+        let range = viewport.map { "\($0.lowerBound)-\($0.upperBound)" } ?? "none"
+        return
+            "\(onScreen ? "on screen" : "away"), viewport \(range) of \(count), preview \(preview.map(String.init) ?? "none"), "
+            + "cells made \(made), reused \(reused), live observations \(observations)"
     }
 
     /// The canvases as an aligned table, indented by two spaces. The `cell` column says `visible` (a cell on screen

@@ -25,7 +25,8 @@ struct StepPrinter {
         let host = simulation.screen.host
         let statistics = host.statistics
         let screen = Output.screen(
-            onScreen: host.isOnScreen, visible: host.visibleRange, count: host.numberOfItems,
+            onScreen: host.isOnScreen, viewport: simulation.screen.viewport, preview: simulation.screen.previewIndex,
+            count: host.numberOfItems,
             made: statistics.cellsMade, reused: statistics.cellsReused,
             observations: simulation.summary.liveObservations)
         Terminal.writeOutput(Output.initialBoard(simulation.canvases, screen: screen))

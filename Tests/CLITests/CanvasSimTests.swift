@@ -62,8 +62,12 @@ struct CanvasSimTests {
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not an object: \(line)")
             #expect(
-                Set(object.keys) == ["step", "event", "accepted", "reason", "canvases", "effects"],
+                Set(object.keys) == ["step", "event", "accepted", "reason", "canvases", "effects", "screen"],
                 "exactly the contract's fields")
+            let screen = try #require(object["screen"] as? [String: Any])
+            #expect(Set(screen.keys) == ["viewport", "preview"])
+            #expect(screen["viewport"] is NSNull || (screen["viewport"] as? [Int])?.count == 2)
+            #expect(screen["preview"] is NSNull || screen["preview"] is Int)
             #expect(object["step"] as? Int == offset + 1)
             #expect(object["event"] is String)
             let accepted = try #require(object["accepted"] as? Bool)
@@ -89,7 +93,7 @@ struct CanvasSimTests {
         #expect(run.status == 0)
         #expect(
             run.outputLines.first
-                == #"{"step":1,"event":"tap 0","accepted":true,"reason":null,"canvases":[{"index":0,"status":"inPreview","selected":true,"video":null,"shows":"livePreview"},{"index":1,"status":"noPreview","selected":false,"video":null,"shows":"addButton"}],"effects":["attach preview to 0"]}"#
+                == #"{"step":1,"event":"tap 0","accepted":true,"reason":null,"canvases":[{"index":0,"status":"inPreview","selected":true,"video":null,"shows":"livePreview"},{"index":1,"status":"noPreview","selected":false,"video":null,"shows":"addButton"}],"effects":["attach preview to 0"],"screen":{"viewport":[0,1],"preview":0}}"#
         )
         #expect(run.outputLines.count == 5)
         #expect(run.outputLines.last?.contains(#""video":"Fixtures/h264.mp4","shows":"playback""#) == true)

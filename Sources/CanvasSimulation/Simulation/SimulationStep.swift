@@ -87,6 +87,12 @@ public struct SimulationStep: Sendable {
 
     /// The command in the event language (`tap 0`, `stop take-1.mov`, `scroll 4`).
     public var event: String { command.description }
+
+    /// The first and last indexes of the canvases on screen after the step; nil when none is (the screen is away).
+    public var viewport: ClosedRange<Int>? {
+        guard isOnScreen, !visibleRange.isEmpty else { return nil }
+        return visibleRange.lowerBound...(visibleRange.upperBound - 1)
+    }
 }
 
 /// Counters over a whole run.
