@@ -9,7 +9,7 @@ import Testing
 
 @Suite("Canvas screen: list changes become batch updates")
 @MainActor
-struct CanvasScreenWiringTests {
+struct CanvasScreenListChangeTests {
     @Test("add and remove become one insertion and one deletion each, never a reload")
     func addAndRemove() throws {
         let board = CanvasBoard(canvasCount: 3)

@@ -20,7 +20,7 @@ public protocol CollectionHostCell: AnyObject {
 /// those it trusts its cached count, exactly as UIKit does. That is why a data change made without a matching batch
 /// update is caught as UIKit's "invalid number of items" error at the next update.
 ///
-/// Main-actor isolated, like `UICollectionViewDataSource` and the screen wiring it forwards to: a `@MainActor` view
+/// Main-actor isolated, like `UICollectionViewDataSource` and the screen adapter it forwards to: a `@MainActor` view
 /// controller conforms without any annotation on the conformance.
 @MainActor
 public protocol CollectionHostDataSource<Cell>: AnyObject {
@@ -43,14 +43,14 @@ public protocol CollectionHostDataSource<Cell>: AnyObject {
 /// Display and screen notifications: the role of `UICollectionViewDelegate` plus the view controller's appearance
 /// callbacks. Every requirement has an empty default implementation.
 ///
-/// | method | UIKit counterpart | what a canvas screen does in it |
+/// | method | UIKit counterpart | what `HeadlessCollectionView` does in it |
 /// | --- | --- | --- |
-/// | ``willDisplay(_:at:)`` | `collectionView(_:willDisplay:forItemAt:)` | `wiring.willDisplay(cell, at:)`: the cell starts observing |
-/// | ``didEndDisplaying(_:at:)`` | `collectionView(_:didEndDisplaying:forItemAt:)` | `wiring.didEndDisplaying(cell, at:)`: it stops |
-/// | ``screenWillDisappear()`` | the view controller's `viewWillDisappear(_:)` | `wiring.screenWillDisappear()` |
-/// | ``screenDidAppear()`` | the view controller's `viewDidAppear(_:)` | `wiring.screenDidAppear()` |
+/// | ``willDisplay(_:at:)`` | `collectionView(_:willDisplay:forItemAt:)` | the adapter's `willDisplay(_:forItemAt:)`: the cell starts observing |
+/// | ``didEndDisplaying(_:at:)`` | `collectionView(_:didEndDisplaying:forItemAt:)` | the adapter's `didEndDisplaying(_:forItemAt:)`: it stops |
+/// | ``screenWillDisappear()`` | the view controller's `viewWillDisappear(_:)` | the adapter's `screenWillDisappear()` |
+/// | ``screenDidAppear()`` | the view controller's `viewDidAppear(_:)` | the adapter's `screenDidAppear()` |
 ///
-/// Main-actor isolated, like `UICollectionViewDelegate` and the screen wiring it forwards to.
+/// Main-actor isolated, like `UICollectionViewDelegate` and the screen adapter it forwards to.
 @MainActor
 public protocol CollectionHostDelegate<Cell>: AnyObject {
     /// The cell type the notifications carry.
