@@ -5,6 +5,19 @@ import Testing
 /// showing what the board says its canvas shows, real covers from the recorded takes, and no reload.
 @Suite("The recording-screen example")
 struct ExampleTests {
+    @Test("the example's wiring (every file but main.swift) stays within 120 lines: the adapter does the rest")
+    func wiringIsSmall() throws {
+        let folder = BuiltBinary.root.appendingPathComponent("Examples/RecordingScreen")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".swift") && $0 != "main.swift" }
+        let lines = try files.map { name in
+            try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+                .split(separator: "\n", omittingEmptySubsequences: false).count - 1
+        }
+        #expect(files.count == 3, "\(files)")
+        #expect(lines.reduce(0, +) <= 120, "\(zip(files, lines).map { "\($0): \($1)" })")
+    }
+
     @Test("the example's session runs to the end: covers shown, the screen locked while recording, zero reloads")
     func sessionRuns() throws {
         let run = try BuiltBinary("recording-screen-example").run(["Fixtures/h264.mp4"])
