@@ -11,6 +11,28 @@ import Testing
         @ObservedArray var markers: [Double] = []
     }
 
+    /// Swift Observation's `onChange` comes after the key-value handlers of a write made outside any handler, and before
+    /// them inside a transaction (whose key-value notifications wait for its end), as Docs/Observing.md says.
+    @Test func onChangeOrderAgainstTheKeyValueHandlers() {
+        let take = Take()
+        let order = Recorder<String>()
+        let token = take.observe(\.title) { _, _ in order.append("handler") }
+        withObservationTracking {
+            _ = take.title
+        } onChange: {
+            order.append("onChange")
+        }
+        take.title = "a"
+        withObservationTracking {
+            _ = take.title
+        } onChange: {
+            order.append("onChange")
+        }
+        withObservationTransaction { take.title = "b" }
+        #expect(order.values == ["handler", "onChange", "onChange", "handler"])
+        token.invalidate()
+    }
+
     @Test func swiftObservationExample() {
         let printed = Recorder<String>()
         let take = Take()

@@ -91,13 +91,12 @@ final class CallGate<Handler: Sendable>: Sendable {
         withExtendedLifetime(dropped) {}
     }
 
-    /// Main-actor delivery: whether a call made now on the main actor would overtake one waiting on the main queue.
-    var hasCallsQueuedOnMain: Bool {
-        turns.with { $0.queuedOnMain > 0 }
-    }
-
-    func queuedOnMain(_ delta: Int) {
-        turns.with { $0.queuedOnMain += delta }
+    /// Main-actor delivery: adds `delta` to the calls handed to the main queue and not yet made; returns how many were.
+    @discardableResult func queuedOnMain(_ delta: Int) -> Int {
+        turns.with { turns in
+            defer { turns.queuedOnMain += delta }
+            return turns.queuedOnMain
+        }
     }
 
     // MARK: End
@@ -133,20 +132,20 @@ final class CallGate<Handler: Sendable>: Sendable {
 /// `@Observed` values are `Sendable` (`Observed` is `Sendable` only where its value is). The exception is a chain from
 /// an object that is not `Sendable` through a link that is: writing that link elsewhere evaluates the key path, and
 /// reads the root, on the writer's thread (under the storage locks; the root's own unlocked state is the getter's).
-struct Guarded<State>: ~Copyable, Sendable {
-    private let lock = LockedValue<State?>(nil)
+@usableFromInline struct Guarded<State>: ~Copyable, Sendable {
+    @usableFromInline let lock = LockedValue<State?>(nil)
 
-    init(_ state: consuming State) {
+    @usableFromInline init(_ state: consuming State) {
         let state = Optional(state)
         section { $0 = state }
     }
 
     /// Runs `body` with the state, holding the lock.
-    func with<Result>(_ body: (inout State) -> Result) -> Result {
+    @inlinable func with<Result>(_ body: (inout State) -> Result) -> Result {
         section { body(&$0!) }
     }
 
-    private func section<Result>(_ body: (inout State?) -> Result) -> Result {
+    @inlinable func section<Result>(_ body: (inout State?) -> Result) -> Result {
         lock.withLockUnchecked(body)
     }
 }

@@ -40,14 +40,6 @@ struct ObservationInfo: Sendable {
     let options: ObservationOptions
     let delivery: ObservationDelivery
     let owner: OwnerDescription?
-
-    init(
-        _ object: AnyObject, _ keyPath: AnyKeyPath & Sendable, _ options: ObservationOptions,
-        _ delivery: ObservationDelivery, _ owner: OwnerDescription?
-    ) {
-        objectIdentifier = ObjectIdentifier(object)
-        (self.keyPath, self.options, self.delivery, self.owner) = (keyPath, options, delivery, owner)
-    }
 }
 
 /// Who registered an observation through a `KeyValueObserver`.
@@ -59,9 +51,7 @@ struct OwnerDescription: Sendable {
 
 /// A weak reference readable from any thread.
 final class WeakReference: Sendable {
-    private struct Slot {
-        weak var object: AnyObject?
-    }
+    private struct Slot { weak var object: AnyObject? }
 
     private let slot: Guarded<Slot>
 
@@ -120,7 +110,7 @@ extension Caller where Root: Sendable, Value: Sendable {
             // At once when already on the main actor and no earlier call of this observation waits on the main
             // queue (it would be overtaken); otherwise on the main queue.
             return { root, change, gate in
-                if isOnMainActor && !gate.hasCallsQueuedOnMain { return false }
+                if isOnMainActor && gate.queuedOnMain(0) == 0 { return false }
                 gate.queuedOnMain(1)
                 DispatchQueue.main.async {
                     gate.call(ThreadContext.current) { $0.handler(root, change) }

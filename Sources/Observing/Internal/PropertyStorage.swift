@@ -2,7 +2,7 @@ import Observation
 
 /// What one write notifies its direct observers of, in one turn (`version`): its changes, each preceded by its prior
 /// notification when `priors` says so, or the prior notifications alone (sent before the store).
-struct Notification<Value> {
+@usableFromInline struct Notification<Value> {
     enum Priors { case none, interleaved, only }
 
     let version: UInt64
@@ -18,7 +18,7 @@ struct Notification<Value> {
 }
 
 /// An observation of one property, told of each of its changes by version (see `CallGate`).
-protocol DirectSubscriber<Value>: AnyObject, Sendable {
+@usableFromInline protocol DirectSubscriber<Value>: AnyObject, Sendable {
     associatedtype Value
     var wantsPrior: Bool { get }
     func receive(_ note: Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool)
@@ -27,7 +27,7 @@ protocol DirectSubscriber<Value>: AnyObject, Sendable {
 }
 
 /// A chained observation, told that a storage on its path was written (see `ChainObservation`).
-protocol ChainTarget: AnyObject, Sendable {
+@usableFromInline protocol ChainTarget: AnyObject, Sendable {
     func linkChanged(_ context: ThreadContext, skip: Bool)
     func linkWentAway()
 }
@@ -42,19 +42,19 @@ protocol LinkableStorage: AnyObject, Sendable {
 /// The storage of one `@Observed` / `@ObservedArray` property: its value and its observers behind one lock.
 ///
 /// A write stores under the lock, takes a version for its direct observers (their turn), copies the observer lists, and
-/// calls them after the lock (a handler may read or write the property). The Swift Observation side (O12) is a real
-/// `ObservationRegistrar`: a read outside key path evaluation is an `access`; a write that changed the value tells it
-/// (`willSet`, `didSet`) once the property was read through its getter (no tracking can hold a property never read, so
-/// earlier writes skip it).
-final class PropertyStorage<Value>: LinkableStorage, Sendable {
+/// calls them after the lock. Swift Observation (O12): a read outside key path evaluation is the registrar's `access`; a
+/// write that changed the value calls `willSet` and `didSet` once the property was read through its getter (no tracking
+/// holds a property never read). Reads and writes are `@inlinable`: compiled for the property's type where it is
+/// declared, a write looks up no generic metadata (unspecialized, it cost 6x as much).
+@usableFromInline final class PropertyStorage<Value>: LinkableStorage, Sendable {
     /// How a whole assignment becomes changes: `isEqual` (`==` when `Value` is `Equatable`: an equal assignment does
     /// not notify) and `diff` (into collection changes, for `@ObservedArray` of `Identifiable` elements).
-    struct Rules {
+    @usableFromInline struct Rules {
         let isEqual: ((Value, Value) -> Bool)?
         let diff: ((Value, Value) -> [ObservedChange<Value>])?
 
         /// The changes a whole assignment (one `.setting`) really makes.
-        func refine(_ changes: [ObservedChange<Value>]) -> [ObservedChange<Value>] {
+        @usableFromInline func refine(_ changes: [ObservedChange<Value>]) -> [ObservedChange<Value>] {
             guard changes.count == 1, let old = changes[0].oldValue, let new = changes[0].newValue else {
                 return changes
             }
@@ -64,37 +64,37 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
         }
     }
 
-    private struct State {
-        var value: Value
-        let rules: Rules
+    @usableFromInline struct State {
+        @usableFromInline var value: Value
+        @usableFromInline let rules: Rules
         /// The last version taken by a notification (direct observers' turns).
-        var version: UInt64 = 0
+        @usableFromInline var version: UInt64 = 0
         /// How many writes were made (chains check their reads against it).
-        var writes: UInt64 = 0
-        var directs: [any DirectSubscriber<Value>] = []
-        var priorObservers = 0
-        var links: [any ChainTarget] = []
+        @usableFromInline var writes: UInt64 = 0
+        @usableFromInline var directs: [any DirectSubscriber<Value>] = []
+        @usableFromInline var priorObservers = 0
+        @usableFromInline var links: [any ChainTarget] = []
         /// The object the storage belongs to, set by its first direct observation.
-        weak var object: AnyObject?
+        @usableFromInline weak var object: AnyObject?
         /// The key path of the first read through the getter: what the registrar is told of writes with.
-        var readKeyPath: AnyKeyPath?
+        @usableFromInline var readKeyPath: AnyKeyPath?
     }
 
     /// Whom a write tells, taken under the lock.
-    private struct Audience {
-        let version: UInt64
-        let directs: [any DirectSubscriber<Value>]
-        let links: [any ChainTarget]
-        let rules: Rules
+    @usableFromInline struct Audience {
+        @usableFromInline let version: UInt64
+        @usableFromInline let directs: [any DirectSubscriber<Value>]
+        @usableFromInline let links: [any ChainTarget]
+        @usableFromInline let rules: Rules
         /// Whether its prior notifications come after the store (a write made inside a handler).
-        let priors: Bool
-        let readKeyPath: AnyKeyPath?
+        @usableFromInline let priors: Bool
+        @usableFromInline let readKeyPath: AnyKeyPath?
     }
 
-    private let state: Guarded<State>
-    private let registrar = ObservationRegistrar()
+    @usableFromInline let state: Guarded<State>
+    @usableFromInline let registrar = ObservationRegistrar()
 
-    init(
+    @usableFromInline init(
         _ value: Value, isEqual: ((Value, Value) -> Bool)?, diff: ((Value, Value) -> [ObservedChange<Value>])? = nil
     ) {
         state = Guarded(State(value: value, rules: Rules(isEqual: isEqual, diff: diff)))
@@ -110,18 +110,24 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
 
     /// The value, read through the property's getter: recorded when a key path is being evaluated on this thread,
     /// otherwise a Swift Observation access.
-    func read<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, Value>) -> Value {
-        if let context = ThreadContext.existing, context.isEvaluating {
-            let (value, writes) = state.with { ($0.value, $0.writes) }
-            context.add(TrackedRead(storage: self, object: instance, keyPath: keyPath, writes: writes))
-            return value
-        }
+    @inlinable func read<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, Value>)
+        -> Value
+    {
+        if let value = recorded(instance, keyPath) { return value }
         // The access first, then the value: a write after this read tells the registrar, which holds the tracking.
         registrar.access(instance, keyPath: keyPath)
         return state.with { state in
             if state.readKeyPath == nil { state.readKeyPath = keyPath }
             return state.value
         }
+    }
+
+    /// The value, recorded when a key path is being evaluated on this thread; nil when none is.
+    @usableFromInline func recorded(_ instance: AnyObject, _ keyPath: AnyKeyPath) -> Value? {
+        guard let context = ThreadContext.existing, context.isEvaluating else { return nil }
+        let (value, writes) = state.with { ($0.value, $0.writes) }
+        context.add(TrackedRead(storage: self, object: instance, keyPath: keyPath, writes: writes))
+        return value
     }
 
     /// The value, not recorded and not an access.
@@ -135,7 +141,7 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
     ///
     /// When no observer wants prior notifications (the usual case) it is one lock section, which keeps a write nobody
     /// observes as cheap as an `@Observable` one; the change is made only when someone is told.
-    func set<Instance: KeyValueObservable>(_ newValue: Value, of instance: Instance) {
+    @inlinable func set<Instance: KeyValueObservable>(_ newValue: Value, of instance: Instance) {
         let taken = state.with { state -> (old: Value, audience: Audience?)? in
             guard state.priorObservers == 0 else { return nil }
             let old = state.value
@@ -159,7 +165,7 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
     /// `body` only mutates (it runs under the lock); user code (`==`, an `Identifiable` diff) runs after the lock, when
     /// `whole` says the change is a whole assignment to compare. A prior notification comes before the store when the
     /// write is made outside any handler; a write made inside one is stored at once, its priors after it.
-    func write<Instance: KeyValueObservable>(
+    @usableFromInline func write<Instance: KeyValueObservable>(
         _ instance: Instance, whole: Bool = false, _ body: (inout Value) -> [ObservedChange<Value>]
     ) {
         let context = ThreadContext.existing
@@ -174,7 +180,7 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
     }
 
     /// Counts a write made under the lock and takes its audience: nil when nobody is told.
-    private static func take(_ state: inout State, priors: Bool) -> Audience? {
+    @usableFromInline static func take(_ state: inout State, priors: Bool) -> Audience? {
         state.writes &+= 1
         if state.directs.isEmpty && state.links.isEmpty && state.readKeyPath == nil { return nil }
         if !state.directs.isEmpty { state.version &+= 1 }
@@ -184,7 +190,7 @@ final class PropertyStorage<Value>: LinkableStorage, Sendable {
     }
 
     /// Refines the changes of a write and tells its audience, after the lock; then Swift Observation.
-    private func finish<Instance: KeyValueObservable>(
+    @usableFromInline func finish<Instance: KeyValueObservable>(
         _ changes: [ObservedChange<Value>], _ audience: Audience, _ instance: Instance, whole: Bool,
         _ context: ThreadContext?
     ) {

@@ -13,7 +13,9 @@ extension KeyValueObservable {
         let context = ThreadContext.current
         return context.frame {
             let (value, reads) = context.record { self[keyPath: keyPath] }
-            let info = ObservationInfo(self, keyPath, options, delivery, owner)
+            let info = ObservationInfo(
+                objectIdentifier: ObjectIdentifier(self), keyPath: keyPath, options: options, delivery: delivery,
+                owner: owner)
             if let storage = Self.storage(of: keyPath, in: self, reads: reads) as PropertyStorage<Value>? {
                 let observation = DirectObservation(info: info, caller: caller, storage: storage, onGone: onGone)
                 return observation.start(root: self, context, file: { file(observation) }) ? observation : nil

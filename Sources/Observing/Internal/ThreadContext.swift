@@ -9,7 +9,7 @@
 /// What one thread is doing with observations: its frames (handler calls, transactions, key path evaluations: a write
 /// made inside one is queued, O8), the notifications queued behind them, the call gates whose handler it is calling,
 /// and the reads recorded while a key path is evaluated. Only its own thread reaches it (through a pthread key).
-final class ThreadContext {
+@usableFromInline final class ThreadContext {
     /// A notification queued behind the running handler: delivered, or skipped (`true`) when the cycle is stopped.
     private struct Pending {
         let round: Int
@@ -31,8 +31,6 @@ final class ThreadContext {
     private var recordings: [[TrackedRead]] = []
     /// The call gates whose handler this thread is calling, innermost last.
     private var calling: [ObjectIdentifier] = []
-
-    private init() {}
 
     /// The calling thread's context, made on first use and released when the thread exits.
     static var current: ThreadContext {

@@ -27,7 +27,9 @@
 /// notifications under the wrong name.
 extension Observed {
     /// The value, read or written as the property `keyPath` of `instance` (what `@Observed`'s accessors do).
-    public subscript<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, Value>) -> Value {
+    @inlinable public subscript<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, Value>)
+        -> Value
+    {
         get { storage.read(instance, keyPath) }
         nonmutating set { storage.set(newValue, of: instance) }
     }
@@ -35,6 +37,7 @@ extension Observed {
 
 extension ObservedArray {
     /// The array, read or assigned as the property `keyPath` of `instance` (what `@ObservedArray`'s accessors do).
+    @inlinable
     public subscript<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, [Element]>)
         -> [Element]
     {

@@ -19,15 +19,15 @@
 /// do not have.
 @propertyWrapper
 public struct Observed<Value> {
-    let storage: PropertyStorage<Value>
+    @usableFromInline let storage: PropertyStorage<Value>
 
     /// Creates the property with its initial value; writes notify on every store.
-    public init(wrappedValue: Value) {
+    @inlinable public init(wrappedValue: Value) {
         storage = PropertyStorage(wrappedValue, isEqual: nil)
     }
 
     /// Creates the property with its initial value; a write of an equal value does not notify.
-    public init(wrappedValue: Value) where Value: Equatable {
+    @inlinable public init(wrappedValue: Value) where Value: Equatable {
         storage = PropertyStorage(wrappedValue, isEqual: { $0 == $1 })
     }
 
@@ -40,6 +40,7 @@ public struct Observed<Value> {
     }
 
     /// The property's value, read and written through the enclosing object.
+    @inlinable
     public static subscript<Instance: KeyValueObservable>(
         _enclosingInstance instance: Instance,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Instance, Value>,

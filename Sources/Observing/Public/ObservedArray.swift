@@ -26,7 +26,7 @@ public import Foundation
 /// mutation is applied and notified atomically, like `@Observed` writes.
 @propertyWrapper
 public struct ObservedArray<Element> {
-    let storage: PropertyStorage<[Element]>
+    @usableFromInline let storage: PropertyStorage<[Element]>
 
     /// An array whose whole assignment is one `.setting` change.
     public init(wrappedValue: [Element] = []) {
@@ -65,6 +65,7 @@ public struct ObservedArray<Element> {
     }
 
     /// The array, read and assigned through the enclosing object.
+    @inlinable
     public static subscript<Instance: KeyValueObservable>(
         _enclosingInstance instance: Instance,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Instance, [Element]>,
