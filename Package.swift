@@ -393,8 +393,11 @@ if Context.environment["MULTICANVAS_DOC_SNIPPETS"] != nil {
                 path: ".doc-snippets/\(name)",
                 swiftSettings: swiftSettings))
     }
+    // The Apple blocks link what an iOS screen links: every library but the FFmpeg-backed ones (an iOS app has FFmpeg
+    // only if it ships its own build).
+    let ffmpegBacked: Set = ["Thumbnails", "CanvasCovers", "Composition", "CanvasComposition"]
     for name in names.sorted() where name.hasPrefix("apple-") {
-        let dependencies = libraries + appleSignatures.map(\.name)
+        let dependencies = libraries.filter { !ffmpegBacked.contains($0) } + appleSignatures.map(\.name)
         package.targets.append(
             .target(
                 name: name, dependencies: dependencies.map { Target.Dependency.target(name: $0) },
