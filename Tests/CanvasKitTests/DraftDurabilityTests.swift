@@ -61,7 +61,7 @@ struct DraftDurabilityTests {
             options.sync = level
             let board = try CanvasBoard(draftAt: Self.url, newBoard: BoardState(canvasCount: 3), options: options)
             for event in [CanvasEvent.tap(0), .tap(1), .tap(2), .tap(0), .tap(1)] { board.send(event) }
-            try await board.draft!.waitUntilDurable()
+            try await board.draft!.close()
             let reopened = try CanvasBoard(
                 draftAt: Self.url, newBoard: BoardState(canvasCount: 3), options: options)
             try await reopened.draft!.waitUntilDurable()

@@ -174,7 +174,7 @@ struct DraftTests {
                 #expect(board.send(event).isAccepted)
             }
             board.draft!.noteRecordingFile(partial)
-            try await Self.waitDurable(board)
+            try await board.draft!.close()
         }
         try FileManager.default.removeItem(at: gone)
         // A torn record at the end: the first half of a copy of the last one.
@@ -192,7 +192,7 @@ struct DraftTests {
         #expect(restored.state.videoURL(at: 1) == nil && restored.state.videoURL(at: 0) == kept)
         #expect(restored.state.display(at: 1) == .addButton)
         #expect(restore.effects.allSatisfy { $0.kind.isRestoreReport })
-        try await Self.waitDurable(restored)
+        try await restored.draft!.close()
 
         let again = try CanvasBoard(draftAt: draftURL, newBoard: BoardState(canvasCount: 1))
         #expect(again.draft!.restore.effects == [])

@@ -38,6 +38,8 @@ public final class BoardDraft: Sendable {
     private let shared: LockedValue<Shared>
     /// The writer's own state: taken by the writer's queue, and by the syncer only to mark a failed sync.
     private let writer: LockedValue<Writer>
+    /// The draft's exclusive lock, until ``close()`` or ``discard()``.
+    private let lock: LockedValue<DraftLock?>
     private let writerQueue = DispatchQueue(label: "MultiCanvas.BoardDraft.writer", qos: .utility)
     private let syncQueue = DispatchQueue(label: "MultiCanvas.BoardDraft.syncer", qos: .utility)
 
@@ -52,6 +54,8 @@ public final class BoardDraft: Sendable {
         /// Whether the files must be rewritten before what they hold counts as durable (a new draft, a dropped tail,
         /// a failed write or sync).
         var needsRewrite = false
+        /// Whether ``close()`` or ``discard()`` was called: nothing more is journaled.
+        var isClosed = false
         /// Whether the next sync covers the snapshot and the folder too (what an opening read).
         var syncsEverything = false
         var waiters: [Waiter] = []
@@ -89,8 +93,12 @@ public final class BoardDraft: Sendable {
 
     /// A draft whose writer starts at `writer` (the files as they are) with `pending` handed over already (the
     /// restore's own records), numbered up to `appended`.
-    init(path: String, restore: DraftRestore, writer: DraftWriter, appended: UInt64, pending: [DraftWriteItem]) {
+    init(
+        path: String, restore: DraftRestore, writer: DraftWriter, appended: UInt64, pending: [DraftWriteItem],
+        lock: DraftLock
+    ) {
         self.path = path
+        self.lock = LockedValue(lock)
         self.restore = restore
         storage = writer.storage
         syncLevel = writer.syncLevel
@@ -125,8 +133,9 @@ public final class BoardDraft: Sendable {
     /// Hands one entry to the writer, numbered after every entry handed before it. Constant time; never waits for
     /// the disk. - Returns: the entry's record number.
     @discardableResult
-    func append(_ entry: DraftEntry) -> UInt64 {
-        let (sequence, starts) = shared.withLock { shared -> (UInt64, Bool) in
+    func append(_ entry: DraftEntry) -> UInt64? {
+        let (sequence, starts) = shared.withLock { shared -> (UInt64?, Bool) in
+            guard !shared.isClosed else { return (nil, false) }
             shared.progress.appended += 1
             shared.pending.append(DraftWriteItem(sequence: shared.progress.appended, entry: entry))
             guard !shared.isWriting else { return (shared.progress.appended, false) }
@@ -161,16 +170,27 @@ public final class BoardDraft: Sendable {
     /// Calls `completion` once every record appended before this call is durable (nil), or with the error that kept
     /// it from being so. On one of the draft's queues, or at once on the calling thread when they already are.
     public func waitUntilDurable(completion: @escaping @Sendable (DraftError?) -> Void) {
-        let (ready, starts) = shared.withLock { shared -> (Bool, Bool) in
+        flush(closing: false, completion: completion)
+    }
+
+    /// `waitUntilDurable`; with `closing`, the draft is closed first (in the same lock, so no record slips in
+    /// between). A draft closed before answers at once: nothing is written once its lock may be another opener's.
+    private func flush(closing: Bool, completion: @escaping @Sendable (DraftError?) -> Void) {
+        let (answer, starts) = shared.withLock { shared -> (DraftError??, Bool) in
             let target = shared.progress.appended
-            if shared.progress.durable >= target && !shared.needsRewrite { return (true, false) }
+            let wasClosed = shared.isClosed
+            if closing { shared.isClosed = true }
+            if shared.progress.durable >= target && !shared.needsRewrite { return (.some(nil), false) }
+            if wasClosed {
+                return (.some(shared.progress.failure ?? .io(path: path, operation: "write", errno: ECANCELED)), false)
+            }
             shared.waiters.append((target, completion))
             // After a failure, nothing may be under way: asking tries again (the writer rewrites the draft whole).
-            guard !shared.isWriting, !shared.isSyncing else { return (false, false) }
+            guard !shared.isWriting, !shared.isSyncing else { return (nil, false) }
             shared.isWriting = true
-            return (false, true)
+            return (nil, true)
         }
-        if ready { completion(nil) }
+        if let answer { completion(answer) }
         if starts { writerQueue.async { self.write(rewriting: true) } }
     }
 
@@ -181,6 +201,42 @@ public final class BoardDraft: Sendable {
             waitUntilDurable { continuation.resume(returning: $0) }
         }
         if let error { throw error }
+    }
+
+    /// Stops journaling and gives the draft up to the next opener: nothing the board accepts from now on is journaled
+    /// (its effects are no longer held back), every record appended before is made durable, then the lock is
+    /// released. The board keeps working in memory. - Throws: the error that kept the records from being durable
+    /// (the lock is released all the same).
+    public func close() async throws(DraftError) {
+        defer { releaseLock() }
+        let error = await withCheckedContinuation { (continuation: CheckedContinuation<DraftError?, Never>) in
+            flush(closing: true) { continuation.resume(returning: $0) }
+        }
+        if let error { throw error }
+    }
+
+    private func releaseLock() {
+        let held = lock.withLock { lock in
+            defer { lock = nil }
+            return lock
+        }
+        held?.release()
+    }
+
+    /// Closes the draft and removes its files (the journal, the snapshot, temporary and lock files; a kept damaged
+    /// journal stays): a finished or abandoned session. The board keeps working in memory and journals nothing.
+    /// - Throws: the error of a removal that failed.
+    public func discard() async throws(DraftError) {
+        shared.withLock { $0.isClosed = true }
+        defer { releaseLock() }
+        // Whatever the writer and the syncer have under way ends first, so nothing brings the files back.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            writerQueue.async { self.syncQueue.async { continuation.resume() } }
+        }
+        for name in [path, path + ".snapshot", path + ".tmp", path + ".snapshot.tmp", path + ".lock"] {
+            try storage.remove(name)
+        }
+        try storage.syncFolder(of: path, syncLevel)
     }
 
     /// The writer: appends what was handed over, group after group, until nothing is left, and starts the syncer

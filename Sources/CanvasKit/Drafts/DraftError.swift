@@ -22,6 +22,10 @@ public enum DraftError: Error, Sendable, Hashable, CustomStringConvertible {
     case corrupt(path: String, reason: String)
     /// The journal continues a snapshot that is missing or belongs to another draft.
     case snapshotMismatch(path: String, reason: String)
+    /// Another board (in this process or another) has the draft open: one opener at a time.
+    case inUse(path: String)
+    /// The draft's path is not a regular file (a folder, a FIFO, a device, a link): refused before anything is read.
+    case notAFile(path: String, kind: String)
     /// A file operation failed: `operation` (`open`, `write`, `sync`, `rename`, ...) with the system's error number.
     case io(path: String, operation: String, errno: Int32)
 
@@ -38,6 +42,10 @@ public enum DraftError: Error, Sendable, Hashable, CustomStringConvertible {
             "draft '\(path)' is corrupt: \(reason)"
         case .snapshotMismatch(let path, let reason):
             "draft '\(path)' cannot be restored: \(reason)"
+        case .inUse(let path):
+            "draft '\(path)' is in use: another board has it open"
+        case .notAFile(let path, let kind):
+            "draft '\(path)' is \(kind), not a regular file"
         case .io(let path, let operation, let errno):
             "draft '\(path)': \(operation) failed: \(String(cString: strerror(errno)))"
         }

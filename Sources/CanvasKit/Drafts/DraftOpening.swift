@@ -19,6 +19,8 @@ struct DraftOpening {
 
     init(path: String, options: DraftOptions, newBoard: () -> BoardState) throws(DraftError) {
         let storage = options.storage
+        // One opener at a time: the lock first, before anything is read.
+        let lock = try storage.lock(path)
         let snapshotPath = path + ".snapshot"
         let journalBytes = try storage.contents(of: path)
         let snapshotBytes = try storage.contents(of: snapshotPath)
@@ -55,7 +57,7 @@ struct DraftOpening {
         self.state = state
         draft = BoardDraft(
             path: path, restore: restore, writer: writer, appended: read.sequence + UInt64(recovery.count),
-            pending: pending)
+            pending: pending, lock: lock)
     }
 
     /// The board the snapshot holds.

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 #if canImport(Glibc)
     import Glibc
@@ -43,6 +44,33 @@ public protocol DraftStorage: Sendable {
     /// Gives the file at `path` a second name, `destination` (a hard link), so it stays when `path` is replaced;
     /// throws `.io` with `EEXIST` when `destination` exists: it never replaces a file.
     func keep(_ path: String, as destination: String) throws(DraftError)
+    /// Removes the file at `path`; nothing when there is none.
+    func remove(_ path: String) throws(DraftError)
+    /// Takes the exclusive lock of the draft at `path`, held until the returned lock is released: one opener at a
+    /// time, across processes. - Throws: ``DraftError/inUse(path:)`` when another opener holds it.
+    func lock(_ path: String) throws(DraftError) -> DraftLock
+}
+
+/// A draft's exclusive lock, held until ``release()`` or until it is deallocated.
+public final class DraftLock: Sendable {
+    private let releaser: @Sendable () -> Void
+    private let released: LockedValue<Bool> = LockedValue(false)
+
+    /// A lock that `release` gives back (once).
+    public init(release: @escaping @Sendable () -> Void) {
+        releaser = release
+    }
+
+    /// Gives the lock back; later calls do nothing.
+    public func release() {
+        let first = released.withLock { released in
+            defer { released = true }
+            return !released
+        }
+        if first { releaser() }
+    }
+
+    deinit { release() }
 }
 
 /// A draft on the file system, through POSIX calls: `write` in a loop until every byte is written, `F_FULLFSYNC` or
@@ -127,6 +155,26 @@ public struct FileDraftStorage: DraftStorage {
     /// `link(2)`: a second name, never replacing one.
     public func keep(_ path: String, as destination: String) throws(DraftError) {
         guard link(path, destination) == 0 else { throw .io(path: destination, operation: "link", errno: errno) }
+    }
+
+    /// `unlink(2)`; nothing when there is no file.
+    public func remove(_ path: String) throws(DraftError) {
+        guard unlink(path) == 0 || errno == ENOENT else { throw .io(path: path, operation: "remove", errno: errno) }
+    }
+
+    /// `flock(LOCK_EX | LOCK_NB)` on `<path>.lock` (created 0600 when missing, never through a link), as LevelDB
+    /// locks its LOCK file: released when the descriptor is closed, also by the system when the process dies.
+    public func lock(_ path: String) throws(DraftError) -> DraftLock {
+        let lockPath = path + ".lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .io(path: lockPath, operation: "open", errno: errno) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let error = errno
+            close(descriptor)
+            if error == EWOULDBLOCK { throw .inUse(path: path) }
+            throw .io(path: lockPath, operation: "lock", errno: error)
+        }
+        return DraftLock { close(descriptor) }
     }
 
     /// `rename(2)`: atomic on the same file system.

@@ -41,6 +41,8 @@ final class PowerLossStorage: DraftStorage {
         var failsNextSync = false
         /// The level of every sync asked for, files and folders, in order.
         var syncLevels: [DraftSync] = []
+        /// The drafts locked now.
+        var locked: Set<String> = []
     }
 
     private let state = LockedValue(State())
@@ -245,6 +247,17 @@ final class PowerLossStorage: DraftStorage {
             }
             state.entries[destination] = inode
         }
+    }
+
+    func remove(_ path: String) throws(DraftError) {
+        try operation(path) { state in state.entries[path] = nil }
+    }
+
+    func lock(_ path: String) throws(DraftError) -> DraftLock {
+        try state.withLockUnchecked { state throws(DraftError) in
+            guard state.locked.insert(path).inserted else { throw .inUse(path: path) }
+        }
+        return DraftLock { self.state.withLockUnchecked { _ = $0.locked.remove(path) } }
     }
 
     func syncFolder(of path: String, _ level: DraftSync) throws(DraftError) {
