@@ -48,6 +48,9 @@ enum DraftFormat {
     static let recordHeaderSize = 16
     /// The largest payload a record may declare: a length above it is damage, not a record.
     static let maximumPayload = 64 << 20
+    /// The largest file a draft reads: a journal or snapshot above it is refused before it is read (a journal of
+    /// 100,000 events is about 2 MiB; compaction keeps it far below).
+    static let maximumFileSize = 256 << 20
 
     enum Kind: UInt8 {
         case journal = 1

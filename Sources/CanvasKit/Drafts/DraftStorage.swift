@@ -79,17 +79,29 @@ public struct FileDraftStorage: DraftStorage {
     /// The file system.
     public init() {}
 
-    /// Reads the whole file (`read` until the end); nil when it does not exist.
+    /// Reads the whole file (`read` until the end); nil when it does not exist. Opened with `O_NOFOLLOW | O_NONBLOCK`
+    /// (a link, a FIFO never block or lead elsewhere) and checked with `fstat` before any read: anything but a regular
+    /// file is ``DraftError/notAFile(path:kind:)``, a file larger than a draft can be is refused unread.
     public func contents(of path: String) throws(DraftError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
+            if errno == ELOOP { throw .notAFile(path: path, kind: "a symbolic link") }
             throw .io(path: path, operation: "open", errno: errno)
         }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw .io(path: path, operation: "stat", errno: errno) }
+        if let kind = Self.kind(of: status.st_mode) { throw .notAFile(path: path, kind: kind) }
+        guard Int(status.st_size) <= DraftFormat.maximumFileSize else {
+            throw .corrupt(
+                path: path,
+                reason: "it holds \(status.st_size) bytes, more than a draft can (\(DraftFormat.maximumFileSize))")
+        }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(status.st_size))
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
+        while bytes.count <= DraftFormat.maximumFileSize {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -98,18 +110,33 @@ public struct FileDraftStorage: DraftStorage {
             if count == 0 { return bytes }
             bytes += chunk[0..<count]
         }
+        throw .corrupt(path: path, reason: "it grew past what a draft can hold while it was read")
+    }
+
+    /// What a file of mode `mode` is when it is not a regular file ("a folder", "a FIFO", ...); nil for a regular
+    /// file.
+    static func kind(of mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFLNK: "a symbolic link"
+        case S_IFSOCK: "a socket"
+        default: "not a regular file"
+        }
     }
 
     /// Opens the file with `O_APPEND` and writes every byte.
     public func append(_ bytes: [UInt8], to path: String) throws(DraftError) {
-        try withDescriptor(path, flags: O_WRONLY | O_APPEND) { descriptor throws(DraftError) in
+        try withDescriptor(path, flags: O_WRONLY | O_APPEND | O_NOFOLLOW) { descriptor throws(DraftError) in
             try writeAll(bytes, to: descriptor, path: path)
         }
     }
 
     /// Opens the file and syncs it (``DraftSync``).
     public func sync(_ path: String, _ level: DraftSync) throws(DraftError) {
-        try withDescriptor(path, flags: O_RDONLY) { descriptor throws(DraftError) in
+        try withDescriptor(path, flags: O_RDONLY | O_NOFOLLOW) { descriptor throws(DraftError) in
             guard Self.flush(descriptor, level) else { throw .io(path: path, operation: "sync", errno: errno) }
         }
     }
@@ -145,9 +172,11 @@ public struct FileDraftStorage: DraftStorage {
         return false
     }
 
-    /// Creates or truncates the file (`O_CREAT | O_TRUNC`, mode 0644) and writes every byte.
+    /// Removes whatever is at `path` (a link planted there is removed, never followed), then creates the file
+    /// exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`, mode 0600) and writes every byte.
     public func write(_ bytes: [UInt8], to path: String) throws(DraftError) {
-        try withDescriptor(path, flags: O_WRONLY | O_CREAT | O_TRUNC) { descriptor throws(DraftError) in
+        try remove(path)
+        try withDescriptor(path, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW) { descriptor throws(DraftError) in
             try writeAll(bytes, to: descriptor, path: path)
         }
     }
@@ -165,6 +194,10 @@ public struct FileDraftStorage: DraftStorage {
     /// `flock(LOCK_EX | LOCK_NB)` on `<path>.lock` (created 0600 when missing, never through a link), as LevelDB
     /// locks its LOCK file: released when the descriptor is closed, also by the system when the process dies.
     public func lock(_ path: String) throws(DraftError) -> DraftLock {
+        var status = stat()
+        if lstat(path, &status) == 0, let kind = Self.kind(of: status.st_mode) {
+            throw .notAFile(path: path, kind: kind)
+        }
         let lockPath = path + ".lock"
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .io(path: lockPath, operation: "open", errno: errno) }
@@ -195,7 +228,7 @@ public struct FileDraftStorage: DraftStorage {
     private func withDescriptor(
         _ path: String, flags: Int32, _ body: (Int32) throws(DraftError) -> Void
     ) throws(DraftError) {
-        let descriptor = open(path, flags | O_CLOEXEC, 0o644)
+        let descriptor = open(path, flags | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .io(path: path, operation: "open", errno: errno) }
         defer { close(descriptor) }
         try body(descriptor)
