@@ -44,6 +44,7 @@
         private var isConfigured = false
         private var delegate: RecordingDelegate?
         private var observers: [any NSObjectProtocol] = []
+        private var preparation: Task<RecorderProblem?, Never>?
 
         /// A performer for `board` that records new takes into `takesFolder`.
         public init(board: CanvasBoard, takesFolder: URL, wantsSound: Bool = true) {
@@ -59,9 +60,19 @@
         }
 
         /// Asks for access as ``CapturePlan`` says, then configures and starts the session; returns (and keeps in
-        /// ``problem``) why nothing can be recorded, or nil.
+        /// ``problem``) why nothing can be recorded, or nil. Calls while one runs wait for it (the session is
+        /// configured once); after a problem, a later call tries again (the user may have allowed access meanwhile).
         @discardableResult
         public func prepare() async -> RecorderProblem? {
+            if let preparation { return await preparation.value }
+            let task = Task { await self.configureAsPlanned() }
+            preparation = task
+            let problem = await task.value
+            if problem != nil { preparation = nil }
+            return problem
+        }
+
+        private func configureAsPlanned() async -> RecorderProblem? {
             var plan = currentPlan()
             if plan.asksAccess {
                 for case .requestAccess(let device) in plan.steps {
@@ -137,7 +148,7 @@
         public func perform(_ effect: CanvasEffect) {
             switch effect {
             case .attachPreview where !isConfigured:
-                Task { await prepare() }
+                Task { await prepare() }  // waits for a preparation already running
             case .startRecording(_, let playback):
                 startRecording(playback)
             case .takeDiscarded:
