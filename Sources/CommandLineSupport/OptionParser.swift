@@ -1,10 +1,10 @@
 /// A command line read against a declared list of options: which take a value, which may be repeated, which exclude
 /// each other. Everything else (the arguments that are not options, and everything after `--`) is an operand.
 ///
-/// The rules, the same for every tool: `--name value` and `--name=value`; an option that takes no value given one
-/// (`--json=1`), an unknown option, a missing value, an option given twice (unless declared repeatable), and two
-/// options of one group (`--fit` with `--fill`, `-o` with `--output`) are each a ``OptionUsageError`` with a one-line
-/// message naming them. A lone `-` is an operand (standard input or output, as the tool says).
+/// The rules, the same for every tool: `--name value` and `--name=value`; an unknown option (a flag given a value,
+/// `--json=1`, is one), a missing value, an option given twice (unless declared repeatable), and two options of one
+/// group (`--fit` with `--fill`, `-o` with `--output`) are each a ``OptionUsageError`` with a one-line message naming
+/// them. A lone `-` is an operand (standard input or output, as the tool says).
 public struct OptionParser: Sendable {
     /// One option the tool accepts.
     public struct Option: Sendable {
@@ -26,17 +26,23 @@ public struct OptionParser: Sendable {
         }
     }
 
-    /// What a command line held: each option given (by its first name) with its values, and the operands.
-    public struct Parsed: Sendable {
+    /// What a command line held: each option given (by its first name) with its values, and the operands, each as
+    /// the `Argument` it was given as (a `String`, or the exact bytes of ``OptionParser/parse(bytes:)``).
+    public struct Parsed<Argument: Sendable>: Sendable {
         /// The values of each option given, by its first name (empty for an option without a value).
-        public var values: [String: [String]] = [:]
+        public var values: [String: [Argument]] = [:]
         /// The arguments that are not options, in order.
-        public var operands: [String] = []
+        public var operands: [Argument] = []
+        /// How each option given was spelled (`-t` or `--time`), by its first name, for messages about its value.
+        public var spellings: [String: String] = [:]
+
+        /// How the option named `name` was spelled when given (its first name when it was not).
+        public func spelling(_ name: String) -> String { spellings[name] ?? name }
 
         /// Whether the option named `name` was given.
         public func has(_ name: String) -> Bool { values[name] != nil }
         /// The value of the option named `name` (its last, for a repeatable one), nil when it was not given.
-        public func value(_ name: String) -> String? { values[name]?.last }
+        public func value(_ name: String) -> Argument? { values[name]?.last }
     }
 
     private let options: [Option]
@@ -58,46 +64,70 @@ public struct OptionParser: Sendable {
     /// Reads `arguments` (without the program's name).
     ///
     /// - Throws: ``OptionUsageError`` for an unknown option, a missing or unexpected value, a repeat or a conflict.
-    public func parse(_ arguments: [String]) throws(OptionUsageError) -> Parsed {
-        var parsed = Parsed()
+    public func parse(_ arguments: [String]) throws(OptionUsageError) -> Parsed<String> {
+        let splitting = { (argument: String) -> (String, String)? in
+            guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else { return nil }
+            return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+        }
+        return try parse(arguments, text: { $0 }, splitting: splitting)
+    }
+
+    /// Reads the raw bytes of the arguments (without the program's name): option names are read as UTF-8, values
+    /// and operands are kept as their exact bytes (a file name need not be UTF-8).
+    ///
+    /// - Throws: as ``parse(_:)``.
+    public func parse(bytes arguments: [[UInt8]]) throws(OptionUsageError) -> Parsed<[UInt8]> {
+        let splitting = { (argument: [UInt8]) -> (String, [UInt8])? in
+            guard argument.starts(with: Array("--".utf8)), let equals = argument.firstIndex(of: UInt8(ascii: "="))
+            else { return nil }
+            return (String(decoding: argument[..<equals], as: UTF8.self), Array(argument[(equals + 1)...]))
+        }
+        return try parse(arguments, text: { String(decoding: $0, as: UTF8.self) }, splitting: splitting)
+    }
+
+    /// The parse of `arguments`, each read as `text` to tell options from operands, and split by `splitting` into
+    /// the name and value of a `--name=value`.
+    private func parse<Argument>(
+        _ arguments: [Argument], text: (Argument) -> String, splitting: (Argument) -> (String, Argument)?
+    ) throws(OptionUsageError) -> Parsed<Argument> {
+        var parsed = Parsed<Argument>()
         var given: [String: String] = [:]
         var index = 0
         var optionsEnded = false
         while index < arguments.count {
             let argument = arguments[index]
+            let spelled = text(argument)
             index += 1
-            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+            if optionsEnded || !spelled.hasPrefix("-") || spelled == "-" {
                 parsed.operands.append(argument)
                 continue
             }
-            if argument == "--" {
+            if spelled == "--" {
                 optionsEnded = true
                 continue
             }
-            var name = argument
-            var inline: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inline = String(argument[argument.index(after: equals)...])
-            }
+            let split = splitting(argument)
+            let name = split?.0 ?? spelled
             guard let position = byName[name] else {
-                throw OptionUsageError("unknown option \(OptionSyntax.quoted(argument))")
+                throw OptionUsageError("unknown option \(OptionSyntax.quoted(spelled))")
             }
             let option = options[position]
             try Self.checkRepeat(of: name, option: option, given: &given)
-            var value: [String] = []
+            var value: [Argument] = []
             if option.takesValue {
-                if let inline {
+                if let inline = split?.1 {
                     value = [inline]
                 } else {
                     guard index < arguments.count else { throw OptionUsageError("\(name) needs a value") }
                     value = [arguments[index]]
                     index += 1
                 }
-            } else if inline != nil {
-                throw OptionUsageError("\(name) takes no value, got \(OptionSyntax.quoted(argument))")
+            } else if split != nil {
+                // A flag given a value is not a spelling of any option.
+                throw OptionUsageError("unknown option \(OptionSyntax.quoted(spelled))")
             }
             parsed.values[option.names[0], default: []] += value
+            parsed.spellings[option.names[0]] = name
         }
         return parsed
     }
@@ -110,7 +140,7 @@ public struct OptionParser: Sendable {
         let group = option.group ?? option.names[0]
         if let earlier = given[group] {
             throw OptionUsageError(
-                earlier == name ? "\(name) is given more than once" : "\(earlier) and \(name) cannot be given together")
+                earlier == name ? "\(name) is given more than once" : "\(earlier) and \(name) cannot be used together")
         }
         given[group] = name
     }
@@ -119,7 +149,7 @@ public struct OptionParser: Sendable {
 /// A command line that does not follow a tool's options: one line naming what was wrong. Each tool prints it after
 /// its name and exits with its usage status (2).
 public struct OptionUsageError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The one-line message, e.g. `--fit and --fill cannot be given together`.
+    /// The one-line message, e.g. `--fit and --fill cannot be used together`.
     public let message: String
 
     /// An error saying `message`.

@@ -1,34 +1,5 @@
-/// The option spellings both tools accept, beyond what each tool's own parser knows.
-///
-/// Long options take their value either as the next argument (`--max-size 320x320`) or after an equals sign
-/// (`--max-size=320x320`), as GNU `getopt_long` and swift-argument-parser do. Each tool's parser reads the first
-/// form; ``expandingEqualsForm(_:valued:)`` turns the second into the first before parsing.
-public enum OptionSyntax {
-    /// `arguments` with every `--name=value` whose `--name` is in `valued` split into `--name` and `value`.
-    ///
-    /// A `--name=value` whose name takes no value is kept as it is, so the tool's parser names it as an unknown
-    /// option; an argument after `--` (the end of options) or one that does not start with `--` is never split. The
-    /// value may be empty (`--render=`) and may itself contain `=`: only the first one separates.
-    public static func expandingEqualsForm(_ arguments: [String], valued: Set<String>) -> [String] {
-        var expanded: [String] = []
-        expanded.reserveCapacity(arguments.count)
-        var optionsEnded = false
-        for argument in arguments {
-            if optionsEnded || !argument.hasPrefix("--") {
-                expanded.append(argument)
-            } else if argument == "--" {
-                optionsEnded = true
-                expanded.append(argument)
-            } else if let equals = argument.firstIndex(of: "="), valued.contains(String(argument[..<equals])) {
-                expanded.append(String(argument[..<equals]))
-                expanded.append(String(argument[argument.index(after: equals)...]))
-            } else {
-                expanded.append(argument)
-            }
-        }
-        return expanded
-    }
-}
+/// How the tools quote an argument in a message.
+public enum OptionSyntax {}
 
 extension OptionSyntax {
     /// The longest argument a message quotes whole.

@@ -92,7 +92,7 @@ struct Options {
     /// The value of `name` read by `read`, nil when the option was not given; a value `read` refuses is a usage error
     /// saying what was `expected`.
     private static func typed<Value>(
-        _ parsed: OptionParser.Parsed, _ name: String, _ read: (String) -> Value?, _ expected: String
+        _ parsed: OptionParser.Parsed<String>, _ name: String, _ read: (String) -> Value?, _ expected: String
     ) throws(UsageError) -> Value? {
         guard let text = parsed.value(name) else { return nil }
         guard let value = read(text) else { throw UsageError("\(name) expects \(expected), got '\(text)'") }
@@ -100,7 +100,9 @@ struct Options {
     }
 
     /// The `INDEX=NUMBER` values of the repeatable option `name`, by take index.
-    private static func indexed(_ parsed: OptionParser.Parsed, _ name: String) throws(UsageError) -> [Int: Double] {
+    private static func indexed(_ parsed: OptionParser.Parsed<String>, _ name: String) throws(UsageError) -> [Int:
+        Double]
+    {
         var values: [Int: Double] = [:]
         for text in parsed.values[name] ?? [] {
             let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

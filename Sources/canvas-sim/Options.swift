@@ -122,7 +122,7 @@ struct Options {
     }
 
     /// The whole number `option` was given, from 1 to ``maximumCount``; nil when it was not given.
-    private static func count(_ parsed: OptionParser.Parsed, _ option: String) throws(UsageError) -> Int? {
+    private static func count(_ parsed: OptionParser.Parsed<String>, _ option: String) throws(UsageError) -> Int? {
         guard let text = parsed.value(option) else { return nil }
         guard let number = Int(text), (1...maximumCount).contains(number) else {
             throw UsageError(
@@ -132,7 +132,8 @@ struct Options {
     }
 
     /// The file name `option` was given, never empty; nil when it was not given.
-    private static func fileName(_ parsed: OptionParser.Parsed, _ option: String) throws(UsageError) -> String? {
+    private static func fileName(_ parsed: OptionParser.Parsed<String>, _ option: String) throws(UsageError) -> String?
+    {
         guard let path = parsed.value(option) else { return nil }
         guard !path.isEmpty else { throw UsageError("\(option) needs a file name") }
         return path

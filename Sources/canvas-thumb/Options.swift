@@ -93,15 +93,19 @@ struct Options {
                       -o's extension disagreeing with --format, a folder with no video or picture)
         """
 
-    struct UsageError: Error {
-        let message: String
-    }
+    typealias UsageError = OptionUsageError
 
-    /// The options that take a value (the others are flags).
-    static let valued: Set<String> = [
-        "--output", "--output-dir", "--max-size", "--time", "--percent", "--format", "--quality", "--jobs",
-        "--timeout",
-    ]
+    /// The options canvas-thumb accepts: `-o` or `--output-dir`, `--time` or `--percent`; help and version may be
+    /// asked for more than once.
+    static let parser = OptionParser([
+        .init(["-o", "--output"], takesValue: true, group: "output"),
+        .init(["--output-dir"], takesValue: true, group: "output"), .init(["-s", "--max-size"], takesValue: true),
+        .init(["-t", "--time"], takesValue: true, group: "time"), .init(["--percent"], takesValue: true, group: "time"),
+        .init(["--exact"]), .init(["--skip-dark"]), .init(["--format"], takesValue: true),
+        .init(["-q", "--quality"], takesValue: true), .init(["--jobs"], takesValue: true),
+        .init(["--timeout"], takesValue: true), .init(["--json"]), .init(["--allow-playlists"]),
+        .init(["-h", "--help"], repeatable: true), .init(["--version"], repeatable: true),
+    ])
 
     /// An argument's bytes as a path (an argument never holds a NUL byte: it is a C string).
     private static func path(_ bytes: [UInt8]) -> FileSystemPath {
@@ -113,140 +117,92 @@ struct Options {
         try parse(bytes: arguments.map { Array($0.utf8) })
     }
 
-    /// ``OptionSyntax/expandingEqualsForm(_:valued:)`` on the arguments' bytes, so that the value
-    /// of `--output-dir=DIR` keeps the exact bytes of `DIR`.
-    private static func expandingEqualsForm(_ raw: [[UInt8]]) -> [[UInt8]] {
-        var expanded: [[UInt8]] = []
-        var optionsEnded = false
-        for argument in raw {
-            let isLong = argument.starts(with: Array("--".utf8))
-            if !optionsEnded, argument == Array("--".utf8) { optionsEnded = true }
-            if !optionsEnded, isLong, let equals = argument.firstIndex(of: UInt8(ascii: "=")),
-                valued.contains(String(decoding: argument[..<equals], as: UTF8.self))
-            {
-                expanded.append(Array(argument[..<equals]))
-                expanded.append(Array(argument[(equals + 1)...]))
-            } else {
-                expanded.append(argument)
-            }
-        }
-        return expanded
-    }
-
     /// Parses the raw bytes of the arguments (without the program name): option names and values
-    /// are read as UTF-8, paths (inputs, `-o`, `--output-dir`) are kept as their exact bytes;
-    /// `--name=value` is read as `--name value`.
+    /// are read as UTF-8, paths (inputs, `-o`, `--output-dir`) are kept as their exact bytes.
     static func parse(bytes: [[UInt8]]) throws(UsageError) -> Options {
-        let raw = expandingEqualsForm(bytes)
-        let arguments = raw.map { String(decoding: $0, as: UTF8.self) }
+        let parsed = try parser.parse(bytes: bytes)
         var options = Options()
-        var outputFile: FileSystemPath?
-        var outputDirectory: FileSystemPath?
-        var sawTime = false
-        var sawPercent = false
-        var index = 0
-        var onlyInputs = false
-
-        func value(for option: String) throws(UsageError) -> String {
-            index += 1
-            guard index < arguments.count else { throw UsageError(message: "\(option) needs a value") }
-            return arguments[index]
+        options.help = parsed.has("-h")
+        options.version = parsed.has("--version")
+        options.inputs = parsed.operands.map(Self.path)
+        options.exact = parsed.has("--exact")
+        options.skipDark = parsed.has("--skip-dark")
+        options.json = parsed.has("--json")
+        options.allowPlaylists = parsed.has("--allow-playlists")
+        let text = { (name: String) in parsed.value(name).map { String(decoding: $0, as: UTF8.self) } }
+        if let size = text("-s") {
+            (options.maximumWidth, options.maximumHeight) = try maximumSize(size, for: parsed.spelling("-s"))
         }
-        func path(for option: String) throws(UsageError) -> FileSystemPath {
-            _ = try value(for: option)
-            return Self.path(raw[index])
-        }
-        func number(_ text: String, for option: String) throws(UsageError) -> Double {
-            guard let number = Double(text), number.isFinite else {
-                throw UsageError(message: "\(option) takes a number, not '\(text)'")
+        if let time = text("-t") {
+            let option = parsed.spelling("-t")
+            if let percent = try percentage(time, for: option) {
+                options.time = .percent(percent)
+            } else {
+                options.time = .seconds(try seconds(time, for: option))
             }
-            return number
         }
-
-        while index < arguments.count {
-            let argument = arguments[index]
-            if onlyInputs || argument == "-" || !argument.hasPrefix("-") {
-                options.inputs.append(Self.path(raw[index]))
-                index += 1
-                continue
-            }
-            switch argument {
-            case "--": onlyInputs = true
-            case "-h", "--help": options.help = true
-            case "--version": options.version = true
-            case "-o", "--output": outputFile = try path(for: argument)
-            case "--output-dir": outputDirectory = try path(for: argument)
-            case "-s", "--max-size":
-                let text = try value(for: argument)
-                (options.maximumWidth, options.maximumHeight) = try maximumSize(text, for: argument)
-            case "-t", "--time":
-                let text = try value(for: argument)
-                if let percent = try percentage(text, for: argument) {
-                    options.time = .percent(percent)
-                    sawPercent = true
-                } else {
-                    options.time = .seconds(try seconds(text, for: argument))
-                    sawTime = true
-                }
-            case "--percent":
-                let text = try value(for: argument)
-                options.time = .percent(
-                    try percent(text.hasSuffix("%") ? String(text.dropLast()) : text, of: text, for: argument))
-                sawPercent = true
-            case "--exact": options.exact = true
-            case "--skip-dark": options.skipDark = true
-            case "--format":
-                let text = try value(for: argument)
-                switch text.lowercased() {
-                case "png": options.format = .png
-                case "jpeg", "jpg": options.format = .jpeg
-                default: throw UsageError(message: "--format takes png or jpeg, not '\(text)'")
-                }
-            case "-q", "--quality":
-                let text = try value(for: argument)
-                guard let quality = Int(text), (0...100).contains(quality) else {
-                    throw UsageError(message: "\(argument) takes a whole number from 0 to 100, not '\(text)'")
-                }
-                // ffmpegthumbnailer's -q is 0 (bad) ... 10 (best); a JPEG quality that low is never what is meant.
-                options.quality = quality <= 10 ? max(1, quality * 10) : quality
-            case "--jobs":
-                let text = try value(for: argument)
-                guard let jobs = Int(text), jobs >= 1 else {
-                    throw UsageError(message: "--jobs takes a whole number >= 1, not '\(text)'")
-                }
-                options.jobs = jobs
-            case "--timeout":
-                let seconds = try number(try value(for: argument), for: argument)
-                guard seconds >= 0 else { throw UsageError(message: "--timeout must be >= 0, not \(seconds)") }
-                options.timeout = seconds
-            case "--json": options.json = true
-            case "--allow-playlists": options.allowPlaylists = true
-            default: throw UsageError(message: "unknown option '\(argument)'")
-            }
-            index += 1
+        if let value = text("--percent") {
+            options.time = .percent(
+                try percent(value.hasSuffix("%") ? String(value.dropLast()) : value, of: value, for: "--percent"))
         }
+        try readNumbers(text, spelling: parsed.spelling, into: &options)
         if options.help || options.version { return options }
-        if sawTime && sawPercent { throw UsageError(message: "--time and --percent cannot be used together") }
-        if outputFile != nil && outputDirectory != nil {
-            throw UsageError(message: "-o and --output-dir cannot be used together")
-        }
-        guard !options.inputs.isEmpty else { throw UsageError(message: "no input given") }
-        if let outputFile {
-            guard options.inputs.count == 1, options.inputs[0] != FileSystemPath("-") else {
-                throw UsageError(message: "-o takes a single input; use --output-dir for several")
-            }
-            if outputFile == FileSystemPath("-") {
-                guard !options.json else { throw UsageError(message: "-o - and --json cannot be used together") }
-                options.output = .standardOutput
-                options.format = options.format ?? .png
-                return options
-            }
-            options.output = .file(outputFile)
-            options.format = try format(of: outputFile, given: options.format)
-        } else if let outputDirectory {
-            options.output = .directory(outputDirectory)
+        guard !options.inputs.isEmpty else { throw UsageError("no input given") }
+        if let output = parsed.value("-o").map(Self.path) {
+            try options.setOutputFile(output)
+        } else if let directory = parsed.value("--output-dir").map(Self.path) {
+            options.output = .directory(directory)
         }
         return options
+    }
+
+    /// Reads `--format`, `--quality`, `--jobs` and `--timeout` (their values as `text` gives them, their names as
+    /// `spelling` says they were given) into `options`.
+    private static func readNumbers(
+        _ text: (String) -> String?, spelling: (String) -> String, into options: inout Options
+    ) throws(UsageError) {
+        if let value = text("--format") {
+            switch value.lowercased() {
+            case "png": options.format = .png
+            case "jpeg", "jpg": options.format = .jpeg
+            default: throw UsageError("--format takes png or jpeg, not '\(value)'")
+            }
+        }
+        if let value = text("-q") {
+            guard let quality = Int(value), (0...100).contains(quality) else {
+                throw UsageError("\(spelling("-q")) takes a whole number from 0 to 100, not '\(value)'")
+            }
+            // ffmpegthumbnailer's -q is 0 (bad) ... 10 (best); a JPEG quality that low is never what is meant.
+            options.quality = quality <= 10 ? max(1, quality * 10) : quality
+        }
+        if let value = text("--jobs") {
+            guard let jobs = Int(value), jobs >= 1 else {
+                throw UsageError("--jobs takes a whole number >= 1, not '\(value)'")
+            }
+            options.jobs = jobs
+        }
+        if let value = text("--timeout") {
+            guard let seconds = Double(value), seconds.isFinite else {
+                throw UsageError("--timeout takes a number, not '\(value)'")
+            }
+            guard seconds >= 0 else { throw UsageError("--timeout must be >= 0, not \(seconds)") }
+            options.timeout = seconds
+        }
+    }
+
+    /// Writes the one cover to `outputFile` (`-` for standard output), whose extension names its format.
+    private mutating func setOutputFile(_ outputFile: FileSystemPath) throws(UsageError) {
+        guard inputs.count == 1, inputs[0] != FileSystemPath("-") else {
+            throw UsageError("-o takes a single input; use --output-dir for several")
+        }
+        if outputFile == FileSystemPath("-") {
+            guard !json else { throw UsageError("-o - and --json cannot be used together") }
+            output = .standardOutput
+            format = format ?? .png
+            return
+        }
+        output = .file(outputFile)
+        format = try Self.format(of: outputFile, given: format)
     }
 
     /// The format a cover written to `output` takes: the one its extension names (`.png`, `.jpg`, `.jpeg`), which
@@ -258,16 +214,14 @@ struct Options {
         switch (given, named) {
         case (let given?, let named?) where given != named:
             throw UsageError(
-                message:
-                    "-o \(OptionSyntax.quoted(output.escaped)) names a \(named.rawValue.uppercased()) file, "
+                "-o \(OptionSyntax.quoted(output.escaped)) names a \(named.rawValue.uppercased()) file, "
                     + "but --format is \(given.rawValue)")
         case (let given?, _): return given
         case (nil, let named?): return named
         case (nil, nil):
             guard fileExtension.isEmpty else {
                 throw UsageError(
-                    message:
-                        "-o \(OptionSyntax.quoted(output.escaped)): canvas-thumb writes .png, .jpg or .jpeg, "
+                    "-o \(OptionSyntax.quoted(output.escaped)): canvas-thumb writes .png, .jpg or .jpeg, "
                         + "not .\(fileExtension) (or give --format png|jpeg)")
             }
             return .png
@@ -279,8 +233,7 @@ struct Options {
         if let side = Int(text), side >= 0 { return (side, side) }
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width >= 0, height >= 0 else {
-            throw UsageError(
-                message: "\(option) takes N or WxH with whole numbers >= 0, not \(OptionSyntax.quoted(text))")
+            throw UsageError("\(option) takes N or WxH with whole numbers >= 0, not \(OptionSyntax.quoted(text))")
         }
         return (width, height)
     }
@@ -294,16 +247,14 @@ struct Options {
     /// `number` (the value `text` without its `%`) as a percentage, checked to lie in 0...100.
     private static func percent(_ number: String, of text: String, for option: String) throws(UsageError) -> Double {
         guard let percent = Double(number), percent.isFinite, (0...100).contains(percent) else {
-            throw UsageError(
-                message: "\(option) takes a percentage from 0 to 100, not \(OptionSyntax.quoted(text))")
+            throw UsageError("\(option) takes a percentage from 0 to 100, not \(OptionSyntax.quoted(text))")
         }
         return percent
     }
 
     /// Seconds written `1.5` or `HH:MM:SS[.ms]` (also `MM:SS[.ms]`), checked to be >= 0.
     private static func seconds(_ text: String, for option: String) throws(UsageError) -> Double {
-        let invalid = UsageError(
-            message: "\(option) takes seconds, HH:MM:SS[.ms] or P%, not \(OptionSyntax.quoted(text))")
+        let invalid = UsageError("\(option) takes seconds, HH:MM:SS[.ms] or P%, not \(OptionSyntax.quoted(text))")
         let fields = text.split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(fields.count) else { throw invalid }
         guard let last = Double(fields[fields.count - 1]), last.isFinite, last >= 0,

@@ -105,9 +105,9 @@ struct CanvasComposeTests {
         (["a.mp4", "-o", "x.mp4", "--fps", "0/1"], "--fps expects a rate from 1 to 240"),
         (["a.mp4", "-o", ""], "-o: the output path is empty"),
         (["a.mp4", "-o", "x.mp4", "--gain", "1=1"], "--gain names take 1, but there is 1 take"),
-        (["a.mp4", "-o", "x.mp4", "--fit", "--fill"], "--fit and --fill cannot be given together"),
+        (["a.mp4", "-o", "x.mp4", "--fit", "--fill"], "--fit and --fill cannot be used together"),
         (["a.mp4", "-o", "x.mp4", "-o", "y.mp4"], "-o is given more than once"),
-        (["a.mp4", "-o", "x.mp4", "--output=y.mp4"], "-o and --output cannot be given together"),
+        (["a.mp4", "-o", "x.mp4", "--output=y.mp4"], "-o and --output cannot be used together"),
     ])
     func usageErrors(arguments: [String], message: String) throws {
         let run = try tool.run(arguments, in: folder)

@@ -119,7 +119,7 @@ struct CanvasThumbUsabilityTests {
             (["-t", "1:2:3:4"], "-t takes seconds, HH:MM:SS[.ms] or P%, not '1:2:3:4'"),
             (["-t", "-1"], "-t takes seconds, HH:MM:SS[.ms] or P%, not '-1'"),
             (["-t", "150%"], "-t takes a percentage from 0 to 100, not '150%'"),
-            (["-t", "10%", "--time", "3"], "--time and --percent cannot be used together"),
+            (["-t", "10%", "--time", "3"], "-t and --time cannot be used together"),
             (["-q", "101"], "-q takes a whole number from 0 to 100, not '101'"),
             (["--quality", "best"], "--quality takes a whole number from 0 to 100, not 'best'"),
             (["-s", "-5"], "-s takes N or WxH with whole numbers >= 0, not '-5'"),
