@@ -80,16 +80,12 @@ protocol LinkableStorage: AnyObject, Sendable {
         @usableFromInline var readKeyPath: AnyKeyPath?
     }
 
-    /// Whom a write tells, taken under the lock.
-    @usableFromInline struct Audience {
-        @usableFromInline let version: UInt64
-        @usableFromInline let directs: [any DirectSubscriber<Value>]
-        @usableFromInline let links: [any ChainTarget]
-        @usableFromInline let rules: Rules
-        /// Whether its prior notifications come after the store (a write made inside a handler).
-        @usableFromInline let priors: Bool
-        @usableFromInline let readKeyPath: AnyKeyPath?
-    }
+    /// Whom a write tells, taken under the lock; `priors`: its prior notifications come after the store (a write made
+    /// inside a handler).
+    @usableFromInline typealias Audience = (
+        version: UInt64, directs: [any DirectSubscriber<Value>], links: [any ChainTarget], rules: Rules, priors: Bool,
+        readKeyPath: AnyKeyPath?
+    )
 
     @usableFromInline let state: Guarded<State>
     @usableFromInline let registrar = ObservationRegistrar()
@@ -180,13 +176,11 @@ protocol LinkableStorage: AnyObject, Sendable {
     }
 
     /// Counts a write made under the lock and takes its audience: nil when nobody is told.
-    @usableFromInline static func take(_ state: inout State, priors: Bool) -> Audience? {
+    @inlinable static func take(_ state: inout State, priors: Bool) -> Audience? {
         state.writes &+= 1
         if state.directs.isEmpty && state.links.isEmpty && state.readKeyPath == nil { return nil }
         if !state.directs.isEmpty { state.version &+= 1 }
-        return Audience(
-            version: state.version, directs: state.directs, links: state.links, rules: state.rules, priors: priors,
-            readKeyPath: state.readKeyPath)
+        return (state.version, state.directs, state.links, state.rules, priors, state.readKeyPath)
     }
 
     /// Refines the changes of a write and tells its audience, after the lock; then Swift Observation.
