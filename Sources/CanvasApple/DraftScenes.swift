@@ -5,11 +5,12 @@
 
     /// Drafts on the scene lifecycle: one board, opened on its draft once, shared by every scene of the app; when a scene
     /// goes to the background, the app keeps running until the draft is on disk (a background task whose expiration
-    /// handler ends it, so the system never kills the app for overrunning).
+    /// handler ends it, so the system never kills the app for overrunning); when the last scene disconnects, the
+    /// draft is closed (made durable, its lock released) and the next scene to connect opens it again.
     ///
     /// An app's scene delegate gets the board from ``board(draftAt:newBoard:)`` in `scene(_:willConnectTo:options:)`
-    /// (every scene gets the same one) and calls ``sceneDidEnterBackground()``; or it subclasses
-    /// ``CanvasSceneDelegate``, which does both.
+    /// (every scene gets the same one) and calls ``sceneDidEnterBackground()`` and ``sceneDidDisconnect()``; or it
+    /// subclasses ``CanvasSceneDelegate``, which does all three.
     @MainActor
     public final class DraftScenes {
         /// The app's one instance.
@@ -18,18 +19,38 @@
         /// The board every scene shows, once opened.
         public private(set) var board: CanvasBoard?
         private var backgroundTask = UIBackgroundTaskIdentifier.invalid
+        /// The scenes connected (each asked for the board once).
+        private var scenes = 0
 
         private init() {}
 
-        /// The board on the draft at `url`, opened the first time it is asked (restored from the draft, or
-        /// `newBoard` when there is none); later calls, from any scene, return the same board.
+        /// The board on the draft at `url` for a connecting scene (call it once per scene): opened the first time
+        /// (restored from the draft, or `newBoard` when there is none); later calls, from any scene, return the same
+        /// board.
         ///
-        /// - Throws: `DraftError` when the draft cannot be read or restored (nothing is written then).
+        /// - Throws: `DraftError` when the draft cannot be read or restored, or another opener holds it (nothing is
+        ///   written then).
         public func board(draftAt url: URL, newBoard: @autoclosure () -> BoardState) throws(DraftError) -> CanvasBoard {
-            if let board { return board }
-            let opened = try CanvasBoard(draftAt: url, newBoard: newBoard())
-            board = opened
-            return opened
+            let shown: CanvasBoard
+            if let board {
+                shown = board
+            } else {
+                shown = try CanvasBoard(draftAt: url, newBoard: newBoard())
+                board = shown
+            }
+            scenes += 1
+            return shown
+        }
+
+        /// A scene disconnected: after the last one, the draft is closed (its records made durable, its lock
+        /// released) and the board dropped, so the next scene opens the draft again.
+        public func sceneDidDisconnect() {
+            scenes = max(scenes - 1, 0)
+            guard scenes == 0, let draft = board?.draft else { return }
+            board = nil
+            Task {
+                try? await draft.close()  // a failed write is the draft's progress.failure; the lock is released anyway
+            }
         }
 
         /// Keeps the app running until the draft is durable, in a background task that its expiration handler ends.
@@ -86,6 +107,11 @@
         /// Keeps the draft safe while the app goes to the background.
         open func sceneDidEnterBackground(_ scene: UIScene) {
             DraftScenes.shared.sceneDidEnterBackground()
+        }
+
+        /// Closes the draft after the app's last scene.
+        open func sceneDidDisconnect(_ scene: UIScene) {
+            if draftError == nil { DraftScenes.shared.sceneDidDisconnect() }
         }
     }
 #endif
