@@ -103,6 +103,70 @@ struct PreviewPlacementScreenTests {
         #expect(previewProblems(screen, cells: allCells(screen)).isEmpty)
     }
 
+    /// Sends `event` to `board` from a thread of its own and returns once the board has taken it: what the change
+    /// publishes for the main actor is queued behind the caller, as in an app whose recorder answers off the main
+    /// thread.
+    nonisolated private func sendFromAnotherThread(_ event: CanvasEvent, to board: CanvasBoard) {
+        let sent = DispatchSemaphore(value: 0)
+        Thread {
+            _ = board.send(event)
+            sent.signal()
+        }.start()
+        sent.wait()
+    }
+
+    @Test("a delivery queued by another thread and run after reuse never puts the preview in a cell of another canvas")
+    func everyMoveAfterReuse() async {
+        let board = CanvasBoard(canvasCount: 9)
+        let adapter = CanvasScreenAdapter(
+            board: board, collectionView: HeadlessCollectionView(configuration: .init(viewportSize: 3)),
+            cellType: PlacementCheckingCell.self)
+        var wrong: [String] = []
+        // Checked at the moment the preview goes in, not once the queue settled: a wrong move is visible on screen
+        // even when a later delivery corrects it.
+        PlacementCheckingCell.previewPutIn = { cell in
+            let shown = adapter.viewModel(of: cell)?.model?.id
+            let previewing = board.state.previewIndex.map { board.canvases[$0].id }
+            if shown != previewing {
+                wrong.append(
+                    "into a cell of \(String(describing: shown)), previewing \(String(describing: previewing))")
+            }
+        }
+        defer { PlacementCheckingCell.previewPutIn = nil }
+        adapter.collectionView.screenDidAppear()
+        for (tap, offset) in [(0, 3), (4, 6), (8, 0), (1, 5), (5, 2)] {
+            sendFromAnotherThread(.tap(tap), to: board)
+            // The tapped canvas's cell is reused for another canvas before the queued delivery runs.
+            adapter.collectionView.scroll(toOffset: offset)
+            await drainMainQueue()
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+
+    @Test(
+        "random scripts, events from another thread, the next scroll before their delivery: the preview stays right",
+        arguments: configurations)
+    func randomScriptsFromAnotherThread(configuration: CollectionHostConfiguration) async {
+        for seed in UInt64(1)...4 {
+            let screen = CanvasScreen(board: CanvasBoard(canvasCount: 9), configuration: configuration)
+            screen.screenDidAppear()
+            let steps = LifecycleStep.sequence(seed: seed, canvasCount: 9, count: 120)
+            for (number, step) in steps.enumerated() {
+                if case .event(let event) = step {
+                    sendFromAnotherThread(event, to: screen.board)
+                    if number != steps.count - 1 { continue }
+                } else {
+                    screen.perform(step)
+                }
+                await drainMainQueue()
+                screen.applyPendingListChanges()
+                let problems = previewProblems(screen, cells: allCells(screen))
+                #expect(problems.isEmpty, "seed \(seed), step \(number) (\(step)): \(problems)")
+                if !problems.isEmpty { return }
+            }
+        }
+    }
+
     nonisolated static let configurations: [CollectionHostConfiguration] = [
         .init(viewportSize: 3),
         .init(viewportSize: 3, prefetching: .enabled(distance: 2)),
@@ -130,5 +194,18 @@ struct PreviewPlacementScreenTests {
                 if !problems.isEmpty { return }
             }
         }
+    }
+}
+
+/// A cell that reports every time the adapter puts the preview into it.
+@MainActor
+final class PlacementCheckingCell: HeadlessCell, CanvasScreenCell {
+    /// Called with the cell each time it is told to host the preview.
+    static var previewPutIn: ((PlacementCheckingCell) -> Void)?
+
+    func draw(_ display: CanvasDisplay?) {}
+    func draw(_ cover: CoverImage?) {}
+    func setHostsPreview(_ hostsPreview: Bool) {
+        if hostsPreview { Self.previewPutIn?(self) }
     }
 }

@@ -209,13 +209,16 @@ public final class CanvasScreenAdapter<CollectionView: CanvasCollectionView, Cel
         let binding = CellBinding(cell: cell, model: viewModel)
         bindings[key] = binding
         binding.tokens = [
-            viewModel.observeOnMainActor(\.display, options: [.initial, .new]) { [weak self, weak binding] _, change in
-                guard let self, let binding, let display = change.newValue else { return }
-                displayChanged(binding, to: display)
+            // Each delivery draws the view-model's value now, not the one it carries: a change made on another thread
+            // is delivered later on the main actor, possibly after the cell was reused for another canvas, and the
+            // value it carries is then the old canvas's.
+            viewModel.observeOnMainActor(\.display, options: [.initial, .new]) { [weak self, weak binding] _, _ in
+                guard let self, let binding else { return }
+                displayChanged(binding, to: binding.model.display)
             },
-            viewModel.observeOnMainActor(\.cover, options: [.initial, .new]) { [weak binding] _, change in
-                guard let binding, let cover = change.newValue else { return }
-                binding.cell.draw(cover)
+            viewModel.observeOnMainActor(\.cover, options: [.initial, .new]) { [weak binding] _, _ in
+                guard let binding else { return }
+                binding.cell.draw(binding.model.cover)
             },
         ]
         return binding
