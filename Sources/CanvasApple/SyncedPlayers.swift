@@ -7,16 +7,22 @@
 
     /// The other canvases' takes playing while one canvas records, started together on the board's timeline.
     ///
-    /// ``start(_:)`` takes the `SyncedPlayback` of the board's `startRecording` effect: one `AVPlayer` per take, each
-    /// prerolled; once every player has prerolled, each starts with `setRate(1, time:atHostTime:)` at the times
+    /// ``start(_:)`` takes the `SyncedPlayback` of the board's `startRecording` effect: one `AVPlayer` per take. Each
+    /// player is prerolled once its `status` is `readyToPlay` (`preroll(atRate:completionHandler:)` raises an
+    /// exception before that); a player that fails counts as prerolled and starts with the others. Once every player
+    /// has prerolled, each starts with `setRate(1, time:atHostTime:)` at the times
     /// `SyncedPlayback.playerStarts(ready:margin:)` decides (CanvasKit). ``stop()`` pauses and drops them (when the
     /// recording ends). A cell showing a take playing shows ``player(for:)`` in an `AVPlayerLayer`.
     @MainActor
     public final class SyncedPlayers {
         private var players: [(take: SyncedPlayback.Take, player: AVPlayer)] = []
         private var playback: SyncedPlayback?
-        private var prerolled = 0
-        /// Bumped by every start and stop, so a preroll answer of an earlier playback is ignored.
+        /// The observations of the players' `status`, dropped by ``stop()``.
+        private var statusObservations: [NSKeyValueObservation] = []
+        /// The takes whose player was asked to preroll, and those whose preroll ended (or whose player failed).
+        private var asked: Set<Int> = []
+        private var prerolled: Set<Int> = []
+        /// Bumped by every start and stop, so an answer (status or preroll) of an earlier playback is ignored.
         private var generation = 0
         /// Seconds between the last preroll and the players' start when the board's lead was too short.
         public var margin: Double = 0.05
@@ -34,7 +40,8 @@
             players.first { $0.take.url == url }?.player
         }
 
-        /// Prerolls a player per take and starts them together (replacing any playback in progress).
+        /// Prerolls a player per take once it is ready to play and starts them together (replacing any playback in
+        /// progress).
         public func start(_ playback: SyncedPlayback) {
             stop()
             self.playback = playback
@@ -45,10 +52,13 @@
                 return (take, player)
             }
             let generation = self.generation
-            for (_, player) in players {
-                player.preroll(atRate: 1) { _ in
-                    // A failed preroll still starts with the others: the player catches up as it can.
-                    DispatchQueue.main.async { MainActor.assumeIsolated { self.didPreroll(generation: generation) } }
+            statusObservations = players.map { take, player in
+                let index = take.index
+                // Key-value observation calls on any thread: the handler only hops to the main actor.
+                return player.observe(\.status, options: [.initial, .new]) { @Sendable _, _ in
+                    DispatchQueue.main.async {
+                        MainActor.assumeIsolated { self.statusChanged(index: index, generation: generation) }
+                    }
                 }
             }
         }
@@ -56,19 +66,40 @@
         /// Pauses and drops every player.
         public func stop() {
             generation += 1
+            for observation in statusObservations { observation.invalidate() }
+            statusObservations = []
             for (_, player) in players {
                 player.cancelPendingPrerolls()
                 player.pause()
             }
             players = []
             playback = nil
-            prerolled = 0
+            asked = []
+            prerolled = []
         }
 
-        private func didPreroll(generation: Int) {
+        private func statusChanged(index: Int, generation: Int) {
+            guard generation == self.generation, let player = player(for: index) else { return }
+            switch player.status {
+            case .readyToPlay where !asked.contains(index):
+                asked.insert(index)
+                player.preroll(atRate: 1) { _ in
+                    // A failed preroll still starts with the others: the player catches up as it can.
+                    DispatchQueue.main.async {
+                        MainActor.assumeIsolated { self.didPreroll(index: index, generation: generation) }
+                    }
+                }
+            case .failed:
+                didPreroll(index: index, generation: generation)
+            default:
+                break
+            }
+        }
+
+        private func didPreroll(index: Int, generation: Int) {
             guard generation == self.generation, let playback else { return }
-            prerolled += 1
-            guard prerolled == players.count else { return }
+            prerolled.insert(index)
+            guard prerolled.count == players.count else { return }
             let now = HostTime(seconds: CMClockGetTime(CMClockGetHostTimeClock()).seconds)
             for start in playback.playerStarts(ready: now, margin: margin) {
                 player(for: start.index)?.setRate(

@@ -201,6 +201,14 @@ open class AVAssetImageGenerator: NSObject {
 open class AVPlayer: NSObject {
     /// https://developer.apple.com/documentation/avfoundation/avplayer/init(url:)
     public init(url URL: URL) {}
+    /// https://developer.apple.com/documentation/avfoundation/avplayer/status-swift.enum
+    public enum Status: Int, Sendable {
+        case unknown = 0
+        case readyToPlay = 1
+        case failed = 2
+    }
+    /// https://developer.apple.com/documentation/avfoundation/avplayer/status-swift.property
+    open var status: AVPlayer.Status { .unknown }
     /// https://developer.apple.com/documentation/avfoundation/avplayer/automaticallywaitstominimizestalling
     open var automaticallyWaitsToMinimizeStalling: Bool = true
     /// https://developer.apple.com/documentation/avfoundation/avplayer/setrate(_:time:athosttime:)
@@ -220,3 +228,37 @@ open class AVPlayerLayer: CALayer {
     /// https://developer.apple.com/documentation/avfoundation/avplayerlayer/videogravity
     open var videoGravity: AVLayerVideoGravity = .resizeAspect
 }
+
+// MARK: Key-value observing (Foundation on Apple platforms; swift-corelibs-foundation has none)
+
+/// https://developer.apple.com/documentation/foundation/nskeyvalueobservingoptions
+public struct NSKeyValueObservingOptions: OptionSet, Sendable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    public static let new = NSKeyValueObservingOptions(rawValue: 1)
+    public static let old = NSKeyValueObservingOptions(rawValue: 2)
+    public static let initial = NSKeyValueObservingOptions(rawValue: 4)
+    public static let prior = NSKeyValueObservingOptions(rawValue: 8)
+}
+
+/// https://developer.apple.com/documentation/foundation/nskeyvalueobservedchange
+public struct NSKeyValueObservedChange<Value> {
+    public let newValue: Value?
+    public let oldValue: Value?
+}
+
+/// https://developer.apple.com/documentation/foundation/nskeyvalueobservation
+open class NSKeyValueObservation: NSObject {
+    /// https://developer.apple.com/documentation/foundation/nskeyvalueobservation/invalidate()
+    open func invalidate() {}
+}
+
+/// The protocol NSObject conforms to in Apple's Foundation, whose extension declares `observe`
+public protocol _KeyValueCodingAndObserving {}
+
+extension _KeyValueCodingAndObserving {
+    /// https://developer.apple.com/documentation/swift/using-key-value-observing-in-swift
+    public func observe<Value>(_ keyPath: KeyPath<Self, Value>, options: NSKeyValueObservingOptions = [], changeHandler: @escaping (Self, NSKeyValueObservedChange<Value>) -> Void) -> NSKeyValueObservation { NSKeyValueObservation() }
+}
+
+extension NSObject: _KeyValueCodingAndObserving {}
