@@ -12,12 +12,17 @@
     /// exception before that); a player that fails counts as prerolled and starts with the others. Once every player
     /// has prerolled, each starts with `setRate(1, time:atHostTime:)` at the times
     /// `SyncedPlayback.playerStarts(ready:margin:)` decides (CanvasKit). ``stop()`` pauses and drops them (when the
-    /// recording ends). A cell showing a take playing shows ``player(for:)`` in an `AVPlayerLayer`.
+    /// recording ends).
+    ///
+    /// A cell showing a take playing shows ``player(playing:)`` in an `AVPlayerLayer`. The board changes the cells to
+    /// `.playback(url)` before it asks for the recording, so a cell asks for its player before ``start(_:)``: the
+    /// player is made then, and ``start(_:)`` starts that same player.
     @MainActor
     public final class SyncedPlayers {
-        private var players: [(take: SyncedPlayback.Take, player: AVPlayer)] = []
+        /// The players by take file, made by ``player(playing:)`` or ``start(_:)``, dropped by ``stop()``.
+        private var players: [URL: AVPlayer] = [:]
         private var playback: SyncedPlayback?
-        /// The observations of the players' `status`, dropped by ``stop()``.
+        /// The observations of the players' `status`, dropped by every start and stop.
         private var statusObservations: [NSKeyValueObservation] = []
         /// The takes whose player was asked to preroll, and those whose preroll ended (or whose player failed).
         private var asked: Set<Int> = []
@@ -32,30 +37,32 @@
 
         /// The player of the take of the canvas at `index`, while it plays.
         public func player(for index: Int) -> AVPlayer? {
-            players.first { $0.take.index == index }?.player
+            playback?.takes.first { $0.index == index }.flatMap { players[$0.url] }
         }
 
-        /// The player of the take at `url`, while it plays (what a cell showing `.playback(url)` shows).
-        public func player(playing url: URL) -> AVPlayer? {
-            players.first { $0.take.url == url }?.player
+        /// The player of the take at `url` (what a cell showing `.playback(url)` shows): made the first time it is
+        /// asked for, and the one ``start(_:)`` starts when the playback has that take; dropped by ``stop()``.
+        public func player(playing url: URL) -> AVPlayer {
+            if let player = players[url] { return player }
+            let player = AVPlayer(url: url)
+            // `setRate(_:time:atHostTime:)` requires it.
+            player.automaticallyWaitsToMinimizeStalling = false
+            players[url] = player
+            return player
         }
 
         /// Prerolls a player per take once it is ready to play and starts them together (replacing any playback in
-        /// progress).
+        /// progress); a take's player made earlier by ``player(playing:)`` is the one that plays.
         public func start(_ playback: SyncedPlayback) {
-            stop()
+            halt()
             self.playback = playback
-            players = playback.takes.map { take in
-                let player = AVPlayer(url: take.url)
-                // `setRate(_:time:atHostTime:)` requires it.
-                player.automaticallyWaitsToMinimizeStalling = false
-                return (take, player)
-            }
+            let files = Set(playback.takes.map(\.url))
+            players = players.filter { files.contains($0.key) }
             let generation = self.generation
-            statusObservations = players.map { take, player in
+            statusObservations = playback.takes.map { take in
                 let index = take.index
                 // Key-value observation calls on any thread: the handler only hops to the main actor.
-                return player.observe(\.status, options: [.initial, .new]) { @Sendable _, _ in
+                return player(playing: take.url).observe(\.status, options: [.initial, .new]) { @Sendable _, _ in
                     DispatchQueue.main.async {
                         MainActor.assumeIsolated { self.statusChanged(index: index, generation: generation) }
                     }
@@ -65,14 +72,19 @@
 
         /// Pauses and drops every player.
         public func stop() {
+            halt()
+            players = [:]
+        }
+
+        /// Stops observing, cancels the prerolls and pauses every player, and forgets the playback.
+        private func halt() {
             generation += 1
             for observation in statusObservations { observation.invalidate() }
             statusObservations = []
-            for (_, player) in players {
+            for player in players.values {
                 player.cancelPendingPrerolls()
                 player.pause()
             }
-            players = []
             playback = nil
             asked = []
             prerolled = []
@@ -99,7 +111,7 @@
         private func didPreroll(index: Int, generation: Int) {
             guard generation == self.generation, let playback else { return }
             prerolled.insert(index)
-            guard prerolled.count == players.count else { return }
+            guard prerolled.count == playback.takes.count else { return }
             let now = HostTime(seconds: CMClockGetTime(CMClockGetHostTimeClock()).seconds)
             for start in playback.playerStarts(ready: now, margin: margin) {
                 player(for: start.index)?.setRate(
