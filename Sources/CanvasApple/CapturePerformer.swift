@@ -108,7 +108,13 @@
             _ session: AVCaptureSession, _ output: AVCaptureMovieFileOutput, _ plan: CapturePlan
         ) -> RecorderProblem? {
             session.beginConfiguration()
-            for step in plan.steps {
+            // What an earlier configuration added is not added again (the session would refuse it).
+            let devices = session.inputs.compactMap { $0 as? AVCaptureDeviceInput }.map(\.device)
+            let contents = CapturePlan.SessionContents(
+                inputs: Set(
+                    CaptureDevice.allCases.filter { device in devices.contains { $0.hasMediaType(device.mediaType) } }),
+                hasMovieOutput: session.outputs.contains { $0 === output }, isRunning: session.isRunning)
+            for step in plan.configurationSteps(given: contents) {
                 switch step {
                 case .addInput(let device):
                     guard let camera = AVCaptureDevice.default(for: device.mediaType) else {

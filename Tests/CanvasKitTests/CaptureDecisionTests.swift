@@ -36,6 +36,26 @@ struct CaptureDecisionTests {
         }
     }
 
+    @Test("configuring again adds only what the session lacks: a second preparation finds the camera already in it")
+    func configurationGivenTheSession() {
+        let plan = CapturePlan(camera: .authorized, microphone: .authorized, wantsSound: true)
+        let everything: [CapturePlan.Step] = [
+            .addInput(.camera), .addInput(.microphone), .addMovieOutput, .startRunning,
+        ]
+        #expect(plan.configurationSteps(given: .init()) == everything)
+        // An earlier configuration that added the camera and stopped (its microphone was refused) is finished, not
+        // repeated: adding the camera again would be refused and read as no camera.
+        #expect(
+            plan.configurationSteps(given: .init(inputs: [.camera]))
+                == [.addInput(.microphone), .addMovieOutput, .startRunning])
+        let configured = CapturePlan.SessionContents(
+            inputs: [.camera, .microphone], hasMovieOutput: true, isRunning: true)
+        #expect(plan.configurationSteps(given: configured).isEmpty)
+        // The access requests come before configuring, never in it.
+        let asking = CapturePlan(camera: .notDetermined, microphone: .notDetermined, wantsSound: true)
+        #expect(asking.configurationSteps(given: .init()).isEmpty)
+    }
+
     let file = URL(fileURLWithPath: "/takes/new.mov")
     let playback = SyncedPlayback(
         hostTime: HostTime(seconds: 100),

@@ -23,6 +23,10 @@ open class AVCaptureSession: NSObject {
     open func beginConfiguration() {}
     /// https://developer.apple.com/documentation/avfoundation/avcapturesession/commitconfiguration()
     open func commitConfiguration() {}
+    /// https://developer.apple.com/documentation/avfoundation/avcapturesession/inputs
+    open var inputs: [AVCaptureInput] { [] }
+    /// https://developer.apple.com/documentation/avfoundation/avcapturesession/outputs
+    open var outputs: [AVCaptureOutput] { [] }
     /// https://developer.apple.com/documentation/avfoundation/avcapturesession/canaddinput(_:)
     open func canAddInput(_ input: AVCaptureInput) -> Bool { false }
     /// https://developer.apple.com/documentation/avfoundation/avcapturesession/addinput(_:)
@@ -75,6 +79,8 @@ open class AVCaptureDevice: NSObject {
     /// https://developer.apple.com/documentation/avfoundation/avcapturedevice/requestaccess(for:completionhandler:)
     /// (the async form Swift imports it as: `class func requestAccess(for mediaType: AVMediaType) async -> Bool`)
     open class func requestAccess(for mediaType: AVMediaType) async -> Bool { false }
+    /// https://developer.apple.com/documentation/avfoundation/avcapturedevice/hasmediatype(_:)
+    open func hasMediaType(_ mediaType: AVMediaType) -> Bool { false }
 }
 
 /// https://developer.apple.com/documentation/avfoundation/avcaptureinput
@@ -84,6 +90,8 @@ open class AVCaptureInput: NSObject {}
 open class AVCaptureDeviceInput: AVCaptureInput {
     /// https://developer.apple.com/documentation/avfoundation/avcapturedeviceinput/init(device:)
     public init(device: AVCaptureDevice) throws {}
+    /// https://developer.apple.com/documentation/avfoundation/avcapturedeviceinput/device
+    open var device: AVCaptureDevice { AVCaptureDevice() }
 }
 
 /// https://developer.apple.com/documentation/avfoundation/avcaptureconnection
