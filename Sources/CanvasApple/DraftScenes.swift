@@ -18,7 +18,11 @@
 
         /// The board every scene shows, once opened.
         public private(set) var board: CanvasBoard?
-        private var backgroundTask = UIBackgroundTaskIdentifier.invalid
+        /// The background tasks begun and not ended yet, by the number of the call that began each.
+        private var backgroundTasks: [Int: UIBackgroundTaskIdentifier] = [:]
+        private var nextTask = 0
+        /// The last error that kept the draft from becoming durable in the background, if any.
+        public private(set) var durabilityError: DraftError?
         /// The scenes connected (each asked for the board once).
         private var scenes = 0
 
@@ -28,13 +32,17 @@
         /// (restored from the draft, or `newBoard` when there is none); later calls, from any scene, return the same
         /// board.
         ///
-        /// - Throws: `DraftError` when the draft cannot be read or restored, or another opener holds it (nothing is
-        ///   written then).
+        /// The folder holding `url` is created when missing (an app's Application Support folder does not exist on
+        /// a fresh install, and a draft is never opened in a missing folder).
+        ///
+        /// - Throws: `DraftError` when the folder cannot be created (`io`, operation "create folder"), or the draft
+        ///   cannot be read or restored, or another opener holds it (nothing is written then).
         public func board(draftAt url: URL, newBoard: @autoclosure () -> BoardState) throws(DraftError) -> CanvasBoard {
             let shown: CanvasBoard
             if let board {
                 shown = board
             } else {
+                try Self.createFolder(of: url)
                 shown = try CanvasBoard(draftAt: url, newBoard: newBoard())
                 board = shown
             }
@@ -53,24 +61,47 @@
             }
         }
 
-        /// Keeps the app running until the draft is durable, in a background task that its expiration handler ends.
+        /// Keeps the app running until the draft is durable, in a background task of its own for every call: the
+        /// task ends when the records appended before the call are durable, or when the system's time runs out (its
+        /// expiration handler), whichever comes first; each call ends only the task it began. A write that fails is
+        /// kept in ``durabilityError`` (it is also the draft's `progress.failure`).
         public func sceneDidEnterBackground() {
-            guard let draft = board?.draft, backgroundTask == .invalid else { return }
-            let application = UIApplication.shared
-            backgroundTask = application.beginBackgroundTask(withName: "Saving the draft") { [weak self] in
+            guard let draft = board?.draft else { return }
+            nextTask += 1
+            let serial = nextTask
+            let task = UIApplication.shared.beginBackgroundTask(withName: "Saving the draft") { [weak self] in
                 // Out of time: what is not synced yet is what a kill now can lose (Docs/Drafts.md).
-                self?.endBackgroundTask()
+                self?.endTask(serial)
             }
+            guard task != .invalid else { return }
+            // The expiration handler runs on the main actor, so not before the identifier is kept here.
+            backgroundTasks[serial] = task
             Task {
-                try? await draft.waitUntilDurable()  // a failed write is the draft's progress.failure, shown by the app
-                endBackgroundTask()
+                do throws(DraftError) {
+                    try await draft.waitUntilDurable()
+                } catch {
+                    durabilityError = error
+                }
+                endTask(serial)
             }
         }
 
-        private func endBackgroundTask() {
-            guard backgroundTask != .invalid else { return }
-            UIApplication.shared.endBackgroundTask(backgroundTask)
-            backgroundTask = .invalid
+        /// Ends the background task begun by call `serial`, unless it ended already (the draft became durable, or its
+        /// expiration handler ran).
+        private func endTask(_ serial: Int) {
+            guard let task = backgroundTasks.removeValue(forKey: serial) else { return }
+            UIApplication.shared.endBackgroundTask(task)
+        }
+
+        /// Creates the folder holding `url` when missing.
+        private static func createFolder(of url: URL) throws(DraftError) {
+            let folder = url.deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                let posix = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+                throw .io(path: folder.path, operation: "create folder", errno: Int32(posix?.code ?? Int(EIO)))
+            }
         }
     }
 
@@ -92,7 +123,8 @@
         /// The board a first launch starts with; by default 4 empty canvases.
         open var newBoard: BoardState { BoardState(canvasCount: 4) }
 
-        /// Opens the shared board (once for all scenes).
+        /// Opens the shared board (once for all scenes). A subclass that overrides it must call `super`, or the board
+        /// is never opened.
         open func scene(
             _ scene: UIScene, willConnectTo session: UISceneSession,
             options connectionOptions: UIScene.ConnectionOptions
