@@ -185,8 +185,8 @@
 
         fileprivate func recorderAnswered(_ callback: RecorderCallback) {
             switch callback {
-            case .started(let time):
-                send(answers.didStart(at: time))
+            case .started(let file, let time):
+                send(answers.didStart(file: file, at: time))
             case .finished(let file, let problem, let playable):
                 let finish = answers.didFinish(file: file, problem: problem, playable: playable)
                 // The file may never have been written: nothing to remove then.

@@ -6,8 +6,8 @@
 
     /// What the movie file output told its delegate, in CanvasKit's terms.
     enum RecorderCallback: Sendable {
-        /// The first sample was written at this host time.
-        case started(HostTime)
+        /// The recorder started writing the file; its first sample's host time (see `firstSampleTime`).
+        case started(URL, HostTime)
         /// The file was handed over: what ended it (nil: nothing went wrong) and whether it is playable.
         case finished(URL, problem: RecorderProblem?, playable: Bool)
     }
@@ -24,8 +24,12 @@
         func fileOutput(
             _ output: AVCaptureFileOutput, didStartRecordingTo fileURL: URL, from connections: [AVCaptureConnection]
         ) {
-            // Called once the first samples are written: the host clock now is that sample's time, less the write delay.
-            answer(.started(HostTime(seconds: CMClockGetTime(CMClockGetHostTimeClock()).seconds)))
+            // Called once the first samples are written: the first was taken what the output recorded by then earlier
+            // (less the capture latency, which is not measured here).
+            let now = HostTime(seconds: CMClockGetTime(CMClockGetHostTimeClock()).seconds)
+            let first = RecorderAnswers.firstSampleTime(
+                calledAt: now, recordedDuration: output.recordedDuration.seconds)
+            answer(.started(fileURL, first))
         }
 
         func fileOutput(

@@ -65,11 +65,34 @@ struct CaptureDecisionTests {
     func cleanFinish() {
         var answers = RecorderAnswers(captureLatency: 0.25)
         answers.recordingRequested(into: file, playback: playback)
-        #expect(answers.didStart(at: HostTime(seconds: 102)) == .recordingStarted(at: HostTime(seconds: 102)))
-        #expect(answers.didStart(at: HostTime(seconds: 103)) == nil, "a second start says nothing")
+        #expect(
+            answers.didStart(file: file, at: HostTime(seconds: 102)) == .recordingStarted(at: HostTime(seconds: 102)))
+        #expect(answers.didStart(file: file, at: HostTime(seconds: 103)) == nil, "a second start says nothing")
         let finish = answers.didFinish(file: file, problem: nil, playable: true)
         #expect(finish.event == .stop(file, start: 1.75) && finish.file == .keep)
         #expect(!answers.isRecording)
+    }
+
+    @Test("a late start of a discarded take is not given to the next recording, whose own start counts")
+    func lateStartOfADiscardedTake() {
+        let first = URL(fileURLWithPath: "/takes/first.mov")
+        var answers = RecorderAnswers()
+        answers.recordingRequested(into: first, playback: playback)
+        answers.discardRequested()
+        answers.recordingRequested(into: file, playback: playback)
+        #expect(answers.didStart(file: first, at: HostTime(seconds: 101)) == nil)
+        #expect(
+            answers.didStart(file: file, at: HostTime(seconds: 102)) == .recordingStarted(at: HostTime(seconds: 102)))
+        #expect(answers.didFinish(file: file, problem: nil, playable: true).event == .stop(file, start: 2))
+    }
+
+    @Test("the first sample's host time is the recorder's start callback less what it had recorded by then")
+    func firstSampleTime() {
+        let callback = HostTime(seconds: 50)
+        #expect(RecorderAnswers.firstSampleTime(calledAt: callback, recordedDuration: 0.2) == HostTime(seconds: 49.8))
+        for unknown in [0, -1, .nan, .infinity] {
+            #expect(RecorderAnswers.firstSampleTime(calledAt: callback, recordedDuration: unknown) == callback)
+        }
     }
 
     @Test("a call during the recording cuts it short: with a playable file as stop, without one as cancel")
@@ -77,7 +100,7 @@ struct CaptureDecisionTests {
         for playable in [true, false] {
             var answers = RecorderAnswers()
             answers.recordingRequested(into: file, playback: playback)
-            _ = answers.didStart(at: HostTime(seconds: 100.5))
+            _ = answers.didStart(file: file, at: HostTime(seconds: 100.5))
             answers.interrupted(.call)
             answers.interrupted(.cameraTaken)
             let finish = answers.didFinish(file: file, problem: nil, playable: playable)
@@ -105,7 +128,7 @@ struct CaptureDecisionTests {
         var answers = RecorderAnswers()
         answers.recordingRequested(into: file, playback: playback)
         answers.discardRequested()
-        #expect(answers.didStart(at: HostTime(seconds: 101)) == nil)
+        #expect(answers.didStart(file: file, at: HostTime(seconds: 101)) == nil)
         #expect(answers.didFinish(file: file, problem: nil, playable: true) == .init(event: nil, file: .remove))
     }
 
@@ -120,7 +143,9 @@ struct CaptureDecisionTests {
             let start = board.send(.record).effects.compactMap(\.recordingPlayback).first
             var answers = RecorderAnswers()
             answers.recordingRequested(into: file, playback: try #require(start))
-            if let event = answers.didStart(at: HostTime(seconds: 3)) { #expect(board.send(event).isAccepted) }
+            if let event = answers.didStart(file: file, at: HostTime(seconds: 3)) {
+                #expect(board.send(event).isAccepted)
+            }
             let event = try #require(answers.didFinish(file: file, problem: problem, playable: playable).event)
             #expect(board.send(event).isAccepted)
             #expect(!board.isRecording)

@@ -5,7 +5,7 @@ import Foundation
 /// A capture performer keeps one and feeds it what happens, in order; every event it returns goes to the board
 /// (`board.send(event, performingEffectsWith: performer)`), on the thread the performer sends its events from:
 /// - ``recordingRequested(into:playback:)`` when it performs `startRecording` and starts the recorder;
-/// - ``didStart(at:)`` when the recorder wrote its first sample, with that host time: `recordingStarted(at:)`, and the
+/// - ``didStart(file:at:)`` when the recorder wrote its first sample, with its file and that host time: `recordingStarted(at:)`, and the
 ///   take's start on the board's timeline (``SyncedPlayback/takeStart(recordingBeganAt:captureLatency:)``);
 /// - ``couldNotStart(_:)`` when the recorder cannot start (no access, no device, the session refused an input):
 ///   `recordingFailed`;
@@ -49,11 +49,12 @@ public struct RecorderAnswers: Sendable, Hashable {
         var isDiscarded = false
     }
 
-    /// Seconds from the moment the camera saw a picture to the moment it was stamped (0 when unknown).
+    /// Seconds from the moment the camera saw a picture to the moment it was stamped (0 when unknown; the Apple
+    /// layer does not measure it, so its takes start that much late on the timeline).
     public var captureLatency: Double
     private var recording: Recording?
 
-    /// No recording yet; `captureLatency` as measured by the performer.
+    /// No recording yet; `captureLatency` as the app knows it (0 when unknown).
     public init(captureLatency: Double = 0) {
         self.captureLatency = captureLatency
     }
@@ -70,13 +71,26 @@ public struct RecorderAnswers: Sendable, Hashable {
         recording = Recording(file: file, playback: playback)
     }
 
-    /// The recorder wrote its first sample at `time`: the event `recordingStarted(at:)` (nil when no recording was
-    /// requested, or it already started).
-    public mutating func didStart(at time: HostTime) -> CanvasEvent? {
-        guard var current = recording, current.startedAt == nil, !current.isDiscarded else { return nil }
+    /// The recorder started writing `file`, whose first sample it took at `time`: the event `recordingStarted(at:)`
+    /// (nil when no recording was requested, it already started, or `file` is not the recording's file: a late start
+    /// of a take the board discarded is never given to the next recording).
+    public mutating func didStart(file: URL, at time: HostTime) -> CanvasEvent? {
+        guard var current = recording, current.file == file, current.startedAt == nil, !current.isDiscarded else {
+            return nil
+        }
         current.startedAt = time
         recording = current
         return .recordingStarted(at: time)
+    }
+
+    /// The host time of the recorder's first sample, from the host time `callback` at which it said it started and
+    /// the seconds it had recorded by then (`recordedDuration`): the recorder says so once the first samples are
+    /// written, so the first was taken that much earlier. A duration that is not a finite number of seconds at least 0
+    /// (an invalid time) counts as 0. What this misses is the delay between that and the moment the sample was taken,
+    /// which ``captureLatency`` stands for.
+    public static func firstSampleTime(calledAt callback: HostTime, recordedDuration: Double) -> HostTime {
+        guard recordedDuration.isFinite, recordedDuration > 0 else { return callback }
+        return callback + -recordedDuration
     }
 
     /// The recorder cannot start: `recordingFailed(problem)` (nil when no recording was requested). The recording is
@@ -100,7 +114,7 @@ public struct RecorderAnswers: Sendable, Hashable {
     }
 
     /// The new take's start on the board's timeline: where the playback stood at the first sample, less the capture
-    /// latency (timeline 0 when the recorder never said it started).
+    /// latency (when the recorder never said it started, from timeline 0, less the capture latency).
     public var takeStart: Double {
         guard let recording else { return 0 }
         return recording.playback.takeStart(

@@ -104,6 +104,8 @@ open class AVCaptureOutput: NSObject {}
 open class AVCaptureFileOutput: AVCaptureOutput {
     /// https://developer.apple.com/documentation/avfoundation/avcapturefileoutput/isrecording
     open var isRecording: Bool { false }
+    /// https://developer.apple.com/documentation/avfoundation/avcapturefileoutput/recordedduration
+    open var recordedDuration: CMTime { .zero }
     /// https://developer.apple.com/documentation/avfoundation/avcapturefileoutput/startrecording(to:recordingdelegate:)
     open func startRecording(
         to outputFileURL: URL, recordingDelegate delegate: any AVCaptureFileOutputRecordingDelegate
