@@ -62,7 +62,7 @@ print(f"check-docs: {count} Swift blocks to build, {apple} Apple-only blocks to 
 PY
 
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log"; bash Tools/clear-apple-stubs.sh' EXIT
 for manifest in .doc-snippets/manifests/*/; do
     [ -d "$manifest" ] || continue
     if ! (cd "$manifest" && swift package dump-package >/dev/null 2>"$log"); then
