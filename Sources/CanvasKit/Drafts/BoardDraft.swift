@@ -284,15 +284,24 @@ public final class BoardDraft: Sendable {
     /// The syncer: syncs the journal until every record written is durable, telling the waiters each sync covers.
     private func sync() {
         while true {
+            var rewrites = false
             let next = shared.withLock { shared -> (target: UInt64, everything: Bool)? in
                 guard shared.progress.written > shared.progress.durable else {
                     shared.isSyncing = false
+                    // A write failed while this sync ran: whoever waits needs the rewrite that nobody else starts.
+                    if shared.needsRewrite, !shared.waiters.isEmpty, !shared.isWriting {
+                        shared.isWriting = true
+                        rewrites = true
+                    }
                     return nil
                 }
                 defer { shared.syncsEverything = false }
                 return (shared.progress.written, shared.syncsEverything)
             }
-            guard let (target, everything) = next else { return }
+            guard let (target, everything) = next else {
+                if rewrites { writerQueue.async { self.write(rewriting: true) } }
+                return
+            }
             // Everything up to `target` was written before this sync starts. (A compaction that replaces the journal
             // meanwhile syncs what it writes itself.)
             var failure: DraftError?
