@@ -7,10 +7,10 @@
 
     /// The other canvases' takes playing while one canvas records, started together on the board's timeline.
     ///
-    /// ``start(_:)`` takes the `SyncedPlayback` of the board's `startRecording` effect: one `AVPlayer` per take. Each
-    /// player is prerolled once its `status` is `readyToPlay` (`preroll(atRate:completionHandler:)` raises an
-    /// exception before that); a player that fails counts as prerolled and starts with the others. Once every player
-    /// has prerolled, each starts with `setRate(1, time:atHostTime:)` at the times
+    /// ``start(_:)`` takes the `SyncedPlayback` of the board's `startRecording` effect: one `AVPlayer` per take. As
+    /// `PrerollGate` decides (CanvasKit), each player is prerolled once its `status` is `readyToPlay`
+    /// (`preroll(atRate:completionHandler:)` raises an exception before that); a player that fails counts as
+    /// prerolled and starts with the others. Once every player has prerolled, each starts with `setRate(1, time:atHostTime:)` at the times
     /// `SyncedPlayback.playerStarts(ready:margin:)` decides (CanvasKit). ``stop()`` pauses and drops them (when the
     /// recording ends).
     ///
@@ -24,9 +24,8 @@
         private var playback: SyncedPlayback?
         /// The observations of the players' `status`, dropped by every start and stop.
         private var statusObservations: [NSKeyValueObservation] = []
-        /// The takes whose player was asked to preroll, and those whose preroll ended (or whose player failed).
-        private var asked: Set<Int> = []
-        private var prerolled: Set<Int> = []
+        /// When each player prerolls and when they all start (CanvasKit).
+        private var gate = PrerollGate(takes: [])
         /// Bumped by every start and stop, so an answer (status or preroll) of an earlier playback is ignored.
         private var generation = 0
         /// Seconds between the last preroll and the players' start when the board's lead was too short.
@@ -56,6 +55,7 @@
         public func start(_ playback: SyncedPlayback) {
             halt()
             self.playback = playback
+            gate = PrerollGate(takes: playback.takes.map(\.index))
             let files = Set(playback.takes.map(\.url))
             players = players.filter { files.contains($0.key) }
             let generation = self.generation
@@ -86,32 +86,40 @@
                 player.pause()
             }
             playback = nil
-            asked = []
-            prerolled = []
         }
 
         private func statusChanged(index: Int, generation: Int) {
             guard generation == self.generation, let player = player(for: index) else { return }
-            switch player.status {
-            case .readyToPlay where !asked.contains(index):
-                asked.insert(index)
-                player.preroll(atRate: 1) { _ in
+            let status: PrerollGate.PlayerStatus =
+                switch player.status {
+                case .readyToPlay: .readyToPlay
+                case .failed: .failed
+                default: .unknown
+                }
+            carryOut(gate.statusChanged(index, to: status), index: index, generation: generation)
+        }
+
+        private func carryOut(_ action: PrerollGate.Action, index: Int, generation: Int) {
+            switch action {
+            case .none:
+                break
+            case .preroll:
+                player(for: index)?.preroll(atRate: 1) { _ in
                     // A failed preroll still starts with the others: the player catches up as it can.
                     DispatchQueue.main.async {
-                        MainActor.assumeIsolated { self.didPreroll(index: index, generation: generation) }
+                        MainActor.assumeIsolated {
+                            guard generation == self.generation else { return }
+                            self.carryOut(self.gate.prerollEnded(index), index: index, generation: generation)
+                        }
                     }
                 }
-            case .failed:
-                didPreroll(index: index, generation: generation)
-            default:
-                break
+            case .startAll:
+                startAll()
             }
         }
 
-        private func didPreroll(index: Int, generation: Int) {
-            guard generation == self.generation, let playback else { return }
-            prerolled.insert(index)
-            guard prerolled.count == playback.takes.count else { return }
+        private func startAll() {
+            guard let playback else { return }
             let now = HostTime(seconds: CMClockGetTime(CMClockGetHostTimeClock()).seconds)
             for start in playback.playerStarts(ready: now, margin: margin) {
                 player(for: start.index)?.setRate(

@@ -73,6 +73,19 @@ struct CaptureDecisionTests {
         #expect(!answers.isRecording)
     }
 
+    @Test("players preroll once ready and only once, a failed one counts as prerolled, and all start together once")
+    func prerollGate() {
+        var gate = PrerollGate(takes: [0, 2])
+        #expect(gate.statusChanged(0, to: .unknown) == .none, "never before ready to play")
+        #expect(gate.statusChanged(0, to: .readyToPlay) == .preroll)
+        #expect(gate.statusChanged(0, to: .readyToPlay) == .none, "asked once")
+        #expect(gate.statusChanged(1, to: .readyToPlay) == .none, "not a take")
+        #expect(gate.prerollEnded(0) == .none, "take 2 has not prerolled")
+        #expect(gate.statusChanged(2, to: .failed) == .startAll, "a failed player does not hold the others back")
+        #expect(gate.prerollEnded(2) == .none, "started once")
+        #expect(gate.prerollEnded(0) == .none)
+    }
+
     @Test("a late start of a discarded take is not given to the next recording, whose own start counts")
     func lateStartOfADiscardedTake() {
         let first = URL(fileURLWithPath: "/takes/first.mov")
