@@ -43,6 +43,7 @@ done
 
 log="$(mktemp)"
 trap 'rm -f "$log"; bash Tools/clear-apple-stubs.sh' EXIT
+bash Tools/clear-apple-stubs.sh
 if ! swift build --target CanvasAppleCheck -Xswiftc -warnings-as-errors >"$log" 2>&1; then
     grep -E "(error|warning):" "$log" | sed -e 's#^.*/\.apple-check/CanvasAppleCheck/OptionalRequirementWitnesses\.swift#(generated check of optional delegate methods)#' \
         -e 's#^.*/\.apple-check/CanvasAppleCheck/#Sources/CanvasApple/#' | sort -u | head -40 >&2

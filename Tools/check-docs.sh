@@ -63,6 +63,9 @@ PY
 
 log="$(mktemp)"
 trap 'rm -f "$log"; bash Tools/clear-apple-stubs.sh' EXIT
+# CanvasApple compiled empty by an ordinary build is not recompiled when the stand-ins appear (no source changed):
+# clear it first, so this build compiles it against them.
+bash Tools/clear-apple-stubs.sh
 for manifest in .doc-snippets/manifests/*/; do
     [ -d "$manifest" ] || continue
     if ! (cd "$manifest" && swift package dump-package >/dev/null 2>"$log"); then
