@@ -28,15 +28,15 @@ public protocol DraftStorage: Sendable {
     /// The whole file at `path`, or nil when there is no such file.
     func contents(of path: String) throws(DraftError) -> [UInt8]?
     /// Appends `bytes` at the end of the file at `path`, which exists. They survive the process being killed once this
-    /// returns; a power loss may drop them until ``sync(_:)`` returns.
+    /// returns; a power loss may drop them until ``sync(_:_:)`` returns.
     func append(_ bytes: [UInt8], to path: String) throws(DraftError)
     /// Makes everything written to the file at `path` survive a power loss, as far as `level` says.
     func sync(_ path: String, _ level: DraftSync) throws(DraftError)
     /// Creates the file at `path` holding exactly `bytes`, replacing any file there (a temporary file, made durable
-    /// by ``sync(_:)`` and put in place by ``rename(_:to:)``).
+    /// by ``sync(_:_:)`` and put in place by ``rename(_:to:)``).
     func write(_ bytes: [UInt8], to path: String) throws(DraftError)
     /// Renames `source` to `destination`, atomically replacing it: a reader sees the old file or the new one. The
-    /// rename survives a power loss once ``syncFolder(of:)`` returns.
+    /// rename survives a power loss once ``syncFolder(of:_:)`` returns.
     func rename(_ source: String, to destination: String) throws(DraftError)
     /// Makes the entries of the folder holding `path` (creations, renames) survive a power loss, as far as `level`
     /// says.
