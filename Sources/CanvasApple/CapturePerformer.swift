@@ -117,17 +117,15 @@
             for step in plan.configurationSteps(given: contents) {
                 switch step {
                 case .addInput(let device):
-                    guard let camera = AVCaptureDevice.default(for: device.mediaType) else {
-                        if device == .camera { return abandon(session) }
-                        continue  // no microphone: takes without sound
+                    // A device the recording does not need (the microphone) is left out when it fails: takes
+                    // without sound rather than none.
+                    guard let capture = AVCaptureDevice.default(for: device.mediaType),
+                        let input = try? AVCaptureDeviceInput(device: capture), session.canAddInput(input)
+                    else {
+                        if device.isRequired { return abandon(session) }
+                        continue
                     }
-                    do {
-                        let input = try AVCaptureDeviceInput(device: camera)
-                        guard session.canAddInput(input) else { return abandon(session) }
-                        session.addInput(input)
-                    } catch {
-                        if device == .camera { return abandon(session) }
-                    }
+                    session.addInput(input)
                 case .addMovieOutput:
                     guard session.canAddOutput(output) else { return abandon(session) }
                     session.addOutput(output)

@@ -36,6 +36,13 @@ struct CaptureDecisionTests {
         }
     }
 
+    @Test("only the camera is required: a failed microphone input means takes without sound, not no recording")
+    func onlyTheCameraIsRequired() {
+        #expect(CaptureDevice.camera.isRequired)
+        #expect(!CaptureDevice.microphone.isRequired)
+        #expect(CaptureDevice.allCases.filter(\.isRequired) == [.camera])
+    }
+
     @Test("configuring again adds only what the session lacks: a second preparation finds the camera already in it")
     func configurationGivenTheSession() {
         let plan = CapturePlan(camera: .authorized, microphone: .authorized, wantsSound: true)

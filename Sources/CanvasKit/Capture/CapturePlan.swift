@@ -16,6 +16,10 @@ public enum CaptureDevice: Sendable, Hashable, CaseIterable {
     case camera
     /// The microphone: the take's sound.
     case microphone
+
+    /// Whether a recording needs the device: a missing or refused camera input means nothing can be recorded
+    /// (`RecorderProblem.deviceUnavailable`), a missing or refused microphone input means takes without sound.
+    public var isRequired: Bool { self == .camera }
 }
 
 /// What a capture performer does to get a session that records, decided from the authorizations and the app's sound
