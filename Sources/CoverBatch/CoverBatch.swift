@@ -238,7 +238,7 @@ public enum CoverBatch {
                 }
                 worker = nil
                 // Its temporary file, if it was writing, is provably abandoned now.
-                AtomicFile.removeAbandoned(in: job.output.directory)
+                AtomicOutput.removeAbandoned(in: job.output.directory)
                 report(CoverJobResult(index: oldest, job: job, result: .failure(failure)))
                 retry = Array(inFlight.dropFirst()) + retry
                 inFlight = []
@@ -247,23 +247,41 @@ public enum CoverBatch {
         }
     }
 
-    /// Makes one cover with `cover` and writes it.
+    /// Makes one cover with `cover` and writes it. The output's temporary file is created first, so an output that
+    /// cannot be written fails before the input is decoded, and a termination signal while the cover is made finds
+    /// the file to remove.
     static func write(
         _ job: CoverJob,
         as format: CoverImageFormat,
         cover: () throws(ThumbnailError) -> CoverImage
     ) -> Result<WrittenCover, ThumbnailError> {
         Result { () throws(ThumbnailError) -> WrittenCover in
+            let output = try outputStep(job) { () throws(OutputFailure) in
+                try AtomicOutput(replacing: job.output, neverReplacing: [job.input])
+            }
             let cover = try cover()
-            do throws(ThumbnailError) {
-                try cover.write(toFileAt: job.output, as: format)
-            } catch {
-                // The output's reason names the output; a write failure names the input too.
-                guard error.kind == .writeFailed else { throw error }
-                throw ThumbnailError(.writeFailed, reason: "\(job.input.escaped): \(error.reason)")
+            let data = try cover.encoded(as: format)
+            try outputStep(job) { () throws(OutputFailure) in
+                try output.write(data)
+                try output.commit()
             }
             return WrittenCover(
                 width: cover.width, height: cover.height, actualTime: cover.actualTime, warnings: cover.warnings)
+        }
+    }
+
+    /// Runs a step of writing `job`'s output; its failure is `.invalidArgument` for an output naming a folder
+    /// ("OUTPUT: names a folder, not a file"), `.writeFailed` naming the input and the output otherwise ("INPUT:
+    /// OUTPUT: cannot write: No space left on device").
+    private static func outputStep<Value>(
+        _ job: CoverJob, _ step: () throws(OutputFailure) -> Value
+    ) throws(ThumbnailError) -> Value {
+        do throws(OutputFailure) {
+            return try step()
+        } catch {
+            let output = "\(job.output.escaped): \(error.detail)"
+            if error.isInvalidPath { throw ThumbnailError(.invalidArgument, reason: output) }
+            throw ThumbnailError(.writeFailed, reason: "\(job.input.escaped): \(output)")
         }
     }
 
@@ -312,7 +330,7 @@ public enum CoverBatch {
     private static func removeAbandonedTemporaryFiles(of jobs: [CoverJob]) {
         var folders: Set<FileSystemPath> = []
         for job in jobs where folders.insert(job.output.directory).inserted {
-            AtomicFile.removeAbandoned(in: job.output.directory)
+            AtomicOutput.removeAbandoned(in: job.output.directory)
         }
     }
 }

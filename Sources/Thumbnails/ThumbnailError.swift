@@ -97,6 +97,15 @@ extension ThumbnailError {
     }
 }
 
+extension ThumbnailError {
+    /// The error of a cover that could not be written to `output`: `.invalidArgument` for a path naming a folder,
+    /// `.writeFailed` otherwise, "OUTPUT: cannot write: No space left on device".
+    init(_ failure: OutputFailure, writing output: FileSystemPath) {
+        self.init(
+            failure.isInvalidPath ? .invalidArgument : .writeFailed, reason: "\(output.escaped): \(failure.detail)")
+    }
+}
+
 extension ThumbnailError: CustomStringConvertible {
     /// The ``reason``.
     public var description: String { reason }

@@ -80,8 +80,9 @@ struct TakeFaultTests {
         #expect(try Self.contents(folder.url) == ["take.mp4"])
     }
 
-    /// A temporary file left by a composition whose process was killed (named with the id of a process that no longer
-    /// exists) is removed when the same output is composed next; one of a running process (this one) is kept.
+    /// A temporary file left by a writer whose process was killed (named with the id of a process that no longer
+    /// exists) is removed when an output is composed into its folder next, whichever output it was for; one of a
+    /// running process (this one) is kept.
     @Test func staleTemporaryFilesOfAKilledCompositionAreRemoved() async throws {
         let take = try ComposerOracleTests.lavfiTake(
             file("take.mkv"), video: "testsrc2=size=32x32:rate=30:duration=0.2")
@@ -91,16 +92,16 @@ struct TakeFaultTests {
         try ended.run()
         ended.waitUntilExit()
         let output = file("board.mp4")
-        let stale = file(".board.mp4.composing-\(ended.processIdentifier)-1a2b")
-        let running = file(".board.mp4.composing-\(getpid())-3c4d")
-        let otherOutput = file(".other.mp4.composing-\(ended.processIdentifier)-5e6f")
+        let stale = file(".board.mp4.writing-\(ended.processIdentifier)-1a2b3c")
+        let running = file(".board.mp4.writing-\(getpid())-3c4d5e")
+        let otherOutput = file(".other.mp4.writing-\(ended.processIdentifier)-5e6f7a")
         for url in [stale, running, otherOutput] { try Data("partial".utf8).write(to: url) }
         let plan = CompositionPlan(
             files: [take], grid: GridLayout(columns: 1, rows: 1), size: PixelSize(width: 32, height: 32))
         _ = try await Composer().compose(plan, to: output)
         #expect(
             try Self.contents(folder.url)
-                == [running.lastPathComponent, otherOutput.lastPathComponent, "board.mp4", "take.mkv"].sorted())
+                == [running.lastPathComponent, "board.mp4", "take.mkv"].sorted())
     }
 
     /// A full disk (a 4 KiB tmpfs, mounted when this process may mount one: root in CI) fails the composition with

@@ -18,11 +18,12 @@ enum CompositionEngine {
         } catch {
             throw CompositionError(.plan, error.description)
         }
-        let temporary = try OutputFile.temporaryPath(for: output, inputs: plan.takes.map(\.file))
+        // Removed when not committed: an error, a cancellation, the end of the process.
+        let file = try OutputFile.create(for: output, takes: plan.takes.map(\.file))
+        // The muxer writes the temporary file by its name: the writer lives until the end, whatever path is taken.
+        defer { withExtendedLifetime(file) {} }
         let takes = try OpenedTakes(plan, cancellation: cancellation)
         defer { takes.stop() }
-        var finished = false
-        defer { if !finished { OutputFile.remove(temporary) } }
         do {
             let duration = takes.duration
             guard duration <= CompositionPlan.maximumDuration else {
@@ -35,7 +36,7 @@ enum CompositionEngine {
             var stack = TileStack(takes.layers, background: plan.background, size: plan.size)
             var mixer = SoundMixer(
                 takes.sources, duration: duration, frameRate: plan.frameRate, frameCount: frameCount)
-            let streams = try OutputStreams(plan, temporary: temporary, output: output, threadCount: threadCount)
+            let streams = try OutputStreams(plan, temporary: file.temporary, output: output, threadCount: threadCount)
             let picture = try Frame.yuv420(width: plan.size.width, height: plan.size.height)
             for index in 0..<frameCount {
                 if cancellation.isCancelled { throw CompositionError.cancelled }
@@ -52,8 +53,7 @@ enum CompositionEngine {
             }
             try streams.finish()
             if cancellation.isCancelled { throw CompositionError.cancelled }
-            try OutputFile.rename(temporary, to: output)
-            finished = true
+            try OutputFile.commit(file, output: output)
             return CompositionResult(
                 output: output, duration: duration, frameCount: frameCount,
                 secondsTaken: Date().timeIntervalSince(began), limitedSampleCount: mixer.limitedSampleCount)

@@ -47,16 +47,21 @@ extension CoverImage {
     /// ``write(to:as:)`` does, for a path held as bytes (a name that is not UTF-8).
     ///
     /// Links are never followed: a link at `path` is replaced by the cover (the file it points
-    /// to is untouched), and the temporary file is created only where nothing exists. A
-    /// temporary file left by a writer that was killed (hidden, `.NAME.cover-tmp-PID-XXXXXX`) is
-    /// removed by the next `CoverBatch` run into that folder.
+    /// to is untouched), and the temporary file is created only where nothing exists. A device,
+    /// FIFO, socket or folder at `path` is never replaced. The temporary file is removed when the
+    /// process exits before the cover is complete; one left by a writer that was killed (hidden,
+    /// `.NAME.writing-PID-XXXXXX`) is removed by the next `CoverBatch` run into that folder.
     ///
     /// - Throws: ``ThumbnailError`` `.invalidArgument` (a path naming a folder, a bad JPEG
-    ///   quality), `.encodeFailed`, `.writeFailed` (no such folder, no permission, disk full),
-    ///   with a one-line reason naming `path`.
+    ///   quality), `.encodeFailed`, `.writeFailed` (no such folder, no permission, disk full, a
+    ///   device, FIFO, socket or folder at `path`), with a one-line reason naming `path`.
     public func write(toFileAt path: FileSystemPath, as format: CoverImageFormat) throws(ThumbnailError) {
         let data = try encoded(as: format)
-        try AtomicFile.replace(path, with: data)
+        do throws(OutputFailure) {
+            try AtomicOutput.replace(path, with: data)
+        } catch {
+            throw ThumbnailError(error, writing: path)
+        }
     }
 
     private var layout: PictureLayout { pixelFormat == .rgba ? .rgba : .rgb }

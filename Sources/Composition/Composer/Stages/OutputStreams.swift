@@ -18,14 +18,14 @@ final class OutputStreams {
     private let output: URL
 
     /// Opens the encoders for `plan` and starts an MP4 (`+faststart`) at `temporary`.
-    init(_ plan: CompositionPlan, temporary: URL, output: URL, threadCount: Int) throws {
+    init(_ plan: CompositionPlan, temporary: FileSystemPath, output: URL, threadCount: Int) throws {
         video = try Encoder.h264(
             width: plan.size.width, height: plan.size.height, frames: plan.frameRate.frames,
             perSeconds: plan.frameRate.seconds, crf: plan.video.constantRateFactor, preset: plan.video.preset,
             threadCount: threadCount)
         audio = try Encoder.aac(
             sampleRate: CompositionPlan.AudioSettings.sampleRate, channels: 2, bitRate: plan.audio.bitRate)
-        muxer = try Muxer(path: FileSystemPath(temporary))
+        muxer = try Muxer(path: temporary)
         videoStream = try muxer.addStream(for: video)
         audioStream = try muxer.addStream(for: audio)
         packet = try Packet()

@@ -3,14 +3,13 @@ import TestSupport
 import Testing
 
 @testable import MediaCore
-@testable import Thumbnails
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 @Suite("Atomic writes: faults leave nothing half-written, links are never followed, abandoned files are cleaned")
-struct AtomicFileTests {
+struct AtomicOutputTests {
     let data = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
 
     /// The names in `folder`, hidden ones included.
@@ -24,20 +23,21 @@ struct AtomicFileTests {
         let output = folder.url.appending(path: "cover.png")
         try Data("previous".utf8).write(to: output)
         var calls = 0
-        let error = try #require(throws: ThumbnailError.self) {
-            try AtomicFile.replace(FileSystemPath(output), with: data) { descriptor, buffer in
+        let writer = try AtomicOutput(replacing: FileSystemPath(output))
+        let error = try #require(throws: OutputFailure.self) {
+            try writer.write(data) { descriptor, buffer in
                 calls += 1
                 // The first call writes part of the bytes, the second finds the disk full.
                 if calls == 1 {
-                    return AtomicFile.systemWrite(descriptor, UnsafeRawBufferPointer(rebasing: buffer.prefix(4096)))
+                    return AtomicOutput.systemWrite(descriptor, UnsafeRawBufferPointer(rebasing: buffer.prefix(4096)))
                 }
                 errno = ENOSPC
                 return -1
             }
         }
         #expect(calls == 2)
-        #expect(error.kind == .writeFailed)
-        #expect(error.reason == "\(output.path): cannot write: No space left on device")
+        #expect(error.problem == .cannotWrite("No space left on device"))
+        #expect(error.detail == "cannot write: No space left on device")
         #expect(try Data(contentsOf: output) == Data("previous".utf8))
         #expect(try contents(of: folder.url) == ["cover.png"])
     }
@@ -54,10 +54,10 @@ struct AtomicFileTests {
         guard mounted == 0 else { return }  // a container without CAP_SYS_ADMIN: covered by the seam test
         defer { umount(mountPoint.path) }
         let output = FileSystemPath(mountPoint.appending(path: "cover.png"))
-        let error = try #require(throws: ThumbnailError.self) { try AtomicFile.replace(output, with: data) }
-        #expect(error.reason.hasSuffix("cannot write: No space left on device"), "\(error.reason)")
+        let error = try #require(throws: OutputFailure.self) { try AtomicOutput.replace(output, with: data) }
+        #expect(error.detail == "cannot write: No space left on device", "\(error.detail)")
         #expect(try contents(of: mountPoint).isEmpty)
-        try AtomicFile.replace(output, with: Data("small".utf8))
+        try AtomicOutput.replace(output, with: Data("small".utf8))
         #expect(try contents(of: mountPoint) == ["cover.png"])
     }
 
@@ -67,11 +67,13 @@ struct AtomicFileTests {
         let victim = folder.url.appending(path: "victim.txt")
         try Data("precious".utf8).write(to: victim)
         let output = FileSystemPath(folder.url.appending(path: "cover.png"))
-        let planted = AtomicFile.temporaryName(for: output.lastComponent, suffix: Array("AAAAAA".utf8))
+        let planted = AtomicOutput.temporaryName(for: output.lastComponent, suffix: Array("AAAAAA".utf8))
         let plantedPath = folder.url.appending(path: String(decoding: planted, as: UTF8.self))
         try FileManager.default.createSymbolicLink(at: plantedPath, withDestinationURL: victim)
         var suffixes = [Array("AAAAAA".utf8), Array("BBBBBB".utf8)].makeIterator()
-        try AtomicFile.replace(output, with: data, randomSuffix: { suffixes.next()! })
+        let writer = try AtomicOutput(replacing: output, randomSuffix: { suffixes.next()! })
+        try writer.write(data)
+        try writer.commit()
         #expect(try Data(contentsOf: victim) == Data("precious".utf8))
         #expect(try Data(contentsOf: folder.url.appending(path: "cover.png")) == data)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: plantedPath.path) == victim.path)
@@ -84,18 +86,47 @@ struct AtomicFileTests {
         try Data("precious".utf8).write(to: victim)
         let output = folder.url.appending(path: "cover.png")
         try FileManager.default.createSymbolicLink(at: output, withDestinationURL: victim)
-        try AtomicFile.replace(FileSystemPath(output), with: data)
+        try AtomicOutput.replace(FileSystemPath(output), with: data)
         #expect(try Data(contentsOf: victim) == Data("precious".utf8))
         let attributes = try FileManager.default.attributesOfItem(atPath: output.path)
         #expect(attributes[.type] as? FileAttributeType == .typeRegular)
         #expect(try Data(contentsOf: output) == data)
     }
 
+    @Test("an input, a folder, a FIFO are never replaced; an output not committed leaves nothing")
+    func neverReplaced() throws {
+        let folder = try TemporaryFolder()
+        let input = folder.url.appending(path: "take.mp4")
+        try Data("take".utf8).write(to: input)
+        let hardLink = folder.url.appending(path: "same.mp4")
+        try FileManager.default.linkItem(at: input, to: hardLink)
+        let inputs = [FileSystemPath(folder.url.appending(path: "other.mp4")), FileSystemPath(input)]
+        let error = try #require(throws: OutputFailure.self) {
+            try AtomicOutput.replace(FileSystemPath(hardLink), with: data, neverReplacing: inputs)
+        }
+        #expect(error.problem == .isAnInput(index: 1))
+        let inner = folder.url.appending(path: "inner")
+        try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: false)
+        #expect(throws: OutputFailure(.isAFolder)) { try AtomicOutput.replace(FileSystemPath(inner), with: data) }
+        let fifo = folder.url.appending(path: "pipe.png")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        #expect(throws: OutputFailure(.special("a FIFO"))) {
+            try AtomicOutput.replace(FileSystemPath(fifo), with: data)
+        }
+        do {
+            let abandoned = try AtomicOutput(replacing: FileSystemPath(folder.url.appending(path: "board.png")))
+            try abandoned.write(data)
+            #expect(FileManager.default.fileExists(atPath: abandoned.temporary.string))
+        }
+        #expect(try contents(of: folder.url) == ["inner", "pipe.png", "same.mp4", "take.mp4"])
+        #expect(try Data(contentsOf: input) == Data("take".utf8))
+    }
+
     @Test("a name that is not UTF-8 is written with its exact bytes")
     func oddName() throws {
         let folder = try TemporaryFolder()
         let output = FileSystemPath(folder.url).appending(component: [0x63, 0xE9, 0xFF, 0x0A] + Array(".png".utf8))
-        try AtomicFile.replace(output, with: data)
+        try AtomicOutput.replace(output, with: data)
         let descriptor = output.withCString { open($0, O_RDONLY) }
         #expect(descriptor >= 0)
         close(descriptor)
@@ -104,31 +135,34 @@ struct AtomicFileTests {
 
     @Test("temporary names carry the writer's process id and are recognised; other names are not")
     func temporaryNames() {
-        let name = AtomicFile.temporaryName(for: Array("clip.png".utf8), suffix: Array("Ab3xYz".utf8))
-        #expect(String(decoding: name, as: UTF8.self) == ".clip.png.cover-tmp-\(getpid())-Ab3xYz")
-        #expect(AtomicFile.writerProcess(ofTemporaryName: name) == getpid())
-        let long = AtomicFile.temporaryName(
+        let name = AtomicOutput.temporaryName(for: Array("clip.png".utf8), suffix: Array("Ab3xYz".utf8))
+        #expect(String(decoding: name, as: UTF8.self) == ".clip.png.writing-\(getpid())-Ab3xYz")
+        #expect(AtomicOutput.writerProcess(ofTemporaryName: name) == getpid())
+        let long = AtomicOutput.temporaryName(
             for: Array(String(repeating: "é", count: 127).utf8), suffix: Array("AAAAAA".utf8))
         #expect(long.count <= 255)
         #expect(String(validating: long, as: UTF8.self) != nil, "cut between characters")
+        // An earlier version's covers carried another marker, recognised the same way.
+        #expect(AtomicOutput.writerProcess(ofTemporaryName: Array(".clip.png.cover-tmp-12-Ab3xYz".utf8)) == 12)
         for other in [
-            "clip.png", ".clip.png.tmp-ABCDEF", ".clip.png.cover-tmp--ABCDEF", ".clip.png.cover-tmp-12x-ABCDEF",
-            ".clip.png.cover-tmp-12-ABCDE", ".cover-tmp-12-ABCDEF", ".clip.png.cover-tmp-12-ABC.EF",
+            "clip.png", ".clip.png.tmp-ABCDEF", ".clip.png.writing--ABCDEF", ".clip.png.writing-12x-ABCDEF",
+            ".clip.png.writing-12-ABCDE", ".writing-12-ABCDEF", ".clip.png.writing-12-ABC.EF",
+            ".clip.png.cover-tmp--ABCDEF", ".cover-tmp-12-ABCDEF", ".clip.mp4.composing-12-ABCDEF",
         ] {
-            #expect(AtomicFile.writerProcess(ofTemporaryName: Array(other.utf8)) == nil, "\(other)")
+            #expect(AtomicOutput.writerProcess(ofTemporaryName: Array(other.utf8)) == nil, "\(other)")
         }
     }
 
     @Test("old-style temporary names (.NAME.tmp-XXXXXX) are recognised only for a cover's name")
     func oldStyleNames() {
         for name in [".clip.png.tmp-ABCDEF", ".caf\u{E9}.JPG.tmp-a1b2c3", ".x.jpeg.tmp-000000"] {
-            #expect(AtomicFile.isOldStyleTemporaryName(Array(name.utf8)), "\(name)")
+            #expect(AtomicOutput.isOldStyleTemporaryName(Array(name.utf8)), "\(name)")
         }
         for name in [
             "clip.png.tmp-ABCDEF", ".notes.txt.tmp-ABCDEF", ".png.tmp-ABCDEF", ".clip.png.tmp-ABCDE",
-            ".clip.png.tmp-ABC.EF", ".clip.png.cover-tmp-12-ABCDEF",
+            ".clip.png.tmp-ABC.EF", ".clip.png.cover-tmp-12-ABCDEF", ".clip.png.writing-12-ABCDEF",
         ] {
-            #expect(!AtomicFile.isOldStyleTemporaryName(Array(name.utf8)), "\(name)")
+            #expect(!AtomicOutput.isOldStyleTemporaryName(Array(name.utf8)), "\(name)")
         }
     }
 
@@ -146,9 +180,10 @@ struct AtomicFileTests {
             try Data("partial".utf8).write(to: url)
             return url
         }
-        _ = try file(".a.png.cover-tmp-\(dead)-AAAAAA")
-        _ = try file(".b.png.cover-tmp-\(getpid())-BBBBBB")  // this process is alive
-        let locked = try file(".c.png.cover-tmp-\(dead)-CCCCCC")
+        _ = try file(".a.png.writing-\(dead)-AAAAAA")
+        _ = try file(".b.png.writing-\(getpid())-BBBBBB")  // this process is alive
+        let locked = try file(".c.mp4.writing-\(dead)-CCCCCC")
+        _ = try file(".j.png.cover-tmp-\(dead)-JJJJJJ")  // an earlier version's name
         _ = try file(".d.png.tmp-DDDDDD")  // old-style, fresh: it may be a live old writer's
         _ = try file("e.png")
         // Old-style names last modified two hours ago: stale, unless locked or not a cover's name.
@@ -160,16 +195,16 @@ struct AtomicFileTests {
         #expect(flock(oldLocked, LOCK_EX) == 0)
         defer { close(oldLocked) }
         try FileManager.default.createSymbolicLink(
-            at: folder.url.appending(path: ".f.png.cover-tmp-\(dead)-FFFFFF"),
+            at: folder.url.appending(path: ".f.png.writing-\(dead)-FFFFFF"),
             withDestinationURL: folder.url.appending(path: "e.png"))
         let holder = open(locked.path, O_RDONLY)
         #expect(flock(holder, LOCK_EX) == 0)
         defer { close(holder) }
-        #expect(AtomicFile.removeAbandoned(in: FileSystemPath(folder.url)) == 2)
+        #expect(AtomicOutput.removeAbandoned(in: FileSystemPath(folder.url)) == 3)
         #expect(
             try contents(of: folder.url) == [
-                ".b.png.cover-tmp-\(getpid())-BBBBBB", ".c.png.cover-tmp-\(dead)-CCCCCC", ".d.png.tmp-DDDDDD",
-                ".f.png.cover-tmp-\(dead)-FFFFFF", ".h.txt.tmp-HHHHHH", ".i.jpg.tmp-IIIIII", "e.png",
+                ".b.png.writing-\(getpid())-BBBBBB", ".c.mp4.writing-\(dead)-CCCCCC", ".d.png.tmp-DDDDDD",
+                ".f.png.writing-\(dead)-FFFFFF", ".h.txt.tmp-HHHHHH", ".i.jpg.tmp-IIIIII", "e.png",
             ])
     }
 
@@ -185,16 +220,16 @@ struct AtomicFileTests {
                 for argument in argv { free(argument) }
             }
             #expect(posix_spawn(&child, "/bin/true", nil, nil, &argv, environ) == 0)
-            var state = AtomicFile.processState(child)
+            var state = AtomicOutput.processState(child)
             for _ in 0..<5_000 where state != "Z" {
                 usleep(1_000)
-                state = AtomicFile.processState(child)
+                state = AtomicOutput.processState(child)
             }
             #expect(state == "Z", "the child should be a zombie")
             #expect(kill(child, 0) == 0)
-            let name = ".a.png.cover-tmp-\(child)-AAAAAA"
+            let name = ".a.mp4.writing-\(child)-AAAAAA"
             try Data("partial".utf8).write(to: folder.url.appending(path: name))
-            #expect(AtomicFile.removeAbandoned(in: FileSystemPath(folder.url)) == 1)
+            #expect(AtomicOutput.removeAbandoned(in: FileSystemPath(folder.url)) == 1)
             #expect(try contents(of: folder.url).isEmpty)
             var status: Int32 = 0
             #expect(waitpid(child, &status, 0) == child)
