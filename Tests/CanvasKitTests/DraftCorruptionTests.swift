@@ -111,14 +111,14 @@ struct DraftCorruptionTests {
     func foreignFiles() async throws {
         let (journal, snapshot) = try await Self.files()
         #expect(
-            Self.open([Self.path: Self.withVersion(journal, 2), Self.path + ".snapshot": snapshot])
-                == .newerVersion(path: Self.path, found: 2, supported: 1))
+            Self.open([Self.path: Self.withVersion(journal, 3), Self.path + ".snapshot": snapshot])
+                == .newerVersion(path: Self.path, found: 3, supported: 2))
         #expect(
             Self.open([Self.path: journal, Self.path + ".snapshot": Self.withVersion(snapshot, 257)])
-                == .newerVersion(path: Self.path + ".snapshot", found: 257, supported: 1))
+                == .newerVersion(path: Self.path + ".snapshot", found: 257, supported: 2))
         // A damaged version byte (its checksum no longer matches) is damage, not a newer version.
         var flipped = journal
-        flipped[8] = 2
+        flipped[8] = 3
         #expect(
             Self.open([Self.path: flipped, Self.path + ".snapshot": snapshot])
                 == .corrupt(path: Self.path, reason: "the header's checksum does not match"))

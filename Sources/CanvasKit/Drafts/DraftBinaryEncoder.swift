@@ -5,8 +5,9 @@ import Foundation
 /// Encodes `Encodable` values into the draft's binary form.
 enum DraftBinaryEncoder {
     /// The bytes of `value`. - Throws: `EncodingError` when the value's own `encode(to:)` throws or encodes nothing.
-    static func encode(_ value: some Encodable) throws -> [UInt8] {
-        let root = EncodingNode()
+    /// URLs inside `root` are written relative to it (see `DraftRoot`): as a keyed container whose one key is `root`.
+    static func encode(_ value: some Encodable, root draftRoot: DraftRoot? = nil) throws -> [UInt8] {
+        let root = EncodingNode(root: draftRoot)
         try value.encode(to: NodeEncoder(node: root, codingPath: []))
         var bytes: [UInt8] = []
         bytes.reserveCapacity(32)
@@ -25,6 +26,12 @@ private final class EncodingNode {
         case unkeyed([EncodingNode])
     }
     var content = Content.empty
+    /// The root URLs are written relative to; the same for every node of a value.
+    let root: DraftRoot?
+
+    init(root: DraftRoot?) {
+        self.root = root
+    }
 
     func write(into bytes: inout [UInt8], codingPath: [any CodingKey]) throws {
         switch content {
@@ -95,6 +102,14 @@ private final class EncodingNode {
         case let value as UInt32: content = .scalar(Self.unsigned(UInt64(value)))
         case let value as UInt16: content = .scalar(Self.unsigned(UInt64(value)))
         case let value as UInt8: content = .scalar(Self.unsigned(UInt64(value)))
+        case let value as URL:
+            if let relative = root?.relativePath(of: value) {
+                let path = EncodingNode(root: root)
+                path.content = .scalar(Self.string(relative))
+                content = .keyed([("root", path)])
+            } else {
+                try value.encode(to: NodeEncoder(node: self, codingPath: codingPath))
+            }
         default: try value.encode(to: NodeEncoder(node: self, codingPath: codingPath))
         }
     }
@@ -125,7 +140,7 @@ private struct KeyedNodeEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol 
     let codingPath: [any CodingKey]
 
     private func child(for key: Key) -> EncodingNode {
-        let child = EncodingNode()
+        let child = EncodingNode(root: node.root)
         guard case .keyed(var entries) = node.content else { preconditionFailure("a keyed container's node") }
         node.content = .empty
         entries.append((key.stringValue, child))
@@ -162,7 +177,7 @@ private struct UnkeyedNodeEncoder: UnkeyedEncodingContainer {
     }
 
     private func child() -> EncodingNode {
-        let child = EncodingNode()
+        let child = EncodingNode(root: node.root)
         guard case .unkeyed(var nodes) = node.content else { preconditionFailure("an unkeyed container's node") }
         node.content = .empty
         nodes.append(child)

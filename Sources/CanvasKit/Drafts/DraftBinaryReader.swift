@@ -4,8 +4,10 @@ import Foundation
 /// `DecodingError`: every length and count is checked against the bytes there are.
 enum DraftBinaryDecoder {
     /// The value in `bytes`, which must hold exactly one value.
-    static func decode<T: Decodable>(_ type: T.Type, from bytes: ArraySlice<UInt8>) throws -> T {
-        let reader = DraftBinaryReader(bytes: bytes)
+    /// URLs written relative to the root (see `DraftBinaryEncoder`) are resolved against `root`.
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: ArraySlice<UInt8>, root: DraftRoot? = nil) throws -> T
+    {
+        let reader = DraftBinaryReader(bytes: bytes, root: root)
         let end = try reader.end(ofValueAt: bytes.startIndex, codingPath: [])
         guard end == bytes.endIndex else { throw reader.corrupt("bytes after the value", []) }
         return try reader.decode(type, at: bytes.startIndex, codingPath: [])
@@ -15,6 +17,8 @@ enum DraftBinaryDecoder {
 /// Reads values out of the bytes of one record.
 struct DraftBinaryReader {
     let bytes: ArraySlice<UInt8>
+    /// What URLs written relative to a root are resolved against.
+    var root: DraftRoot? = nil
 
     func corrupt(_ reason: String, _ codingPath: [any CodingKey]) -> DecodingError {
         DecodingError.dataCorrupted(DecodingError.Context(codingPath: codingPath, debugDescription: reason))
@@ -159,6 +163,20 @@ struct DraftBinaryReader {
         if T.self == UInt64.self { return try integer(UInt64.self, at: offset, codingPath) as! T }
         if T.self == Bool.self { return try boolean(at: offset, codingPath) as! T }
         if T.self == Double.self { return try floating(at: offset, codingPath) as! T }
+        if T.self == URL.self, let url = try rootedURL(at: offset, codingPath) { return url as! T }
         return try T(from: DraftValueDecoder(reader: self, offset: offset, codingPath: codingPath))
+    }
+
+    /// The URL at `offset` when it was written relative to the root (a keyed container whose one key is `root`); nil
+    /// for a URL written whole.
+    private func rootedURL(at offset: Int, _ codingPath: [any CodingKey]) throws -> URL? {
+        guard try tag(at: offset, codingPath) == .keyed else { return nil }
+        let entries = try entries(at: offset, codingPath)
+        guard entries.count == 1, bytes[entries[0].key].elementsEqual("root".utf8) else { return nil }
+        let relative = try string(at: entries[0].value, codingPath)
+        guard let root, let url = root.url(relativePath: relative) else {
+            throw corrupt("'\(relative)' is not a path below the draft's root", codingPath)
+        }
+        return url
     }
 }

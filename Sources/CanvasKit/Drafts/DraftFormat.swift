@@ -42,8 +42,10 @@ struct DraftState: Sendable, Hashable, Codable {
 /// form, written by `DraftBinaryEncoder`). All integers are little-endian.
 enum DraftFormat {
     static let signature: [UInt8] = Array("MCDRAFT".utf8) + [0]
-    /// The version this library writes and the newest it reads.
-    static let version = 1
+    /// The version this library writes and the newest it reads. Version 2 writes a take inside the draft's root as
+    /// its path below the root (`DraftRoot`); version 1 wrote every URL whole, and reads the same (an opened version 1
+    /// draft is rewritten as version 2 before anything is appended to it).
+    static let version = 2
     static let headerSize = 32
     static let recordHeaderSize = 16
     /// The largest payload a record may declare: a length above it is damage, not a record.
@@ -61,6 +63,8 @@ enum DraftFormat {
         var kind: Kind
         var base: UInt64
         var identity: UInt64
+        /// The format version the file was written in (``header(_:)`` writes ``DraftFormat/version``).
+        var version = DraftFormat.version
     }
 
     static func header(_ header: Header) -> [UInt8] {
@@ -121,7 +125,8 @@ enum DraftFormat {
                     + "\(kind == .journal ? "journal" : "snapshot") was expected")
         }
         return Header(
-            kind: foundKind, base: read(UInt64.self, bytes, at: 12), identity: read(UInt64.self, bytes, at: 20))
+            kind: foundKind, base: read(UInt64.self, bytes, at: 12), identity: read(UInt64.self, bytes, at: 20),
+            version: found)
     }
 
     /// One record found in a file.

@@ -19,6 +19,7 @@ struct DraftOpening {
 
     init(path: String, options: DraftOptions, newBoard: () -> BoardState) throws(DraftError) {
         let storage = options.storage
+        let root = options.takeRoot.map(DraftRoot.init(folder:)) ?? DraftRoot(draftAt: path)
         // One opener at a time: the lock first, before anything is read.
         let lock = try storage.lock(path)
         let snapshotPath = path + ".snapshot"
@@ -26,7 +27,7 @@ struct DraftOpening {
         let snapshotBytes = try storage.contents(of: snapshotPath)
         var read: Read
         if let snapshotBytes {
-            read = try Self.readSnapshot(snapshotBytes, path: snapshotPath)
+            read = try Self.readSnapshot(snapshotBytes, path: snapshotPath, root: root)
         } else {
             read = Read(state: DraftState(board: newBoard(), recordingFile: nil))
         }
@@ -35,7 +36,7 @@ struct DraftOpening {
             guard snapshotBytes != nil else {
                 throw .snapshotMismatch(path: path, reason: "its snapshot '\(snapshotPath)' is missing")
             }
-            try Self.replay(journalBytes, header: header, path: path, storage: storage, into: &read)
+            try Self.replay(journalBytes, header: header, path: path, storage: storage, root: root, into: &read)
         } else {
             // A new draft, or a snapshot whose journal was never put in place: the writer writes both.
             read.needsCompaction = true
@@ -43,7 +44,8 @@ struct DraftOpening {
         let (recovery, effects) = Self.recover(read, options: options)
         let writer = DraftWriter(
             storage: storage, path: path, identity: read.identity, compactionThreshold: options.compactionThreshold,
-            syncLevel: options.sync, mirror: read.state, sequence: read.sequence, recordsInJournal: read.replayed,
+            syncLevel: options.sync, root: root, mirror: read.state, sequence: read.sequence,
+            recordsInJournal: read.replayed,
             needsCompaction: read.needsCompaction)
         let pending = recovery.enumerated().map {
             DraftWriteItem(sequence: read.sequence + 1 + UInt64($0.offset), entry: $0.element)
@@ -61,7 +63,7 @@ struct DraftOpening {
     }
 
     /// The board the snapshot holds.
-    private static func readSnapshot(_ bytes: [UInt8], path: String) throws(DraftError) -> Read {
+    private static func readSnapshot(_ bytes: [UInt8], path: String, root: DraftRoot) throws(DraftError) -> Read {
         let header = try DraftFormat.parseHeader(bytes, path: path, expecting: .snapshot)
         let (records, validEnd, _) = DraftFormat.records(bytes)
         guard let record = records.first, records.count == 1, validEnd == bytes.count, record.sequence == header.base
@@ -70,17 +72,22 @@ struct DraftOpening {
         }
         let state: DraftState
         do {
-            state = try DraftBinaryDecoder.decode(DraftState.self, from: record.payload)
+            state = try DraftBinaryDecoder.decode(DraftState.self, from: record.payload, root: root)
         } catch {
             throw .corrupt(path: path, reason: "its board does not decode (\(Self.reason(error)))")
         }
-        return Read(state: state, sequence: header.base, snapshotSequence: header.base, identity: header.identity)
+        // An older format is read as it is, and rewritten in this one before anything is appended to it.
+        return Read(
+            state: state, sequence: header.base, snapshotSequence: header.base, identity: header.identity,
+            needsCompaction: header.version < DraftFormat.version)
     }
 
     /// Replays the journal's records after the snapshot into `read`, and judges its tail.
     private static func replay(
-        _ bytes: [UInt8], header: DraftFormat.Header, path: String, storage: any DraftStorage, into read: inout Read
+        _ bytes: [UInt8], header: DraftFormat.Header, path: String, storage: any DraftStorage, root: DraftRoot,
+        into read: inout Read
     ) throws(DraftError) {
+        if header.version < DraftFormat.version { read.needsCompaction = true }
         guard header.identity == read.identity else {
             throw .snapshotMismatch(path: path, reason: "the snapshot '\(path).snapshot' belongs to another draft")
         }
@@ -99,7 +106,7 @@ struct DraftOpening {
             guard record.sequence > read.snapshotSequence else { continue }
             let entry: DraftEntry
             do {
-                entry = try DraftRecordCodec.decode(record.payload)
+                entry = try DraftRecordCodec.decode(record.payload, root: root)
             } catch {
                 throw .corrupt(path: path, reason: "record \(record.sequence) does not decode (\(error))")
             }

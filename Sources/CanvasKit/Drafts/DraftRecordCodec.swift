@@ -14,14 +14,16 @@ import Foundation
 /// `recordingFailed`: the problem's name (a string). 11 `recordingCutShort`: the problem's name, 0 or 1 and the
 /// file, then the start. 12 `tap` by identity: the identity's raw number (LEB128). A string is its UTF-8 length
 /// (LEB128) and its bytes. A URL is its relative string, then 0, or 1 and its base URL (the form `URL`'s own
-/// `Codable` conformance keeps).
+/// `Codable` conformance keeps); or, for a file inside the draft's root (`DraftRoot`, format version 2), its path
+/// below the root, then 2.
 enum DraftRecordCodec {
     /// Why a payload that passed its checksum is not an entry.
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
-    static func encode(_ entry: DraftEntry, into bytes: inout [UInt8]) {
+    /// Appends `entry` to `bytes`, with the URLs inside `root` written relative to it.
+    static func encode(_ entry: DraftEntry, into bytes: inout [UInt8], root: DraftRoot? = nil) {
         switch entry {
         case .event(let event):
             switch event {
@@ -29,7 +31,7 @@ enum DraftRecordCodec {
             case .record: bytes.append(2)
             case .stop(let url, let start):
                 bytes.append(3)
-                write(url, &bytes)
+                write(url, root, &bytes)
                 write(start, &bytes)
             case .cancel: bytes.append(4)
             case .recordingStarted(let time):
@@ -43,7 +45,7 @@ enum DraftRecordCodec {
                 write(problem.rawValue, &bytes)
                 if let file {
                     bytes.append(1)
-                    write(file, &bytes)
+                    write(file, root, &bytes)
                 } else {
                     bytes.append(0)
                 }
@@ -57,7 +59,7 @@ enum DraftRecordCodec {
             }
         case .recordingFile(let url):
             bytes.append(8)
-            write(url, &bytes)
+            write(url, root, &bytes)
         }
     }
 
@@ -71,11 +73,16 @@ enum DraftRecordCodec {
         withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes += $0 }
     }
 
-    private static func write(_ url: URL, _ bytes: inout [UInt8]) {
+    private static func write(_ url: URL, _ root: DraftRoot?, _ bytes: inout [UInt8]) {
+        if let relative = root?.relativePath(of: url) {
+            write(relative, &bytes)
+            bytes.append(2)
+            return
+        }
         write(url.relativeString, &bytes)
         if let base = url.baseURL {
             bytes.append(1)
-            write(base, &bytes)
+            write(base, root, &bytes)
         } else {
             bytes.append(0)
         }
@@ -89,9 +96,10 @@ enum DraftRecordCodec {
         }
     }
 
-    /// The entry in `payload`, which must hold exactly one.
-    static func decode(_ payload: ArraySlice<UInt8>) throws(Failure) -> DraftEntry {
-        var reader = Reader(bytes: payload, offset: payload.startIndex)
+    /// The entry in `payload`, which must hold exactly one; URLs written relative to the root are resolved against
+    /// `root`.
+    static func decode(_ payload: ArraySlice<UInt8>, root: DraftRoot? = nil) throws(Failure) -> DraftEntry {
+        var reader = Reader(bytes: payload, offset: payload.startIndex, root: root)
         let entry: DraftEntry
         switch try reader.byte() {
         case 1: entry = .event(.tap(try reader.integer()))
@@ -125,6 +133,7 @@ enum DraftRecordCodec {
     private struct Reader {
         let bytes: ArraySlice<UInt8>
         var offset: Int
+        let root: DraftRoot?
 
         mutating func byte() throws(Failure) -> UInt8 {
             guard offset < bytes.endIndex else { throw Failure(description: "the entry is cut short") }
@@ -188,6 +197,11 @@ enum DraftRecordCodec {
             switch try byte() {
             case 0: base = nil
             case 1: base = try url(depth: depth + 1)
+            case 2:
+                guard let url = root?.url(relativePath: relative) else {
+                    throw Failure(description: "'\(relative)' is not a path below the draft's root")
+                }
+                return url
             default: throw Failure(description: "a URL's base marker is damaged")
             }
             guard let url = URL(string: relative, relativeTo: base) else {

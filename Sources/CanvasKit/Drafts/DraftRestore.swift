@@ -13,13 +13,20 @@ public struct DraftOptions: Sendable {
     /// drive's cache, `F_FULLFSYNC` on Apple platforms) or ``DraftSync/system`` (`fsync` only: cheaper on Apple
     /// hardware, where a power loss may then lose the last groups).
     public var sync: DraftSync
+    /// The folder takes are journaled relative to: a take file inside it is written as its path below it, so a draft
+    /// moved with its takes (the app's container moved, a volume mounted elsewhere) finds them where it is then; a
+    /// take elsewhere is written as its whole URL. Nil (by default): the draft's own folder, wherever it is when it
+    /// is opened. Give the same folder every time the draft is opened.
+    public var takeRoot: URL?
 
     /// Options with the defaults above.
     public init(
         storage: any DraftStorage = FileDraftStorage(), compactionThreshold: Int = 10_000,
-        takeExists: @escaping @Sendable (URL) -> Bool = DraftOptions.fileExists, sync: DraftSync = .full
+        takeExists: @escaping @Sendable (URL) -> Bool = DraftOptions.fileExists, sync: DraftSync = .full,
+        takeRoot: URL? = nil
     ) {
         self.storage = storage
+        self.takeRoot = takeRoot
         self.sync = sync
         self.compactionThreshold = max(1, compactionThreshold)
         self.takeExists = takeExists

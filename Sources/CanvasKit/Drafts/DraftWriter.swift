@@ -9,6 +9,8 @@ struct DraftWriter: Sendable {
     let compactionThreshold: Int
     /// How far each sync goes (``DraftOptions/sync``).
     let syncLevel: DraftSync
+    /// What takes are written relative to (``DraftOptions/takeRoot``).
+    let root: DraftRoot
     /// The board as of `mirrorSequence`: what a snapshot written now holds.
     private(set) var mirror: DraftState
     private(set) var mirrorSequence: UInt64
@@ -23,9 +25,10 @@ struct DraftWriter: Sendable {
 
     init(
         storage: any DraftStorage, path: String, identity: UInt64, compactionThreshold: Int, syncLevel: DraftSync,
-        mirror: DraftState, sequence: UInt64, recordsInJournal: Int, needsCompaction: Bool
+        root: DraftRoot, mirror: DraftState, sequence: UInt64, recordsInJournal: Int, needsCompaction: Bool
     ) {
         self.syncLevel = syncLevel
+        self.root = root
         self.storage = storage
         self.path = path
         self.identity = identity
@@ -56,7 +59,7 @@ struct DraftWriter: Sendable {
             mirrorSequence = item.sequence
             guard !needsCompaction else { continue }
             payload.removeAll(keepingCapacity: true)
-            DraftRecordCodec.encode(item.entry, into: &payload)
+            DraftRecordCodec.encode(item.entry, into: &payload, root: root)
             DraftFormat.appendRecord(sequence: item.sequence, payload: payload, to: &bytes)
         }
         do throws(DraftError) {
@@ -99,7 +102,7 @@ struct DraftWriter: Sendable {
         var snapshot = DraftFormat.header(.init(kind: .snapshot, base: mirrorSequence, identity: identity))
         let payload: [UInt8]
         do {
-            payload = try DraftBinaryEncoder.encode(mirror)
+            payload = try DraftBinaryEncoder.encode(mirror, root: root)
         } catch {
             throw .corrupt(path: snapshotPath, reason: "the board could not be encoded (\(error))")
         }
