@@ -3,7 +3,7 @@
 it again (which restores the draft and continues), and checks every restore against an independent model of the board
 written here from the rules table (not the package's transition function): the restored board must be the model's
 board after a prefix of the killed run's accepted events that holds every event the run reported durable, with the
-restore's own changes (a recording back in preview, missing takes removed) applied.
+restore's own change (a recording back in preview) applied; takes whose file is missing stay on their canvases.
 
 usage: python3 Tools/crash-drafts.py [--kills N] [--seed S] [--binary PATH] [--snapshot-every K]
 Exit status: 0 no mismatch, 1 a mismatch (the draft and scripts are kept under .fuzz/drafts/), 2 usage.
@@ -88,13 +88,12 @@ class Model:
         raise ValueError(event)
 
     def recovered(self, exists):
-        """The board as a restore leaves it: a recording back in preview, takes whose file is missing removed."""
+        """The board as a restore leaves it: a recording back in preview; takes whose file is missing are reported and
+        stay (only the app's delete removes them)."""
         board = self.copy()
         interrupted = board.selected if board.recording else None
         board.recording = False
         missing = [i for i, take in enumerate(board.takes) if take is not None and not exists(take)]
-        for i in missing:
-            board.takes[i] = None
         return board, interrupted, missing
 
     def canvases(self):
@@ -110,18 +109,14 @@ class Model:
 
 def restore_states(board, exists):
     """The boards a restore of `board` goes through as the writer writes its own records: `board` itself, then the
-    board after the cancel of an interrupted recording, then after the delete of each missing take in index order (the
-    records canvas-sim journals, numbered after the restored one). A kill before the writer wrote some of them leaves
-    one of the earlier boards on the disk, and the next restore finds it and reports its effects again."""
+    board after the cancel of an interrupted recording (the one record canvas-sim journals for a restore, numbered
+    after the restored one; missing takes journal nothing). A kill before the writer wrote it leaves the earlier board
+    on the disk, and the next restore finds it and reports its effects again."""
     states = [board.copy()]
-    current = board.copy()
-    if current.recording:
+    if board.recording:
+        current = board.copy()
         current.recording = False
-        states.append(current.copy())
-    for i, take in enumerate(current.takes):
-        if take is not None and not exists(take):
-            current.takes[i] = None
-            states.append(current.copy())
+        states.append(current)
     return states
 
 
@@ -232,7 +227,7 @@ def self_check():
         # The prediction after that restore: its own records, then (here) nothing else.
         states = restore_states(first, exists)
         prediction = {143 + j: state for j, state in enumerate(states)}
-        assert len(states) == len(effects) + 1 and states[-1].canvases() == restored.canvases()
+        assert len(states) == 1 + found.recording and states[-1].canvases() == restored.canvases()
         # Killed before the writer wrote the restore's records: the next restore reads the same board again.
         assert check_restore(head(143, restored, effects), prediction, 143, False, exists)[0] is None, effects
         # Or after it wrote all or some of them: fewer effects, each time the ones left.

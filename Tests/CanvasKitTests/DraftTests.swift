@@ -189,13 +189,14 @@ struct DraftTests {
                 .takeMissing(index: 1, url: gone),
             ])
         #expect(restored.state[2].status == .inPreview && restored.state[2].isSelected)
-        #expect(restored.state.videoURL(at: 1) == nil && restored.state.videoURL(at: 0) == kept)
-        #expect(restored.state.display(at: 1) == .addButton)
+        // The missing take stays on its canvas: nothing removes it without the app's confirmation.
+        #expect(restored.state.videoURL(at: 1) == gone && restored.state.videoURL(at: 0) == kept)
         #expect(restore.effects.allSatisfy { $0.kind.isRestoreReport })
         try await restored.draft!.close()
 
+        // The interruption was journaled; the missing take is reported again while it is missing.
         let again = try CanvasBoard(draftAt: draftURL, newBoard: BoardState(canvasCount: 1))
-        #expect(again.draft!.restore.effects == [])
+        #expect(again.draft!.restore.effects == [.takeMissing(index: 1, url: gone)])
         #expect(again.state == restored.state)
     }
 

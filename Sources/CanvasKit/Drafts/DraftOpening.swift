@@ -146,7 +146,8 @@ struct DraftOpening {
     }
 
     /// What a kill left behind: a recording in progress, takes whose files are gone. - Returns: the entries that
-    /// record the changes (journaled like events) and the effects reporting them.
+    /// record the changes (journaled like events: the interrupted recording's `cancel`) and the effects reporting
+    /// them.
     private static func recover(_ read: Read, options: DraftOptions) -> ([DraftEntry], [CanvasEffect]) {
         var effects: [CanvasEffect] = []
         if read.dropped > 0 { effects.append(.draftRecordsDropped(count: read.dropped)) }
@@ -160,10 +161,10 @@ struct DraftOpening {
             recovery.append(.event(.cancel))
             effects.append(.takeInterrupted(index: index, url: file))
         }
+        // A missing take stays on its canvas and nothing is journaled: a moved container or an unmounted volume is
+        // not a deletion. The app confirms a removal with `delete`; a file that returns is simply found next time.
         for index in state.board.indices {
             guard let url = state.board.videoURL(at: index), !options.takeExists(url) else { continue }
-            _ = state.apply(.event(.delete(index)))
-            recovery.append(.event(.delete(index)))
             effects.append(.takeMissing(index: index, url: url))
         }
         return (recovery, effects)

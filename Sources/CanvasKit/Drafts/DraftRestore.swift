@@ -6,8 +6,8 @@ public struct DraftOptions: Sendable {
     public var storage: any DraftStorage
     /// After this many records, the writer compacts the journal into a new snapshot (off the calling thread).
     public var compactionThreshold: Int
-    /// Whether a take's file is still there; a take whose file is not is reported and removed from its canvas on
-    /// restore. By default: a file URL whose file exists (other URLs are kept).
+    /// Whether a take's file is still there; a take whose file is not is reported on restore (it stays on its canvas).
+    /// By default: a file URL whose file exists (other URLs are kept).
     public var takeExists: @Sendable (URL) -> Bool
     /// How far a sync pushes the bytes before they count as durable: ``DraftSync/full`` (by default: through the
     /// drive's cache, `F_FULLFSYNC` on Apple platforms) or ``DraftSync/system`` (`fsync` only: cheaper on Apple
@@ -43,9 +43,10 @@ public struct DraftOptions: Sendable {
 ///
 /// ``effects`` are for the app's performer, like any event's effects: ``CanvasEffect/draftRecordsDropped(count:)``
 /// when a torn or corrupt tail was dropped, ``CanvasEffect/takeInterrupted(index:url:)`` for a recording that was in
-/// progress (its canvas is back `inPreview`, still selected), ``CanvasEffect/takeMissing(index:url:)`` for each take
-/// whose file is gone (its canvas shows the add button). Each of these changes is journaled like an event, so the
-/// next restore does not report it again.
+/// progress (its canvas is back `inPreview`, still selected; journaled like an event, so the next restore does not
+/// report it again), ``CanvasEffect/takeMissing(index:url:)`` for each take whose file is not there (it stays on its
+/// canvas and nothing is journaled: the app confirms its removal with `delete`, or the next restore finds the file
+/// back).
 public struct DraftRestore: Sendable, Hashable {
     /// True when there was no draft at the path: the board is the new one, and the draft was created.
     public var isNew: Bool
@@ -96,8 +97,8 @@ extension CanvasBoard {
     ///
     /// A restore reads the latest snapshot (`url` with `.snapshot` appended) and replays the journal records after it
     /// through the transition function, so the board comes back in the state after the last record on the disk.
-    /// Then a recording in progress comes back `inPreview`, and takes whose files are missing are removed; both are
-    /// reported in ``BoardDraft/restore``'s effects for the app to handle. From then on, every event the board
+    /// Then a recording in progress comes back `inPreview`, and takes whose files are missing are reported (they stay
+    /// on their canvases); both are in ``BoardDraft/restore``'s effects for the app to handle. From then on, every event the board
     /// accepts is journaled (see ``BoardDraft``).
     ///
     /// Reads the files on the calling thread (an app does it at launch, where it builds its screen); any rewriting
