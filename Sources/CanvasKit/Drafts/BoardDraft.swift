@@ -24,7 +24,8 @@ public final class BoardDraft: Sendable {
         public var written: UInt64
         /// The number of the last record synced to the disk: a power loss cannot lose it.
         public var durable: UInt64
-        /// The error of the last write or sync that failed, until one succeeds again.
+        /// The error of the last write or sync that failed, until the rewrite that follows it succeeded (a failure
+        /// may have dropped whatever was not durable: until then no later record counts as durable).
         public var failure: DraftError?
     }
 
@@ -35,61 +36,13 @@ public final class BoardDraft: Sendable {
 
     private let storage: any DraftStorage
     private let syncLevel: DraftSync
-    private let shared: LockedValue<Shared>
-    /// The writer's own state: taken by the writer's queue, and by the syncer only to mark a failed sync.
-    private let writer: LockedValue<Writer>
+    private let shared: LockedValue<DraftPipeline>
+    /// The files as the writer keeps them: taken by the writer's queue only.
+    private let writer: LockedValue<DraftWriter>
     /// The draft's exclusive lock, until ``close()`` or ``discard()``.
     private let lock: LockedValue<DraftLock?>
     private let writerQueue = DispatchQueue(label: "MultiCanvas.BoardDraft.writer", qos: .utility)
     private let syncQueue = DispatchQueue(label: "MultiCanvas.BoardDraft.syncer", qos: .utility)
-
-    private typealias Waiter = (sequence: UInt64, resume: @Sendable (DraftError?) -> Void)
-
-    /// What the sending threads, the writer and the syncer share.
-    private struct Shared: Sendable {
-        var pending: [DraftWriteItem] = []
-        var progress: Progress
-        var isWriting = false
-        var isSyncing = false
-        /// Whether the files must be rewritten before what they hold counts as durable (a new draft, a dropped tail,
-        /// a failed write or sync).
-        var needsRewrite = false
-        /// Whether ``close()`` or ``discard()`` was called: nothing more is journaled.
-        var isClosed = false
-        /// Whether the next sync covers the snapshot and the folder too (what an opening read).
-        var syncsEverything = false
-        var waiters: [Waiter] = []
-        /// What runs once a record is durable (held-back effects); a failure does not answer them, they wait for the
-        /// rewrite that follows it.
-        var listeners: [(sequence: UInt64, run: @Sendable () -> Void)] = []
-
-        /// The last record that counts as durable: none while the files must be rewritten.
-        var durable: UInt64 { needsRewrite ? 0 : progress.durable }
-
-        /// Takes out the waiters that are answered: those whose records are durable, and with `failure`, the others;
-        /// and the listeners whose records are durable, in the order they were added.
-        mutating func answeredWaiters(failure: DraftError?) -> [@Sendable () -> Void] {
-            var answered: [@Sendable () -> Void] = []
-            let durable = durable
-            waiters.removeAll { waiter in
-                if waiter.sequence <= durable {
-                    answered.append { waiter.resume(nil) }
-                    return true
-                }
-                guard let failure else { return false }
-                answered.append { waiter.resume(failure) }
-                return true
-            }
-            let ready = listeners.prefix { $0.sequence <= durable }
-            answered += ready.map(\.run)
-            listeners.removeFirst(ready.count)
-            return answered
-        }
-    }
-
-    private struct Writer: Sendable {
-        var draft: DraftWriter
-    }
 
     /// A draft whose writer starts at `writer` (the files as they are) with `pending` handed over already (the
     /// restore's own records), numbered up to `appended`.
@@ -102,20 +55,13 @@ public final class BoardDraft: Sendable {
         self.restore = restore
         storage = writer.storage
         syncLevel = writer.syncLevel
-        let written = writer.journalSequence
-        let starts = !pending.isEmpty || writer.needsCompaction
-        // What was read may be only in the page cache (the last writes of a killed process): nothing counts as
-        // durable until a sync after the opening (or the rewrite, which syncs what it writes).
-        let syncsRead = !writer.needsCompaction && written > 0
-        shared = LockedValue(
-            Shared(
-                pending: pending,
-                progress: Progress(appended: appended, written: written, durable: 0, failure: nil),
-                isWriting: starts, isSyncing: syncsRead, needsRewrite: writer.needsCompaction,
-                syncsEverything: syncsRead))
-        self.writer = LockedValue(Writer(draft: writer))
-        if starts { writerQueue.async { self.write(rewriting: true) } }
-        if syncsRead { syncQueue.async { self.sync() } }
+        let pipeline = DraftPipeline(
+            pending: pending, appended: appended, written: writer.journalSequence,
+            files: writer.needsCompaction ? .rewriteNeeded : .sound)
+        shared = LockedValue(pipeline)
+        self.writer = LockedValue(writer)
+        if pipeline.writer == .running { writerQueue.async { self.write() } }
+        if pipeline.syncer == .running { syncQueue.async { self.sync() } }
     }
 
     /// How far the records are now.
@@ -134,36 +80,22 @@ public final class BoardDraft: Sendable {
     /// the disk. - Returns: the entry's record number.
     @discardableResult
     func append(_ entry: DraftEntry) -> UInt64? {
-        let (sequence, starts) = shared.withLock { shared -> (UInt64?, Bool) in
-            guard !shared.isClosed else { return (nil, false) }
-            shared.progress.appended += 1
-            shared.pending.append(DraftWriteItem(sequence: shared.progress.appended, entry: entry))
-            guard !shared.isWriting else { return (shared.progress.appended, false) }
-            shared.isWriting = true
-            return (shared.progress.appended, true)
-        }
-        if starts { writerQueue.async { self.write(rewriting: false) } }
+        let (sequence, starts) = shared.withLock { $0.append(entry) }
+        if starts { writerQueue.async { self.write() } }
         return sequence
     }
 
     /// Whether record `record` is durable now: a power loss can no longer lose it.
     public func isDurable(_ record: UInt64) -> Bool {
-        shared.withLock { record <= $0.durable }
+        shared.withLock { record <= $0.progress.durable }
     }
 
     /// Returns once record `record` is durable. A failed write or sync does not end the wait: it lasts until the
     /// rewrite that follows the failure (on the next append or ``waitUntilDurable()``) made the record durable.
     public func durable(through record: UInt64) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = shared.withLock { shared -> Bool in
-                if record <= shared.durable { return true }
-                // Records are made durable in order, so the listeners stay sorted when added in order; insert in
-                // place otherwise.
-                let index = shared.listeners.lastIndex { $0.sequence <= record }.map { $0 + 1 } ?? 0
-                shared.listeners.insert((record, { continuation.resume() }), at: index)
-                return false
-            }
-            if now { continuation.resume() }
+            let kept = shared.withLock { $0.listen(through: record) { continuation.resume() } }
+            if !kept { continuation.resume() }
         }
     }
 
@@ -176,22 +108,9 @@ public final class BoardDraft: Sendable {
     /// `waitUntilDurable`; with `closing`, the draft is closed first (in the same lock, so no record slips in
     /// between). A draft closed before answers at once: nothing is written once its lock may be another opener's.
     private func flush(closing: Bool, completion: @escaping @Sendable (DraftError?) -> Void) {
-        let (answer, starts) = shared.withLock { shared -> (DraftError??, Bool) in
-            let target = shared.progress.appended
-            let wasClosed = shared.isClosed
-            if closing { shared.isClosed = true }
-            if shared.progress.durable >= target && !shared.needsRewrite { return (.some(nil), false) }
-            if wasClosed {
-                return (.some(shared.progress.failure ?? .io(path: path, operation: "write", errno: ECANCELED)), false)
-            }
-            shared.waiters.append((target, completion))
-            // After a failure, nothing may be under way: asking tries again (the writer rewrites the draft whole).
-            guard !shared.isWriting, !shared.isSyncing else { return (nil, false) }
-            shared.isWriting = true
-            return (nil, true)
-        }
+        let (answer, starts) = shared.withLock { $0.wait(closing: closing, path: path, completion) }
         if let answer { completion(answer) }
-        if starts { writerQueue.async { self.write(rewriting: true) } }
+        if starts { writerQueue.async { self.write() } }
     }
 
     /// Returns once every record appended before this call is durable: what an app awaits before it goes to the
@@ -239,94 +158,37 @@ public final class BoardDraft: Sendable {
         try storage.syncFolder(of: path, syncLevel)
     }
 
-    /// The writer: appends what was handed over, group after group, until nothing is left, and starts the syncer
-    /// after each group. With `rewriting`, the first round runs even with nothing handed over (a new draft, a dropped
-    /// tail, a retry after a failure: the writer rewrites the draft whole).
-    private func write(rewriting: Bool) {
-        var first = rewriting
-        while true {
-            let batch = shared.withLock { shared -> [DraftWriteItem]? in
-                guard !shared.pending.isEmpty || first else {
-                    shared.isWriting = false
-                    return nil
-                }
-                let batch = shared.pending
-                shared.pending = []
-                return batch
-            }
+    /// The writer: writes what was handed over, batch after batch, until nothing is left (``DraftPipeline``), and
+    /// starts the syncer after a batch when it is idle.
+    private func write() {
+        var first = true
+        while let batch = shared.withLock({ $0.nextBatch(first: first) }) {
             first = false
-            guard let batch else { return }
-            let outcome = writer.withLock { $0.draft.append(batch) }
-            let (answered, syncs) = shared.withLock { shared in
-                var failure: DraftError?
-                switch outcome {
-                case .success(let written):
-                    shared.progress.written = max(shared.progress.written, written.sequence)
-                    if written.isDurable {
-                        shared.progress.durable = max(shared.progress.durable, written.sequence)
-                        shared.progress.failure = nil
-                        shared.needsRewrite = false
-                    }
-                case .failure(let error):
-                    shared.progress.failure = error
-                    shared.needsRewrite = true
-                    failure = error
-                }
-                let syncs = !shared.isSyncing && shared.progress.written > shared.progress.durable && failure == nil
-                if syncs { shared.isSyncing = true }
-                return (shared.answeredWaiters(failure: failure), syncs)
-            }
+            let outcome = writer.withLock { $0.append(batch.items, rewriting: batch.rewrites) }
+            let (answered, startsSyncer) = shared.withLock { $0.finish(batch, outcome) }
             for resume in answered { resume() }
-            if syncs { syncQueue.async { self.sync() } }
+            if startsSyncer { syncQueue.async { self.sync() } }
         }
     }
 
-    /// The syncer: syncs the journal until every record written is durable, telling the waiters each sync covers.
+    /// The syncer: syncs the journal until every record written is durable (``DraftPipeline``), answering the waiters
+    /// each sync covers.
     private func sync() {
-        while true {
-            var rewrites = false
-            let next = shared.withLock { shared -> (target: UInt64, everything: Bool)? in
-                guard shared.progress.written > shared.progress.durable else {
-                    shared.isSyncing = false
-                    // A write failed while this sync ran: whoever waits needs the rewrite that nobody else starts.
-                    if shared.needsRewrite, !shared.waiters.isEmpty, !shared.isWriting {
-                        shared.isWriting = true
-                        rewrites = true
-                    }
-                    return nil
-                }
-                defer { shared.syncsEverything = false }
-                return (shared.progress.written, shared.syncsEverything)
-            }
-            guard let (target, everything) = next else {
-                if rewrites { writerQueue.async { self.write(rewriting: true) } }
-                return
-            }
-            // Everything up to `target` was written before this sync starts. (A compaction that replaces the journal
-            // meanwhile syncs what it writes itself.)
+        while let next = shared.withLock({ $0.nextSync() }) {
+            // Everything up to the target was written before this sync starts. (A compaction that replaces the
+            // journal meanwhile syncs what it writes itself.)
             var failure: DraftError?
             do throws(DraftError) {
                 try storage.sync(path, syncLevel)
-                if everything {
+                if next.everything {
                     try storage.sync(path + ".snapshot", syncLevel)
                     try storage.syncFolder(of: path, syncLevel)
                 }
             } catch {
                 failure = error
-                writer.withLock { $0.draft.markDamaged() }
             }
-            let answered = shared.withLock { shared in
-                if let failure {
-                    shared.progress.failure = failure
-                    shared.needsRewrite = true
-                    shared.isSyncing = false
-                } else {
-                    shared.progress.durable = max(shared.progress.durable, target)
-                }
-                return shared.answeredWaiters(failure: failure)
-            }
+            let answered = shared.withLock { $0.finish(next, error: failure) }
             for resume in answered { resume() }
-            if failure != nil { return }
         }
     }
 }

@@ -18,8 +18,9 @@ struct DraftWriter: Sendable {
     private(set) var journalSequence: UInt64
     /// Records in the journal after its snapshot.
     private var recordsInJournal: Int
-    /// Whether the files must be rewritten whole (a new draft, a damaged tail, a failed write) before appending.
-    private(set) var needsCompaction: Bool
+    /// Whether the opening found that the files must be rewritten whole (a new draft, a damaged tail) before anything
+    /// is appended.
+    let needsCompaction: Bool
 
     var snapshotPath: String { path + ".snapshot" }
 
@@ -47,23 +48,23 @@ struct DraftWriter: Sendable {
         let isDurable: Bool
     }
 
-    /// Applies `batch` to the mirror and appends its records to the journal in one write, or rewrites the draft whole
-    /// when it must be; compacts the journal once it has grown past the threshold. - Returns: the last record written:
-    /// a kill can no longer lose it.
-    mutating func append(_ batch: [DraftWriteItem]) -> Result<Written, DraftError> {
+    /// Applies `batch` to the mirror and appends its records to the journal in one write, or with `rewriting` rewrites
+    /// the draft whole (after a failure, what the journal holds is in doubt); compacts the journal once it has grown
+    /// past the threshold. - Returns: the last record written: a kill can no longer lose it.
+    mutating func append(_ batch: [DraftWriteItem], rewriting: Bool) -> Result<Written, DraftError> {
         var bytes: [UInt8] = []
         var payload: [UInt8] = []
         for item in batch {
             // The board accepted each event on this very state, so the mirror accepts it too.
             _ = mirror.apply(item.entry)
             mirrorSequence = item.sequence
-            guard !needsCompaction else { continue }
+            guard !rewriting else { continue }
             payload.removeAll(keepingCapacity: true)
             DraftRecordCodec.encode(item.entry, into: &payload, root: root)
             DraftFormat.appendRecord(sequence: item.sequence, payload: payload, to: &bytes)
         }
         do throws(DraftError) {
-            if needsCompaction {
+            if rewriting {
                 try compact()
                 return .success(Written(sequence: journalSequence, isDurable: true))
             }
@@ -73,25 +74,18 @@ struct DraftWriter: Sendable {
                 recordsInJournal += batch.count
             }
         } catch {
-            // A write that failed may have left part of a record: the next attempt rewrites the draft whole.
-            needsCompaction = true
+            // A write that failed may have left part of a record: the caller has the next attempt rewrite the draft.
             return .failure(error)
         }
         if recordsInJournal >= compactionThreshold {
-            // The records are written already; a failed compaction is tried again with the next group.
+            // The records are written already, and a compaction that fails leaves the old files or the new snapshot
+            // beside the old journal (whose records up to it a restore skips): it is tried again with the next group.
             do throws(DraftError) {
                 try compact()
                 return .success(Written(sequence: journalSequence, isDurable: true))
-            } catch {
-                needsCompaction = true
-            }
+            } catch {}
         }
         return .success(Written(sequence: journalSequence, isDurable: false))
-    }
-
-    /// A sync of the journal failed: what it holds may not be on the disk, so the next write rewrites the draft.
-    mutating func markDamaged() {
-        needsCompaction = true
     }
 
     /// Writes the mirror as the snapshot, then an empty journal continuing it, each to a temporary file that is
@@ -111,7 +105,6 @@ struct DraftWriter: Sendable {
         try replace(path, with: DraftFormat.header(.init(kind: .journal, base: mirrorSequence, identity: identity)))
         journalSequence = mirrorSequence
         recordsInJournal = 0
-        needsCompaction = false
     }
 
     private func replace(_ destination: String, with bytes: [UInt8]) throws(DraftError) {

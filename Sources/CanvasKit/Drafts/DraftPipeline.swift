@@ -1,0 +1,206 @@
+import Foundation
+
+/// What the sending threads, the writer and the syncer of a ``BoardDraft`` share, and every decision they take on it:
+/// which batch the writer writes next and how, what the syncer syncs next, and what each outcome makes durable. A
+/// plain value, changed only inside the draft's lock; the draft carries out its answers (the writes, the syncs, the
+/// waiters it hands back) outside the lock.
+///
+/// The rules, each checked where it is taken:
+/// - A record counts as durable only once a sync that covers it succeeded on files that were sound when the sync
+///   started and met no failure until it ended, or once a rewrite (a compaction, which syncs what it writes) that
+///   holds it succeeded. A failed write or sync may have dropped anything not yet durable, so from it until a rewrite
+///   succeeds the files are ``Files/rewriteNeeded`` and no sync counts.
+/// - A waiter is answered when its records are durable and the files sound (a new draft's waiter waits for its first
+///   files), or with the failure that keeps them from being so; a failure answers every waiter there is. A waiter that
+///   comes while the files need a rewrite starts that rewrite (the writer runs it when it is idle, or before it stops
+///   when it is running). A listener runs once its record is durable.
+/// - The writer stops only with nothing handed over and nobody waiting for a rewrite; the syncer stops only with
+///   nothing written past the durable records, or when the files need a rewrite.
+struct DraftPipeline: Sendable {
+    /// Whether a worker (the writer, the syncer) runs on its queue.
+    enum Worker: Sendable, Equatable {
+        case idle, running
+    }
+
+    /// What the draft knows of its files.
+    enum Files: Sendable, Equatable {
+        /// Every record written is in the journal, in order, after the durable ones: a sync makes them durable.
+        case sound
+        /// The files must be rewritten whole before anything more counts as durable: a new draft, a dropped tail, a
+        /// failed write or sync.
+        case rewriteNeeded
+    }
+
+    typealias Waiter = (sequence: UInt64, resume: @Sendable (DraftError?) -> Void)
+
+    /// A batch the writer writes: the records handed over since the last one, appended, or with `rewrites` the whole
+    /// board written anew.
+    struct Batch: Sendable {
+        let items: [DraftWriteItem]
+        let rewrites: Bool
+        /// `failures` when it was taken.
+        let failuresBefore: UInt64
+    }
+
+    /// A sync the syncer makes: the journal (and with `everything` the snapshot and the folder too, what an opening
+    /// read) holds every record through `target`.
+    struct Sync: Sendable {
+        let target: UInt64
+        let everything: Bool
+        let failuresBefore: UInt64
+    }
+
+    var pending: [DraftWriteItem]
+    var progress: BoardDraft.Progress
+    var writer: Worker
+    var syncer: Worker
+    var files: Files
+    /// How many writes and syncs failed so far: a sync or a rewrite that saw it change may have lost what it covers.
+    var failures: UInt64 = 0
+    /// Whether ``BoardDraft/close()`` or ``BoardDraft/discard()`` was called: nothing more is journaled.
+    var isClosed = false
+    /// Whether the next sync covers the snapshot and the folder too (what an opening read).
+    var syncsEverything: Bool
+    var waiters: [Waiter] = []
+    /// What runs once a record is durable (held-back effects); a failure does not answer them, they wait for the
+    /// rewrite that follows it.
+    var listeners: [(sequence: UInt64, run: @Sendable () -> Void)] = []
+
+    /// The pipeline of a draft just opened: the files written through `written`, sound or to be rewritten, with
+    /// `pending` handed over already. - Returns: also whether the writer and the syncer start.
+    init(pending: [DraftWriteItem], appended: UInt64, written: UInt64, files: Files) {
+        self.pending = pending
+        self.files = files
+        progress = BoardDraft.Progress(appended: appended, written: written, durable: 0, failure: nil)
+        writer = !pending.isEmpty || files == .rewriteNeeded ? .running : .idle
+        // What was read may be only in the page cache (the last writes of a killed process): nothing counts as
+        // durable until a sync after the opening (or the rewrite, which syncs what it writes).
+        syncsEverything = files == .sound && written > 0
+        syncer = syncsEverything ? .running : .idle
+    }
+
+    /// Hands `entry` over, numbered after every entry before it. - Returns: its number (nil once closed) and whether
+    /// the writer must be started.
+    mutating func append(_ entry: DraftEntry) -> (sequence: UInt64?, startsWriter: Bool) {
+        guard !isClosed else { return (nil, false) }
+        progress.appended += 1
+        pending.append(DraftWriteItem(sequence: progress.appended, entry: entry))
+        guard writer == .idle else { return (progress.appended, false) }
+        writer = .running
+        return (progress.appended, true)
+    }
+
+    /// Adds a waiter for every record appended so far (closing the draft first with `closing`). - Returns: the
+    /// answer when there is one at once, and whether the writer must be started (to rewrite the files).
+    mutating func wait(
+        closing: Bool, path: String, _ resume: @escaping @Sendable (DraftError?) -> Void
+    ) -> (answer: DraftError??, startsWriter: Bool) {
+        let target = progress.appended
+        let wasClosed = isClosed
+        if closing { isClosed = true }
+        if progress.durable >= target && files == .sound { return (.some(nil), false) }
+        // Nothing is written once the lock may be another opener's.
+        if wasClosed {
+            return (.some(progress.failure ?? .io(path: path, operation: "write", errno: ECANCELED)), false)
+        }
+        waiters.append((target, resume))
+        guard files == .rewriteNeeded, writer == .idle else { return (nil, false) }
+        writer = .running
+        return (nil, true)
+    }
+
+    /// Adds `run` for when record `record` is durable. - Returns: false when it is durable already (`run` is not
+    /// kept).
+    mutating func listen(through record: UInt64, _ run: @escaping @Sendable () -> Void) -> Bool {
+        if record <= progress.durable { return false }
+        // Records are made durable in order, so the listeners stay sorted when added in order; insert in place
+        // otherwise.
+        let index = listeners.lastIndex { $0.sequence <= record }.map { $0 + 1 } ?? 0
+        listeners.insert((record, run), at: index)
+        return true
+    }
+
+    /// The writer's next batch; nil when it stops (it is then idle). `first` is its first round after being started:
+    /// it runs even with nothing handed over when the files need a rewrite.
+    mutating func nextBatch(first: Bool) -> Batch? {
+        let rewrites = files == .rewriteNeeded
+        guard !pending.isEmpty || (rewrites && (first || !waiters.isEmpty)) else {
+            writer = .idle
+            return nil
+        }
+        defer { pending = [] }
+        return Batch(items: pending, rewrites: rewrites, failuresBefore: failures)
+    }
+
+    /// What the writer's batch reached. - Returns: what to answer, and whether the syncer must be started.
+    mutating func finish(
+        _ batch: Batch, _ outcome: Result<DraftWriter.Written, DraftError>
+    ) -> (answered: [@Sendable () -> Void], startsSyncer: Bool) {
+        var failure: DraftError?
+        switch outcome {
+        case .success(let written):
+            progress.written = max(progress.written, written.sequence)
+            if written.isDurable {
+                // A rewrite synced what it wrote: durable whatever happened meanwhile. The files are sound again
+                // only when no write or sync failed while it ran.
+                progress.durable = max(progress.durable, written.sequence)
+                if failures == batch.failuresBefore {
+                    files = .sound
+                    progress.failure = nil
+                }
+            }
+        case .failure(let error):
+            failed(error)
+            failure = error
+        }
+        let startsSyncer = syncer == .idle && files == .sound && progress.written > progress.durable
+        if startsSyncer { syncer = .running }
+        return (answered(failure: failure), startsSyncer)
+    }
+
+    /// The syncer's next sync; nil when it stops (it is then idle).
+    mutating func nextSync() -> Sync? {
+        guard progress.written > progress.durable, files == .sound else {
+            syncer = .idle
+            return nil
+        }
+        defer { syncsEverything = false }
+        return Sync(target: progress.written, everything: syncsEverything, failuresBefore: failures)
+    }
+
+    /// What the syncer's sync reached (`error` when it failed). - Returns: what to answer.
+    mutating func finish(_ sync: Sync, error: DraftError?) -> [@Sendable () -> Void] {
+        if let error {
+            failed(error)
+        } else if failures == sync.failuresBefore {
+            progress.durable = max(progress.durable, sync.target)
+        }
+        return answered(failure: error)
+    }
+
+    private mutating func failed(_ error: DraftError) {
+        failures += 1
+        files = .rewriteNeeded
+        progress.failure = error
+    }
+
+    /// Takes out the waiters that are answered: those whose records are durable on sound files, and with `failure`,
+    /// the others; and the listeners whose records are durable, in the order they were added.
+    private mutating func answered(failure: DraftError?) -> [@Sendable () -> Void] {
+        var answered: [@Sendable () -> Void] = []
+        let durable = progress.durable
+        waiters.removeAll { waiter in
+            if waiter.sequence <= durable && files == .sound {
+                answered.append { waiter.resume(nil) }
+                return true
+            }
+            guard let failure else { return false }
+            answered.append { waiter.resume(failure) }
+            return true
+        }
+        let ready = listeners.prefix { $0.sequence <= durable }
+        answered += ready.map(\.run)
+        listeners.removeFirst(ready.count)
+        return answered
+    }
+}
