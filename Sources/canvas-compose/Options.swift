@@ -17,6 +17,8 @@ struct Options {
     var crf: Int?
     var preset: String?
     var planFile: String?
+    /// `--music FILE` and its settings.
+    var music: Soundtrack?
     var json = false
     var help = false
     var version = false
@@ -25,7 +27,10 @@ struct Options {
         usage: canvas-compose TAKE... -o OUT.mp4 [--size WxH] [--grid CxR] [--fit | --fill] [--fps RATE]
                               [--start INDEX=SECONDS]... [--gain INDEX=G]... [--pan INDEX=P]...
                               [--crf N] [--preset NAME] [--plan FILE.json] [--json]
-          TAKE               a video (or audio) file; TAKE i goes in tile i (column i % C, row i / C)
+                              [--music FILE [--music-start S] [--music-gain G] [--music-loop]]
+          TAKE               a video (or audio) file; TAKE i goes in tile i (column i % C, row i / C);
+                             A1.mp4+A2.mp4 is a take of segments played back to back (a file whose
+                             name holds + goes through --plan)
           -o, --output OUT   the MP4 to write (atomically: nothing is left there on failure)
           --size WxH         the output size, even sides (default 720x1280)
           --grid CxR         columns x rows (default: the squarest grid holding every take)
@@ -36,6 +41,11 @@ struct Options {
           --pan I=P          take I from -1 (left) to 1 (right), constant power (default 0)
           --crf N            libx264 CRF, 0 (lossless) to 51 (default 23)
           --preset NAME      libx264 preset, ultrafast ... veryslow (default veryfast)
+          --music FILE       music mixed under the takes (never lengthening the video)
+          --music-start S    the point of the music, in seconds, that plays at timeline 0 (default 0;
+                             negative: the music begins S seconds after it)
+          --music-gain G     the music's samples times G in the mix (default 1; 0 silent)
+          --music-loop       start the music again each time it ends, to the end of the video
           --plan FILE.json   the plan from a file (Docs/Composition.md); the options above override it
           --json             print one JSON object at the end (output, duration, frames, seconds)
           -h, --help         show this help;  --version  print the version
@@ -51,7 +61,8 @@ struct Options {
         .init(["--fps"], takesValue: true), .init(["--start"], takesValue: true, repeatable: true),
         .init(["--gain"], takesValue: true, repeatable: true), .init(["--pan"], takesValue: true, repeatable: true),
         .init(["--crf"], takesValue: true), .init(["--preset"], takesValue: true), .init(["--plan"], takesValue: true),
-        .init(["--json"]), .init(["-h", "--help"]), .init(["--version"]),
+        .init(["--json"]), .init(["-h", "--help"]), .init(["--version"]), .init(["--music"], takesValue: true),
+        .init(["--music-start"], takesValue: true), .init(["--music-gain"], takesValue: true), .init(["--music-loop"]),
     ])
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
@@ -77,6 +88,7 @@ struct Options {
         options.starts = try indexed(parsed, "--start")
         options.gains = try indexed(parsed, "--gain")
         options.pans = try indexed(parsed, "--pan")
+        options.music = try music(parsed)
         try options.checkTakes()
         return options
     }
@@ -97,6 +109,33 @@ struct Options {
         guard let text = parsed.value(name) else { return nil }
         guard let value = read(text) else { throw UsageError("\(name) expects \(expected), got '\(text)'") }
         return value
+    }
+
+    /// The soundtrack `--music` and its settings describe; a setting without `--music` is a usage error.
+    private static func music(_ parsed: OptionParser.Parsed<String>) throws(UsageError) -> Soundtrack? {
+        let number = { (text: String) in Double(text).flatMap { $0.isFinite ? $0 : nil } }
+        let start = try typed(parsed, "--music-start", number, "a number of seconds")
+        let gain = try typed(parsed, "--music-gain", number, "a number")
+        guard let file = parsed.value("--music") else {
+            if let setting = ["--music-start", "--music-gain", "--music-loop"].first(where: parsed.has) {
+                throw UsageError("\(setting) needs --music FILE")
+            }
+            return nil
+        }
+        guard !file.isEmpty else { throw UsageError("--music: the file name is empty") }
+        return Soundtrack(
+            file: URL(fileURLWithPath: file), start: start ?? 0, gain: gain ?? 1, loops: parsed.has("--music-loop"))
+    }
+
+    /// The files of take argument `text`: its segments, joined by `+`.
+    private static func segments(of text: String) throws(UsageError) -> [URL] {
+        let parts = text.split(separator: "+", omittingEmptySubsequences: false)
+        guard !parts.contains(where: \.isEmpty) else {
+            throw UsageError(
+                "take \(OptionSyntax.quoted(text)) has an empty segment: segments are joined by + "
+                    + "(a file whose name holds + goes through --plan)")
+        }
+        return parts.map { URL(fileURLWithPath: String($0)) }
     }
 
     /// The `INDEX=NUMBER` values of the repeatable option `name`, by take index.
@@ -151,11 +190,14 @@ struct Options {
                 for index in plan.takes.indices { plan.takes[index].region = grid.region(ofTile: index) }
             }
         } else {
+            let segments = try takes.map { text throws(UsageError) in try Self.segments(of: text) }
             plan = CompositionPlan(
-                files: takes.map { URL(fileURLWithPath: $0) }, grid: grid ?? GridLayout(holding: takes.count),
+                files: segments.map { $0[0] }, grid: grid ?? GridLayout(holding: takes.count),
                 size: size ?? PixelSize(width: 720, height: 1280), scaling: scaling ?? .fit,
                 frameRate: frameRate ?? FrameRate(frames: 30))
+            for (index, files) in segments.enumerated() { plan.takes[index].segments = files }
         }
+        if let music { plan.soundtrack = music }
         for (name, values) in [("--start", starts), ("--gain", gains), ("--pan", pans)] {
             if let bad = values.keys.sorted().first(where: { $0 >= plan.takes.count }) {
                 let count = plan.takes.count == 1 ? "there is 1 take" : "there are \(plan.takes.count) takes"

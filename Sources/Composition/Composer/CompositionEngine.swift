@@ -18,6 +18,7 @@ enum CompositionEngine {
         } catch {
             throw CompositionError(.plan, error.description)
         }
+        try checkOtherInputs(of: plan, against: output)
         // Removed when not committed: an error, a cancellation, the end of the process.
         let file = try OutputFile.create(for: output, takes: plan.takes.map(\.file))
         // The muxer writes the temporary file by its name: the writer lives until the end, whatever path is taken.
@@ -35,7 +36,8 @@ enum CompositionEngine {
             let frameCount = max(1, plan.frameRate.frameCount(for: duration))
             var stack = TileStack(takes.layers, background: plan.background, size: plan.size)
             var mixer = SoundMixer(
-                takes.sources, duration: duration, frameRate: plan.frameRate, frameCount: frameCount)
+                takes.sources, music: takes.music, duration: duration, frameRate: plan.frameRate,
+                frameCount: frameCount)
             let streams = try OutputStreams(plan, temporary: file.temporary, output: output, threadCount: threadCount)
             let picture = try Frame.yuv420(width: plan.size.width, height: plan.size.height)
             for index in 0..<frameCount {
@@ -59,6 +61,25 @@ enum CompositionEngine {
                 secondsTaken: Date().timeIntervalSince(began), limitedSampleCount: mixer.limitedSampleCount)
         } catch {
             throw failure(error, output: output, cancellation: cancellation)
+        }
+    }
+
+    /// Refuses `output` when it is a take's later segment or the soundtrack (the same file under any name: compared
+    /// by device and inode), as ``OutputFile/temporaryPath(for:inputs:)`` refuses a take's first file.
+    private static func checkOtherInputs(of plan: CompositionPlan, against output: URL) throws(CompositionError) {
+        guard let existing = FileIdentity(path: output.path) else { return }
+        let others =
+            plan.takes.enumerated().flatMap { index, take in take.segments.dropFirst().map { ("take \(index)", $0) } }
+            + (plan.soundtrack.map { [("the soundtrack", $0.file)] } ?? [])
+        for (owner, file) in others {
+            if let identity = FileIdentity(path: file.path),
+                (identity.device, identity.inode) == (existing.device, existing.inode)
+            {
+                throw CompositionError(
+                    .output,
+                    "cannot write \(output.path): it is a file of \(owner) (\(file.path)); an output never replaces "
+                        + "an input")
+            }
         }
     }
 

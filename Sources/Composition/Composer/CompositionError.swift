@@ -8,6 +8,8 @@ public struct CompositionError: Error, Sendable, Hashable, CustomStringConvertib
         case plan
         /// A take is missing, unreadable, corrupt or has neither video nor audio; `canvas` is its canvas index.
         case take(canvas: Int, file: String)
+        /// The soundtrack's file is missing, unreadable, corrupt or has no audio.
+        case music(file: String)
         /// The output cannot be written (its folder, a full disk, a name that is a folder or a device).
         case output
         /// FFmpeg refused to encode (for example a build without libx264).
@@ -25,6 +27,7 @@ public struct CompositionError: Error, Sendable, Hashable, CustomStringConvertib
         self.kind = kind
         switch kind {
         case .take(let canvas, let file): description = "canvas \(canvas) (\(file)): \(reason)"
+        case .music(let file): description = "music (\(file)): \(reason)"
         case .output, .encoding, .plan: description = reason
         case .cancelled: description = "cancelled"
         }

@@ -2,20 +2,22 @@ import Foundation
 import MediaCore
 import Pixels
 
-/// One take opened for composition: what its file holds (its video and audio streams, its length) and the tracks
-/// that read them. Opening all of a plan's takes is the first step of a composition, so a missing or corrupt take
-/// fails it before anything is written.
+/// One take opened for composition: what its files hold (each segment's video and audio streams and length, placed
+/// back to back by ``TakeSegment``'s join rule) and the tracks that read them. Opening all of a plan's takes is the
+/// first step of a composition, so a missing or corrupt take (any of its segments) fails it before anything is
+/// written.
 ///
-/// The file is opened twice: the context that probed its streams (``probe(_:order:shouldStop:)``) goes on to read its
-/// video, on the take's feed thread; its audio, read on the composing thread, has a context of its own.
+/// The first segment is opened twice: the context that probed its streams (``probe(_:order:shouldStop:)``) goes on
+/// to read its video, on the take's feed thread; its audio, read on the composing thread, has a context of its own.
+/// Every other segment is probed here and closed, then opened again by each track when it reaches it, so a take
+/// holds open only the segment each track is reading.
 final class TakeSource {
     let canvas: Int
     let take: CompositionPlan.Take
-    let path: FileSystemPath
-    /// The video stream the take's tile shows (its pictures are read by a ``TileFeed``), nil for a take without one.
-    let videoStream: StreamParameters?
+    /// The take's segments, placed on its clock.
+    let segments: [TakeSegment]
     let audio: AudioTrack?
-    /// Turns a reason into the take's error (naming its canvas and file).
+    /// Turns a reason into the take's error (naming its canvas and first file).
     let fail: @Sendable (String) -> CompositionError
     /// Where the take's time 0 falls on the output's timeline, in seconds.
     let offset: Double
@@ -24,14 +26,14 @@ final class TakeSource {
     let zIndex: Int
     let order: Int
 
-    /// Opens `take`'s file (number `order` in the plan) and reads enough of it to know its streams
+    /// Opens `take`'s first file (number `order` in the plan) and reads enough of it to know its streams
     /// (``open(_:interruption:fail:)``); `shouldStop` interrupts FFmpeg's reads. The context returned is the one the
-    /// take's video is then read from: its reads start at the beginning of the file (the packets probing read are
-    /// kept in the context and come first).
+    /// take's first video is then read from: its reads start at the beginning of the file (the packets probing read
+    /// are kept in the context and come first).
     static func probe(
         _ take: CompositionPlan.Take, order: Int, shouldStop: @escaping @Sendable () -> Bool
     ) throws(CompositionError) -> FormatContext {
-        let fail = failing(take, order: order)
+        let fail = failing(take, file: take.file, order: order)
         do {
             return try open(FileSystemPath(take.file), interruption: Interruption(isRequested: shouldStop), fail: fail)
         } catch {
@@ -39,42 +41,62 @@ final class TakeSource {
         }
     }
 
-    /// The take `take` (number `order` in the plan), whose file ``probe(_:order:shouldStop:)`` found to hold
-    /// `streams` (read by the demuxer `container`), start at `startTime` and last `length` seconds; opens its audio
-    /// track (a context of its own, read on the composing thread), `shouldStop` interrupting FFmpeg's reads.
+    /// The take `take` (number `order` in the plan), whose first file ``probe(_:order:shouldStop:)`` found to hold
+    /// `first`; probes its other segments and opens its audio track (a context of its own, read on the composing
+    /// thread), `shouldStop` interrupting FFmpeg's reads.
+    ///
+    /// - Throws: the take's error naming the segment at fault: one that cannot be read, or whose picture has
+    ///   another shape than the take's first picture (a take's tile has one placement).
     init(
-        take: CompositionPlan.Take, order: Int, origin: Double, streams: [StreamParameters], container: String,
-        startTime: Double?, length: Double?, shouldStop: @escaping @Sendable () -> Bool
+        take: CompositionPlan.Take, order: Int, origin: Double, first: TakeSegment,
+        shouldStop: @escaping @Sendable () -> Bool
     ) throws(CompositionError) {
         canvas = take.canvasIndex ?? order
         self.take = take
         self.order = order
         zIndex = take.zIndex
         offset = take.start - origin
-        let fail = Self.failing(take, order: order)
-        self.fail = fail
-        let path = FileSystemPath(take.file)
-        self.path = path
-        let videoStream = streams.first { $0.isVideo && !$0.isAttachedPicture && $0.hasDecoder && $0.width > 0 }
-        let audioStream = streams.first { $0.mediaType == "audio" && $0.hasDecoder }
-        guard videoStream != nil || audioStream != nil else {
-            throw fail("has no video or audio stream FFmpeg can decode")
-        }
-        guard let length, length.isFinite, length > 0 else {
-            if let picture = videoStream, audioStream == nil, Self.isStillPicture(container: container) {
-                throw fail("is a still picture (\(picture.codecName)), not a video: a take is a video or audio file")
+        fail = first.fail
+        var probed = [first]
+        for file in take.segments.dropFirst() {
+            let fail = Self.failing(take, file: file, order: order)
+            do {
+                let format = try Self.open(
+                    FileSystemPath(file), interruption: Interruption(isRequested: shouldStop), fail: fail)
+                probed.append(try TakeSegment(format, file: file, fail: fail))
+            } catch {
+                throw Self.failure(error, fail)
             }
-            throw fail("has no duration (an empty or broken file)")
         }
-        duration = length
-        self.videoStream = videoStream
-        if let audioStream {
-            audio = try AudioTrack(
-                path: path, stream: audioStream, origin: startTime ?? 0,
-                offsetSamples: Int((offset * Double(CompositionPlan.AudioSettings.sampleRate)).rounded()),
-                gain: take.gain, pan: take.pan, interruption: Interruption(isRequested: shouldStop), fail: fail)
-        } else {
-            audio = nil
+        try Self.checkShapes(probed)
+        let segments = TakeSegment.joined(probed)
+        self.segments = segments
+        duration = segments.last.map { $0.start + $0.length } ?? 0
+        let offsetSamples = Int((offset * Double(CompositionPlan.AudioSettings.sampleRate)).rounded())
+        let pieces = AudioPiece.pieces(of: segments, offsetSamples: offsetSamples)
+        audio =
+            pieces.isEmpty
+            ? nil
+            : try AudioTrack(
+                pieces: pieces, loops: false, gain: take.gain, pan: take.pan,
+                interruption: Interruption(isRequested: shouldStop))
+    }
+
+    /// Whether any segment has video (the take then has a tile).
+    var hasVideo: Bool { segments.contains { $0.video != nil } }
+
+    /// Refuses a take whose segments' pictures differ in shape (display aspect ratio, by more than 1%) from its first
+    /// picture: a tile has one placement, and a picture of another shape would be stretched.
+    private static func checkShapes(_ segments: [TakeSegment]) throws(CompositionError) {
+        let sized = segments.compactMap { segment in segment.displaySize.map { (segment, $0) } }
+        guard let (_, first) = sized.first else { return }
+        for (segment, size) in sized.dropFirst() {
+            let ratio = Double(size.width * first.height) / Double(max(1, size.height * first.width))
+            if abs(ratio - 1) > 0.01 {
+                throw segment.fail(
+                    "its picture is \(size.width)x\(size.height), another shape than the take's first "
+                        + "(\(first.width)x\(first.height)): a take's segments share one shape")
+            }
         }
     }
 
@@ -83,10 +105,13 @@ final class TakeSource {
         container == "image2" || container.hasSuffix("_pipe") || container == "gif"
     }
 
-    /// What turns a reason into the error of `take` (number `order` in the plan): it names the canvas and the file.
-    static func failing(_ take: CompositionPlan.Take, order: Int) -> @Sendable (String) -> CompositionError {
+    /// What turns a reason into the error of `take` (number `order` in the plan) about its segment `file`: it names
+    /// the canvas and the file.
+    static func failing(
+        _ take: CompositionPlan.Take, file: URL, order: Int
+    ) -> @Sendable (String) -> CompositionError {
         let canvas = take.canvasIndex ?? order
-        let name = take.file.lastPathComponent
+        let name = file.lastPathComponent
         return { @Sendable (reason: String) in CompositionError(.take(canvas: canvas, file: name), reason) }
     }
 

@@ -43,15 +43,16 @@ final class TileFeed: Sendable {
     private let free = FrameQueue<Int>(capacity: TileFeed.slotCount + 1)
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    /// The take's opened input, handed from the thread that probed it to the feed's thread, which takes it out once.
+    /// The take's first file opened, handed from the thread that probed it to the feed's thread, which takes it out
+    /// once.
     private let input: LockedValue<FormatContext?>
 
-    /// Starts the thread that feeds the tiles of `stream` (a video stream of `input`, an opened and probed take
-    /// nothing has read from since) for output frames 0, 1, ... at `frameRate`, the take's time 0 falling `offset`
-    /// seconds into the output, until the take's last frame; it stops early once `shouldStop` says so or ``stop()``
-    /// is called.
+    /// Starts the thread that feeds the tiles of `segments` (a take's, placed on its clock; `input` is the first
+    /// one's file, opened and probed with nothing read from it since, read when that segment has video) for output frames
+    /// 0, 1, ... at `frameRate`, the take's time 0 falling `offset` seconds into the output, until the take's last
+    /// frame; it stops early once `shouldStop` says so or ``stop()`` is called.
     init(
-        input: consuming sending FormatContext, stream: StreamParameters, region: NormalizedRect, output: PixelSize,
+        input: consuming sending FormatContext, segments: [TakeSegment], region: NormalizedRect, output: PixelSize,
         scaling: CompositionPlan.Scaling, offset: Double, frameRate: FrameRate, decoderThreads: Int,
         shouldStop: @escaping @Sendable () -> Bool, fail: @escaping @Sendable (String) -> CompositionError
     ) {
@@ -62,10 +63,11 @@ final class TileFeed: Sendable {
             let track: VideoTrack
             let slots: TileSlots
             do throws(CompositionError) {
-                guard let format = self.input.withLock({ $0.take() }) else { throw CompositionError.cancelled }
                 track = try VideoTrack(
-                    format: format, stream: stream, region: region, output: output, scaling: scaling,
-                    decoderThreads: decoderThreads, fail: fail)
+                    first: self.input.withLock { $0.take() }, segments: segments, region: region, output: output,
+                    scaling: scaling, decoderThreads: decoderThreads,
+                    interruption: Interruption(isRequested: shouldStop),
+                    fail: fail)
                 slots = try TileSlots(placement: track.placement, count: Self.slotCount, fail: fail)
             } catch {
                 queue.push(.failure(error))

@@ -11,7 +11,8 @@ extension CompositionPlan {
     ///            {"file": "c.mp4", "rect": [0, 0.5, 1, 0.5], "scaling": "fill", "z": 1}]}
     /// ```
     ///
-    /// Only `size` and `takes` (each with its `file`) are required. A take without `rect` gets tile i of `grid`
+    /// Only `size` and `takes` (each with its `file`, or `files`: its segments in order) are required; `music` is
+    /// `{"file": "song.m4a", "start": 12, "gain": 0.5, "loop": true}` (only `file` required; ``Soundtrack``). A take without `rect` gets tile i of `grid`
     /// (or of the squarest grid holding every take); `scaling` defaults to the plan's, `start`, `z` and `pan` to 0,
     /// `gain` to 1. A relative `file` is relative to `folder`. `fps` is a number (29.97 is read as 30000/1001) or a
     /// fraction in a string ("24000/1001").
@@ -29,7 +30,8 @@ extension CompositionPlan {
         let reader = JSONReader(path: "")
         let root = try reader.object(object)
         try reader.rejectUnknown(
-            root, known: ["size", "fps", "background", "grid", "scaling", "crf", "preset", "audioBitRate", "takes"])
+            root,
+            known: ["size", "fps", "background", "grid", "scaling", "crf", "preset", "audioBitRate", "takes", "music"])
         let size = try reader.size(root["size"], key: "size")
         let frameRate = try root["fps"].map { value throws(CompositionPlanError) in try reader.rate(value, key: "fps") }
         let background = try root["background"].map { value throws(CompositionPlanError) in
@@ -62,6 +64,22 @@ extension CompositionPlan {
         self.init(
             size: size, frameRate: frameRate ?? FrameRate(frames: 30), background: background ?? .black,
             takes: takes, video: video, audio: audio)
+        soundtrack = try root["music"].map { value throws(CompositionPlanError) in
+            try Self.soundtrack(from: value, folder: folder)
+        }
+    }
+
+    /// The plan file's `music`, read from `value`; a relative `file` is relative to `folder`.
+    private static func soundtrack(from value: Any, folder: URL) throws(CompositionPlanError) -> Soundtrack {
+        let reader = JSONReader(path: "music.")
+        let entry = try reader.object(value)
+        try reader.rejectUnknown(entry, known: ["file", "start", "gain", "loop"])
+        guard let fileValue = entry["file"] else { throw CompositionPlanError("music.file: missing") }
+        var music = Soundtrack(file: reader.url(try reader.string(fileValue, key: "file"), in: folder))
+        if let value = entry["start"] { music.start = try reader.number(value, key: "start") }
+        if let value = entry["gain"] { music.gain = try reader.number(value, key: "gain") }
+        if let value = entry["loop"] { music.loops = try reader.boolean(value, key: "loop") }
+        return music
     }
 
     /// Take `index` of a plan file, read from `value`; a take without `rect` gets tile `index` of `layout`, one
@@ -71,10 +89,26 @@ extension CompositionPlan {
     ) throws(CompositionPlanError) -> Take {
         let reader = JSONReader(path: "takes[\(index)].")
         let entry = try reader.object(value)
-        try reader.rejectUnknown(entry, known: ["file", "rect", "scaling", "z", "start", "gain", "pan"])
-        guard let fileValue = entry["file"] else { throw CompositionPlanError("takes[\(index)].file: missing") }
-        let path = try reader.string(fileValue, key: "file")
-        let file = path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
+        try reader.rejectUnknown(entry, known: ["file", "files", "rect", "scaling", "z", "start", "gain", "pan"])
+        let segments: [URL]
+        switch (entry["file"], entry["files"]) {
+        case (.some, .some):
+            throw CompositionPlanError("takes[\(index)]: give \"file\" or \"files\", not both")
+        case (.some(let value), nil):
+            segments = [reader.url(try reader.string(value, key: "file"), in: folder)]
+        case (nil, .some(let value)):
+            guard let names = value as? [Any] else {
+                throw CompositionPlanError("takes[\(index)].files: expected an array")
+            }
+            guard !names.isEmpty else {
+                throw CompositionPlanError("takes[\(index)].files: a take needs at least one file")
+            }
+            segments = try names.map { name throws(CompositionPlanError) in
+                reader.url(try reader.string(name, key: "files"), in: folder)
+            }
+        case (nil, nil):
+            throw CompositionPlanError("takes[\(index)].file: missing (or \"files\": its segments)")
+        }
         let region: NormalizedRect
         if let rect = entry["rect"] {
             region = try reader.rect(rect, key: "rect")
@@ -86,7 +120,7 @@ extension CompositionPlan {
             }
             region = layout.region(ofTile: index)
         }
-        var take = Take(file: file, region: region, scaling: scaling)
+        var take = Take(segments: segments, region: region, scaling: scaling)
         if let value = entry["scaling"] { take.scaling = try reader.scaling(value, key: "scaling") }
         if let value = entry["z"] { take.zIndex = try reader.integer(value, key: "z") }
         if let value = entry["start"] { take.start = try reader.number(value, key: "start") }
@@ -156,6 +190,18 @@ private struct JSONReader {
             throw CompositionPlanError("\(path)\(key): expected a whole number, got \(number)")
         }
         return Int(number)
+    }
+
+    /// `path` as a file URL: itself when absolute, relative to `folder` otherwise.
+    func url(_ path: String, in folder: URL) -> URL {
+        path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)
+    }
+
+    func boolean(_ value: Any, key: String) throws(CompositionPlanError) -> Bool {
+        guard let number = value as? NSNumber, String(describing: type(of: number)).contains("Boolean") else {
+            throw CompositionPlanError("\(path)\(key): expected true or false")
+        }
+        return number.boolValue
     }
 
     func string(_ value: Any, key: String) throws(CompositionPlanError) -> String {

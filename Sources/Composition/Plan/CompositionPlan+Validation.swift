@@ -23,6 +23,9 @@ extension CompositionPlan {
     public static let maximumTakes = 64
     /// The longest output, in seconds (one hour), and so the widest span of the takes' starts.
     public static let maximumDuration: Double = 3600
+    /// The most segments a take may have: more than a recorder's pause and resume make in practice, few enough
+    /// that probing each before anything is written stays quick.
+    public static let maximumSegments = 100
 
     /// The plan itself when it can be composed.
     ///
@@ -30,7 +33,9 @@ extension CompositionPlan {
     ///   is odd, smaller than 2 or larger than ``maximumSide``; a frame rate outside ``FrameRate/allowedRange``; a
     ///   CRF outside 0-51 or an unknown preset; an audio bit rate outside 8-512 kbit/s; a take whose rectangle is
     ///   empty or outside 0-1, whose start is not finite, whose gain is not a finite number >= 0, or whose pan is
-    ///   outside -1...1; starts further apart than ``maximumDuration``.
+    ///   outside -1...1, or whose segments are none or more than ``maximumSegments``; starts further apart than
+    ///   ``maximumDuration``; a soundtrack whose start is not within ±``maximumDuration`` or whose gain is not a
+    ///   number from 0 to 1000.
     public func validated() throws(CompositionPlanError) -> CompositionPlan {
         guard !takes.isEmpty else { throw CompositionPlanError("a plan needs at least one take") }
         guard takes.count <= Self.maximumTakes else {
@@ -71,7 +76,16 @@ extension CompositionPlan {
                 throw CompositionPlanError(
                     canvas: take.canvasIndex ?? index, "pan must be from -1 (left) to 1 (right), got \(take.pan)")
             }
+            guard (1...Self.maximumSegments).contains(take.segments.count) else {
+                throw CompositionPlanError(
+                    canvas: take.canvasIndex ?? index,
+                    take.segments.isEmpty
+                        ? "a take needs at least one file"
+                        : "the take has \(take.segments.count) segments: refused, a take may have at most "
+                            + "\(Self.maximumSegments)")
+            }
         }
+        try soundtrack?.check()
         let starts = takes.map(\.start)
         if let first = starts.min(), let last = starts.max(), last - first > Self.maximumDuration {
             throw CompositionPlanError(
@@ -85,5 +99,19 @@ extension CompositionPlan {
     /// instant, so no take is cut at its beginning and no video opens on an empty stretch.
     public var timelineOrigin: Double {
         takes.map(\.start).min() ?? 0
+    }
+}
+
+extension Soundtrack {
+    /// Throws when the soundtrack's start or gain is out of range.
+    func check() throws(CompositionPlanError) {
+        guard start.isFinite, abs(start) <= CompositionPlan.maximumDuration else {
+            throw CompositionPlanError(
+                "music: start must be a number of seconds from -\(Int(CompositionPlan.maximumDuration)) to "
+                    + "\(Int(CompositionPlan.maximumDuration)), got \(start)")
+        }
+        guard gain.isFinite, gain >= 0, gain <= 1000 else {
+            throw CompositionPlanError("music: gain must be a number from 0 to 1000, got \(gain)")
+        }
     }
 }

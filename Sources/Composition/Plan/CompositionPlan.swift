@@ -16,10 +16,14 @@ public struct CompositionPlan: Sendable, Hashable {
         case fill
     }
 
-    /// One take: a video file and where and how it plays in the composed video.
+    /// One take: its video file (or the files of its segments, in order) and where and how it plays in the composed
+    /// video.
     public struct Take: Sendable, Hashable {
-        /// The file (any video, audio or video-with-audio file FFmpeg reads; the cover service's input rules apply).
-        public var file: URL
+        /// The take's files, its segments in the order they play, back to back (one file for a take recorded in one
+        /// go). Each is any video, audio or video-with-audio file FFmpeg reads; the cover service's input rules
+        /// apply. ``CompositionPlan/validated()`` refuses an empty list and more than
+        /// ``CompositionPlan/maximumSegments``.
+        public var segments: [URL]
         /// Its rectangle in the output.
         public var region: NormalizedRect
         /// Fit (letterboxed on the background) or fill (cropped).
@@ -38,19 +42,37 @@ public struct CompositionPlan: Sendable, Hashable {
         /// The canvas it comes from, which errors name; nil names it by its index in the plan.
         public var canvasIndex: Int?
 
-        /// A take at `file` in `region`, fitted, starting at timeline 0, at its recorded level, centred.
+        /// A take of one `file` in `region`, fitted, starting at timeline 0, at its recorded level, centred.
         public init(
             file: URL, region: NormalizedRect, scaling: Scaling = .fit, zIndex: Int = 0, start: Double = 0,
             gain: Double = 1, pan: Double = 0, canvasIndex: Int? = nil
         ) {
+            self.init(
+                segments: [file], region: region, scaling: scaling, zIndex: zIndex, start: start, gain: gain, pan: pan,
+                canvasIndex: canvasIndex)
+        }
+
+        /// A take of `segments` (its files, in the order they play) in `region`, fitted, starting at timeline 0, at
+        /// its recorded level, centred.
+        public init(
+            segments: [URL], region: NormalizedRect, scaling: Scaling = .fit, zIndex: Int = 0, start: Double = 0,
+            gain: Double = 1, pan: Double = 0, canvasIndex: Int? = nil
+        ) {
             self.canvasIndex = canvasIndex
-            self.file = file
+            self.segments = segments
             self.region = region
             self.scaling = scaling
             self.zIndex = zIndex
             self.start = start
             self.gain = gain
             self.pan = pan
+        }
+
+        /// The take's first file (its only one, for a take recorded in one go). Setting it makes the take that one
+        /// file. - Precondition: the take has a segment (every validated take has).
+        public var file: URL {
+            get { segments[0] }
+            set { segments = [newValue] }
         }
     }
 
@@ -99,6 +121,8 @@ public struct CompositionPlan: Sendable, Hashable {
     public var video: VideoSettings
     /// The AAC settings.
     public var audio: AudioSettings
+    /// The music mixed under the takes, if any.
+    public var soundtrack: Soundtrack?
 
     /// A plan of `takes` into a `size` picture at `frameRate`, on `background`.
     public init(

@@ -10,6 +10,8 @@ import MediaCore
 final class OpenedTakes {
     /// Every take, in plan order.
     private(set) var sources: [TakeSource] = []
+    /// The plan's soundtrack, opened.
+    private(set) var music: AudioTrack?
     /// The tiles of the takes with video, in plan order.
     private(set) var layers: [TileLayer] = []
     private var feeds: [TileFeed] = []
@@ -28,19 +30,23 @@ final class OpenedTakes {
             for (order, take) in plan.takes.enumerated() {
                 if cancellation.isCancelled { throw CompositionError.cancelled }
                 let input = try TakeSource.probe(take, order: order, shouldStop: shouldStop)
+                let first = try TakeSegment(
+                    input, file: take.file, fail: TakeSource.failing(take, file: take.file, order: order))
                 let source = try TakeSource(
-                    take: take, order: order, origin: plan.timelineOrigin, streams: input.streams,
-                    container: input.formatName, startTime: input.startTime, length: input.duration,
-                    shouldStop: shouldStop)
+                    take: take, order: order, origin: plan.timelineOrigin, first: first, shouldStop: shouldStop)
                 sources.append(source)
-                guard let stream = source.videoStream else { continue }
-                input.discardStreams(except: stream.index)
+                guard source.hasVideo else { continue }
+                // The feed reads the first segment from the context that probed it, when that segment has video.
                 let feed = TileFeed(
-                    input: input, stream: stream, region: take.region, output: plan.size, scaling: take.scaling,
-                    offset: source.offset, frameRate: plan.frameRate, decoderThreads: decoderThreads,
-                    shouldStop: shouldStop, fail: source.fail)
+                    input: input, segments: source.segments, region: take.region,
+                    output: plan.size, scaling: take.scaling, offset: source.offset, frameRate: plan.frameRate,
+                    decoderThreads: decoderThreads, shouldStop: shouldStop, fail: source.fail)
                 feeds.append(feed)
                 tiles.append((source, feed))
+            }
+            if let soundtrack = plan.soundtrack {
+                music = try soundtrack.open(
+                    origin: plan.timelineOrigin, interruption: Interruption(isRequested: shouldStop))
             }
             for (source, feed) in tiles {
                 switch feed.next() {

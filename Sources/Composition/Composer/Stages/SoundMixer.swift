@@ -1,4 +1,5 @@
-/// The mix stage: the takes' sound summed by the audio rule, frame by frame of the output.
+/// The mix stage: the takes' sound and the soundtrack summed by the audio rule, frame by frame of the output; nothing
+/// past the output's end is mixed, so the soundtrack never lengthens it.
 struct SoundMixer {
     private let tracks: [AudioTrack]
     /// How many samples (per channel) the output has in all.
@@ -10,8 +11,10 @@ struct SoundMixer {
     /// How many samples the limiter bent so far.
     private(set) var limitedSampleCount = 0
 
-    init(_ sources: [TakeSource], duration: Double, frameRate: FrameRate, frameCount: Int) {
-        tracks = sources.compactMap(\.audio)
+    /// The mix of `sources`' sound and the soundtrack `music` (if any) over `duration` seconds, handed out frame by
+    /// frame of the output.
+    init(_ sources: [TakeSource], music: AudioTrack?, duration: Double, frameRate: FrameRate, frameCount: Int) {
+        tracks = sources.compactMap(\.audio) + (music.map { [$0] } ?? [])
         sampleRate = CompositionPlan.AudioSettings.sampleRate
         sampleCount = Int((duration * Double(sampleRate)).rounded())
         self.frameRate = frameRate
