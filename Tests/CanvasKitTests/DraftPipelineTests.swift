@@ -58,6 +58,13 @@ struct DraftPipelineTests {
     }
 
     static let failure = DraftError.io(path: "/x", operation: "sync", errno: EIO)
+    static let full = DraftError.io(path: "/x", operation: "write", errno: ENOSPC)
+
+    static func pipeline(files: DraftPipeline.Files, pendingLimit: Int = 1 << 20) -> DraftPipeline {
+        DraftPipeline(
+            path: "/x", pending: [], appended: 0, written: 0, files: files,
+            latest: DraftState(board: BoardState(canvasCount: 1), recordingFile: nil), pendingLimit: pendingLimit)
+    }
 
     /// One schedule: `appends` events and `waits` waits from the app, failures injected with `random`.
     struct World {
@@ -73,7 +80,8 @@ struct DraftPipelineTests {
 
         init(seed: UInt64) {
             random = SplitMix64(seed: seed)
-            pipeline = DraftPipeline(pending: [], appended: 0, written: 0, files: .rewriteNeeded)
+            // A bound of two records: the writer falls behind now and then.
+            pipeline = DraftPipelineTests.pipeline(files: .rewriteNeeded, pendingLimit: 64)
             writer = .take
             syncer = .idle
         }
@@ -96,10 +104,11 @@ struct DraftPipelineTests {
             case .take:
                 writer = pipeline.nextBatch(first: true).map(Step.write) ?? .idle
             case .write(let batch):
-                mirror = batch.items.last?.sequence ?? mirror
+                mirror = batch.board?.sequence ?? batch.items.last?.sequence ?? mirror
                 if fails() {
                     disk.torn = true
-                    writer = .finishWrite(batch, .failure(DraftPipelineTests.failure))
+                    let error = Bool.random(using: &random) ? DraftPipelineTests.failure : DraftPipelineTests.full
+                    writer = .finishWrite(batch, .failure(error))
                 } else if batch.rewrites || Bool.random(using: &random) && Bool.random(using: &random) {
                     // A rewrite, or a compaction after the append: synced as it is written.
                     disk.compact(through: mirror)
@@ -132,14 +141,14 @@ struct DraftPipelineTests {
         }
 
         mutating func append() {
-            let (_, starts) = pipeline.append(.event(.tap(0)))
+            let (_, starts) = pipeline.append(.event(.tap(0)), board: nil)
             if starts { writer = .take }
         }
 
         mutating func wait(_ id: Int) {
             targets[id] = pipeline.progress.appended
             let answers = answers
-            let (answer, starts) = pipeline.wait(closing: false, path: "/x") { error in
+            let (answer, starts) = pipeline.wait(closing: false) { error in
                 answers.values.withLock { $0[id] = error }
             }
             if let answer { answers.values.withLock { $0[id] = answer } }
@@ -192,8 +201,8 @@ struct DraftPipelineTests {
     /// A pipeline on sound files, nothing written, with `count` events handed over and written (not synced), the
     /// syncer started.
     static func written(_ count: Int) -> DraftPipeline {
-        var pipeline = DraftPipeline(pending: [], appended: 0, written: 0, files: .sound)
-        for _ in 0..<count { _ = pipeline.append(.event(.tap(0))) }
+        var pipeline = Self.pipeline(files: .sound)
+        for _ in 0..<count { _ = pipeline.append(.event(.tap(0)), board: nil) }
         let batch = pipeline.nextBatch(first: true)!
         let (_, startsSyncer) = pipeline.finish(batch, .success(.init(sequence: UInt64(count), isDurable: false)))
         #expect(startsSyncer)
@@ -206,7 +215,7 @@ struct DraftPipelineTests {
         var pipeline = Self.written(2)
         let takenSync = pipeline.nextSync()
         let sync = try #require(takenSync)
-        #expect(pipeline.append(.event(.tap(1))).startsWriter)
+        #expect(pipeline.append(.event(.tap(1)), board: nil).startsWriter)
         let takenBatch = pipeline.nextBatch(first: true)
         let batch = try #require(takenBatch)
         // The sync fails (dropping records 1 to 3 from the page cache), then the batch's write returns.
@@ -218,7 +227,7 @@ struct DraftPipelineTests {
         #expect(pipeline.nextBatch(first: false) == nil)
         // A waiter starts the rewrite, which makes everything durable.
         let answers = Answers()
-        let (answer, startsWriter) = pipeline.wait(closing: false, path: "/x") { error in
+        let (answer, startsWriter) = pipeline.wait(closing: false) { error in
             answers.values.withLock { $0[0] = error }
         }
         #expect(answer == nil && startsWriter)
@@ -236,11 +245,11 @@ struct DraftPipelineTests {
         var pipeline = Self.written(1)
         let takenSync = pipeline.nextSync()
         let sync = try #require(takenSync)
-        _ = pipeline.append(.event(.tap(1)))
+        _ = pipeline.append(.event(.tap(1)), board: nil)
         let takenBatch = pipeline.nextBatch(first: true)
         let batch = try #require(takenBatch)
         _ = pipeline.finish(batch, .failure(Self.failure))
-        _ = pipeline.append(.event(.tap(2)))
+        _ = pipeline.append(.event(.tap(2)), board: nil)
         let takenRewrite = pipeline.nextBatch(first: false)
         let rewrite = try #require(takenRewrite)
         #expect(rewrite.rewrites)
@@ -250,8 +259,8 @@ struct DraftPipelineTests {
         #expect(pipeline.progress.durable == 3)
         #expect(pipeline.files == .rewriteNeeded)
         #expect(pipeline.nextBatch(first: false) == nil && pipeline.writer == .idle)
-        _ = pipeline.append(.event(.tap(3)))
-        let (answer, startsWriter) = pipeline.wait(closing: false, path: "/x") { _ in }
+        _ = pipeline.append(.event(.tap(3)), board: nil)
+        let (answer, startsWriter) = pipeline.wait(closing: false) { _ in }
         #expect(answer == nil && !startsWriter)
         let takenNext = pipeline.nextBatch(first: true)
         let next = try #require(takenNext)

@@ -27,6 +27,13 @@ public final class BoardDraft: Sendable {
         /// The error of the last write or sync that failed, until the rewrite that follows it succeeded (a failure
         /// may have dropped whatever was not durable: until then no later record counts as durable).
         public var failure: DraftError?
+        /// About how many bytes of records wait for the writer: they grow while the disk is slow, up to
+        /// ``DraftOptions/pendingLimit``.
+        public var pendingBytes: Int
+        /// Whether the draft is behind the board: more than a quarter of ``DraftOptions/pendingLimit`` waits for the
+        /// writer, or records were dropped past it and the draft waits to be rewritten whole. The board and the
+        /// calling thread go on as usual; an app may show that the draft is not keeping up.
+        public var isBehind: Bool
     }
 
     /// The journal file (the draft's path); its snapshot is beside it, named with `.snapshot` appended.
@@ -55,9 +62,11 @@ public final class BoardDraft: Sendable {
         self.restore = restore
         storage = writer.storage
         syncLevel = writer.syncLevel
+        var latest = writer.mirror
+        for item in pending { _ = latest.apply(item.entry) }
         let pipeline = DraftPipeline(
-            pending: pending, appended: appended, written: writer.journalSequence,
-            files: writer.needsCompaction ? .rewriteNeeded : .sound)
+            path: path, pending: pending, appended: appended, written: writer.journalSequence,
+            files: writer.needsCompaction ? .rewriteNeeded : .sound, latest: latest, pendingLimit: writer.pendingLimit)
         shared = LockedValue(pipeline)
         self.writer = LockedValue(writer)
         if pipeline.writer == .running { writerQueue.async { self.write() } }
@@ -73,14 +82,14 @@ public final class BoardDraft: Sendable {
     /// ``CanvasEffect/takeInterrupted(index:url:)`` effect. Call it when the recording starts (on the
     /// `startRecording` effect, with the URL given to the recorder). Ignored when no canvas is recording.
     public func noteRecordingFile(_ url: URL) {
-        append(.recordingFile(url))
+        append(.recordingFile(url), board: nil)
     }
 
-    /// Hands one entry to the writer, numbered after every entry handed before it. Constant time; never waits for
-    /// the disk. - Returns: the entry's record number.
+    /// Hands one entry to the writer, numbered after every entry handed before it, with the board after it (for an
+    /// event). Constant time; never waits for the disk. - Returns: the entry's record number.
     @discardableResult
-    func append(_ entry: DraftEntry) -> UInt64? {
-        let (sequence, starts) = shared.withLock { $0.append(entry) }
+    func append(_ entry: DraftEntry, board: BoardState?) -> UInt64? {
+        let (sequence, starts) = shared.withLock { $0.append(entry, board: board) }
         if starts { writerQueue.async { self.write() } }
         return sequence
     }
@@ -108,7 +117,7 @@ public final class BoardDraft: Sendable {
     /// `waitUntilDurable`; with `closing`, the draft is closed first (in the same lock, so no record slips in
     /// between). A draft closed before answers at once: nothing is written once its lock may be another opener's.
     private func flush(closing: Bool, completion: @escaping @Sendable (DraftError?) -> Void) {
-        let (answer, starts) = shared.withLock { $0.wait(closing: closing, path: path, completion) }
+        let (answer, starts) = shared.withLock { $0.wait(closing: closing, completion) }
         if let answer { completion(answer) }
         if starts { writerQueue.async { self.write() } }
     }
@@ -164,7 +173,7 @@ public final class BoardDraft: Sendable {
         var first = true
         while let batch = shared.withLock({ $0.nextBatch(first: first) }) {
             first = false
-            let outcome = writer.withLock { $0.append(batch.items, rewriting: batch.rewrites) }
+            let outcome = writer.withLock { $0.write(batch) }
             let (answered, startsSyncer) = shared.withLock { $0.finish(batch, outcome) }
             for resume in answered { resume() }
             if startsSyncer { syncQueue.async { self.sync() } }

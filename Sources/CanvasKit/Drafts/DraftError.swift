@@ -28,6 +28,9 @@ public enum DraftError: Error, Sendable, Hashable, CustomStringConvertible {
     case notAFile(path: String, kind: String)
     /// A file operation failed: `operation` (`open`, `write`, `sync`, `rename`, ...) with the system's error number.
     case io(path: String, operation: String, errno: Int32)
+    /// More than `limit` bytes of records waited for a slow disk (``DraftOptions/pendingLimit``): they were dropped,
+    /// and the draft's next write rewrites it whole from the board in memory.
+    case fellBehind(path: String, limit: Int)
 
     /// A one-line reason, e.g. `draft 'a.draft' is from a newer version (format 3; this library reads up to 1)`.
     public var description: String {
@@ -48,6 +51,8 @@ public enum DraftError: Error, Sendable, Hashable, CustomStringConvertible {
             "draft '\(path)' is \(kind), not a regular file"
         case .io(let path, let operation, let errno):
             "draft '\(path)': \(operation) failed: \(String(cString: strerror(errno)))"
+        case .fellBehind(let path, let limit):
+            "draft '\(path)' fell behind: more than \(limit) bytes waited for the disk; it is rewritten whole next"
         }
     }
 }

@@ -46,7 +46,7 @@ struct DraftOpening {
             storage: storage, path: path, identity: read.identity, compactionThreshold: options.compactionThreshold,
             syncLevel: options.sync, root: root, mirror: read.state, sequence: read.sequence,
             recordsInJournal: read.replayed,
-            needsCompaction: read.needsCompaction)
+            needsCompaction: read.needsCompaction, pendingLimit: options.pendingLimit)
         let pending = recovery.enumerated().map {
             DraftWriteItem(sequence: read.sequence + 1 + UInt64($0.offset), entry: $0.element)
         }

@@ -27,8 +27,12 @@ struct DraftPipeline: Sendable {
         /// Every record written is in the journal, in order, after the durable ones: a sync makes them durable.
         case sound
         /// The files must be rewritten whole before anything more counts as durable: a new draft, a dropped tail, a
-        /// failed write or sync.
+        /// failed write or sync, records dropped past the pending bound.
         case rewriteNeeded
+        /// As ``rewriteNeeded``, after a write found the disk full (`ENOSPC`): the writer tries a write of the
+        /// snapshot's size first (`DraftWriter.probe`), and the rewrite only once that succeeded, so a full disk
+        /// costs one such write per batch, not a whole compaction.
+        case full
     }
 
     typealias Waiter = (sequence: UInt64, resume: @Sendable (DraftError?) -> Void)
@@ -37,7 +41,12 @@ struct DraftPipeline: Sendable {
     /// board written anew.
     struct Batch: Sendable {
         let items: [DraftWriteItem]
+        /// The board to write as it is, through record `board.sequence`, instead of applying `items` (the records were
+        /// dropped past the pending bound).
+        let board: (state: DraftState, sequence: UInt64)?
         let rewrites: Bool
+        /// Whether the disk was full: the writer tries a write first, and rewrites only once it succeeds.
+        let probes: Bool
         /// `failures` when it was taken.
         let failuresBefore: UInt64
     }
@@ -50,7 +59,15 @@ struct DraftPipeline: Sendable {
         let failuresBefore: UInt64
     }
 
+    let path: String
     var pending: [DraftWriteItem]
+    /// At most this many bytes (estimated) wait for the writer; past it they are dropped and the next batch rewrites
+    /// `latest` whole.
+    let pendingLimit: Int
+    /// The board as of the last record handed over, kept in step by every append (a copy of the board's value).
+    var latest: DraftState
+    /// Whether records were dropped past `pendingLimit` since the writer's last batch.
+    var overflowed = false
     var progress: BoardDraft.Progress
     var writer: Worker
     var syncer: Worker
@@ -68,10 +85,17 @@ struct DraftPipeline: Sendable {
 
     /// The pipeline of a draft just opened: the files written through `written`, sound or to be rewritten, with
     /// `pending` handed over already. - Returns: also whether the writer and the syncer start.
-    init(pending: [DraftWriteItem], appended: UInt64, written: UInt64, files: Files) {
+    init(
+        path: String, pending: [DraftWriteItem], appended: UInt64, written: UInt64, files: Files, latest: DraftState,
+        pendingLimit: Int
+    ) {
+        self.path = path
         self.pending = pending
         self.files = files
-        progress = BoardDraft.Progress(appended: appended, written: written, durable: 0, failure: nil)
+        self.latest = latest
+        self.pendingLimit = pendingLimit
+        progress = BoardDraft.Progress(
+            appended: appended, written: written, durable: 0, failure: nil, pendingBytes: 0, isBehind: false)
         writer = !pending.isEmpty || files == .rewriteNeeded ? .running : .idle
         // What was read may be only in the page cache (the last writes of a killed process): nothing counts as
         // durable until a sync after the opening (or the rewrite, which syncs what it writes).
@@ -79,21 +103,60 @@ struct DraftPipeline: Sendable {
         syncer = syncsEverything ? .running : .idle
     }
 
-    /// Hands `entry` over, numbered after every entry before it. - Returns: its number (nil once closed) and whether
-    /// the writer must be started.
-    mutating func append(_ entry: DraftEntry) -> (sequence: UInt64?, startsWriter: Bool) {
+    /// Hands `entry` over, numbered after every entry before it; `board` is the board after it (for an event). Past
+    /// the pending bound the records waiting are dropped (the draft is behind and failed until the writer rewrites
+    /// `latest`). - Returns: its number (nil once closed) and whether the writer must be started.
+    mutating func append(_ entry: DraftEntry, board: BoardState?) -> (sequence: UInt64?, startsWriter: Bool) {
         guard !isClosed else { return (nil, false) }
         progress.appended += 1
-        pending.append(DraftWriteItem(sequence: progress.appended, entry: entry))
+        switch entry {
+        case .event:
+            if let board {
+                latest.board = board
+                if !board.isRecording { latest.recordingFile = nil }
+            }
+        case .recordingFile(let url):
+            if latest.board.isRecording { latest.recordingFile = url }
+        }
+        if !overflowed {
+            let size = Self.size(of: entry)
+            if progress.pendingBytes + size > pendingLimit {
+                overflow()
+            } else {
+                pending.append(DraftWriteItem(sequence: progress.appended, entry: entry))
+                progress.pendingBytes += size
+            }
+        }
+        progress.isBehind = overflowed || progress.pendingBytes > pendingLimit / 4
         guard writer == .idle else { return (progress.appended, false) }
         writer = .running
         return (progress.appended, true)
     }
 
+    /// Drops the records waiting: the writer is too far behind. The draft failed; whoever waits is answered by the
+    /// rewrite of `latest` that follows (not here: an append runs inside the board's lock).
+    private mutating func overflow() {
+        overflowed = true
+        pending = []
+        progress.pendingBytes = 0
+        failures += 1
+        if files != .full { files = .rewriteNeeded }
+        progress.failure = .fellBehind(path: path, limit: pendingLimit)
+    }
+
+    /// About what `entry` takes in the journal (its record's frame and payload), without encoding it.
+    static func size(of entry: DraftEntry) -> Int {
+        switch entry {
+        case .recordingFile(let url), .event(.stop(let url, _)), .event(.recordingCutShort(_, .some(let url), _)):
+            32 + url.relativeString.utf8.count
+        case .event: 32
+        }
+    }
+
     /// Adds a waiter for every record appended so far (closing the draft first with `closing`). - Returns: the
     /// answer when there is one at once, and whether the writer must be started (to rewrite the files).
     mutating func wait(
-        closing: Bool, path: String, _ resume: @escaping @Sendable (DraftError?) -> Void
+        closing: Bool, _ resume: @escaping @Sendable (DraftError?) -> Void
     ) -> (answer: DraftError??, startsWriter: Bool) {
         let target = progress.appended
         let wasClosed = isClosed
@@ -104,7 +167,7 @@ struct DraftPipeline: Sendable {
             return (.some(progress.failure ?? .io(path: path, operation: "write", errno: ECANCELED)), false)
         }
         waiters.append((target, resume))
-        guard files == .rewriteNeeded, writer == .idle else { return (nil, false) }
+        guard files != .sound, writer == .idle else { return (nil, false) }
         writer = .running
         return (nil, true)
     }
@@ -123,13 +186,20 @@ struct DraftPipeline: Sendable {
     /// The writer's next batch; nil when it stops (it is then idle). `first` is its first round after being started:
     /// it runs even with nothing handed over when the files need a rewrite.
     mutating func nextBatch(first: Bool) -> Batch? {
-        let rewrites = files == .rewriteNeeded
-        guard !pending.isEmpty || (rewrites && (first || !waiters.isEmpty)) else {
+        let rewrites = files != .sound
+        guard !pending.isEmpty || overflowed || (rewrites && (first || !waiters.isEmpty)) else {
             writer = .idle
             return nil
         }
-        defer { pending = [] }
-        return Batch(items: pending, rewrites: rewrites, failuresBefore: failures)
+        defer {
+            pending = []
+            overflowed = false
+            progress.pendingBytes = 0
+            progress.isBehind = false
+        }
+        return Batch(
+            items: pending, board: overflowed ? (latest, progress.appended) : nil, rewrites: rewrites,
+            probes: files == .full, failuresBefore: failures)
     }
 
     /// What the writer's batch reached. - Returns: what to answer, and whether the syncer must be started.
@@ -180,7 +250,7 @@ struct DraftPipeline: Sendable {
 
     private mutating func failed(_ error: DraftError) {
         failures += 1
-        files = .rewriteNeeded
+        if case .io(_, _, ENOSPC) = error { files = .full } else { files = .rewriteNeeded }
         progress.failure = error
     }
 

@@ -18,13 +18,21 @@ public struct DraftOptions: Sendable {
     /// take elsewhere is written as its whole URL. Nil (by default): the draft's own folder, wherever it is when it
     /// is opened. Give the same folder every time the draft is opened.
     public var takeRoot: URL?
+    /// At most this many bytes of records (estimated) wait for the writer while the disk is slow: past a quarter of it
+    /// the draft is behind (``BoardDraft/Progress/isBehind``), past it the records waiting are dropped, the draft
+    /// fails with ``DraftError/fellBehind(path:limit:)``, and its next write rewrites it whole from the board in
+    /// memory. The calling thread never waits for the disk either way. 4 MiB by default.
+    public var pendingLimit: Int
+    /// The default ``pendingLimit``: 4 MiB.
+    public static let defaultPendingLimit = 4 << 20
 
     /// Options with the defaults above.
     public init(
         storage: any DraftStorage = FileDraftStorage(), compactionThreshold: Int = 10_000,
         takeExists: @escaping @Sendable (URL) -> Bool = DraftOptions.fileExists, sync: DraftSync = .full,
-        takeRoot: URL? = nil
+        takeRoot: URL? = nil, pendingLimit: Int = DraftOptions.defaultPendingLimit
     ) {
+        self.pendingLimit = max(1, pendingLimit)
         self.storage = storage
         self.takeRoot = takeRoot
         self.sync = sync

@@ -18,6 +18,13 @@ struct DraftWriter: Sendable {
     private(set) var journalSequence: UInt64
     /// Records in the journal after its snapshot.
     private var recordsInJournal: Int
+    /// The journal is compacted once it holds this many records: the threshold, later again after a compaction that
+    /// failed (so a full disk does not cost a compaction per batch).
+    private var compactionDue: Int
+    /// The size of the last snapshot written or tried: what a probe of a full disk writes.
+    private var snapshotSize = 4_096
+    /// At most this many bytes of records wait for the writer (``DraftOptions/pendingLimit``).
+    let pendingLimit: Int
     /// Whether the opening found that the files must be rewritten whole (a new draft, a damaged tail) before anything
     /// is appended.
     let needsCompaction: Bool
@@ -26,8 +33,11 @@ struct DraftWriter: Sendable {
 
     init(
         storage: any DraftStorage, path: String, identity: UInt64, compactionThreshold: Int, syncLevel: DraftSync,
-        root: DraftRoot, mirror: DraftState, sequence: UInt64, recordsInJournal: Int, needsCompaction: Bool
+        root: DraftRoot, mirror: DraftState, sequence: UInt64, recordsInJournal: Int, needsCompaction: Bool,
+        pendingLimit: Int = DraftOptions.defaultPendingLimit
     ) {
+        self.pendingLimit = pendingLimit
+        compactionDue = compactionThreshold
         self.syncLevel = syncLevel
         self.root = root
         self.storage = storage
@@ -48,44 +58,58 @@ struct DraftWriter: Sendable {
         let isDurable: Bool
     }
 
-    /// Applies `batch` to the mirror and appends its records to the journal in one write, or with `rewriting` rewrites
-    /// the draft whole (after a failure, what the journal holds is in doubt); compacts the journal once it has grown
-    /// past the threshold. - Returns: the last record written: a kill can no longer lose it.
-    mutating func append(_ batch: [DraftWriteItem], rewriting: Bool) -> Result<Written, DraftError> {
+    /// Applies `batch` to the mirror (or takes its board) and appends its records to the journal in one write, or with
+    /// `rewrites` rewrites the draft whole (after a failure, what the journal holds is in doubt), after a probe when
+    /// the disk was full; compacts the journal once it has grown past the threshold. - Returns: the last record
+    /// written: a kill can no longer lose it.
+    mutating func write(_ batch: DraftPipeline.Batch) -> Result<Written, DraftError> {
         var bytes: [UInt8] = []
         var payload: [UInt8] = []
-        for item in batch {
+        for item in batch.items {
             // The board accepted each event on this very state, so the mirror accepts it too.
             _ = mirror.apply(item.entry)
             mirrorSequence = item.sequence
-            guard !rewriting else { continue }
+            guard !batch.rewrites else { continue }
             payload.removeAll(keepingCapacity: true)
             DraftRecordCodec.encode(item.entry, into: &payload, root: root)
             DraftFormat.appendRecord(sequence: item.sequence, payload: payload, to: &bytes)
         }
+        if let board = batch.board { (mirror, mirrorSequence) = board }
         do throws(DraftError) {
-            if rewriting {
+            if batch.rewrites {
+                if batch.probes { try probe() }
                 try compact()
                 return .success(Written(sequence: journalSequence, isDurable: true))
             }
             if !bytes.isEmpty {
                 try storage.append(bytes, to: path)
                 journalSequence = mirrorSequence
-                recordsInJournal += batch.count
+                recordsInJournal += batch.items.count
             }
         } catch {
             // A write that failed may have left part of a record: the caller has the next attempt rewrite the draft.
             return .failure(error)
         }
-        if recordsInJournal >= compactionThreshold {
+        if recordsInJournal >= compactionDue {
             // The records are written already, and a compaction that fails leaves the old files or the new snapshot
-            // beside the old journal (whose records up to it a restore skips): it is tried again with the next group.
+            // beside the old journal (whose records up to it a restore skips): it is tried again after as many
+            // records again.
             do throws(DraftError) {
                 try compact()
                 return .success(Written(sequence: journalSequence, isDurable: true))
-            } catch {}
+            } catch {
+                compactionDue = recordsInJournal + compactionThreshold
+            }
         }
         return .success(Written(sequence: journalSequence, isDurable: false))
+    }
+
+    /// Writes as many bytes as the last snapshot to the journal's temporary name, then removes them: whether a
+    /// rewrite can fit now, at the cost of one write instead of an encoded board and four synced steps.
+    private func probe() throws(DraftError) {
+        let temporary = path + ".tmp"
+        defer { try? storage.remove(temporary) }
+        try storage.write([UInt8](repeating: 0, count: snapshotSize), to: temporary)
     }
 
     /// Writes the mirror as the snapshot, then an empty journal continuing it, each to a temporary file that is
@@ -101,10 +125,12 @@ struct DraftWriter: Sendable {
             throw .corrupt(path: snapshotPath, reason: "the board could not be encoded (\(error))")
         }
         DraftFormat.appendRecord(sequence: mirrorSequence, payload: payload, to: &snapshot)
+        snapshotSize = snapshot.count
         try replace(snapshotPath, with: snapshot)
         try replace(path, with: DraftFormat.header(.init(kind: .journal, base: mirrorSequence, identity: identity)))
         journalSequence = mirrorSequence
         recordsInJournal = 0
+        compactionDue = compactionThreshold
     }
 
     private func replace(_ destination: String, with bytes: [UInt8]) throws(DraftError) {

@@ -106,7 +106,7 @@ public final class CanvasBoard: KeyValueObservable, Sendable {
             if let draft {
                 // Journaled in the order accepted, before the effects reach the caller (never waiting for the disk);
                 // the outcome carries the record's number, which the effects that give up a file wait for.
-                change.draftRecord = draft.append(.event(event))
+                change.draftRecord = draft.append(.event(event), board: core.state)
                 journaled = .accepted(effects: effects, change: change)
             }
             let outcome = journaled.outcome(next: core.state)

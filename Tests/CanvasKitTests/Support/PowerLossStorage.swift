@@ -43,12 +43,16 @@ final class PowerLossStorage: DraftStorage {
         var syncLevels: [DraftSync] = []
         /// The drafts locked now.
         var locked: Set<String> = []
+        /// The path of every `write` asked for (failed ones too), in order.
+        var writePaths: [String] = []
     }
 
     private let state = LockedValue(State())
     /// Held syncs wait on it until released (`holdSyncs`).
     private let syncGate = NSCondition()
     private let syncsHeld = LockedValue(false)
+    /// Held appends and writes wait on `syncGate` too (`holdWrites`).
+    private let writesHeld = LockedValue(false)
 
     /// A storage holding `files` (on the disk, as after a restart).
     init(files: [String: [UInt8]] = [:]) {
@@ -180,6 +184,25 @@ final class PowerLossStorage: DraftStorage {
         syncGate.unlock()
     }
 
+    /// Makes every append and write from now on wait (a disk that stalls) until called again with false.
+    func holdWrites(_ hold: Bool) {
+        syncGate.lock()
+        writesHeld.withLock { $0 = hold }
+        syncGate.broadcast()
+        syncGate.unlock()
+    }
+
+    private func waitForWriteGate() {
+        syncGate.lock()
+        while writesHeld.withLock({ $0 }) { syncGate.wait() }
+        syncGate.unlock()
+    }
+
+    /// How many writes were asked for (failed ones too) to a path ending with `suffix`.
+    func writes(endingWith suffix: String) -> Int {
+        state.withLockUnchecked { $0.writePaths.filter { $0.hasSuffix(suffix) }.count }
+    }
+
     private func operation<T>(_ path: String, _ body: (inout State) throws(DraftError) -> T) throws(DraftError) -> T {
         try state.withLockUnchecked { state throws(DraftError) in
             state.writes += 1
@@ -195,6 +218,7 @@ final class PowerLossStorage: DraftStorage {
     }
 
     func append(_ bytes: [UInt8], to path: String) throws(DraftError) {
+        waitForWriteGate()
         try operation(path) { state throws(DraftError) in
             guard let inode = state.entries[path] else { throw .io(path: path, operation: "open", errno: ENOENT) }
             inode.pending.append(Write(offset: inode.data.count, bytes: bytes))
@@ -222,6 +246,8 @@ final class PowerLossStorage: DraftStorage {
     }
 
     func write(_ bytes: [UInt8], to path: String) throws(DraftError) {
+        waitForWriteGate()
+        state.withLockUnchecked { $0.writePaths.append(path) }
         try operation(path) { state in
             let inode = Inode()
             inode.data = bytes

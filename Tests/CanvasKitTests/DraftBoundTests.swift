@@ -1,0 +1,81 @@
+import CanvasTestSupport
+import Foundation
+import SeededRandom
+import Testing
+
+@testable import CanvasKit
+
+/// A slow or full disk: the calling thread never waits, what waits for the writer is bounded, and a full disk is
+/// probed with one write per batch instead of a whole compaction.
+@Suite("Drafts: slow and full disks")
+struct DraftBoundTests {
+    static let path = "/b/board.draft"
+    static let url = URL(fileURLWithPath: path)
+
+    @Test("a stalled disk: the sender goes on, the draft is behind, fails past its bound, and is rewritten whole next")
+    func stalledDisk() async throws {
+        let storage = PowerLossStorage()
+        var options = DraftTests.options(storage)
+        options.pendingLimit = 2_000
+        let start = BoardState(canvasCount: 3)
+        let board = try CanvasBoard(draftAt: Self.url, newBoard: start, options: options)
+        let draft = try #require(board.draft)
+        try await draft.waitUntilDurable()
+        storage.holdWrites(true)
+        #expect(board.send(.tap(0)).isAccepted)
+        // The writer took that record and waits in its write.
+        while draft.progress.pendingBytes > 0 { await Task.yield() }
+        var sawBehind = false
+        for index in 1...300 {
+            board.send(.tap(index % 3))
+            sawBehind = sawBehind || draft.progress.isBehind
+            #expect(draft.progress.pendingBytes <= 2_000)
+        }
+        #expect(sawBehind)
+        #expect(draft.progress.isBehind)
+        #expect(draft.progress.failure == .fellBehind(path: Self.path, limit: 2_000))
+        #expect(draft.progress.durable < draft.progress.appended)
+        storage.holdWrites(false)
+        try await draft.waitUntilDurable()
+        #expect(draft.progress.failure == nil && !draft.progress.isBehind)
+        #expect(draft.progress.durable == draft.progress.appended)
+        var none: SplitMix64? = nil
+        let restored = try CanvasBoard(
+            draftAt: Self.url, newBoard: start,
+            options: DraftTests.options(PowerLossStorage(files: storage.powerLossImage(tornTail: &none))))
+        #expect(restored.state == board.state)
+        #expect(restored.draft!.restore.sequence == draft.progress.appended)
+    }
+
+    @Test("a full disk costs one probe per batch, no compaction, until a write fits again")
+    func fullDisk() async throws {
+        let storage = PowerLossStorage()
+        let start = BoardState(canvasCount: 3)
+        let board = try CanvasBoard(
+            draftAt: Self.url, newBoard: start, options: DraftTests.options(storage, threshold: 3))
+        let draft = try #require(board.draft)
+        try await draft.waitUntilDurable()
+        let compactions = storage.writes(endingWith: ".snapshot.tmp")
+        storage.failOperations(true)
+        var failures = 0
+        for index in 0..<40 {
+            board.send(.tap(index % 3))
+            do { try await draft.waitUntilDurable() } catch { failures += 1 }
+        }
+        #expect(failures == 40)
+        #expect(storage.writes(endingWith: ".snapshot.tmp") == compactions, "a compaction tried on a full disk")
+        #expect(storage.writes(endingWith: ".draft.tmp") >= 39, "each batch probes")
+        guard case .io(_, _, ENOSPC) = draft.progress.failure else {
+            Issue.record("the failure is \(String(describing: draft.progress.failure))")
+            return
+        }
+        storage.failOperations(false)
+        board.send(.tap(1))
+        try await draft.waitUntilDurable()
+        var none: SplitMix64? = nil
+        let restored = try CanvasBoard(
+            draftAt: Self.url, newBoard: start,
+            options: DraftTests.options(PowerLossStorage(files: storage.powerLossImage(tornTail: &none))))
+        #expect(restored.state == board.state)
+    }
+}
