@@ -7,12 +7,17 @@
 #   2. nine 1280x720 takes of 10 s into 1080x1920 (3x3): the real-time ratio (seconds of video per second);
 #   3. peak memory (GNU time's maximum resident set size) of nine 1920x1080 takes, 5 s and 15 s long: the bound does
 #      not grow with the takes' length; and of one such take in the same 3x3 grid, so that the difference is what the
-#      eight other takes hold.
+#      eight other takes hold;
+#   4. the same four takes as in 1, each cut into five segments of 2 s (at its keyframes, stream copied), composed as
+#      takes of segments (A0+A1+...+A4): the time against the four whole takes (target <= 1.05x); and the four whole
+#      takes with a looped stereo AAC soundtrack (--music --music-loop): the time against them without it (target
+#      <= 1.05x, a soundtrack adds at most 5%).
 # Inputs are generated once into .bench/compose/ (git-ignored). Prints the CPU model, the load average before and
 # after, medians and ratios (and each round's own ratio to the CLI), and the CPU time other processes used while the
 # commands compared ran (the load average counts the benchmark's own threads; this says whether the machine was
 # quiet: it should be near 0).
-#   Tools/bench-compose.sh [--runs N] [--priority]
+#   Tools/bench-compose.sh [--runs N] [--priority] [--segments]
+# --segments: only part 4 (and its baseline), for a quicker run.
 # --priority (root, Linux with autogroup scheduling): raises this session's scheduling group to nice -15 first. On a
 # shared machine every session gets an equal share of the cores whatever its processes' nice values, so the commands
 # measured here would get one core of two; with it they run nearly as on a quiet machine (all of them alike).
@@ -20,11 +25,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=3
 priority=0
+only_segments=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) runs="$2"; shift 2 ;;
         --priority) priority=1; shift ;;
-        *) echo "usage: $0 [--runs N] [--priority]" >&2; exit 2 ;;
+        --segments) only_segments=1; shift ;;
+        *) echo "usage: $0 [--runs N] [--priority] [--segments]" >&2; exit 2 ;;
     esac
 done
 if [ "$priority" -eq 1 ]; then
@@ -45,6 +52,16 @@ for i in 0 1 2 3 4 5 6 7 8; do
     gen "$dir/fhd5-$i.mp4" 1920x1080 5 $((300 + 50 * i)) $((i * 40))
     gen "$dir/fhd15-$i.mp4" 1920x1080 15 $((300 + 50 * i)) $((i * 40))
 done
+# Part 4's inputs: each take cut at its keyframes (every 2 s) into five segments, and 4 s of stereo music.
+segmented=()
+for i in 0 1 2 3; do
+    [ -s "$dir/take-$i-seg-4.mp4" ] || ffmpeg -nostdin -v error -y -i "$dir/take-$i.mp4" -c copy -f segment \
+        -segment_time 2 -reset_timestamps 1 "$dir/take-$i-seg-%d.mp4"
+    segmented+=("$(printf "$dir/take-$i-seg-%d.mp4+" 0 1 2 3 4 | sed 's/+$//')")
+done
+[ -s "$dir/music.m4a" ] || ffmpeg -nostdin -v error -y -f lavfi -i "sine=frequency=220:sample_rate=48000" \
+    -f lavfi -i "sine=frequency=330:sample_rate=48000" -filter_complex "[0:a][1:a]amerge=inputs=2" -t 4 \
+    -c:a aac -b:a 128k "$dir/music.m4a"
 swift build -c release --product canvas-compose >/dev/null
 bin="$(swift build -c release --show-bin-path)/canvas-compose"
 takes=("$dir"/take-{0,1,2,3}.mp4)
@@ -72,6 +89,29 @@ median() { # median FILE COLUMN
 
 rm -f "$dir"/*.times
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+ratio() { # ratio NAME BASELINE: each round's wall-clock ratio, then their median
+    paste "$dir/$1.times" "$dir/$2.times" | awk '{ printf "%.3fx ", $1 / $5 }'
+    paste "$dir/$1.times" "$dir/$2.times" | awk '{ print $1 / $5 }' | sort -n |
+        awk '{ v[NR] = $1 } END { printf "(median %.3fx)", v[int((NR + 1) / 2)] }'
+}
+if [ "$only_segments" -eq 1 ]; then
+    for round in $(seq "$runs"); do
+        measure compose "$bin" "${takes[@]}" -o "$dir/ours.mp4" --grid 2x2 --size 720x1280 --crf 23 --preset veryfast
+        measure segments "$bin" "${segmented[@]}" -o "$dir/segments.mp4" --grid 2x2 --size 720x1280 --crf 23 \
+            --preset veryfast
+        measure music "$bin" "${takes[@]}" -o "$dir/music.mp4" --grid 2x2 --size 720x1280 --crf 23 \
+            --preset veryfast --music "$dir/music.m4a" --music-loop
+    done
+    echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $cores cores; $runs rounds, medians"
+    echo "load average (1, 5, 15 min): $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
+    printf "4 x 720x1280 10 s -> 720x1280 2x2, veryfast CRF 23: %.2f s wall, %.2f s CPU (others: %s s CPU)\n" \
+        "$(median "$dir/compose.times" 1)" "$(median "$dir/compose.times" 2)" "$(median "$dir/compose.times" 4)"
+    printf "  each take as 5 segments of 2 s: %.2f s wall, %.2f s CPU; ratio %s (target <= 1.05x)\n" \
+        "$(median "$dir/segments.times" 1)" "$(median "$dir/segments.times" 2)" "$(ratio segments compose)"
+    printf "  with a looped soundtrack:       %.2f s wall, %.2f s CPU; ratio %s (target <= 1.05x)\n" \
+        "$(median "$dir/music.times" 1)" "$(median "$dir/music.times" 2)" "$(ratio music compose)"
+    exit 0
+fi
 filter="[0:v]scale=360:640[a];[1:v]scale=360:640[b];[2:v]scale=360:640[c];[3:v]scale=360:640[d];"
 filter+="[a][b][c][d]xstack=inputs=4:layout=0_0|w0_0|0_h0|w0_h0[v];"
 filter+="[0:a][1:a][2:a][3:a]amix=inputs=4:normalize=0[m]"
@@ -89,6 +129,10 @@ for round in $(seq "$runs"); do
         -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=10" -c:v libx264 -preset veryfast -crf 23 \
         -c:a aac -b:a 128k -f mp4 /dev/null
     measure realtime "$bin" "$dir"/hd-{0,1,2,3,4,5,6,7,8}.mp4 -o "$dir/nine.mp4" --grid 3x3 --size 1080x1920
+    measure segments "$bin" "${segmented[@]}" -o "$dir/segments.mp4" --grid 2x2 --size 720x1280 --crf 23 \
+        --preset veryfast
+    measure music "$bin" "${takes[@]}" -o "$dir/music.mp4" --grid 2x2 --size 720x1280 --crf 23 --preset veryfast \
+        --music "$dir/music.m4a" --music-loop
 done
 measure memory5 "$bin" "$dir"/fhd5-{0,1,2,3,4,5,6,7,8}.mp4 -o "$dir/fhd5.mp4" --grid 3x3 --size 1080x1920 --preset ultrafast
 measure memory15 "$bin" "$dir"/fhd15-{0,1,2,3,4,5,6,7,8}.mp4 -o "$dir/fhd15.mp4" --grid 3x3 --size 1080x1920 --preset ultrafast
@@ -129,3 +173,7 @@ printf "9 x 1920x1080 -> 1080x1920 (ultrafast): peak %s KB with 5 s takes, %s KB
 printf "  one such take alone in the 3x3 grid: peak %s KB; each other take: %.0f KB\n" \
     "$(median "$dir/memory1.times" 3)" \
     "$(echo "($(median "$dir/memory5.times" 3) - $(median "$dir/memory1.times" 3)) / 8" | bc -l)"
+printf "4 x 720x1280 as 5 segments of 2 s each: %.2f s wall; ratio to whole takes %s (target <= 1.05x)\n" \
+    "$(median "$dir/segments.times" 1)" "$(ratio segments compose)"
+printf "4 x 720x1280 with a looped soundtrack:  %.2f s wall; ratio to none %s (target <= 1.05x)\n" \
+    "$(median "$dir/music.times" 1)" "$(ratio music compose)"

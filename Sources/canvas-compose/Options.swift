@@ -18,7 +18,7 @@ struct Options {
     var preset: String?
     var planFile: String?
     /// `--music FILE` and its settings.
-    var music: Soundtrack?
+    var music: CompositionPlan.Soundtrack?
     var json = false
     var help = false
     var version = false
@@ -112,7 +112,7 @@ struct Options {
     }
 
     /// The soundtrack `--music` and its settings describe; a setting without `--music` is a usage error.
-    private static func music(_ parsed: OptionParser.Parsed<String>) throws(UsageError) -> Soundtrack? {
+    private static func music(_ parsed: OptionParser.Parsed<String>) throws(UsageError) -> CompositionPlan.Soundtrack? {
         let number = { (text: String) in Double(text).flatMap { $0.isFinite ? $0 : nil } }
         let start = try typed(parsed, "--music-start", number, "a number of seconds")
         let gain = try typed(parsed, "--music-gain", number, "a number")
@@ -123,7 +123,7 @@ struct Options {
             return nil
         }
         guard !file.isEmpty else { throw UsageError("--music: the file name is empty") }
-        return Soundtrack(
+        return CompositionPlan.Soundtrack(
             file: URL(fileURLWithPath: file), start: start ?? 0, gain: gain ?? 1, loops: parsed.has("--music-loop"))
     }
 

@@ -19,11 +19,12 @@ struct SegmentPlanTests {
         #expect(plan.takes[1].segments.map(\.path) == ["/plans/b.mp4"])
         #expect(
             plan.soundtrack
-                == Soundtrack(file: URL(fileURLWithPath: "/plans/song.m4a"), start: -1.5, gain: 0.25, loops: true))
+                == CompositionPlan.Soundtrack(
+                    file: URL(fileURLWithPath: "/plans/song.m4a"), start: -1.5, gain: 0.25, loops: true))
         let plain = try CompositionPlan(
             json: Data(#"{"size": "64x64", "takes": [{"file": "a"}], "music": {"file": "m.wav"}}"#.utf8),
             relativeTo: folder)
-        #expect(plain.soundtrack == Soundtrack(file: URL(fileURLWithPath: "/plans/m.wav")))
+        #expect(plain.soundtrack == CompositionPlan.Soundtrack(file: URL(fileURLWithPath: "/plans/m.wav")))
     }
 
     @Test(arguments: [
@@ -58,7 +59,7 @@ struct SegmentPlanTests {
     @Test func limitsOfSegmentsAndMusic() throws {
         let file = URL(fileURLWithPath: "/a.mp4")
         let region = NormalizedRect(x: 0, y: 0, width: 1, height: 1)
-        func plan(_ segments: [URL], music: Soundtrack? = nil) -> CompositionPlan {
+        func plan(_ segments: [URL], music: CompositionPlan.Soundtrack? = nil) -> CompositionPlan {
             var plan = CompositionPlan(
                 size: PixelSize(width: 64, height: 64), takes: [.init(segments: segments, region: region)])
             plan.soundtrack = music
@@ -79,13 +80,13 @@ struct SegmentPlanTests {
                 == "canvas 0: the take has 101 segments: refused, a take may have at most 100")
         #expect(refusal(plan([])) == "canvas 0: a take needs at least one file")
         #expect(
-            refusal(plan([file], music: Soundtrack(file: file, gain: -1)))
+            refusal(plan([file], music: CompositionPlan.Soundtrack(file: file, gain: -1)))
                 == "music: gain must be a number from 0 to 1000, got -1.0")
         #expect(
-            refusal(plan([file], music: Soundtrack(file: file, start: 4000)))
+            refusal(plan([file], music: CompositionPlan.Soundtrack(file: file, start: 4000)))
                 == "music: start must be a number of seconds from -3600 to 3600, got 4000.0")
         #expect(throws: Never.self) {
-            try plan([file], music: Soundtrack(file: file, start: -3600, gain: 0)).validated()
+            try plan([file], music: CompositionPlan.Soundtrack(file: file, start: -3600, gain: 0)).validated()
         }
         // Setting `file` makes the take that one file.
         var take = plan([file, file]).takes[0]

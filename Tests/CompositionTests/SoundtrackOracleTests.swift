@@ -33,9 +33,11 @@ struct SoundtrackOracleTests {
         return (take, music)
     }
 
-    func compose(_ take: URL, _ music: Soundtrack?, takeStart: Double = 0, _ name: String) async throws -> (
-        URL, CompositionResult
-    ) {
+    func compose(_ take: URL, _ music: CompositionPlan.Soundtrack?, takeStart: Double = 0, _ name: String) async throws
+        -> (
+            URL, CompositionResult
+        )
+    {
         var plan = CompositionPlan(
             size: PixelSize(width: 32, height: 32),
             takes: [.init(file: take, region: NormalizedRect(x: 0, y: 0, width: 1, height: 1), start: takeStart)])
@@ -49,7 +51,8 @@ struct SoundtrackOracleTests {
     /// unchanged under it; the output lasts the take's 2 s, not the music's 4 s.
     @Test func beepLandsWhereTheStartPutsIt() async throws {
         let (take, music) = try makeInputs()
-        let (ours, result) = try await compose(take, Soundtrack(file: music, start: -0.3, gain: 0.5), "late.mp4")
+        let (ours, result) = try await compose(
+            take, CompositionPlan.Soundtrack(file: music, start: -0.3, gain: 0.5), "late.mp4")
         #expect(abs(result.duration - 2) < 0.01, "the music lengthened the video to \(result.duration) s")
         let samples = try FFmpegTool.samples(of: ours)
         #expect(samples.count / 2 < 2 * 48_000 + 2048, "\(samples.count / 2) samples")
@@ -81,9 +84,11 @@ struct SoundtrackOracleTests {
     /// start 0.2 it is at timeline 0.3, output 0.05.
     @Test func positiveStartSkipsIntoTheMusic() async throws {
         let (take, music) = try makeInputs()
-        let (skipped, _) = try await compose(take, Soundtrack(file: music, start: 0.4), takeStart: 0.25, "skip.mp4")
+        let (skipped, _) = try await compose(
+            take, CompositionPlan.Soundtrack(file: music, start: 0.4), takeStart: 0.25, "skip.mp4")
         #expect(Self.beeps(try FFmpegTool.samples(of: skipped)).isEmpty)
-        let (early, _) = try await compose(take, Soundtrack(file: music, start: 0.2), takeStart: 0.25, "early.mp4")
+        let (early, _) = try await compose(
+            take, CompositionPlan.Soundtrack(file: music, start: 0.2), takeStart: 0.25, "early.mp4")
         let beeps = Self.beeps(try FFmpegTool.samples(of: early))
         #expect(beeps.count == 1 && abs((beeps.first ?? 0) - 0.05) < 0.02, "beeps at \(beeps)")
     }
@@ -93,21 +98,22 @@ struct SoundtrackOracleTests {
     /// lasts 2 s.
     @Test func loopRepeatsTheMusicToTheEnd() async throws {
         let (take, music) = try makeInputs(musicLength: 0.7)
-        let (ours, result) = try await compose(take, Soundtrack(file: music, loops: true), "loop.mp4")
+        let (ours, result) = try await compose(take, CompositionPlan.Soundtrack(file: music, loops: true), "loop.mp4")
         #expect(abs(result.duration - 2) < 0.01)
         let beeps = Self.beeps(try FFmpegTool.samples(of: ours))
         #expect(beeps.count == 3, "beeps at \(beeps)")
         for (beep, expected) in zip(beeps, [0.5, 1.2, 1.9]) {
             #expect(abs(beep - expected) < 0.02, "a beep at \(beep) s, expected \(expected) s")
         }
-        let (once, _) = try await compose(take, Soundtrack(file: music), "once.mp4")
+        let (once, _) = try await compose(take, CompositionPlan.Soundtrack(file: music), "once.mp4")
         #expect(Self.beeps(try FFmpegTool.samples(of: once)).count == 1)
     }
 
     /// Music at gain 0 adds nothing: the output's sound is the take's alone (no 1 kHz at the beep's time).
     @Test func gainZeroIsSilent() async throws {
         let (take, music) = try makeInputs()
-        let (ours, _) = try await compose(take, Soundtrack(file: music, start: 0, gain: 0), "silent.mp4")
+        let (ours, _) = try await compose(
+            take, CompositionPlan.Soundtrack(file: music, start: 0, gain: 0), "silent.mp4")
         let samples = try FFmpegTool.samples(of: ours)
         let beep = toneAmplitude((24_480..<28_320).map { samples[2 * $0] }[...], frequency: 1000)
         #expect(beep < 0.001, "1 kHz at \(beep) under gain 0")
@@ -123,7 +129,7 @@ struct SoundtrackOracleTests {
         var plan = CompositionPlan(
             size: PixelSize(width: 32, height: 32),
             takes: [.init(file: take, region: NormalizedRect(x: 0, y: 0, width: 1, height: 1))])
-        plan.soundtrack = Soundtrack(file: file("gone.m4a"))
+        plan.soundtrack = CompositionPlan.Soundtrack(file: file("gone.m4a"))
         await #expect {
             _ = try await Composer().compose(plan, to: output)
         } throws: { error in

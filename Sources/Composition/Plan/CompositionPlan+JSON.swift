@@ -12,7 +12,7 @@ extension CompositionPlan {
     /// ```
     ///
     /// Only `size` and `takes` (each with its `file`, or `files`: its segments in order) are required; `music` is
-    /// `{"file": "song.m4a", "start": 12, "gain": 0.5, "loop": true}` (only `file` required; ``Soundtrack``). A take without `rect` gets tile i of `grid`
+    /// `{"file": "song.m4a", "start": 12, "gain": 0.5, "loop": true}` (only `file` required; ``CompositionPlan/Soundtrack``). A take without `rect` gets tile i of `grid`
     /// (or of the squarest grid holding every take); `scaling` defaults to the plan's, `start`, `z` and `pan` to 0,
     /// `gain` to 1. A relative `file` is relative to `folder`. `fps` is a number (29.97 is read as 30000/1001) or a
     /// fraction in a string ("24000/1001").

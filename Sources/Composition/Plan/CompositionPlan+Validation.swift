@@ -102,7 +102,7 @@ extension CompositionPlan {
     }
 }
 
-extension Soundtrack {
+extension CompositionPlan.Soundtrack {
     /// Throws when the soundtrack's start or gain is out of range.
     func check() throws(CompositionPlanError) {
         guard start.isFinite, abs(start) <= CompositionPlan.maximumDuration else {

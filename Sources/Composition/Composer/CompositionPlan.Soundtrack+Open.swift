@@ -1,7 +1,7 @@
 import Foundation
 import MediaCore
 
-extension Soundtrack {
+extension CompositionPlan.Soundtrack {
     /// The soundtrack's track: its file opened under the takes' input rules and placed so that the file's point
     /// ``start`` plays at timeline time 0, the output starting at timeline time `origin`; looped when it
     /// ``loops``, at ``gain``, in the centre.
