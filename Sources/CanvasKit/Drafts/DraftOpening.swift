@@ -22,6 +22,40 @@ struct DraftOpening {
         let root = options.takeRoot.map(DraftRoot.init(folder:)) ?? DraftRoot(draftAt: path)
         // One opener at a time: the lock first, before anything is read.
         let lock = try storage.lock(path)
+        let (read, isNew) = try Self.read(path, storage: storage, root: root, keepsDamage: true, newBoard: newBoard)
+        let (recovery, effects) = Self.recover(read, options: options)
+        let writer = DraftWriter(
+            storage: storage, path: path, identity: read.identity, compactionThreshold: options.compactionThreshold,
+            syncLevel: options.sync, root: root, mirror: read.state, sequence: read.sequence,
+            recordsInJournal: read.replayed,
+            needsCompaction: read.needsCompaction, pendingLimit: options.pendingLimit)
+        let pending = recovery.enumerated().map {
+            DraftWriteItem(sequence: read.sequence + 1 + UInt64($0.offset), entry: $0.element)
+        }
+        let restore = DraftRestore(
+            isNew: isNew, snapshotSequence: read.snapshotSequence,
+            replayedRecords: read.replayed, sequence: read.sequence, droppedRecords: read.dropped,
+            corruption: read.corruption, effects: effects)
+        var state = read.state
+        for entry in recovery { _ = state.apply(entry) }
+        self.state = state
+        draft = BoardDraft(
+            path: path, restore: restore, writer: writer, appended: read.sequence + UInt64(recovery.count),
+            pending: pending, lock: lock)
+    }
+
+    /// Reads the draft's files as a restore does, changing nothing: for a listing (the caller holds the lock). -
+    /// Throws: the error an opening would throw.
+    static func check(path: String, options: DraftOptions) throws(DraftError) {
+        let root = options.takeRoot.map(DraftRoot.init(folder:)) ?? DraftRoot(draftAt: path)
+        _ = try read(path, storage: options.storage, root: root, keepsDamage: false) { BoardState(canvasCount: 1) }
+    }
+
+    /// What the snapshot and the journal hold, replayed; `isNew` when neither exists. With `keepsDamage`, a damaged
+    /// journal is kept aside (see ``keep(_:storage:)``).
+    private static func read(
+        _ path: String, storage: any DraftStorage, root: DraftRoot, keepsDamage: Bool, newBoard: () -> BoardState
+    ) throws(DraftError) -> (Read, isNew: Bool) {
         let snapshotPath = path + ".snapshot"
         let journalBytes = try storage.contents(of: path)
         let snapshotBytes = try storage.contents(of: snapshotPath)
@@ -36,30 +70,13 @@ struct DraftOpening {
             guard snapshotBytes != nil else {
                 throw .snapshotMismatch(path: path, reason: "its snapshot '\(snapshotPath)' is missing")
             }
-            try Self.replay(journalBytes, header: header, path: path, storage: storage, root: root, into: &read)
+            try Self.replay(
+                journalBytes, header: header, path: path, storage: keepsDamage ? storage : nil, root: root, into: &read)
         } else {
             // A new draft, or a snapshot whose journal was never put in place: the writer writes both.
             read.needsCompaction = true
         }
-        let (recovery, effects) = Self.recover(read, options: options)
-        let writer = DraftWriter(
-            storage: storage, path: path, identity: read.identity, compactionThreshold: options.compactionThreshold,
-            syncLevel: options.sync, root: root, mirror: read.state, sequence: read.sequence,
-            recordsInJournal: read.replayed,
-            needsCompaction: read.needsCompaction, pendingLimit: options.pendingLimit)
-        let pending = recovery.enumerated().map {
-            DraftWriteItem(sequence: read.sequence + 1 + UInt64($0.offset), entry: $0.element)
-        }
-        let restore = DraftRestore(
-            isNew: journalBytes == nil && snapshotBytes == nil, snapshotSequence: read.snapshotSequence,
-            replayedRecords: read.replayed, sequence: read.sequence, droppedRecords: read.dropped,
-            corruption: read.corruption, effects: effects)
-        var state = read.state
-        for entry in recovery { _ = state.apply(entry) }
-        self.state = state
-        draft = BoardDraft(
-            path: path, restore: restore, writer: writer, appended: read.sequence + UInt64(recovery.count),
-            pending: pending, lock: lock)
+        return (read, journalBytes == nil && snapshotBytes == nil)
     }
 
     /// The board the snapshot holds.
@@ -82,9 +99,10 @@ struct DraftOpening {
             needsCompaction: header.version < DraftFormat.version)
     }
 
-    /// Replays the journal's records after the snapshot into `read`, and judges its tail.
+    /// Replays the journal's records after the snapshot into `read`, and judges its tail; a damaged journal is kept
+    /// through `storage` (nothing is kept without one).
     private static func replay(
-        _ bytes: [UInt8], header: DraftFormat.Header, path: String, storage: any DraftStorage, root: DraftRoot,
+        _ bytes: [UInt8], header: DraftFormat.Header, path: String, storage: (any DraftStorage)?, root: DraftRoot,
         into read: inout Read
     ) throws(DraftError) {
         if header.version < DraftFormat.version { read.needsCompaction = true }
@@ -122,9 +140,11 @@ struct DraftOpening {
         case .torn: read.dropped = 1
         case .corrupt(let later):
             read.dropped = later.count + 1
+            var keptAt = ""
+            if let storage { keptAt = try keep(path, storage: storage) }
             read.corruption = DraftCorruption(
                 lastGoodRecord: expected - 1, offset: validEnd, laterRecords: later.count,
-                lastLaterRecord: later.last?.sequence ?? 0, keptAt: try keep(path, storage: storage))
+                lastLaterRecord: later.last?.sequence ?? 0, keptAt: keptAt)
         }
         read.needsCompaction = true
     }
