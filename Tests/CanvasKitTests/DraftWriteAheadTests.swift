@@ -78,6 +78,39 @@ struct DraftWriteAheadTests {
         #expect(Self.takes(synced) == [b])
     }
 
+    @Test("a restore's interrupted take reaches the performer only once the restore's own record is durable")
+    func restoreHeldUntilDurable() async throws {
+        let storage = PowerLossStorage()
+        let start = BoardState(canvasCount: 2)
+        let path = "/r/board.draft"
+        let partial = Boards.take("partial.mov")
+        let board = try CanvasBoard(
+            draftAt: URL(fileURLWithPath: path), newBoard: start, options: DraftTests.options(storage))
+        for event in [CanvasEvent.tap(0), .record] { #expect(board.send(event).isAccepted) }
+        board.draft!.noteRecordingFile(partial)
+        try await board.draft!.waitUntilDurable()
+        // Killed while recording; the app starts again on a disk that does not answer syncs yet.
+        let reopenedStorage = storage.afterKill()
+        reopenedStorage.holdSyncs(true)
+        let reopened = try CanvasBoard(
+            draftAt: URL(fileURLWithPath: path), newBoard: start, options: DraftTests.options(reopenedStorage))
+        let interrupted = CanvasEffect.takeInterrupted(index: 0, url: partial)
+        #expect(reopened.draft!.restore.effects == [interrupted])
+        let performer = RemovingPerformer()
+        reopened.performRestoreEffects(with: performer)
+        #expect(performer.performed == [], "the partial file is not handed out before the restore's cancel is durable")
+        // A power loss now loses the cancel: the next restore reports the take again, and its file is still there.
+        var none: SplitMix64? = nil
+        let lost = try Self.restore(reopenedStorage.powerLossImage(tornTail: &none), at: path, start: start)
+        #expect(lost.draft!.restore.effects == [interrupted])
+        reopenedStorage.holdSyncs(false)
+        try await reopened.draft!.waitUntilDurable()
+        await reopened.heldEffects.withLock { $0.tail }?.value
+        #expect(performer.performed == [interrupted])
+        let synced = try Self.restore(reopenedStorage.powerLossImage(tornTail: &none), at: path, start: start)
+        #expect(synced.draft!.restore.effects == [])
+    }
+
     @Test("power loss at random moments: no file given up is on the restored board")
     func neverAheadOfItsRecord() async throws {
         var given = 0

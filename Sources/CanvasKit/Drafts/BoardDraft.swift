@@ -40,6 +40,8 @@ public final class BoardDraft: Sendable {
     public let path: String
     /// What the restore found when the board was opened.
     public let restore: DraftRestore
+    /// The number of the restore's own last record (the `cancel` of an interrupted take), if it wrote any.
+    let restoreRecord: UInt64?
 
     private let storage: any DraftStorage
     private let syncLevel: DraftSync
@@ -60,6 +62,7 @@ public final class BoardDraft: Sendable {
         self.path = path
         self.lock = LockedValue(lock)
         self.restore = restore
+        restoreRecord = pending.last?.sequence
         storage = writer.storage
         syncLevel = writer.syncLevel
         var latest = writer.mirror

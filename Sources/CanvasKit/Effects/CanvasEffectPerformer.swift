@@ -78,10 +78,43 @@ extension CanvasBoard {
             }
         }
         guard !held.isEmpty else { return outcome }
+        holdBack(held, until: record, of: draft, for: performer)
+        return outcome
+    }
+
+    /// Hands the restore's effects (``BoardDraft/restore``) to `performer`, in their order: call it once, when the
+    /// board was opened on a draft. A board without a draft performs nothing.
+    ///
+    /// Write-ahead, as for events: ``CanvasEffect/takeInterrupted(index:url:)`` with a file (a performer removes the
+    /// partial take) is held back until the restore's own record (the `cancel` that ends the interrupted recording)
+    /// is durable, then performed on `isolation` (the caller's actor by default), after any effect held before it;
+    /// the other effects are performed at once, on the calling thread.
+    public func performRestoreEffects<Performer: CanvasEffectPerformer>(
+        with performer: Performer, isolation: isolated (any Actor)? = #isolation
+    ) {
+        guard let draft else { return }
+        var held: [CanvasEffect] = []
+        for effect in draft.restore.effects {
+            if case .takeInterrupted(_, .some) = effect, draft.restoreRecord != nil {
+                held.append(effect)
+            } else {
+                performer.perform(effect)
+            }
+        }
+        guard let record = draft.restoreRecord, !held.isEmpty else { return }
+        holdBack(held, until: record, of: draft, for: performer)
+    }
+
+    /// Performs `held` once `record` is durable, after every delivery held before: at once when nothing is held and it
+    /// is durable already, otherwise in a task on `isolation`.
+    private func holdBack<Performer: CanvasEffectPerformer>(
+        _ held: [CanvasEffect], until record: UInt64, of draft: BoardDraft, for performer: Performer,
+        isolation: isolated (any Actor)? = #isolation
+    ) {
         let performsNow = heldEffects.withLock { held in held.tail == nil } && draft.isDurable(record)
         if performsNow {
             for effect in held { performer.perform(effect) }
-            return outcome
+            return
         }
         heldEffects.withLock { state in
             let previous = state.tail
@@ -97,7 +130,6 @@ extension CanvasBoard {
                 }
             }
         }
-        return outcome
     }
 }
 
