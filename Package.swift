@@ -156,7 +156,7 @@ targets += [
 // functions).
 targets += [
     .target(name: "CLastLine"),
-    .target(name: "CommandLineSupport", dependencies: ["CLastLine"], swiftSettings: swiftSettings),
+    .target(name: "CommandLineSupport", dependencies: ["CLastLine", "MediaCore"], swiftSettings: swiftSettings),
     .testTarget(
         name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "OrderedJSON"],
         swiftSettings: swiftSettings),

@@ -1,4 +1,5 @@
 import Dispatch
+import MediaCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,27 +8,48 @@ import Synchronization
     import Darwin
 #endif
 
-/// SIGINT (Ctrl-C) and SIGTERM turned into a cancellation: a tool that writes an output asks its job to stop (the job
-/// removes its temporary file on the way out), then ends with the shell's status for the signal, 128 + its number
-/// (130 for SIGINT, 143 for SIGTERM), through ``exitStatus``.
+/// SIGINT (Ctrl-C) and SIGTERM turned into ordinary code, so that a tool that writes an output leaves nothing
+/// half-written and ends with the shell's status for the signal, 128 + its number (130 for SIGINT, 143 for SIGTERM).
+///
+/// Two ways: ``init(cancel:)`` asks the job to stop (it removes its temporary file on the way out) and the tool ends
+/// with ``exitStatus`` once the job returned; ``init(endingAfter:)`` ends the process at once, for a job that cannot
+/// be asked (a read that never returns), after removing the temporary file of every output still in progress.
 ///
 /// The signals are delivered to dispatch sources, never to a C handler, so the cancellation runs as ordinary code.
-/// Deliberately not `Sendable`: the tool's main code keeps it as long as the job runs (the sources live as long as
-/// it does).
+/// Deliberately not `Sendable`: the tool's main code keeps it as long as the job runs (the sources live until
+/// ``stop()``).
 public final class TerminationSignals {
     /// The first termination signal received, 0 before any.
     private let received = Received()
     private var sources: [any DispatchSourceSignal] = []
+    /// Whether a signal ends the process (``init(endingAfter:)``).
+    private var ends = false
 
     /// From now on, SIGINT and SIGTERM call `cancel` (on a dispatch queue) instead of ending the process; the first
     /// one is remembered for ``exitStatus``.
-    public init(cancel: @escaping @Sendable () -> Void) {
+    public convenience init(cancel: @escaping @Sendable () -> Void) {
+        self.init { _ in cancel() }
+    }
+
+    /// From now on, SIGINT and SIGTERM end the process (on a dispatch queue, whatever its other threads are doing):
+    /// the temporary file of every output of the process still in progress is removed, `cleanUp` runs with the exit
+    /// status (to stop worker processes, print a line), and the process exits at once with 128 + the signal's number.
+    public convenience init(endingAfter cleanUp: @escaping @Sendable (_ status: Int32) -> Void) {
+        self.init { status in
+            AtomicOutput.removeInProgress()
+            cleanUp(status)
+            _exit(status)
+        }
+        ends = true
+    }
+
+    private init(handler: @escaping @Sendable (_ status: Int32) -> Void) {
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [received] in
                 received.record(number)
-                cancel()
+                handler(128 + number)
             }
             source.resume()
             sources.append(source)
@@ -36,6 +58,18 @@ public final class TerminationSignals {
 
     /// 128 + the number of the termination signal received (130, 143), or nil when none was.
     public var exitStatus: Int32? { received.status }
+
+    /// Stops handling the signals (they stay ignored until another `TerminationSignals` handles them). After
+    /// ``init(endingAfter:)``, when a signal already arrived, waits for its handler to end the process instead: call it
+    /// before any exit of the tool's own, so that a job that returned because of the signal (its workers killed) does
+    /// not end the process before the clean-up has.
+    public func stop() {
+        if ends, received.status != nil {
+            while true { pause() }
+        }
+        for source in sources { source.cancel() }
+        sources = []
+    }
 
     /// The signal number, stored once.
     private final class Received: Sendable {

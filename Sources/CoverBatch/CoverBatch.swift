@@ -176,20 +176,30 @@ public enum CoverBatch {
     ///     and the number of jobs).
     ///   - workers: how to start a worker.
     ///   - timeout: the most time a worker may take over one input (nil: no limit).
+    ///   - started: called once on the calling thread when the first workers are forked (or none will be), before
+    ///     any lane starts: the place for a tool to start threads of its own, such as its signal handling's (a fork
+    ///     needs this process to have a single thread).
     ///   - report: receives each result.
     public static func run(
         _ jobs: [CoverJob],
         concurrency: Int,
         workers: CoverWorkerCommand,
         timeout: Duration? = CoverBatch.defaultTimeout,
+        started: () -> Void = {},
         report: @escaping @Sendable (CoverJobResult) -> Void
     ) {
         removeAbandonedTemporaryFiles(of: jobs)
+        RunningWorkers.note(folders: jobs.map(\.output.directory))
+        // Nothing is reported once the batch is abandoned (its workers killed by ``abandon()``, not crashed).
+        let report: @Sendable (CoverJobResult) -> Void = { result in
+            if !RunningWorkers.isStopped { report(result) }
+        }
         // The first workers, forked from this process while it has one thread (when the command
         // says what they serve): a copy of this process starts in about a millisecond, a new one
         // loads FFmpeg and the Swift runtime anew (tens of milliseconds of CPU before its first
         // cover). One per lane; a lane without one starts its worker.
         let forked = WorkerProcess.forkFirst(count: laneCount(concurrency, jobs: jobs), serving: workers.serving)
+        started()
         runWorkerLanes(count: concurrency, jobs: jobs) { lane, next in
             let first = lane < forked.count ? forked[lane] : nil
             var worker = first.map(WorkerProcess.init(adopting:))
@@ -247,41 +257,35 @@ public enum CoverBatch {
         }
     }
 
-    /// Makes one cover with `cover` and writes it. The output's temporary file is created first, so an output that
-    /// cannot be written fails before the input is decoded, and a termination signal while the cover is made finds
-    /// the file to remove.
+    /// Makes one cover with `cover` and writes it. The cover's file is started first, so an output that cannot be
+    /// written fails before the input is decoded, and a termination signal while the cover is made finds the
+    /// temporary file to remove.
     static func write(
         _ job: CoverJob,
         as format: CoverImageFormat,
         cover: () throws(ThumbnailError) -> CoverImage
     ) -> Result<WrittenCover, ThumbnailError> {
         Result { () throws(ThumbnailError) -> WrittenCover in
-            let output = try outputStep(job) { () throws(OutputFailure) in
-                try AtomicOutput(replacing: job.output, neverReplacing: [job.input])
+            let file = try namingTheInput(job) { () throws(ThumbnailError) in
+                try CoverFile(at: job.output, neverReplacing: [job.input])
             }
             let cover = try cover()
-            let data = try cover.encoded(as: format)
-            try outputStep(job) { () throws(OutputFailure) in
-                try output.write(data)
-                try output.commit()
-            }
+            try namingTheInput(job) { () throws(ThumbnailError) in try file.write(cover, as: format) }
             return WrittenCover(
                 width: cover.width, height: cover.height, actualTime: cover.actualTime, warnings: cover.warnings)
         }
     }
 
-    /// Runs a step of writing `job`'s output; its failure is `.invalidArgument` for an output naming a folder
-    /// ("OUTPUT: names a folder, not a file"), `.writeFailed` naming the input and the output otherwise ("INPUT:
-    /// OUTPUT: cannot write: No space left on device").
-    private static func outputStep<Value>(
-        _ job: CoverJob, _ step: () throws(OutputFailure) -> Value
+    /// Runs a step of writing `job`'s output; a `.writeFailed` reason (which names the output) then names the input
+    /// too: "INPUT: OUTPUT: cannot write: No space left on device".
+    private static func namingTheInput<Value>(
+        _ job: CoverJob, _ step: () throws(ThumbnailError) -> Value
     ) throws(ThumbnailError) -> Value {
-        do throws(OutputFailure) {
+        do throws(ThumbnailError) {
             return try step()
         } catch {
-            let output = "\(job.output.escaped): \(error.detail)"
-            if error.isInvalidPath { throw ThumbnailError(.invalidArgument, reason: output) }
-            throw ThumbnailError(.writeFailed, reason: "\(job.input.escaped): \(output)")
+            guard error.kind == .writeFailed else { throw error }
+            throw ThumbnailError(.writeFailed, reason: "\(job.input.escaped): \(error.reason)")
         }
     }
 

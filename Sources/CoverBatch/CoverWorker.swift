@@ -79,8 +79,10 @@ public enum CoverWorker {
     /// result, until the batch closes the socket.
     ///
     /// Turns core dumps off first (a crash on a hostile file is expected and reported by the
-    /// batch; a core file would land in the working directory), and keeps the memory each cover
-    /// frees for the next (``CoverMemory/keepFreedMemory()``: this process's work is covers).
+    /// batch; a core file would land in the working directory), ignores SIGINT and SIGTERM (the
+    /// batch ends its workers itself: Ctrl-C reaches the whole process group, and a worker dying of
+    /// it would be reported as a crash), and keeps the memory each cover frees for the next
+    /// (``CoverMemory/keepFreedMemory()``: this process's work is covers).
     ///
     /// - Throws: ``ThumbnailError`` `.invalidArgument` when `options` cannot be right (checked
     ///   once, before any job), standard input is not a socket (the program was not started by a
@@ -98,6 +100,8 @@ public enum CoverWorker {
         #else
             _ = setrlimit(RLIMIT_CORE, &noCore)
         #endif
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
         CoverMemory.keepFreedMemory()
         let connection = WorkerConnection(descriptor: STDIN_FILENO, owns: false)
         let generator = CoverGenerator()
@@ -137,6 +141,11 @@ final class WorkerProcess {
     init(adopting forked: ForkedWorker) {
         process = forked.process
         connection = WorkerConnection(descriptor: forked.descriptor, owns: true)
+    }
+
+    /// Records a new worker for ``CoverBatch/abandon()``; one started after it is killed at once.
+    private static func record(_ process: pid_t) {
+        if !RunningWorkers.add(process) { kill(process, SIGKILL) }
     }
 
     /// Forks up to `count` workers serving `serving` from this process, when it has a single
@@ -184,6 +193,7 @@ final class WorkerProcess {
                 _ = close(ours)
                 return nil
             }
+            record(process)
             return ForkedWorker(process: process, descriptor: ours, started: .now)
         }
 
@@ -269,6 +279,7 @@ final class WorkerProcess {
         }
         self.process = process
         connection = WorkerConnection(descriptor: ours, owns: true)
+        Self.record(process)
     }
 
     deinit {
@@ -331,6 +342,8 @@ final class WorkerProcess {
     private func reap() -> Int32 {
         guard !reaped else { return 0 }
         reaped = true
+        // Abandoned: ``CoverBatch/abandon()`` killed the worker and reaps it.
+        guard RunningWorkers.remove(process) else { return SIGKILL }
         var status: Int32 = 0
         while waitpid(process, &status, 0) < 0, errno == EINTR {}
         return status

@@ -106,6 +106,19 @@ func loadScript(_ source: Options.Source) -> (script: CanvasScript, name: String
 }
 
 let loaded = options.source.flatMap(loadScript)
+
+/// `--render`'s file, started before the events run (an output that cannot be written is still reported after them):
+/// until the picture is written, SIGINT and SIGTERM remove its temporary file and end the process with 130 or 143, and
+/// any exit removes it: nothing half-written is left. The terminal UI, whose own handlers restore the terminal and end
+/// the process on those signals, starts it only when it writes the picture.
+func startRender(_ path: String) -> Result<CoverFile, ThumbnailError> {
+    Result { () throws(ThumbnailError) in try CoverFile(at: FileSystemPath(path)) }
+}
+let runsTerminalUI = loaded == nil && Terminal.standardInputIsTerminal
+let renderFile = runsTerminalUI ? nil : options.render.map(startRender)
+let renderSignals = renderFile.map { _ in
+    TerminationSignals(endingAfter: { _ in Terminal.printError("canvas-sim: cancelled, nothing written") })
+}
 let covers = CoverService(maximumConcurrency: 2)
 /// A draft error with the draft's path written as the user wrote it.
 func draftFailure(_ error: DraftError) -> Never {
@@ -186,7 +199,7 @@ if let path = options.render {
         let image = try CoverImage(
             width: picture.width, height: picture.height, bytesPerRow: picture.width * 3, pixelFormat: .rgb,
             pixels: picture.pixels)
-        try image.write(to: URL(fileURLWithPath: path), as: .png)
+        try (renderFile ?? startRender(path)).get().write(image, as: .png)
     } catch let error as CoverImageLayoutError {
         fail("cannot write '\(path)': \(error.reason)", code: ExitCode.outputFailed)
     } catch let error as ThumbnailError {
@@ -194,6 +207,7 @@ if let path = options.render {
     } catch {
         fail("cannot write '\(path)': \(error)", code: ExitCode.outputFailed)
     }
+    renderSignals?.stop()
     if options.format == .text { Terminal.printLine("picture: \(path) (\(picture.width)x\(picture.height))") }
 }
 

@@ -113,6 +113,18 @@ do {
     exit(2)
 }
 
+/// SIGINT and SIGTERM end the run at once with 130 or 143, leaving no hidden partial file: the worker processes are
+/// killed and waited for, and the temporary file of every cover not finished is removed. Handled from the moment the
+/// batch starts: a batch in worker processes forks its first workers before (a fork needs a single thread, and the
+/// handling runs on threads of its own).
+var signals: TerminationSignals?
+@MainActor func handleSignals() {
+    signals = TerminationSignals(endingAfter: { _ in
+        CoverBatch.abandon()
+        Terminal.printError("canvas-thumb: cancelled, the covers not finished were not written")
+    })
+}
+
 // A batch's work is covers (and so is a worker's, which inherits this or sets it itself): what one cover frees stays
 // for the next instead of being mapped, faulted in and zeroed again (Docs/canvas-thumb.md, "Memory between covers").
 // A single cover has no next one, and runs with glibc's defaults.
@@ -150,7 +162,10 @@ if jobs.count > 1, ProcessInfo.processInfo.environment["CANVAS_THUMB_ISOLATION"]
     let command = CoverWorkerCommand.currentExecutable(
         arguments: [rawArguments[0], workerFlag] + rawArguments.dropFirst(),
         serving: CoverWorkerCommand.Serving(options: coverOptions, format: format))
-    CoverBatch.run(jobs, concurrency: concurrency, workers: command, timeout: timeout) { reporter.report($0) }
+    // Signals are handled from the moment the first workers are forked (on this thread, before the batch's threads).
+    let started = { MainActor.assumeIsolated { handleSignals() } }
+    let report: @Sendable (CoverJobResult) -> Void = { reporter.report($0) }
+    CoverBatch.run(jobs, concurrency: concurrency, workers: command, timeout: timeout, started: started, report: report)
 } else if jobs.count == 1 {
     // Decoded here, so a crash or a read that never returns would end this process with nothing
     // said: the input's line (JSON or text) is prepared now, and a crash signal prints it and
@@ -174,6 +189,7 @@ if jobs.count > 1, ProcessInfo.processInfo.environment["CANVAS_THUMB_ISOLATION"]
     // deadline, claims the input's one line.
     let claimed = OneLine()
     let finished = DispatchSemaphore(value: 0)
+    handleSignals()
     let singleOptions = coverOptions
     Thread {
         CoverBatch.run(jobs, options: singleOptions, format: format, concurrency: 1) { result in
@@ -193,14 +209,18 @@ if jobs.count > 1, ProcessInfo.processInfo.environment["CANVAS_THUMB_ISOLATION"]
             } else {
                 Terminal.printError(stopped.text)
             }
+            // The cover's thread is still inside FFmpeg: its temporary file is removed here.
+            CoverBatch.abandon()
             _exit(1)
         }
         // The result claimed the line just before the deadline: it is being printed.
         finished.wait()
     }
 } else {
+    handleSignals()
     CoverBatch.run(jobs, options: coverOptions, format: format, concurrency: concurrency) { reporter.report($0) }
 }
+signals?.stop()
 progress.finish()
 exit(reporter.failures == 0 ? 0 : 1)
 

@@ -145,7 +145,12 @@ struct CanvasThumbTimeoutTests {
             )
                 == true, "\(run.standardOutput)")
         #expect(run.standardError.isEmpty, "\(run.standardError)")
-        #expect(stuck.folder.contents == ["segment.ts", "stuck.ffconcat"])
+        // Nothing visible is written. A crash is a writer killed mid-way: the cover's hidden temporary file (started
+        // before the input was decoded) may stay, provably abandoned, and the next run into the folder removes it.
+        #expect(stuck.folder.contents.filter { !$0.hasPrefix(".") } == ["segment.ts", "stuck.ffconcat"])
+        let next = try tool.run([fixture, "-o", stuck.folder.url.appendingPathComponent("next.png").path])
+        #expect(next.status == 0, "\(next.standardError)")
+        #expect(stuck.folder.contents == ["next.png", "segment.ts", "stuck.ffconcat"])
     }
 
     @Test("--timeout takes seconds >= 0")

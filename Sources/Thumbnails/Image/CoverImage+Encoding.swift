@@ -56,12 +56,7 @@ extension CoverImage {
     ///   quality), `.encodeFailed`, `.writeFailed` (no such folder, no permission, disk full, a
     ///   device, FIFO, socket or folder at `path`), with a one-line reason naming `path`.
     public func write(toFileAt path: FileSystemPath, as format: CoverImageFormat) throws(ThumbnailError) {
-        let data = try encoded(as: format)
-        do throws(OutputFailure) {
-            try AtomicOutput.replace(path, with: data)
-        } catch {
-            throw ThumbnailError(error, writing: path)
-        }
+        try CoverFile(at: path).write(self, as: format)
     }
 
     private var layout: PictureLayout { pixelFormat == .rgba ? .rgba : .rgb }
