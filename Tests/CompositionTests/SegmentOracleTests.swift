@@ -149,6 +149,30 @@ struct SegmentOracleTests {
         #expect(level(2500, 1.5, 1.95) < 0.02 * full)
     }
 
+    /// Segments in three containers (MP4, MPEG-TS, whose header does not give the picture's size so the composer
+    /// probes it again, and Matroska, which states no stream length so the segment lasts its file), each with a flash
+    /// at its frame 10: the flashes at output frames 10, 40 and 70, 90 frames in all.
+    @Test func segmentsInOtherContainersJoin() async throws {
+        let segments = try ["mp4", "ts", "mkv"].enumerated().map { index, container in
+            let segment = file("container-\(index).\(container)")
+            try FFmpegTool.run([
+                "-f", "lavfi", "-i",
+                "color=black:size=32x32:rate=30:duration=1,drawbox=c=white:t=fill:enable='eq(n,10)'",
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", segment.path,
+            ])
+            return segment
+        }
+        let plan = CompositionPlan(
+            size: PixelSize(width: 32, height: 32),
+            takes: [.init(segments: segments, region: NormalizedRect(x: 0, y: 0, width: 1, height: 1))])
+        let ours = file("containers-ours.mp4")
+        let result = try await Composer().compose(plan, to: ours)
+        #expect(result.frameCount == 90, "\(result.duration) s")
+        let frames = try FFmpegTool.frames(of: ours, width: 32, height: 32)
+        let flashes = frames.indices.filter { Int(frames[$0][16 * 32 + 16]) > 128 }
+        #expect(flashes == [10, 40, 70], "flashes at frames \(flashes)")
+    }
+
     /// The onsets, in seconds, of the beeps in the left channel of `samples`: where it first exceeds 0.05 after at
     /// least 0.1 s below it.
     static func onsets(_ samples: [Float]) -> [Double] {

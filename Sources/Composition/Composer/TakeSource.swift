@@ -119,13 +119,15 @@ final class TakeSource {
     /// streams: a regular, non-empty file (never a FIFO, device or folder); FFmpeg reads that file and nothing else
     /// (``InputPolicy/selfContained``: no playlist, manifest or script, no nested open, only the `file` protocol); a
     /// video stream whose stated frame exceeds ``FrameLimits`` is refused from the header, before any decoder opens,
-    /// and again once probing has completed the streams' parameters.
+    /// and again once probing has completed the streams' parameters. `probing` false reads the header only, for a
+    /// file probed before whose header names the stream wanted (the caller checks): probing decodes frames.
     static func open(
-        _ path: FileSystemPath, interruption: Interruption, fail: (String) -> CompositionError
+        _ path: FileSystemPath, interruption: Interruption, fail: (String) -> CompositionError, probing: Bool = true
     ) throws -> FormatContext {
         if let problem = InputFileProblem(FileStatus(path: path)) { throw fail(problem.reason) }
         let format = try FormatContext(path: path, interruption: interruption, policy: .selfContained)
         try checkFrameSizes(format.streams, fail: fail)
+        guard probing else { return format }
         try format.findStreamInfo()
         try checkFrameSizes(format.streams, fail: fail)
         return format

@@ -53,7 +53,27 @@ final class VideoTrack {
 
     private let decoderThreads: Int
 
-    /// Starts reading `segment`'s video from `format`, its file opened and probed.
+    /// Opens `segment`'s file again (probed when the composition began) and starts reading its video: from its header
+    /// alone when the header names the stream probing found with its size, as an MP4's does (probing decodes
+    /// frames), probed again otherwise.
+    private func open(_ segment: TakeSegment) throws(CompositionError) {
+        guard let stream = segment.video else { return }
+        let path = FileSystemPath(segment.file)
+        do {
+            let format = try TakeSource.open(path, interruption: interruption, fail: segment.fail, probing: false)
+            if stream.index < format.streamCount {
+                let header = format.stream(at: stream.index)
+                if header.codecName == stream.codecName, header.width == stream.width, header.height == stream.height {
+                    return try read(segment, from: format)
+                }
+            }
+            try read(segment, from: TakeSource.open(path, interruption: interruption, fail: segment.fail))
+        } catch {
+            throw TakeSource.failure(error, segment.fail)
+        }
+    }
+
+    /// Starts reading `segment`'s video from `format`, its file opened (and probed, or its header naming the stream).
     private func read(_ segment: TakeSegment, from format: FormatContext) throws(CompositionError) {
         guard let stream = segment.video else { return }
         do {
@@ -105,15 +125,7 @@ final class VideoTrack {
                     endOfInput = true
                     return nil
                 }
-                let segment = segments[nextSegment]
-                do {
-                    try read(
-                        segment,
-                        from: TakeSource.open(
-                            FileSystemPath(segment.file), interruption: interruption, fail: segment.fail))
-                } catch {
-                    throw TakeSource.failure(error, segment.fail)
-                }
+                try open(segments[nextSegment])
                 continue
             }
             do {
