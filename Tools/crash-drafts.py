@@ -75,6 +75,22 @@ class Model:
                 return False
             self.takes.append(None)
             return True
+        if kind == "started":
+            # The recorder's first sample: the board records when, nothing a restore shows.
+            return self.recording
+        if kind == "failed":
+            if not self.recording:
+                return False
+            self.recording = False
+            return True
+        if kind == "cut-short":
+            # Ends as a stop with a file that stop accepts, as a cancel otherwise.
+            if not self.recording:
+                return False
+            if len(event) > 2 and self.apply(("stop", event[2])):
+                return True
+            self.recording = False
+            return True
         if kind == "remove":
             i = event[1]
             if not 0 <= i < n or self.recording or n == 1:
@@ -164,7 +180,7 @@ def printed(canvases):
 
 
 def script_word(event):
-    return event[0] if len(event) == 1 else f"{event[0]} {event[1]}"
+    return " ".join(str(part) for part in event)
 
 
 def make_script(rng, board, length, names):
@@ -182,8 +198,21 @@ def make_script(rng, board, length, names):
             else:
                 names[0] += 1
                 event = ("stop", f"{'missing' if pick == 1 else 'take'}-{names[0]}.mov")
-        elif model.recording and roll < 70:
+        elif model.recording and roll < 62:
             event = ("cancel",)
+        elif model.recording and roll < 70:
+            # The recorder's answers: its first sample, a failure, a recording cut short with or without a file.
+            pick = rng.randrange(4)
+            problem = rng.choice(["call", "cameraTaken", "background", "systemPressure", "mediaServicesFailed"])
+            if pick == 0:
+                event = ("started", rng.randrange(1, 10_000) / 4)
+            elif pick == 1:
+                event = ("failed", problem)
+            elif pick == 2:
+                event = ("cut-short", problem)
+            else:
+                names[0] += 1
+                event = ("cut-short", problem, f"take-{names[0]}.mov")
         elif roll < 40:
             event = ("tap", rng.randrange(n + (1 if roll % 9 == 0 else 0)))
         elif roll < 60:
@@ -194,6 +223,8 @@ def make_script(rng, board, length, names):
             event = ("add",) if n < 12 else ("tap", rng.randrange(n))
         elif roll < 88:
             event = ("remove", rng.randrange(n))
+        elif roll % 3 == 0:
+            event = ("started", 1.5) if roll % 2 else ("failed", "call")
         else:
             event = ("stop", "take-0.mov") if roll % 2 else ("cancel",)
         model.apply(event)
@@ -281,8 +312,8 @@ def main():
             run += 1
             events = make_script(rng, board, rng.randrange(10, 120), names)
             for event in events:
-                if event[0] == "stop" and event[1].startswith("take-"):
-                    open(os.path.join(folder, event[1]), "a").close()
+                if event[0] in ("stop", "cut-short") and str(event[-1]).startswith("take-"):
+                    open(os.path.join(folder, event[-1]), "a").close()
             script = os.path.join(folder, f"run-{run}.txt")
             with open(script, "w") as f:
                 f.write("\n".join(script_word(e) for e in events) + "\n")
