@@ -12,23 +12,17 @@ import Locking
 ///   after. An end made inside the gate's own call (the thread's context knows it is making it) does not wait for
 ///   itself.
 final class CallGate<Handler: Sendable>: Sendable {
-    private struct Turns {
-        /// The next turn to deliver; none before `open`.
-        var next = UInt64.max
-        var parked: [UInt64: (ThreadContext) -> Void] = [:]
-        var ended = false
-        /// Main-actor delivery: calls handed to the main queue and not yet made.
-        var queuedOnMain = 0
-    }
-
     private let turns = Guarded(Turns())
     /// Held while this gate's deliveries run.
     private let delivering = LockedValue(())
-    /// The handler, dropped when the gate ends (what it captures is released then).
-    private let calls: LockedValue<Handler?>
+    /// Held while the handler runs.
+    private let calls = LockedValue(())
+    /// Released with the gate: an observation that ended is let go by its token, the registry and its storage, so
+    /// what the handler captures goes then (after the running call, when it ended from inside it).
+    private let handler: Handler
 
     init(_ handler: Handler) {
-        calls = LockedValue(handler)
+        self.handler = handler
     }
 
     var hasEnded: Bool {
@@ -78,17 +72,11 @@ final class CallGate<Handler: Sendable>: Sendable {
     func call(_ context: ThreadContext, _ body: (Handler) -> Void) {
         // The frame is opened outside `calls`: when it is the thread's outermost one (a call handed to a queue), the
         // writes the handler made are delivered once `calls` is released, never under it.
-        let dropped = context.frame {
-            calls.withLock { handler -> Handler? in
-                guard let current = handler, !hasEnded else { return nil }
-                context.calling(self) { body(current) }
-                // Ended from inside its own call: the handler is dropped now that the call is over.
-                guard hasEnded else { return nil }
-                defer { handler = nil }
-                return handler
+        context.frame {
+            calls.withLock { _ in
+                if !hasEnded { context.calling(self) { body(handler) } }
             }
         }
-        withExtendedLifetime(dropped) {}
     }
 
     /// Main-actor delivery: adds `delta` to the calls handed to the main queue and not yet made; returns how many were.
@@ -111,41 +99,43 @@ final class CallGate<Handler: Sendable>: Sendable {
         }
         withExtendedLifetime(parked) {}
         if ThreadContext.existing?.isCalling(self) == true { return first }
-        let dropped = calls.withLock { handler in
-            defer { handler = nil }
-            return handler
-        }
-        withExtendedLifetime(dropped) {}
+        calls.withLock { _ in }
         return first
     }
 }
 
-/// A lock around state that holds values of the library's generic types (a property's `Value`, a chain's last value,
-/// deliveries parked with their changes, a weak reference to an object), which the compiler cannot prove `Sendable`.
+/// A call gate's turns; not nested in the generic `CallGate`, so that code not compiled for a handler type looks no
+/// type up to reach them.
+private struct Turns {
+    /// The next turn to deliver; none before `open`.
+    var next = UInt64.max
+    var parked: [UInt64: (ThreadContext) -> Void] = [:]
+    var ended = false
+    /// Main-actor delivery: calls handed to the main queue and not yet made.
+    var queuedOnMain = 0
+}
+
+/// A lock around state the compiler cannot prove `Sendable`: a property's value, a chain's last value, deliveries
+/// parked with their changes, a weak reference to an object.
 ///
-/// Why the unchecked section is safe, for every caller: the state is only reached inside `with`, holding the lock, so
-/// no two threads touch it at once; what leaves a section is a copy of a value or a new strong reference (atomic
-/// retain). Such a value crosses to another thread only (a) to the thread that writes the object's property, or (b) for
-/// a chain, to the thread that writes one of its links, which re-evaluates the key path from the root. For an object
-/// that is not `Sendable` the compiler keeps it, and every object reachable from it (each link of its chains, held in
-/// its properties), in one isolation domain, so (a) and (b) are that domain's threads. A `Sendable` object's
-/// `@Observed` values are `Sendable` (`Observed` is `Sendable` only where its value is). The exception is a chain from
-/// an object that is not `Sendable` through a link that is: writing that link elsewhere evaluates the key path, and
-/// reads the root, on the writer's thread (under the storage locks; the root's own unlocked state is the getter's).
+/// Why the unchecked section is safe: the state is reached only inside `with`, holding the lock, and what leaves a
+/// section is a copy or a new strong reference. Of a type that is not `Sendable`, such a value leaves it only on a
+/// thread of the observed object's isolation domain: the object's own property is read and written by threads that
+/// hold the object (for an object that is not `Sendable`, its domain; a `Sendable` object's `@Observed` values are
+/// `Sendable`), a delivery and its handler run on the writing thread or a queue (which needs `Sendable` values), and a
+/// chain is evaluated on threads that write one of its links: each link was read from the root, so one that is not
+/// `Sendable` is in the root's domain. Not covered: a `Sendable` link of a root that is not, written from another
+/// domain, has the chain read the root there (Docs/Observing.md tells apps to observe such paths from a `Sendable`
+/// root).
 @usableFromInline struct Guarded<State>: ~Copyable, Sendable {
-    @usableFromInline let lock = LockedValue<State?>(nil)
+    @usableFromInline let lock: LockedValue<State>
 
     @usableFromInline init(_ state: consuming State) {
-        let state = Optional(state)
-        section { $0 = state }
+        lock = LockedValue(unchecked: state)
     }
 
     /// Runs `body` with the state, holding the lock.
     @inlinable func with<Result>(_ body: (inout State) -> Result) -> Result {
-        section { body(&$0!) }
-    }
-
-    @inlinable func section<Result>(_ body: (inout State?) -> Result) -> Result {
         lock.withLockUnchecked(body)
     }
 }

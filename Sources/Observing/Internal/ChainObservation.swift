@@ -83,7 +83,8 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         var stale = true
         while stale && !gate.hasEnded {
             guard let root = self.root.object as? Root else { return }
-            let (value, reads) = context.record { root[keyPath: keyPath] }
+            var reads: [TrackedRead] = []
+            let value = context.record(&reads) { root[keyPath: keyPath] }
             stale = retarget(reads)
             let old = state.with { state in
                 defer { state.last = value }

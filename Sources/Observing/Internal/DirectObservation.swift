@@ -36,7 +36,8 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
     /// turn.
     func start(root: Root, _ context: ThreadContext, file: () -> Bool) -> Bool {
         guard let storage else { return false }
-        let (turn, initial) = storage.addDirect(self, of: root, initial: info.options.contains(.initial))
+        var initial: Value?
+        let turn = storage.addDirect(self, of: root, initial: info.options.contains(.initial), value: &initial)
         guard file() else {
             end(filed: false)
             return false
@@ -55,13 +56,16 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
     }
 
     /// Calls the handler with the changes of `note` in its turn (none when `skip`).
-    func receive(_ note: Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool) {
+    func receive<Changed>(_ note: Notification<Changed>, from object: AnyObject, _ context: ThreadContext, skip: Bool) {
+        // Its storage, of a property of type `Value`, holds only observations of `Value`.
+        let note = note as! Notification<Value>
         gate.deliver(turn: note.version, context) { [self] context in
             guard !skip, let root = object as? Root else { return }
-            note.each { change in
-                if !change.isPrior || wantsPrior {
-                    gate.send(root, change.filtered(by: info.options), context)
+            for change in note.changes {
+                if note.priors != .none && wantsPrior {
+                    gate.send(root, change.prior.filtered(by: info.options), context)
                 }
+                if note.priors != .only { gate.send(root, change.filtered(by: info.options), context) }
             }
         }
     }

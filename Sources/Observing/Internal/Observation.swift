@@ -154,7 +154,8 @@ func describe(_ keyPath: AnyKeyPath & Sendable, of root: AnyObject) -> String {
     var remembered = true
     if text.contains("<computed") {
         func read<Root: AnyObject>(_ root: Root) -> Any? { root[keyPath: keyPath as AnyKeyPath] }
-        let (_, reads) = ThreadContext.current.record { read(root) }
+        var reads: [TrackedRead] = []
+        _ = ThreadContext.current.record(&reads) { read(root) }
         let names = reads.map { propertyName(of: $0.storage, in: $0.object) }
         text = "\\\(type(of: root)).\(names.joined(separator: "."))"
         // Only a property of the root itself: a chain read partway (a nil link) would be named short.

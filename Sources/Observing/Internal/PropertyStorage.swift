@@ -3,25 +3,24 @@ import Observation
 /// What one write notifies its direct observers of, in one turn (`version`): its changes, each preceded by its prior
 /// notification when `priors` says so, or the prior notifications alone (sent before the store).
 @usableFromInline struct Notification<Value> {
-    enum Priors { case none, interleaved, only }
+    @usableFromInline enum Priors { case none, interleaved, only }
 
     let version: UInt64
     let changes: [ObservedChange<Value>]
     let priors: Priors
 
-    func each(_ body: (ObservedChange<Value>) -> Void) {
-        for change in changes {
-            if priors != .none { body(change.prior) }
-            if priors != .only { body(change) }
-        }
+    @usableFromInline init(version: UInt64, changes: [ObservedChange<Value>], priors: Priors) {
+        (self.version, self.changes, self.priors) = (version, changes, priors)
     }
 }
 
-/// An observation of one property, told of each of its changes by version (see `CallGate`).
-@usableFromInline protocol DirectSubscriber<Value>: AnyObject, Sendable {
-    associatedtype Value
+/// An observation of one property, told of each of its changes by version (see `CallGate`). Not generic over the
+/// value, so that a storage's list of them is one concrete type: adding and removing one, in code not compiled for the
+/// property's type, then looks no type up at run time.
+@usableFromInline protocol DirectSubscriber: AnyObject, Sendable {
     var wantsPrior: Bool { get }
-    func receive(_ note: Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool)
+    /// `note` is of the observed property's value type, the subscriber's own (a storage holds only its own observers).
+    func receive<Value>(_ note: Notification<Value>, from object: AnyObject, _ context: ThreadContext, skip: Bool)
     /// The storage (and so its object) went away.
     func storageWentAway()
 }
@@ -33,7 +32,7 @@ import Observation
 }
 
 /// A storage a chain can follow.
-protocol LinkableStorage: AnyObject, Sendable {
+@usableFromInline protocol LinkableStorage: AnyObject, Sendable {
     /// Adds `target`; false when the storage was written since its `writes`-th write (the read is stale).
     func addLink(_ target: any ChainTarget, since writes: UInt64) -> Bool
     func removeLink(_ target: any ChainTarget)
@@ -50,11 +49,11 @@ protocol LinkableStorage: AnyObject, Sendable {
     /// How a whole assignment becomes changes: `isEqual` (`==` when `Value` is `Equatable`: an equal assignment does
     /// not notify) and `diff` (into collection changes, for `@ObservedArray` of `Identifiable` elements).
     @usableFromInline struct Rules {
-        let isEqual: ((Value, Value) -> Bool)?
-        let diff: ((Value, Value) -> [ObservedChange<Value>])?
+        @usableFromInline let isEqual: ((Value, Value) -> Bool)?
+        @usableFromInline let diff: ((Value, Value) -> [ObservedChange<Value>])?
 
         /// The changes a whole assignment (one `.setting`) really makes.
-        @usableFromInline func refine(_ changes: [ObservedChange<Value>]) -> [ObservedChange<Value>] {
+        @inlinable func refine(_ changes: [ObservedChange<Value>]) -> [ObservedChange<Value>] {
             guard changes.count == 1, let old = changes[0].oldValue, let new = changes[0].newValue else {
                 return changes
             }
@@ -71,7 +70,7 @@ protocol LinkableStorage: AnyObject, Sendable {
         @usableFromInline var version: UInt64 = 0
         /// How many writes were made (chains check their reads against it).
         @usableFromInline var writes: UInt64 = 0
-        @usableFromInline var directs: [any DirectSubscriber<Value>] = []
+        @usableFromInline var directs: [any DirectSubscriber] = []
         @usableFromInline var priorObservers = 0
         @usableFromInline var links: [any ChainTarget] = []
         /// The object the storage belongs to, set by its first direct observation.
@@ -83,7 +82,7 @@ protocol LinkableStorage: AnyObject, Sendable {
     /// Whom a write tells, taken under the lock; `priors`: its prior notifications come after the store (a write made
     /// inside a handler).
     @usableFromInline typealias Audience = (
-        version: UInt64, directs: [any DirectSubscriber<Value>], links: [any ChainTarget], rules: Rules, priors: Bool,
+        version: UInt64, directs: [any DirectSubscriber], links: [any ChainTarget], rules: Rules, priors: Bool,
         readKeyPath: AnyKeyPath?
     )
 
@@ -109,21 +108,17 @@ protocol LinkableStorage: AnyObject, Sendable {
     @inlinable func read<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, Value>)
         -> Value
     {
-        if let value = recorded(instance, keyPath) { return value }
+        if let context = ThreadContext.evaluating {
+            let (value, writes) = state.with { ($0.value, $0.writes) }
+            context.add(self, instance, keyPath, writes: writes)
+            return value
+        }
         // The access first, then the value: a write after this read tells the registrar, which holds the tracking.
         registrar.access(instance, keyPath: keyPath)
         return state.with { state in
             if state.readKeyPath == nil { state.readKeyPath = keyPath }
             return state.value
         }
-    }
-
-    /// The value, recorded when a key path is being evaluated on this thread; nil when none is.
-    @usableFromInline func recorded(_ instance: AnyObject, _ keyPath: AnyKeyPath) -> Value? {
-        guard let context = ThreadContext.existing, context.isEvaluating else { return nil }
-        let (value, writes) = state.with { ($0.value, $0.writes) }
-        context.add(TrackedRead(storage: self, object: instance, keyPath: keyPath, writes: writes))
-        return value
     }
 
     /// The value, not recorded and not an access.
@@ -138,22 +133,24 @@ protocol LinkableStorage: AnyObject, Sendable {
     /// When no observer wants prior notifications (the usual case) it is one lock section, which keeps a write nobody
     /// observes as cheap as an `@Observable` one; the change is made only when someone is told.
     @inlinable func set<Instance: KeyValueObservable>(_ newValue: Value, of instance: Instance) {
-        let taken = state.with { state -> (old: Value, audience: Audience?)? in
+        var audience: Audience?
+        let old = state.with { state -> Value? in
             guard state.priorObservers == 0 else { return nil }
-            let old = state.value
-            state.value = newValue
-            return (old, Self.take(&state, priors: false))
+            defer { state.value = newValue }
+            audience = Self.take(&state, priors: false)
+            return state.value
         }
-        guard let taken else {
+        guard let old else {
             return write(instance, whole: true) { value in
                 let old = value
                 value = newValue
                 return [ObservedChange(kind: .setting, oldValue: old, newValue: newValue)]
             }
         }
-        guard let audience = taken.audience else { return }
-        let change = ObservedChange(kind: .setting, oldValue: taken.old, newValue: newValue)
-        finish([change], audience, instance, whole: true, nil)
+        guard let audience else { return }
+        notify(
+            audience.rules.refine([ObservedChange(kind: .setting, oldValue: old, newValue: newValue)]), audience,
+            instance)
     }
 
     /// Applies `body` to the value and notifies the changes it returns (O5, O6, O8, O11, O12).
@@ -172,7 +169,8 @@ protocol LinkableStorage: AnyObject, Sendable {
             changes = body(&state.value)
             return Self.take(&state, priors: reentrant && state.priorObservers > 0)
         }
-        if let audience { finish(changes, audience, instance, whole: whole, context) }
+        guard let audience else { return }
+        notify(whole ? audience.rules.refine(changes) : changes, audience, instance, context)
     }
 
     /// Counts a write made under the lock and takes its audience: nil when nobody is told.
@@ -183,18 +181,18 @@ protocol LinkableStorage: AnyObject, Sendable {
         return (state.version, state.directs, state.links, state.rules, priors, state.readKeyPath)
     }
 
-    /// Refines the changes of a write and tells its audience, after the lock; then Swift Observation.
-    @usableFromInline func finish<Instance: KeyValueObservable>(
-        _ changes: [ObservedChange<Value>], _ audience: Audience, _ instance: Instance, whole: Bool,
-        _ context: ThreadContext?
+    /// Tells the audience of a write its `changes`, after the lock; then Swift Observation.
+    @inlinable func notify<Instance: KeyValueObservable>(
+        _ changes: [ObservedChange<Value>], _ audience: Audience, _ instance: Instance, _ context: ThreadContext? = nil
     ) {
-        let changes = whole ? audience.rules.refine(changes) : changes
-        let note = Notification(
-            version: audience.version, changes: changes, priors: audience.priors ? .interleaved : .none)
         if !audience.directs.isEmpty || !audience.links.isEmpty {
-            deliver(note, audience.directs, audience.links, instance, context)
+            let note = Notification(
+                version: audience.version, changes: changes, priors: audience.priors ? .interleaved : .none)
+            deliver(instance, context, Self.sending(note, audience.directs, audience.links, instance))
         }
-        if !changes.isEmpty, let keyPath = audience.readKeyPath as? KeyPath<Instance, Value> {
+        if !changes.isEmpty, let readKeyPath = audience.readKeyPath,
+            let keyPath = readKeyPath as? KeyPath<Instance, Value>
+        {
             registrar.willSet(instance, keyPath: keyPath)
             registrar.didSet(instance, keyPath: keyPath)
         }
@@ -205,7 +203,7 @@ protocol LinkableStorage: AnyObject, Sendable {
     private func sendPriors(
         _ instance: AnyObject, whole: Bool, _ body: (inout Value) -> [ObservedChange<Value>], _ context: ThreadContext?
     ) {
-        let taken = state.with { state -> (UInt64, Value, [any DirectSubscriber<Value>], Rules)? in
+        let taken = state.with { state -> (UInt64, Value, [any DirectSubscriber], Rules)? in
             guard state.priorObservers > 0 else { return nil }
             state.version &+= 1
             return (state.version, state.value, state.directs, state.rules)
@@ -214,40 +212,49 @@ protocol LinkableStorage: AnyObject, Sendable {
         var value = copy
         let changes = body(&value)
         let note = Notification(version: version, changes: whole ? rules.refine(changes) : changes, priors: .only)
-        deliver(note, directs, [], instance, context)
+        deliver(instance, context, Self.sending(note, directs, [], instance))
     }
 
-    /// Delivers `note` to `directs` (each in its turn) and tells the chains following this storage: at once, or after
-    /// the running handler when called inside one (O8).
-    private func deliver(
-        _ note: Notification<Value>, _ directs: [any DirectSubscriber<Value>], _ links: [any ChainTarget],
-        _ instance: AnyObject, _ context: ThreadContext?
+    /// Runs `send` (made by `sending`): at once, or after the running handler when called inside one (O8).
+    @usableFromInline func deliver(
+        _ instance: AnyObject, _ context: ThreadContext?, _ send: @escaping (ThreadContext, _ skip: Bool) -> Void
     ) {
         let context = context ?? ThreadContext.current
-        let send = { (skip: Bool) in
+        if context.depth > 0 {
+            context.enqueue(object: instance, storage: self) { skip in send(context, skip) }
+        } else {
+            context.frame { send(context, false) }
+        }
+    }
+
+    /// What delivers `note` to `directs` (each in its turn) and tells the chains following this storage. Made where
+    /// the write is compiled for the property's type: looping over `directs` in code not compiled for it looks up the
+    /// array's type at run time.
+    @inlinable static func sending(
+        _ note: Notification<Value>, _ directs: [any DirectSubscriber], _ links: [any ChainTarget],
+        _ instance: AnyObject
+    ) -> (ThreadContext, _ skip: Bool) -> Void {
+        { context, skip in
             for direct in directs { direct.receive(note, from: instance, context, skip: skip) }
             for link in links { link.linkChanged(context, skip: skip) }
-        }
-        if context.depth > 0 {
-            context.enqueue(object: instance, storage: self, send)
-        } else {
-            context.frame { send(false) }
         }
     }
 
     // MARK: Subscribers
 
-    /// Adds a direct observer; returns the version of its first turn and, when `initial`, the value its initial call
-    /// carries (the value at that version).
-    func addDirect(_ subscriber: any DirectSubscriber<Value>, of object: AnyObject, initial: Bool)
-        -> (turn: UInt64, value: Value?)
+    /// Adds a direct observer; returns the version of its first turn and, when `initial`, sets `value` to the value its
+    /// initial call carries (the value at that version).
+    func addDirect(_ subscriber: any DirectSubscriber, of object: AnyObject, initial: Bool, value: inout Value?)
+        -> UInt64
     {
         state.with { state in
             state.directs.append(subscriber)
             if state.object == nil { state.object = object }
             if subscriber.wantsPrior { state.priorObservers += 1 }
             // The initial call takes the current version as its turn; changes take the next ones.
-            return initial ? (state.version, state.value) : (state.version &+ 1, nil)
+            guard initial else { return state.version &+ 1 }
+            value = state.value
+            return state.version
         }
     }
 
@@ -256,7 +263,7 @@ protocol LinkableStorage: AnyObject, Sendable {
         state.with { $0.object }
     }
 
-    func removeDirect(_ subscriber: any DirectSubscriber<Value>) {
+    func removeDirect(_ subscriber: any DirectSubscriber) {
         state.with { state in
             guard let index = state.directs.firstIndex(where: { $0 === subscriber }) else { return }
             state.directs.remove(at: index)
@@ -264,14 +271,14 @@ protocol LinkableStorage: AnyObject, Sendable {
         }
     }
 
-    func addLink(_ target: any ChainTarget, since writes: UInt64) -> Bool {
+    @usableFromInline func addLink(_ target: any ChainTarget, since writes: UInt64) -> Bool {
         state.with { state in
             state.links.append(target)
             return state.writes == writes
         }
     }
 
-    func removeLink(_ target: any ChainTarget) {
+    @usableFromInline func removeLink(_ target: any ChainTarget) {
         state.with { state in
             if let index = state.links.firstIndex(where: { $0 === target }) { state.links.remove(at: index) }
         }

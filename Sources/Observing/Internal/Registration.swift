@@ -12,7 +12,8 @@ extension KeyValueObservable {
         guard mayEvaluate() else { return nil }
         let context = ThreadContext.current
         return context.frame {
-            let (value, reads) = context.record { self[keyPath: keyPath] }
+            var reads: [TrackedRead] = []
+            let value = context.record(&reads) { self[keyPath: keyPath] }
             let info = ObservationInfo(
                 objectIdentifier: ObjectIdentifier(self), keyPath: keyPath, options: options, delivery: delivery,
                 owner: owner)

@@ -114,22 +114,30 @@
 
     // MARK: Recording reads
 
-    /// Evaluates `body`, recording the `@Observed` reads it makes on this thread (in a frame: what it queues is
-    /// delivered once the reads are taken).
-    func record<Value>(_ body: () -> Value) -> (Value, [TrackedRead]) {
+    /// Evaluates `body`, recording the `@Observed` reads it makes on this thread into `reads` (in a frame: what it
+    /// queues is delivered once the reads are taken).
+    func record<Value>(_ reads: inout [TrackedRead], _ body: () -> Value) -> Value {
         frame {
             recordings.append([])
             let value = body()
-            return (value, recordings.removeLast())
+            reads = recordings.removeLast()
+            return value
         }
     }
 
-    /// Whether a key path is being evaluated on this thread (its `@Observed` reads are recorded).
-    var isEvaluating: Bool { !recordings.isEmpty }
+    /// The calling thread's context while it evaluates a key path (its `@Observed` reads are recorded); nil otherwise.
+    @usableFromInline static var evaluating: ThreadContext? {
+        guard let context = existing, !context.recordings.isEmpty else { return nil }
+        return context
+    }
 
-    /// Records `read` in the innermost evaluation.
-    func add(_ read: TrackedRead) {
-        recordings[recordings.count - 1].append(read)
+    /// Records in the innermost evaluation a read of `storage`, the property `keyPath` of `object`, after its
+    /// `writes`-th write.
+    @usableFromInline func add(
+        _ storage: any LinkableStorage, _ object: AnyObject, _ keyPath: AnyKeyPath, writes: UInt64
+    ) {
+        recordings[recordings.count - 1].append(
+            TrackedRead(storage: storage, object: object, keyPath: keyPath, writes: writes))
     }
 }
 
@@ -145,13 +153,9 @@ struct TrackedRead {
 /// The key whose slot holds each thread's `ThreadContext`.
 private let contextKey: pthread_key_t = {
     var key = pthread_key_t()
-    let status = pthread_key_create(&key) { releaseContext($0) }
+    // The key's destructor: releases the exiting thread's context. Why `Unmanaged` is safe: called once per thread, at
+    // its exit, with the reference `current` retained.
+    let status = pthread_key_create(&key) { slot in slot.map { Unmanaged<ThreadContext>.fromOpaque($0).release() } }
     precondition(status == 0, "Observing: pthread_key_create failed (\(status))")
     return key
 }()
-
-/// The key's destructor: releases the exiting thread's context. Why `Unmanaged` is safe: called once per thread, at its
-/// exit, with the reference `current` retained.
-private func releaseContext(_ slot: UnsafeMutableRawPointer?) {
-    if let slot { Unmanaged<ThreadContext>.fromOpaque(slot).release() }
-}

@@ -1,12 +1,12 @@
 /// An owner-scoped observer: the role of FBKVOController (guarantee O2).
 ///
 /// ```swift
-/// final class CellViewModel {
+/// @MainActor final class CellViewModel {
 ///     private(set) var highlighted = false
 ///     private lazy var observer = KeyValueObserver(owner: self)
 ///
-///     func willDisplay(_ canvas: Canvas) {
-///         observer.observe(canvas, \.isSelected, options: [.initial, .new]) {
+///     func willDisplay(_ canvas: Canvas) {    // a `Sendable` model (see `Observed`'s subscripts)
+///         observer.observeOnMainActor(canvas, \.isSelected, options: [.initial, .new]) {
 ///             (viewModel: CellViewModel, canvas, change) in viewModel.highlighted = change.newValue!
 ///         }
 ///     }
@@ -25,9 +25,8 @@
 ///   owner already going away it observes nothing.
 ///
 /// Handlers are `@Sendable` because they run on the thread that writes the property. A handler that takes the owner as
-/// its first parameter gets it for the call (held weakly in between), so it captures nothing; the owner then runs on
-/// the writing thread, which is the owner's to allow (write a main-thread model on the main thread, or use main-actor
-/// delivery).
+/// its first parameter gets it for the call (held weakly in between), so it captures nothing; such an owner is
+/// `Sendable` (a `@MainActor` view-model is), since the call hands it to the writing thread or the main actor.
 public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     private let owner: OwnerDescription?
 
@@ -69,7 +68,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// - Precondition: the observer was made with an owner of type `Owner`.
     /// - Returns: `true` if a new observation started.
     @discardableResult
-    public func observe<Owner: AnyObject, Object: KeyValueObservable, Value>(
+    public func observe<Owner: AnyObject & Sendable, Object: KeyValueObservable, Value>(
         _ object: Object,
         _ keyPath: KeyPath<Object, Value> & Sendable,
         options: ObservationOptions = [.old, .new],
@@ -140,21 +139,9 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         // without evaluating is observed and then refused by the filing, which costs less than asking first.
         let registered = object.register(
             keyPath, options: options, delivery: delivery, caller: caller(), owner: owner,
-            mayEvaluate: { !hasActiveObservation(ObjectIdentifier(object), keyPath) },
-            file: { file($0, of: ObjectIdentifier(object), keyPath) })
+            mayEvaluate: { !isObserving(object, keyPath) },
+            file: { Registry.insert($0, pair: pair(ObjectIdentifier(object), keyPath)) })
         return registered != nil
-    }
-
-    /// Whether the pair of `keyPath` of `object` has an active observation.
-    private func hasActiveObservation(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath & Sendable) -> Bool {
-        Registry.observation(for: pair(object, keyPath))?.isActive == true
-    }
-
-    /// Files `observation` under its pair.
-    private func file(_ observation: any AnyObservation, of object: ObjectIdentifier, _ keyPath: AnyKeyPath & Sendable)
-        -> Bool
-    {
-        Registry.insert(observation, pair: pair(object, keyPath))
     }
 
     private func pair(_ object: ObjectIdentifier, _ keyPath: AnyKeyPath & Sendable) -> Registry.Pair {

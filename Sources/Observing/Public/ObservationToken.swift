@@ -1,3 +1,5 @@
+import Locking
+
 /// One registered observation (guarantee O1).
 ///
 /// Every call to `observe` returns a new token with its own identity (`===`, `Hashable`), even for the same object and
@@ -8,10 +10,15 @@
 /// A token retains neither the observed object nor anything on its key path (O3); it retains the handler (and what the
 /// handler captures) until it is invalidated.
 public final class ObservationToken: Sendable, Hashable, CustomStringConvertible {
-    private let observation: (any AnyObservation)?
+    /// Let go once invalidated, which releases the handler.
+    private let slot: LockedValue<(any AnyObservation)?>
 
     init(_ observation: (any AnyObservation)?) {
-        self.observation = observation
+        slot = LockedValue(observation)
+    }
+
+    private var observation: (any AnyObservation)? {
+        slot.withLock { $0 }
     }
 
     /// A token that observes nothing (already invalidated).
@@ -25,7 +32,10 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
     /// for, so don't call this while holding a lock that handler needs. A call from inside the handler itself returns
     /// at once and lets that call finish.
     public func invalidate() {
-        observation?.end()
+        // Ended before it is let go: a concurrent `invalidate()` that finds it still here waits for the same end.
+        guard let observation else { return }
+        observation.end()
+        slot.withLock { $0 = nil }
     }
 
     /// Whether the observation can still deliver: not invalidated, and the observed object still exists.

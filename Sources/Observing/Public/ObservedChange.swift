@@ -39,7 +39,7 @@ public struct ObservedChange<Value> {
     public let isPrior: Bool
 
     /// Creates a change; the library builds these, tests and adapters may too.
-    public init(
+    @inlinable public init(
         kind: ObservedChangeKind,
         oldValue: Value?,
         newValue: Value?,
