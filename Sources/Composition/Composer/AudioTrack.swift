@@ -12,6 +12,9 @@ struct AudioPiece: Sendable {
     let place: Int?
     /// The output sample at which the piece is cut, nil to play it to its end.
     let end: Int?
+    /// The most samples it plays, nil for all it decodes: its stream's stated length, which leaves out the padding
+    /// that fills its last AAC frame (a looped piece would otherwise start late by that much at each pass).
+    var length: Int? = nil
     /// Turns a reason into the error naming the piece's file.
     let fail: @Sendable (String) -> CompositionError
 
@@ -157,7 +160,8 @@ final class AudioTrack {
         let decoded = converted.count / channels
         defer { reader.advance(by: decoded) }
         let first = started ? min(decoded, max(0, fifoEnd - position)) : 0
-        let last = reader.piece.end.map { min(decoded, $0 - position) } ?? decoded
+        var last = reader.piece.end.map { min(decoded, $0 - position) } ?? decoded
+        if let length = reader.piece.length { last = min(last, length - reader.played) }
         guard last > first else { return }
         if !started || position > fifoEnd {
             started = true
@@ -195,6 +199,8 @@ final class AudioPieceReader {
     private let frame: Frame
     /// The output sample of the next sample converted, nil until the piece is placed.
     private(set) var position: Int?
+    /// How many samples have been converted since the piece was placed.
+    private(set) var played = 0
 
     /// Opens `piece`'s file for its audio stream, which probing found.
     ///
@@ -237,7 +243,10 @@ final class AudioPieceReader {
     func place(at sample: Int) { position = sample }
 
     /// Counts `count` samples as converted.
-    func advance(by count: Int) { position = position.map { $0 + count } }
+    func advance(by count: Int) {
+        position = position.map { $0 + count }
+        played += count
+    }
 
     /// Decodes the next frame and appends it to `samples`, resampled (to `channels` channels: 0 lets this first frame
     /// decide, 1 for mono, 2 otherwise); returns its time in seconds from the file's start (0 when it has none). At the
