@@ -23,6 +23,9 @@
         private var nextTask = 0
         /// The last error that kept the draft from becoming durable in the background, if any.
         public private(set) var durabilityError: DraftError?
+        /// Why the draft asked for could not be opened, when the board journals to a new draft beside it instead
+        /// (`CanvasBoard.openingDraft(at:newBoard:options:)`); nil when it was opened.
+        public private(set) var openingFailure: DraftError?
         /// The scenes connected (each asked for the board once).
         private var scenes = 0
 
@@ -35,15 +38,21 @@
         /// The folder holding `url` is created when missing (an app's Application Support folder does not exist on
         /// a fresh install, and a draft is never opened in a missing folder).
         ///
-        /// - Throws: `DraftError` when the folder cannot be created (`io`, operation "create folder"), or the draft
-        ///   cannot be read or restored, or another opener holds it (nothing is written then).
+        /// A draft that cannot be read or restored, or that another opener holds, is left as it was: the board
+        /// journals to a new draft beside it (``openingFailure`` says why), never to nothing.
+        ///
+        /// - Throws: `DraftError` when the folder cannot be created (`io`, operation "create folder") or the new
+        ///   draft cannot be opened either.
         public func board(draftAt url: URL, newBoard: @autoclosure () -> BoardState) throws(DraftError) -> CanvasBoard {
             let shown: CanvasBoard
             if let board {
                 shown = board
             } else {
                 try Self.createFolder(of: url)
-                shown = try CanvasBoard(draftAt: url, newBoard: newBoard())
+                // A draft that cannot be opened is left for support and a new one beside it journals the session.
+                let opened = try CanvasBoard.openingDraft(at: url, newBoard: newBoard())
+                openingFailure = opened.failure
+                shown = opened.board
                 board = shown
             }
             scenes += 1

@@ -24,11 +24,12 @@ struct DraftOpening {
         let lock = try storage.lock(path)
         let (read, isNew) = try Self.read(path, storage: storage, root: root, keepsDamage: true, newBoard: newBoard)
         let (recovery, effects) = Self.recover(read, options: options)
-        let writer = DraftWriter(
+        var writer = DraftWriter(
             storage: storage, path: path, identity: read.identity, compactionThreshold: options.compactionThreshold,
             syncLevel: options.sync, root: root, mirror: read.state, sequence: read.sequence,
             recordsInJournal: read.replayed,
             needsCompaction: read.needsCompaction, pendingLimit: options.pendingLimit)
+        writer.protection = options.protection
         let pending = recovery.enumerated().map {
             DraftWriteItem(sequence: read.sequence + 1 + UInt64($0.offset), entry: $0.element)
         }

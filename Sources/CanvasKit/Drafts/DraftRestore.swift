@@ -18,6 +18,10 @@ public struct DraftOptions: Sendable {
     /// take elsewhere is written as its whole URL. Nil (by default): the draft's own folder, wherever it is when it
     /// is opened. Give the same folder every time the draft is opened.
     public var takeRoot: URL?
+    /// The data protection the draft's files are created with on Apple platforms (through
+    /// ``DraftStorage/protect(_:_:)``): ``DraftProtection/completeUntilFirstUserAuthentication`` by default, since the
+    /// draft writes in the background, also while the device is locked.
+    public var protection = DraftProtection.completeUntilFirstUserAuthentication
     /// At most this many bytes of records (estimated) wait for the writer while the disk is slow: past a quarter of it
     /// the draft is behind (``BoardDraft/Progress/isBehind``), past it the records waiting are dropped, the draft
     /// fails with ``DraftError/fellBehind(path:limit:)``, and its next write rewrites it whole from the board in

@@ -35,6 +35,10 @@ public protocol DraftStorage: Sendable {
     /// Creates the file at `path` holding exactly `bytes`, replacing any file there (a temporary file, made durable
     /// by ``sync(_:_:)`` and put in place by ``rename(_:to:)``).
     func write(_ bytes: [UInt8], to path: String) throws(DraftError)
+    /// Gives the file at `path`, just created by ``write(_:to:)``, the data protection `protection` (Apple
+    /// platforms: whether the app can write it while the device is locked). A storage without data protection does
+    /// nothing (the default implementation).
+    func protect(_ path: String, _ protection: DraftProtection) throws(DraftError)
     /// Renames `source` to `destination`, atomically replacing it: a reader sees the old file or the new one. The
     /// rename survives a power loss once ``syncFolder(of:_:)`` returns.
     func rename(_ source: String, to destination: String) throws(DraftError)

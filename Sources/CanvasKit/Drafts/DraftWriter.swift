@@ -11,6 +11,8 @@ struct DraftWriter: Sendable {
     let syncLevel: DraftSync
     /// What takes are written relative to (``DraftOptions/takeRoot``).
     let root: DraftRoot
+    /// The data protection of the files it creates (``DraftOptions/protection``).
+    var protection = DraftProtection.completeUntilFirstUserAuthentication
     /// The board as of `mirrorSequence`: what a snapshot written now holds.
     private(set) var mirror: DraftState
     private(set) var mirrorSequence: UInt64
@@ -136,6 +138,7 @@ struct DraftWriter: Sendable {
     private func replace(_ destination: String, with bytes: [UInt8]) throws(DraftError) {
         let temporary = destination + ".tmp"
         try storage.write(bytes, to: temporary)
+        try storage.protect(temporary, protection)
         try storage.sync(temporary, syncLevel)
         try storage.rename(temporary, to: destination)
         try storage.syncFolder(of: destination, syncLevel)

@@ -45,6 +45,8 @@ final class PowerLossStorage: DraftStorage {
         var locked: Set<String> = []
         /// The path of every `write` asked for (failed ones too), in order.
         var writePaths: [String] = []
+        /// Every `protect` asked for, in order.
+        var protections: [(path: String, protection: DraftProtection)] = []
     }
 
     private let state = LockedValue(State())
@@ -254,6 +256,21 @@ final class PowerLossStorage: DraftStorage {
             inode.pending = [Write(offset: 0, bytes: bytes)]
             state.entries[path] = inode
         }
+    }
+
+    /// Records the protection asked for (there is no data protection here).
+    func protect(_ path: String, _ protection: DraftProtection) throws(DraftError) {
+        state.withLockUnchecked { $0.protections.append((path, protection)) }
+    }
+
+    /// Every `protect` asked for so far, in order.
+    var protections: [(path: String, protection: DraftProtection)] {
+        state.withLockUnchecked { $0.protections }
+    }
+
+    /// The path of every `write` asked for so far, in order.
+    var writePaths: [String] {
+        state.withLockUnchecked { $0.writePaths }
     }
 
     func rename(_ source: String, to destination: String) throws(DraftError) {
