@@ -23,13 +23,14 @@ final class CameraEffects: @MainActor CanvasEffectPerformer {
 
     func perform(_ effect: CanvasEffect) {
         switch effect {
-        case .startRecording(let index, _):
+        case .startRecording(let index, _, _):
             takeNumber += 1
             recording = takesFolder.appendingPathComponent("take-\(takeNumber)-canvas-\(index).mp4")
         case .takeDiscarded:
             recording = nil  // movieOutput.stopRecording(); the delegate deletes the file
-        case .takeReplaced(_, let url), .takeRemoved(_, let url), .takeInterrupted(_, let url?):
-            try? FileManager.default.removeItem(at: url)  // this app keeps no old takes
+        case .takeReplaced, .takeRemoved, .segmentRemoved:
+            for url in effect.givenUpFiles { try? FileManager.default.removeItem(at: url) }  // this app keeps no old takes
+        case .takeInterrupted(_, let url?): try? FileManager.default.removeItem(at: url)
         default:
             break  // preview effects: session.startRunning() once; covers and list changes: the adapter's
         }

@@ -153,13 +153,18 @@
             switch effect {
             case .attachPreview where !isConfigured:
                 Task { await prepare() }  // waits for a preparation already running
-            case .startRecording(_, let playback):
+            case .startRecording(_, let playback, _):
                 startRecording(playback)
             case .takeDiscarded:
                 answers.discardRequested()
                 stopRecording()
-            case .takeReplaced(_, let url), .takeRemoved(_, let url), .takeInterrupted(_, let url?):
-                if removesGivenUpTakes { try? FileManager.default.removeItem(at: url) }  // already gone: nothing to do
+            case .takeReplaced, .takeRemoved, .segmentRemoved:
+                // Already gone: nothing to do.
+                if removesGivenUpTakes {
+                    for url in effect.givenUpFiles { try? FileManager.default.removeItem(at: url) }
+                }
+            case .takeInterrupted(_, let url?):
+                if removesGivenUpTakes { try? FileManager.default.removeItem(at: url) }
             default:
                 break
             }

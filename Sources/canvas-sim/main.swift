@@ -160,7 +160,7 @@ if let loaded {
         // names the interrupted take.
         if let draft = board.draft, result.isAccepted, case .event(.record) = step.command,
             let file = steps[(index + 1)...].lazy.compactMap({ next -> URL? in
-                if case .event(.stop(let url, _)) = next.command { return url }
+                if case .event(.stop(let url, _, _)) = next.command { return url }
                 return nil
             }).first
         {

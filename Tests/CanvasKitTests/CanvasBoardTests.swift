@@ -114,7 +114,7 @@ struct CanvasBoardTests {
         recorder.reset()
         #expect(
             board.send(.remove(0)).effects
-                == [.takeRemoved(index: 0, url: Boards.take("0.mov")), .canvasesRemoved(IndexSet(integer: 0))])
+                == [.takeRemoved(index: 0, urls: [Boards.take("0.mov")]), .canvasesRemoved(IndexSet(integer: 0))])
         #expect(recorder.entries == [.canvases(.removal, IndexSet(integer: 0))])
         #expect(board.model(at: 1) === previewed)
         #expect(previewed.status == .inPreview && previewed.isSelected)

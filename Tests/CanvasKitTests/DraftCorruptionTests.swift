@@ -129,8 +129,8 @@ struct DraftCorruptionTests {
         // A snapshot where the journal should be.
         #expect(Self.open([Self.path: snapshot, Self.path + ".snapshot": snapshot]) != nil)
         #expect(
-            DraftError.newerVersion(path: "a", found: 2, supported: 1).description
-                == "draft 'a' is from a newer version (format 2; this library reads up to 1)")
+            DraftError.newerVersion(path: "a", found: 3, supported: 2).description
+                == "draft 'a' is from a newer version (format 3; this library reads up to 2)")
     }
 
     /// `bytes` with the header's version set to `version` and its checksum made to match: a real newer draft.

@@ -38,7 +38,7 @@ struct DraftMissingTakeTests {
         let board = try Self.open(url)
         // The app confirms: `delete` is journaled like any event.
         let outcome = board.send(.delete(1))
-        #expect(outcome.effects == [.takeRemoved(index: 1, url: takes[1])])
+        #expect(outcome.effects == [.takeRemoved(index: 1, urls: [takes[1]])])
         try await board.draft!.close()
         let after = try Self.open(url)
         #expect(after.draft!.restore.effects == [])

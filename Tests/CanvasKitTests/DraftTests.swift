@@ -78,7 +78,11 @@ struct DraftTests {
                 .cancel, .delete(2), .add, .remove(1), .recordingStarted(at: HostTime(seconds: 1_234.5)),
                 .recordingFailed(.notAuthorized), .recordingCutShort(.call, file: url, start: -0.25),
                 .recordingCutShort(.cameraTaken, file: nil), .tapCanvas(CanvasID(rawValue: 0)),
-                .tapCanvas(CanvasID(rawValue: .max)),
+                .tapCanvas(CanvasID(rawValue: .max)), .stop(url, start: 0.5, duration: 2.75),
+                .recordingCutShort(.call, file: url, start: 1, duration: 0.125), .resume, .undo(3), .undo(-1),
+                .disarmUndo, .setSoundtrack(nil),
+                .setSoundtrack(Soundtrack(url: url, start: -1.5, gain: 0.25, loops: true)),
+                .setSoundtrack(Soundtrack(url: url)), .setMicrophone(false), .setMicrophone(true),
             ] + RecorderProblem.allCases.map { .recordingFailed($0) }
         let relative = URL(
             fileURLWithPath: "take 2.mov", relativeTo: URL(fileURLWithPath: "/takes/", isDirectory: true))
@@ -88,11 +92,12 @@ struct DraftTests {
             let decoded = try DraftRecordCodec.decode(bytes[...])
             #expect(decoded == entry)
             // Every value an event carries comes back, whatever Equatable compares.
-            if case .event(.stop(let url, let start)) = decoded,
-                case .event(.stop(let original, let originalStart)) = entry
+            if case .event(.stop(let url, let start, let duration)) = decoded,
+                case .event(.stop(let original, let originalStart, let originalDuration)) = entry
             {
                 #expect(url.relativeString == original.relativeString && url.baseURL == original.baseURL)
                 #expect(start.bitPattern == originalStart.bitPattern)
+                #expect(duration.bitPattern == originalDuration.bitPattern)
             }
             // A payload cut short or with a byte more is refused.
             for length in 0..<bytes.count {
@@ -100,11 +105,26 @@ struct DraftTests {
             }
             #expect(throws: DraftRecordCodec.Failure.self) { try DraftRecordCodec.decode((bytes + [0])[...]) }
         }
-        let board = try BoardState(
-            takes: [url, nil, Boards.take("b.mov")], selection: .init(index: 1, phase: .recording))
-        let state = DraftState(board: board, recordingFile: Boards.take("c.mov"))
-        let bytes = try DraftBinaryEncoder.encode(state)
-        #expect(try DraftBinaryDecoder.decode(DraftState.self, from: bytes[...]) == state)
+        var board = try BoardState(
+            segments: [
+                [
+                    TakeSegment(url: url, start: 0.5, duration: 2),
+                    TakeSegment(url: Boards.take("a2.mov"), start: 2.5, duration: 1),
+                ],
+                [TakeSegment(url: Boards.take("s.mov"), duration: 3)], [TakeSegment(url: Boards.take("b.mov"))],
+            ], selection: .init(index: 1, phase: .inPreview))
+        board.maximumTakeLength = 15
+        _ = board.handle(.setSoundtrack(Soundtrack(url: Boards.take("song.m4a"), start: 3, gain: 0.5, loops: true)))
+        _ = board.handle(.setMicrophone(false))
+        for event in [CanvasEvent.undo(0), .resume] {
+            // An armed undo, then a recording that continues its take.
+            let armed = board
+            _ = board.handle(event)
+            let state = DraftState(board: board, recordingFile: Boards.take("c.mov"))
+            let bytes = try DraftBinaryEncoder.encode(state)
+            #expect(try DraftBinaryDecoder.decode(DraftState.self, from: bytes[...]) == state)
+            #expect(armed != board)
+        }
     }
 
     @Test("a take's start on the board's timeline is journaled and restored, from the journal and from a snapshot")

@@ -21,7 +21,7 @@ struct DraftWriteAheadTests {
             state.withLock { state in
                 state.performed.append(effect)
                 switch effect {
-                case .takeReplaced(_, let url), .takeRemoved(_, let url): state.removed.append(url)
+                case .takeReplaced, .takeRemoved, .segmentRemoved: state.removed += effect.givenUpFiles
                 default: break
                 }
             }

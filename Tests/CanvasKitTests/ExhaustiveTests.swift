@@ -4,9 +4,27 @@ import Testing
 
 @testable import CanvasKit
 
-/// Every state of boards of 1 to 4 canvases (every selection, takes present or absent) times every event.
+/// Every state of boards of 1 to 4 canvases (every selection, takes of 0 to 2 segments, an undo armed or not, a
+/// recording that starts a take or continues one, with and without a maximum take length) times every event.
 @Suite("Exhaustive over small boards")
 struct ExhaustiveTests {
+    /// `state`, and the states one or two events away from it that the base states cannot express: each canvas's
+    /// undo armed, and the recording continuing its take instead of starting a new one.
+    static func variants(of state: BoardState) -> [BoardState] {
+        var states = [state]
+        for index in state.indices {
+            if let armed = BoardState.transition(from: state, on: .undo(index)).next, armed.armedUndo != nil {
+                states.append(armed)
+            }
+        }
+        if let previewing = BoardState.transition(from: state, on: .cancel).next,
+            let resuming = BoardState.transition(from: previewing, on: .resume).next
+        {
+            states.append(resuming)
+        }
+        return states
+    }
+
     @Test(
         "Every state and event has an explicit outcome that keeps I1-I3 and agrees with the reference", arguments: 1...4
     )
@@ -15,7 +33,10 @@ struct ExhaustiveTests {
         var effectKinds: Set<CanvasEffect.Kind> = []
         var checked = 0
         var fresh = 0
-        for state in Boards.allStates(count: count) {
+        let bases =
+            Boards.allStates(count: count, segmentsPerTake: 2)
+            + Boards.allStates(count: count, segmentsPerTake: 2, maximumTakeLength: 2)
+        for state in bases.flatMap(Self.variants(of:)) {
             #expect(Invariants.check(state).isEmpty, "\(state)")
             fresh += 1
             for event in Boards.events(for: state, fresh: Boards.take("fresh-\(fresh).mov")) {
@@ -27,8 +48,9 @@ struct ExhaustiveTests {
                     // A rejection says why in words.
                     #expect(!rejection.description.isEmpty)
                 case .accepted(_, let effects, _):
-                    // Every accepted event tells the host something.
-                    #expect(!effects.isEmpty, "\(event) on \(state)")
+                    // Every accepted event tells the host something, but arming or disarming an undo (the models
+                    // show it).
+                    #expect(!effects.isEmpty || event.word == "undo" || event == .disarmUndo, "\(event) on \(state)")
                     for effect in effects { effectKinds.insert(effect.kind) }
                 }
                 let problems = Invariants.check(before: state, event: event, outcome: outcome)

@@ -39,7 +39,7 @@ struct ProductRequirementTests {
             if selection.phase == .inPreview {
                 let outcome = BoardState.transition(from: state, on: .record)
                 #expect(outcome.effects.map(\.kind) == [.startRecording], "\(state)")
-                if case .startRecording(let index, _)? = outcome.effects.first { #expect(index == selection.index) }
+                if case .startRecording(let index, _, _)? = outcome.effects.first { #expect(index == selection.index) }
             }
         }
         // Every way out of recording leaves the canvas previewing, ready to record again.

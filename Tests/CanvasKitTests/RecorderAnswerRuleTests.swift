@@ -53,7 +53,7 @@ struct RecorderAnswerRuleTests {
         #expect(
             effects == [
                 .recordingCutShort(index: 1, problem: .call, endedAs: .stop), .takeFinished(index: 1, url: file),
-                .takeReplaced(index: 1, oldURL: Boards.take("s.mov")), .coverWanted(index: 1, url: file),
+                .takeReplaced(index: 1, oldURLs: [Boards.take("s.mov")]), .coverWanted(index: 1, url: file),
             ])
     }
 

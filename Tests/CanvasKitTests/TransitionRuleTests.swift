@@ -58,7 +58,11 @@ struct TransitionRuleTests {
     func record() throws {
         let (next, effects) = try accepted(Boards.board("..", selection: .init(index: 1, phase: .inPreview)), .record)
         #expect(next.selection == .init(index: 1, phase: .recording))
-        #expect(effects == [.startRecording(into: 1, playback: SyncedPlayback(hostTime: .zero, takes: []))])
+        #expect(
+            effects == [
+                .startRecording(
+                    into: 1, playback: SyncedPlayback(hostTime: .zero, takes: []), settings: RecordingSettings())
+            ])
     }
 
     @Test("none selected, record: rejected, nothing to record")
@@ -76,7 +80,7 @@ struct TransitionRuleTests {
         #expect(next.videoURL(at: 0) == Boards.take("0.mov"))
         #expect(
             effects == [
-                .takeFinished(index: 1, url: url), .takeReplaced(index: 1, oldURL: Boards.take("1.mov")),
+                .takeFinished(index: 1, url: url), .takeReplaced(index: 1, oldURLs: [Boards.take("1.mov")]),
                 .coverWanted(index: 1, url: url),
             ])
     }
@@ -111,7 +115,7 @@ struct TransitionRuleTests {
             let (next, effects) = try accepted(Boards.board(".t", selection: selection), .delete(1))
             #expect(next.videoURL(at: 1) == nil)
             #expect(next.selection == selection)
-            #expect(effects == [.takeRemoved(index: 1, url: Boards.take("1.mov"))])
+            #expect(effects == [.takeRemoved(index: 1, urls: [Boards.take("1.mov")])])
         }
     }
 
@@ -136,7 +140,8 @@ struct TransitionRuleTests {
         let (next, effects) = try accepted(board, .remove(0))
         #expect(next.selection == .init(index: 1, phase: .inPreview))
         #expect(next.id(at: 1) == previewed)
-        #expect(effects == [.takeRemoved(index: 0, url: Boards.take("0.mov")), .canvasesRemoved(IndexSet(integer: 0))])
+        #expect(
+            effects == [.takeRemoved(index: 0, urls: [Boards.take("0.mov")]), .canvasesRemoved(IndexSet(integer: 0))])
     }
 
     @Test("remove the previewing canvas: preview detached, then take removed, then the collection change")
@@ -147,7 +152,7 @@ struct TransitionRuleTests {
         #expect(next.count == 2)
         #expect(
             effects == [
-                .detachPreview(from: 1), .takeRemoved(index: 1, url: Boards.take("1.mov")),
+                .detachPreview(from: 1), .takeRemoved(index: 1, urls: [Boards.take("1.mov")]),
                 .canvasesRemoved(IndexSet(integer: 1)),
             ])
     }

@@ -71,6 +71,6 @@ struct ScriptFuzzRegressionTests {
         let script = try CanvasScript(parsing: "stop takes/; stop /abs/dir/")
         #expect(script.description == "stop takes\nstop /abs/dir\n")
         #expect(try CanvasScript(parsing: script.description).commands == script.commands)
-        for case .event(.stop(let url, _)) in script.commands { #expect(!url.hasDirectoryPath) }
+        for case .event(.stop(let url, _, _)) in script.commands { #expect(!url.hasDirectoryPath) }
     }
 }

@@ -23,30 +23,55 @@ package enum Boards {
     /// Every state the types can express for a board of `count` canvases, with takes present or absent:
     /// (1 + 2 * count) selections times 2^count take patterns.
     package static func allStates(count: Int) -> [BoardState] {
+        allStates(count: count, segmentsPerTake: 1)
+    }
+
+    /// Every selection of a board of `count` canvases times every take pattern with up to `segmentsPerTake` segments
+    /// per take ((1 + 2 * count) * (segmentsPerTake + 1)^count states). Segment k of canvas i is `i.mov` (k = 0) or
+    /// `i-k.mov`, one second long, and starts at timeline 0 plus the segments before it. `maximumTakeLength` is set on
+    /// every board.
+    package static func allStates(count: Int, segmentsPerTake: Int, maximumTakeLength: Double? = nil) -> [BoardState] {
         var states: [BoardState] = []
         var selections: [BoardState.Selection?] = [nil]
         for index in 0..<count {
             for phase in BoardState.Selection.Phase.allCases { selections.append(.init(index: index, phase: phase)) }
         }
-        for mask in 0..<(1 << count) {
-            let takes = (0..<count).map { mask & (1 << $0) != 0 ? take("\($0).mov") : nil }
+        let base = segmentsPerTake + 1
+        var patterns = 1
+        for _ in 0..<count { patterns *= base }
+        for pattern in 0..<patterns {
+            var rest = pattern
+            var segments: [[TakeSegment]] = []
+            for index in 0..<count {
+                let n = rest % base
+                rest /= base
+                segments.append(
+                    (0..<n).map { k in
+                        TakeSegment(
+                            url: take(k == 0 ? "\(index).mov" : "\(index)-\(k).mov"), start: Double(k), duration: 1)
+                    })
+            }
             for selection in selections {
-                states.append(try! BoardState(takes: takes, selection: selection))
+                var state = try! BoardState(segments: segments, selection: selection)
+                state.maximumTakeLength = maximumTakeLength
+                states.append(state)
             }
         }
         return states
     }
 
-    /// Every event worth trying on `state`: each index from -1 to `count` for tap, delete and remove; record; cancel;
-    /// add; stop with a fresh file, with the file of another canvas's take, and with the recording canvas's own take.
+    /// Every event worth trying on `state`: each index from -1 to `count` for tap, delete, undo and remove; record;
+    /// resume; cancel; add; stop with a fresh file (one second long), with the file of another canvas's take, and with
+    /// a file of the recording canvas's own take; the soundtrack and microphone settings; disarming an undo.
     package static func events(for state: BoardState, fresh: URL) -> [CanvasEvent] {
         var events: [CanvasEvent] = [
-            .record, .cancel, .add, .stop(fresh), .recordingStarted(at: HostTime(seconds: 2)),
-            .recordingFailed(.notAuthorized), .recordingCutShort(.call, file: fresh),
-            .recordingCutShort(.cameraTaken, file: nil),
+            .record, .resume, .cancel, .add, .stop(fresh, duration: 1), .recordingStarted(at: HostTime(seconds: 2)),
+            .recordingFailed(.notAuthorized), .recordingCutShort(.call, file: fresh, duration: 1),
+            .recordingCutShort(.cameraTaken, file: nil), .disarmUndo, .setMicrophone(!state.recordsSound),
+            .setSoundtrack(state.soundtrack == nil ? Soundtrack(url: take("music.m4a"), gain: 0.5) : nil),
         ]
         for index in -1...state.count {
-            events += [.tap(index), .delete(index), .remove(index)]
+            events += [.tap(index), .delete(index), .remove(index), .undo(index)]
         }
         // By identity: every canvas's, and one no canvas has.
         events += state.indices.map { .tapCanvas(state.id(at: $0)) } + [.tapCanvas(CanvasID(rawValue: .max))]
@@ -55,8 +80,11 @@ package enum Boards {
             events.append(.stop(state.videoURL(at: other)!))
             events.append(.recordingCutShort(.call, file: state.videoURL(at: other)!))
         }
-        if let recording, let own = state.videoURL(at: recording) {
-            events.append(.stop(own))
+        if let recording {
+            // The take's own files: its first and its last segment.
+            let own = state.segments(at: recording).map(\.url)
+            if let first = own.first { events.append(.stop(first, duration: 1)) }
+            if own.count > 1, let last = own.last { events.append(.stop(last, duration: 1)) }
         }
         return events
     }

@@ -28,21 +28,26 @@ package struct EventGenerator {
         let roll = Int.random(in: 0..<100, using: &generator)
         let index = Int.random(in: 0..<(state.count + (roll % 10 == 0 ? 2 : 0)), using: &generator)
         switch roll {
-        case 0..<35: return .tap(index)
-        case 35..<50: return .record
-        case 50..<62:
+        case 0..<32: return .tap(index)
+        case 32..<42: return .record
+        case 42..<46: return .resume
+        case 46..<58:
             takes += 1
             if roll % 6 == 0, let reused = state.indices.compactMap(state.videoURL(at:)).first { return .stop(reused) }
-            return .stop(Boards.take("r\(takes).mov"))
-        case 62..<65: return .cancel
-        case 65: return .recordingStarted(at: HostTime(seconds: Double(index)))
-        case 66: return .recordingFailed(RecorderProblem.allCases[index % RecorderProblem.allCases.count])
-        case 67:
+            return .stop(Boards.take("r\(takes).mov"), duration: Double(roll % 3))
+        case 58..<61: return .cancel
+        case 61: return .recordingStarted(at: HostTime(seconds: Double(index)))
+        case 62: return .recordingFailed(RecorderProblem.allCases[index % RecorderProblem.allCases.count])
+        case 63:
             takes += 1
             let file = index % 2 == 0 ? Boards.take("c\(takes).mov") : nil
             return .recordingCutShort(.call, file: file)
-        case 68..<78: return .delete(index)
-        case 78..<89: return state.count < maxCount ? .add : .tap(index)
+        case 64..<68: return .delete(index)
+        case 68..<73: return .undo(index)
+        case 73: return .disarmUndo
+        case 74: return .setSoundtrack(index % 2 == 0 ? Soundtrack(url: Boards.take("m\(index).m4a")) : nil)
+        case 75: return .setMicrophone(index % 2 == 0)
+        case 76..<88: return state.count < maxCount ? .add : .tap(index)
         default: return .remove(index)
         }
     }
@@ -53,6 +58,7 @@ package struct EventGenerator {
         case .tap(let index): (0..<max(index, 0)).map(CanvasEvent.tap)
         case .delete(let index): (0..<max(index, 0)).map(CanvasEvent.delete)
         case .remove(let index): (0..<max(index, 0)).map(CanvasEvent.remove)
+        case .undo(let index): (0..<max(index, 0)).map(CanvasEvent.undo)
         default: []
         }
     }

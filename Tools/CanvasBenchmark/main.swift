@@ -86,16 +86,16 @@ struct NaiveBoard {
             guard let selected, recording == nil else { return false }
             status[selected] = .recording
             return true
-        case .stop(let url, _):
+        case .stop(let url, _, _):
             guard let recording else { return false }
             videoURL[recording] = url
             status[recording] = .inPreview
             return true
-        case .cancel, .recordingFailed, .recordingCutShort(_, nil, _):
+        case .cancel, .recordingFailed, .recordingCutShort(_, nil, _, _):
             guard let recording else { return false }
             status[recording] = .inPreview
             return true
-        case .recordingCutShort(_, let url?, _):
+        case .recordingCutShort(_, let url?, _, _):
             guard let recording else { return false }
             videoURL[recording] = url
             status[recording] = .inPreview
@@ -106,7 +106,7 @@ struct NaiveBoard {
             guard status.indices.contains(index), recording == nil, videoURL[index] != nil else { return false }
             videoURL[index] = nil
             return true
-        case .add, .remove, .tapCanvas:
+        case .add, .remove, .tapCanvas, .resume, .undo, .disarmUndo, .setSoundtrack, .setMicrophone:
             return false
         }
     }

@@ -65,7 +65,7 @@ public struct RecorderAnswers: Sendable, Hashable {
     /// The file of the recording in progress, if any.
     public var recordingFile: URL? { recording?.file }
 
-    /// The board's `startRecording(into:playback:)` effect was performed: the recorder writes `file`, while
+    /// The board's `startRecording(into:playback:settings:)` effect was performed: the recorder writes `file`, while
     /// `playback` plays the other takes.
     public mutating func recordingRequested(into file: URL, playback: SyncedPlayback) {
         recording = Recording(file: file, playback: playback)

@@ -44,7 +44,8 @@ enum DraftFormat {
     static let signature: [UInt8] = Array("MCDRAFT".utf8) + [0]
     /// The version this library writes and the newest it reads. Version 2 writes a take inside the draft's root as
     /// its path below the root (`DraftRoot`); version 1 wrote every URL whole, and reads the same (an opened version 1
-    /// draft is rewritten as version 2 before anything is appended to it).
+    /// draft is rewritten as version 2 before anything is appended to it). Version 2 also journals takes of several
+    /// segments, the armed undo, the soundtrack, the microphone setting and the maximum take length (`DraftRecordCodec`).
     static let version = 2
     static let headerSize = 32
     static let recordHeaderSize = 16

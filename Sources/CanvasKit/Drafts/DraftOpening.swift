@@ -185,7 +185,10 @@ struct DraftOpening {
         // A missing take stays on its canvas and nothing is journaled: a moved container or an unmounted volume is
         // not a deletion. The app confirms a removal with `delete`; a file that returns is simply found next time.
         for index in state.board.indices {
-            guard let url = state.board.videoURL(at: index), !options.takeExists(url) else { continue }
+            // A take with a segment gone is missing (named by the first file that is gone).
+            guard let url = state.board.segments(at: index).first(where: { !options.takeExists($0.url) })?.url else {
+                continue
+            }
             effects.append(.takeMissing(index: index, url: url))
         }
         return (recovery, effects)

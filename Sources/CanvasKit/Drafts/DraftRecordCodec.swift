@@ -8,14 +8,17 @@ import Foundation
 /// by position, so a value added to an event does not compile until it is written here (and read in ``decode(_:)``),
 /// and `DraftTests` round-trips every case with every value set. The snapshot holds the board through `Codable`.
 ///
-/// Form: a kind byte, then its values. 1 `tap`, 5 `delete`, 7 `remove`: the index (zigzag LEB128). 2 `record`,
-/// 4 `cancel`, 6 `add`: nothing. 3 `stop`: the URL, then the start (the 8 bytes of a `Double`, little-endian).
-/// 8 a noted recording file: the URL. 9 `recordingStarted`: the host time (a `Double`, as the start). 10
-/// `recordingFailed`: the problem's name (a string). 11 `recordingCutShort`: the problem's name, 0 or 1 and the
-/// file, then the start. 12 `tap` by identity: the identity's raw number (LEB128). A string is its UTF-8 length
-/// (LEB128) and its bytes. A URL is its relative string, then 0, or 1 and its base URL (the form `URL`'s own
-/// `Codable` conformance keeps); or, for a file inside the draft's root (`DraftRoot`, format version 2), its path
-/// below the root, then 2.
+/// Form: a kind byte, then its values. 1 `tap`, 5 `delete`, 7 `remove`, 16 `undo`: the index (zigzag LEB128).
+/// 2 `record`, 4 `cancel`, 6 `add`, 15 `resume`, 17 `disarmUndo`: nothing. 13 `stop`: the URL, then the start and
+/// the duration (each the 8 bytes of a `Double`, little-endian). 8 a noted recording file: the URL. 9
+/// `recordingStarted`: the host time (a `Double`). 10 `recordingFailed`: the problem's name (a string). 14
+/// `recordingCutShort`: the problem's name, 0 or 1 and the file, then the start and the duration. 12 `tap` by
+/// identity: the identity's raw number (LEB128). 18 `setSoundtrack`: 0, or 1, the URL, the start, the gain and 0 or
+/// 1 for loops. 19 `setMicrophone`: 0 or 1. A string is its UTF-8 length (LEB128) and its bytes. A URL is its
+/// relative string, then 0, or 1 and its base URL (the form `URL`'s own `Codable` conformance keeps); or, for a file
+/// inside the draft's root (`DraftRoot`, format version 2), its path below the root, then 2. Format version 1 wrote
+/// `stop` as 3 (the URL and the start) and `recordingCutShort` as 11 (without the duration): they are still read,
+/// with a duration of 0.
 enum DraftRecordCodec {
     /// Why a payload that passed its checksum is not an entry.
     struct Failure: Error, CustomStringConvertible {
@@ -29,10 +32,11 @@ enum DraftRecordCodec {
             switch event {
             case .tap(let index): integer(1, index, &bytes)
             case .record: bytes.append(2)
-            case .stop(let url, let start):
-                bytes.append(3)
+            case .stop(let url, let start, let duration):
+                bytes.append(13)
                 write(url, root, &bytes)
                 write(start, &bytes)
+                write(duration, &bytes)
             case .cancel: bytes.append(4)
             case .recordingStarted(let time):
                 bytes.append(9)
@@ -40,8 +44,8 @@ enum DraftRecordCodec {
             case .recordingFailed(let problem):
                 bytes.append(10)
                 write(problem.rawValue, &bytes)
-            case .recordingCutShort(let problem, let file, let start):
-                bytes.append(11)
+            case .recordingCutShort(let problem, let file, let start, let duration):
+                bytes.append(14)
                 write(problem.rawValue, &bytes)
                 if let file {
                     bytes.append(1)
@@ -50,12 +54,28 @@ enum DraftRecordCodec {
                     bytes.append(0)
                 }
                 write(start, &bytes)
+                write(duration, &bytes)
             case .delete(let index): integer(5, index, &bytes)
             case .add: bytes.append(6)
             case .remove(let index): integer(7, index, &bytes)
             case .tapCanvas(let id):
                 bytes.append(12)
                 DraftVarint.write(id.rawValue, into: &bytes)
+            case .resume: bytes.append(15)
+            case .undo(let index): integer(16, index, &bytes)
+            case .disarmUndo: bytes.append(17)
+            case .setSoundtrack(let soundtrack):
+                bytes.append(18)
+                if let soundtrack {
+                    bytes.append(1)
+                    write(soundtrack.url, root, &bytes)
+                    write(soundtrack.start, &bytes)
+                    write(soundtrack.gain, &bytes)
+                    bytes.append(soundtrack.loops ? 1 : 0)
+                } else {
+                    bytes.append(0)
+                }
+            case .setMicrophone(let isOn): bytes.append(contentsOf: [19, isOn ? 1 : 0])
             }
         case .recordingFile(let url):
             bytes.append(8)
@@ -101,12 +121,17 @@ enum DraftRecordCodec {
     static func decode(_ payload: ArraySlice<UInt8>, root: DraftRoot? = nil) throws(Failure) -> DraftEntry {
         var reader = Reader(bytes: payload, offset: payload.startIndex, root: root)
         let entry: DraftEntry
-        switch try reader.byte() {
+        let kind = try reader.byte()
+        switch kind {
         case 1: entry = .event(.tap(try reader.integer()))
         case 2: entry = .event(.record)
         case 3:
             let url = try reader.url(depth: 0)
             entry = .event(.stop(url, start: try reader.double()))
+        case 13:
+            let url = try reader.url(depth: 0)
+            let start = try reader.double()
+            entry = .event(.stop(url, start: start, duration: try reader.double()))
         case 4: entry = .event(.cancel)
         case 5: entry = .event(.delete(try reader.integer()))
         case 6: entry = .event(.add)
@@ -114,17 +139,19 @@ enum DraftRecordCodec {
         case 8: entry = .recordingFile(try reader.url(depth: 0))
         case 9: entry = .event(.recordingStarted(at: HostTime(seconds: try reader.double())))
         case 10: entry = .event(.recordingFailed(try reader.problem()))
-        case 11:
+        case 11, 14:
             let problem = try reader.problem()
-            let file: URL?
-            switch try reader.byte() {
-            case 0: file = nil
-            case 1: file = try reader.url(depth: 0)
-            default: throw Failure(description: "a cut-short's file marker is damaged")
-            }
-            entry = .event(.recordingCutShort(problem, file: file, start: try reader.double()))
+            let file = try reader.flag("a cut-short's file marker") ? try reader.url(depth: 0) : nil
+            let start = try reader.double()
+            let duration = kind == 14 ? try reader.double() : 0
+            entry = .event(.recordingCutShort(problem, file: file, start: start, duration: duration))
         case 12: entry = .event(.tapCanvas(CanvasID(rawValue: try reader.varint())))
-        case let kind: throw Failure(description: "unknown entry kind \(kind)")
+        case 15: entry = .event(.resume)
+        case 16: entry = .event(.undo(try reader.integer()))
+        case 17: entry = .event(.disarmUndo)
+        case 18: entry = .event(.setSoundtrack(try reader.flag("a soundtrack's marker") ? try reader.soundtrack() : nil))
+        case 19: entry = .event(.setMicrophone(try reader.flag("a microphone setting")))
+        default: throw Failure(description: "unknown entry kind \(kind)")
         }
         guard reader.offset == payload.endIndex else { throw Failure(description: "bytes after the entry") }
         return entry
@@ -179,6 +206,25 @@ enum DraftRecordCodec {
             }
             offset = end
             return string
+        }
+
+        /// A byte that is 0 (false) or 1 (true); anything else is damage to `what`.
+        mutating func flag(_ what: String) throws(Failure) -> Bool {
+            switch try byte() {
+            case 0: return false
+            case 1: return true
+            default: throw Failure(description: "\(what) is damaged")
+            }
+        }
+
+        mutating func soundtrack() throws(Failure) -> Soundtrack {
+            let url = try url(depth: 0)
+            let start = try double()
+            let gain = try double()
+            guard start.isFinite, gain.isFinite, gain >= 0 else {
+                throw Failure(description: "a soundtrack's start or gain is not a number it can have")
+            }
+            return Soundtrack(url: url, start: start, gain: gain, loops: try flag("a soundtrack's loop marker"))
         }
 
         mutating func problem() throws(Failure) -> RecorderProblem {

@@ -34,14 +34,14 @@ public protocol CanvasEffectPerformer: AnyObject {
 }
 
 extension CanvasEffect {
-    /// Whether the effect gives up a file the user made (``takeReplaced(index:oldURL:)``,
-    /// ``takeRemoved(index:url:)``): a performer may remove it, so on a board opened on a draft it must not run before
+    /// Whether the effect gives up a file the user made (``takeReplaced(index:oldURLs:)``,
+    /// ``takeRemoved(index:urls:)``, ``segmentRemoved(index:url:)``; the files are ``givenUpFiles``): a performer may remove it, so on a board opened on a draft it must not run before
     /// the record of its event is durable, or a power loss would bring the take back on its canvas with its file
     /// gone. (``takeDiscarded(index:)`` is not one: its file is a recording the user abandoned, and a lost `cancel`
     /// comes back as an interrupted take whose partial file the app removes anyway.)
     public var givesUpFile: Bool {
         switch self {
-        case .takeReplaced, .takeRemoved: true
+        case .takeReplaced, .takeRemoved, .segmentRemoved: true
         default: false
         }
     }

@@ -8,7 +8,8 @@ import Observing
 /// Guarantees:
 /// - Only properties whose value changed are written, so only they notify: a tap notifies at most the two canvases
 ///   involved (the one that loses the preview and the one that gets it), whatever the size of the board; `record`,
-///   `stop` and `cancel` notify the recording canvas and `isRecording`; `delete` notifies one `videoURL`.
+///   `stop` and `cancel` notify the recording canvas and `isRecording`; `delete` notifies one `videoURL` and its
+///   `segments`; `undo` notifies one `isUndoArmed` (and `segments` when it removes one).
 /// - A rejected event changes nothing and notifies nothing.
 /// - `add` and `remove` change `canvases` with one insertion or removal carrying its exact `IndexSet`; other models
 ///   are not touched (their indexes shift, their identities stay).
@@ -94,8 +95,12 @@ public final class CanvasBoard: KeyValueObservable, Sendable {
     ///   (then nothing changed and nothing was notified).
     @discardableResult
     public func send(_ event: CanvasEvent) -> BoardOutcome {
-        // Only `record` needs the time; reading the clock outside the lock keeps the lock section as it was.
-        let playbackStart = event == .record ? clock.now() + playbackLead : .zero
+        // Only `record` and `resume` need the time; reading the clock outside the lock keeps the lock section as it was.
+        let playbackStart: HostTime
+        switch event {
+        case .record, .resume: playbackStart = clock.now() + playbackLead
+        default: playbackStart = .zero
+        }
         let (outcome, drains) = core.withLock { core -> (BoardOutcome, Bool) in
             let step = core.state.handle(event, playbackStart: playbackStart)
             guard case .accepted(let effects, var change) = step else {
@@ -162,6 +167,8 @@ public final class CanvasBoard: KeyValueObservable, Sendable {
         case status(CanvasModel, CanvasStatus)
         case selected(CanvasModel, Bool)
         case videoURL(CanvasModel, URL?)
+        case segments(CanvasModel, [TakeSegment])
+        case undoArmed(CanvasModel, Bool)
         case recording(Bool)
         case insert(CanvasModel, at: Int)
         case remove(at: Int)
@@ -177,6 +184,10 @@ public final class CanvasBoard: KeyValueObservable, Sendable {
             model.isSelected = isSelected
         case .videoURL(let model, let url):
             model.videoURL = url
+        case .segments(let model, let segments):
+            model.segments = segments
+        case .undoArmed(let model, let value):
+            model.isUndoArmed = value
         case .recording(let value):
             isRecording = value
         case .insert(let model, let index):
@@ -203,6 +214,8 @@ extension CanvasBoard.Core {
             case .status(let index, let status): writes.append(.status(model(at: index), status))
             case .isSelected(let index, let value): writes.append(.selected(model(at: index), value))
             case .videoURL(let index, let url): writes.append(.videoURL(model(at: index), url))
+            case .segments(let index, let segments): writes.append(.segments(model(at: index), segments))
+            case .isUndoArmed(let index, let value): writes.append(.undoArmed(model(at: index), value))
             case .isRecording(let value): writes.append(.recording(value))
             case .insertCanvas(let index): writes.append(.insert(model(at: index), at: index))
             case .removeCanvas(let index): writes.append(.remove(at: index))

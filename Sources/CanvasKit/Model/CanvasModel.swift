@@ -22,6 +22,8 @@ public final class CanvasModel: KeyValueObservable, Identifiable, Sendable, Cust
     private let _status: Observed<CanvasStatus>
     private let _isSelected: Observed<Bool>
     private let _videoURL: Observed<URL?>
+    private let _segments: Observed<[TakeSegment]>
+    private let _isUndoArmed: Observed<Bool>
 
     /// What the canvas is doing with the camera.
     public internal(set) var status: CanvasStatus {
@@ -35,10 +37,23 @@ public final class CanvasModel: KeyValueObservable, Identifiable, Sendable, Cust
         set { _isSelected[self, \.isSelected] = newValue }
     }
 
-    /// The last finished take, or nil.
+    /// The take's first segment's file (its cover is the take's), or nil without a take. Written only when it
+    /// changes: not when a segment is added to or removed from the end of the take.
     public internal(set) var videoURL: URL? {
         get { _videoURL[self, \.videoURL] }
         set { _videoURL[self, \.videoURL] = newValue }
+    }
+
+    /// The take's segments, in order (empty: no take). Written whenever the take changes.
+    public internal(set) var segments: [TakeSegment] {
+        get { _segments[self, \.segments] }
+        set { _segments[self, \.segments] = newValue }
+    }
+
+    /// Whether the canvas's undo is armed: the cell asks to confirm the removal of the take's last segment.
+    public internal(set) var isUndoArmed: Bool {
+        get { _isUndoArmed[self, \.isUndoArmed] }
+        set { _isUndoArmed[self, \.isUndoArmed] = newValue }
     }
 
     /// A model mirroring `state`.
@@ -47,11 +62,13 @@ public final class CanvasModel: KeyValueObservable, Identifiable, Sendable, Cust
         _status = Observed(wrappedValue: state.status)
         _isSelected = Observed(wrappedValue: state.isSelected)
         _videoURL = Observed(wrappedValue: state.videoURL)
+        _segments = Observed(wrappedValue: state.segments)
+        _isUndoArmed = Observed(wrappedValue: state.isUndoArmed)
     }
 
     /// The current values as a value snapshot.
     public var snapshot: CanvasState {
-        CanvasState(id: id, status: status, isSelected: isSelected, videoURL: videoURL)
+        CanvasState(id: id, status: status, isSelected: isSelected, segments: segments, isUndoArmed: isUndoArmed)
     }
 
     /// What the canvas shows, given whether some canvas on the board is recording (`CanvasBoard.isRecording`).

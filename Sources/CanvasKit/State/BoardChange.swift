@@ -20,19 +20,29 @@ public struct BoardChange: Sendable, Hashable {
     var wasRecording: Bool
     /// The selection after the event.
     var selectionAfter: BoardState.Selection?
-    /// The canvas whose take the event set or cleared (index after the event); its take is read from the board
-    /// after the event. (Only trivial values are stored, so recording a change costs no reference counting.)
+    /// The canvas whose take the event set, changed or cleared (index after the event); its take is read from the
+    /// board after the event. (Only trivial values are stored, so recording a change costs no reference counting.)
     var takeIndex: Int?
+    /// Whether the take's first file changed with it (a new take, a removed take); not when a segment was added to or
+    /// removed from the end of a take that keeps its first.
+    var videoURLChanged = false
+    /// The canvas whose undo was armed before the event, if any.
+    var armedBefore: CanvasID?
+    /// The canvas whose undo is armed after the event, if any.
+    var armedAfter: CanvasID?
     /// The canvas the event inserted or removed, if any.
     var list: ListChange?
     /// The number of the draft record that journals the event, when a ``CanvasBoard`` on a draft accepted it.
     var draftRecord: UInt64?
 
-    /// The start of a record: nothing changed yet on a board whose selection is `selection`.
-    init(selection: BoardState.Selection?) {
+    /// The start of a record: nothing changed yet on a board whose selection is `selection` and whose armed undo is
+    /// `armedUndo`.
+    init(selection: BoardState.Selection?, armedUndo: CanvasID? = nil) {
         selectionBefore = selection
         wasRecording = selection?.phase == .recording
         selectionAfter = selection
+        armedBefore = armedUndo
+        armedAfter = armedUndo
     }
 
     /// Whether a canvas records after the event.
@@ -43,7 +53,8 @@ public struct BoardChange: Sendable, Hashable {
     ///
     /// Order: a removal first; then the canvas that gives up the preview (`status`, then `isSelected`), the canvas
     /// that holds it after the event (`isSelected` if it gains it, then `status` if it changes) and the canvas whose
-    /// take changed (`videoURL`), so that two canvases never look like they hold the preview at once; then the
+    /// take changed (`videoURL` if its first file changed, then `segments`), so that two canvases never look like they
+    /// hold the preview at once; then the undo that is disarmed and the one that is armed (`isUndoArmed`); then the
     /// board's `isRecording`; an insertion last. Indexes are those of the board after the event, except in
     /// ``BoardWrite/removeCanvas(index:)`` (the index before the removal).
     /// `next` is the board after the event (the outcome's `next`).
@@ -56,14 +67,13 @@ public struct BoardChange: Sendable, Hashable {
     /// Calls `body` with each of the writes, in order, without building the array; `next` is the board after the
     /// event.
     func forEachWrite(after next: BoardState, _ body: (BoardWrite) -> Void) {
-        let takeURL = takeIndex.map { next.videoURL(at: $0) } ?? nil
         if case .removed(let index, _) = list { body(.removeCanvas(index: index)) }
         let old = selectionBefore
         let new = selectionAfter
         if let old, old.index != new?.index {
             body(.status(index: old.index, .noPreview))
             body(.isSelected(index: old.index, false))
-            if takeIndex == old.index { body(.videoURL(index: old.index, takeURL)) }
+            if takeIndex == old.index { takeWrites(at: old.index, next, body) }
         }
         if let new {
             if old?.index != new.index {
@@ -72,13 +82,22 @@ public struct BoardChange: Sendable, Hashable {
             } else if old?.phase != new.phase {
                 body(.status(index: new.index, new.phase.status))
             }
-            if takeIndex == new.index { body(.videoURL(index: new.index, takeURL)) }
+            if takeIndex == new.index { takeWrites(at: new.index, next, body) }
         }
-        if let takeIndex, takeIndex != old?.index, takeIndex != new?.index {
-            body(.videoURL(index: takeIndex, takeURL))
+        if let takeIndex, takeIndex != old?.index, takeIndex != new?.index { takeWrites(at: takeIndex, next, body) }
+        if armedBefore != armedAfter {
+            // Linear in the board size, and only when the arming changes.
+            if let armedBefore, let index = next.index(of: armedBefore) { body(.isUndoArmed(index: index, false)) }
+            if let armedAfter, let index = next.index(of: armedAfter) { body(.isUndoArmed(index: index, true)) }
         }
         if wasRecording != isRecording { body(.isRecording(isRecording)) }
         if case .inserted(let index, _) = list { body(.insertCanvas(index: index)) }
+    }
+
+    /// The writes of the take of the canvas at `index`: its first file when it changed, then its segments.
+    private func takeWrites(at index: Int, _ next: BoardState, _ body: (BoardWrite) -> Void) {
+        if videoURLChanged { body(.videoURL(index: index, next.videoURL(at: index))) }
+        body(.segments(index: index, next.segments(at: index)))
     }
 }
 
@@ -89,8 +108,12 @@ public enum BoardWrite: Sendable, Hashable, CustomStringConvertible {
     case status(index: Int, CanvasStatus)
     /// The canvas's `isSelected` becomes the value.
     case isSelected(index: Int, Bool)
-    /// The canvas's `videoURL` (its take) becomes the value.
+    /// The canvas's `videoURL` (its take's first file) becomes the value.
     case videoURL(index: Int, URL?)
+    /// The canvas's `segments` (its take) become the value.
+    case segments(index: Int, [TakeSegment])
+    /// The canvas's `isUndoArmed` becomes the value.
+    case isUndoArmed(index: Int, Bool)
     /// The board's `isRecording` becomes the value.
     case isRecording(Bool)
     /// A canvas (a new model) is inserted at the index.
@@ -104,6 +127,9 @@ public enum BoardWrite: Sendable, Hashable, CustomStringConvertible {
         case .status(let index, let status): "\(index).status = \(status.rawValue)"
         case .isSelected(let index, let value): "\(index).isSelected = \(value)"
         case .videoURL(let index, let url): "\(index).videoURL = \(url.map(TakeName.describe) ?? "nil")"
+        case .segments(let index, let segments):
+            "\(index).segments = [\(segments.map(\.description).joined(separator: ", "))]"
+        case .isUndoArmed(let index, let value): "\(index).isUndoArmed = \(value)"
         case .isRecording(let value): "isRecording = \(value)"
         case .insertCanvas(let index): "insert \(index)"
         case .removeCanvas(let index): "remove \(index)"

@@ -6,11 +6,12 @@ extension BoardState {
     ///
     /// Total: every state and every event has an outcome, and invariants I1-I3 hold for the next state. The outcome
     /// carries the next board, the effects for the host and the ``BoardChange`` the models are updated from. Taps,
-    /// `record` and `cancel` share the canvas storage with `state` (constant time on any board); `stop`, `delete`,
-    /// `add` and `remove` copy one chunk of it, since `state` keeps its own.
+    /// `record`, `resume` and `cancel` share the canvas storage with `state` (constant time on any board); `stop`,
+    /// `delete`, `undo`, `add` and `remove` copy one chunk of it, since `state` keeps its own. Every accepted event
+    /// but `undo` disarms an armed undo.
     ///
-    /// `playbackStart` is the host time a `record` event's ``SyncedPlayback`` starts the playing takes at (a
-    /// ``CanvasBoard`` passes its clock's time plus its playback lead); other events ignore it.
+    /// `playbackStart` is the host time a `record` or `resume` event's ``SyncedPlayback`` starts the playing takes at
+    /// (a ``CanvasBoard`` passes its clock's time plus its playback lead); other events ignore it.
     public static func transition(
         from state: BoardState, on event: CanvasEvent, playbackStart: HostTime
     ) -> BoardOutcome {
@@ -38,15 +39,23 @@ extension BoardState {
             }
         }
 
-        /// The effects of an accepted event (at least one), held without an array when there is only one: most
-        /// events (taps, `record`, `cancel`, `delete`) have one, and an array of one cost each of them a heap
-        /// allocation and its release, about 60% of an in-place tap (`CanvasBenchmark`, "taps, in place"). The
-        /// outcome's array is made when it is asked for.
+        /// The effects of an accepted event, held without an array when there is only one: most events (taps,
+        /// `record`, `cancel`, `delete`) have one, and an array of one cost each of them a heap allocation and its
+        /// release, about 60% of an in-place tap (`CanvasBenchmark`, "taps, in place"). The outcome's array is made
+        /// when it is asked for. Only an `undo` that arms and a `disarmUndo` have none (the models show them).
         package struct Effects: Sendable, Hashable {
-            /// The first effect.
-            let first: CanvasEffect
+            /// The first effect; nil: none.
+            let first: CanvasEffect?
             /// The effects after the first (empty for most events: an empty array allocates nothing).
             let rest: [CanvasEffect]
+
+            /// No effect.
+            static var none: Effects { Effects(nil, rest: []) }
+
+            private init(_ first: CanvasEffect?, rest: [CanvasEffect]) {
+                self.first = first
+                self.rest = rest
+            }
 
             /// One effect.
             init(_ effect: CanvasEffect) {
@@ -67,6 +76,7 @@ extension BoardState {
 
             /// The effects as an array, in order (one allocation).
             var array: [CanvasEffect] {
+                guard let first else { return [] }
                 guard !rest.isEmpty else { return [first] }
                 var all: [CanvasEffect] = []
                 all.reserveCapacity(1 + rest.count)
@@ -97,30 +107,42 @@ extension BoardState {
     ///
     /// For owners of a board that keep no old state (`CanvasBoard`, benchmarks): nothing is copied as long as this
     /// board's storage is not shared. Constant time for every event but `add` and `remove` (which shift the canvases
-    /// after the index), `stop` (which checks that the take file is no other canvas's take) and `record` (which lists
-    /// the takes that play).
-    /// `playbackStart` is the host time a `record` event's playback starts at.
+    /// after the index), `stop` (which checks that the segment's file is no other segment's), `record` and `resume`
+    /// (which list the takes that play), and the one that disarms an undo (which finds its canvas).
+    /// `playbackStart` is the host time a `record` or `resume` event's playback starts at.
     package mutating func handle(_ event: CanvasEvent, playbackStart: HostTime = .zero) -> Step {
-        var change = BoardChange(selection: selection)
+        var change = BoardChange(selection: selection, armedUndo: armedUndo)
         let rule: Rule
         switch event {
         case .tap(let index): rule = tap(index)
         case .tapCanvas(let id):
             if let index = index(of: id) { rule = tap(index) } else { rule = .rejected(.canvasNotOnBoard(id)) }
         case .record: rule = record(playbackStart: playbackStart)
-        case .stop(let url, let start): rule = stop(take: url, start: start, &change)
+        case .stop(let url, let start, let duration):
+            rule = stop(Segment(url, start: start, duration: duration), &change)
         case .cancel: rule = cancel()
         case .recordingStarted(let time): rule = recordingStarted(at: time)
         case .recordingFailed(let problem): rule = recordingFailed(problem)
-        case .recordingCutShort(let problem, let file, let start):
-            rule = recordingCutShort(problem, file: file, start: start, &change)
+        case .recordingCutShort(let problem, let file, let start, let duration):
+            rule = recordingCutShort(problem, file.map { Segment($0, start: start, duration: duration) }, &change)
         case .delete(let index): rule = delete(index, &change)
         case .add: rule = add(&change)
         case .remove(let index): rule = remove(index, &change)
+        case .resume: rule = resume(playbackStart: playbackStart)
+        case .undo(let index): rule = undo(index, &change)
+        case .disarmUndo: rule = armedUndo == nil ? .rejected(.nothingArmed) : .accepted(.none)
+        case .setSoundtrack(let soundtrack):
+            self.soundtrack = soundtrack
+            rule = .accepted(Step.Effects(.soundtrackChanged(soundtrack)))
+        case .setMicrophone(let isOn):
+            recordsSound = isOn
+            rule = .accepted(Step.Effects(.microphoneChanged(recordsSound: isOn)))
         }
         switch rule {
         case .accepted(let effects):
             change.selectionAfter = selection
+            if armedUndo != nil, !event.isUndo { armedUndo = nil }
+            change.armedAfter = armedUndo
             return .accepted(effects: effects, change: change)
         case .rejected(let rejection):
             return .rejected(rejection)
@@ -128,16 +150,21 @@ extension BoardState {
     }
 
     /// What one rule decided. A rule changes `selection` freely (the change records it before and after) and records
-    /// in `change` the take it sets and the canvas it inserts or removes.
-    private enum Rule {
+    /// in `change` the take it sets and the canvas it inserts or removes. A rule that rejects changes nothing.
+    enum Rule {
         case accepted(Step.Effects)
         case rejected(CanvasRejection)
     }
 
-    /// Sets the take of the canvas at `index`, recording it in `change` when the URL changes.
-    private mutating func setTake(_ take: Take?, at index: Int, _ change: inout BoardChange) {
-        if slots[index].videoURL != take?.url { change.takeIndex = index }
-        slots[index].take = take
+    /// Sets the take of the canvas at `index` to `segments`, recording in `change` that it changed (and whether its
+    /// first file did) when it does.
+    mutating func setSegments(_ segments: [Segment], at index: Int, _ change: inout BoardChange) {
+        let old = slots[index].segments
+        if old != segments {
+            change.takeIndex = index
+            change.videoURLChanged = old.first?.url != segments.first?.url
+        }
+        slots[index].segments = segments
     }
 
     private mutating func tap(_ index: Int) -> Rule {
@@ -160,54 +187,38 @@ extension BoardState {
 
     private mutating func record(playbackStart: HostTime) -> Rule {
         guard let current = selection else { return .rejected(.nothingToRecord) }
-        switch current.phase {
-        case .recording:
-            return .rejected(.alreadyRecording(index: current.index))
-        case .inPreview:
-            selection = Selection(index: current.index, phase: .recording)
-            return .accepted(
-                Step.Effects(
-                    .startRecording(
-                        into: current.index,
-                        playback: SyncedPlayback(hostTime: playbackStart, takes: playingTakes(besides: current.index))))
-            )
-        }
+        if current.phase == .recording { return .rejected(.alreadyRecording(index: current.index)) }
+        return startRecording(
+            into: current.index,
+            settings: RecordingSettings(recordsSound: recordsSound, maximumDuration: maximumTakeLength),
+            position: 0, playbackStart: playbackStart)
+    }
+
+    /// Starts recording into the previewing canvas at `index`, with the other takes and the soundtrack playing from
+    /// timeline time `position` at `playbackStart`.
+    mutating func startRecording(
+        into index: Int, settings: RecordingSettings, position: Double, playbackStart: HostTime
+    ) -> Rule {
+        selection = Selection(index: index, phase: .recording)
+        let playback = SyncedPlayback(
+            hostTime: playbackStart, takes: playingTakes(besides: index), position: position, soundtrack: soundtrack)
+        return .accepted(Step.Effects(.startRecording(into: index, playback: playback, settings: settings)))
     }
 
     /// The takes that play while the canvas at `recording` records: every other canvas's, in canvas order.
     private func playingTakes(besides recording: Int) -> [SyncedPlayback.Take] {
         var takes: [SyncedPlayback.Take] = []
         for index in indices where index != recording {
-            if let take = slots[index].take {
-                takes.append(SyncedPlayback.Take(index: index, url: take.url, start: take.start))
-            }
+            let slot = slots[index]
+            if slot.hasTake { takes.append(SyncedPlayback.Take(index: index, segments: slot.takeSegments)) }
         }
         return takes
-    }
-
-    private mutating func stop(take url: URL, start: Double, _ change: inout BoardChange) -> Rule {
-        guard let index = recordingIndex else { return .rejected(.nothingRecording) }
-        let take = Take(url, start: start)
-        if let owner = owner(ofTake: take, other: index) {
-            return .rejected(.takeInUse(url: url, index: owner))
-        }
-        let old = slots[index].take
-        setTake(take, at: index, &change)
-        selection = Selection(index: index, phase: .inPreview)
-        var rest: [CanvasEffect] = []
-        // The recorder may overwrite the previous take's file; that file is the new take, so it is not reported as
-        // replaced (the host would otherwise remove the take it just recorded).
-        if let old, !old.isSameFile(as: take) {
-            rest.reserveCapacity(2)
-            rest.append(.takeReplaced(index: index, oldURL: old.url))
-        }
-        rest.append(.coverWanted(index: index, url: url))
-        return .accepted(Step.Effects(.takeFinished(index: index, url: url), then: rest))
     }
 
     private mutating func cancel() -> Rule {
         guard let index = recordingIndex else { return .rejected(.nothingRecording) }
         selection = Selection(index: index, phase: .inPreview)
+        isResuming = false
         return .accepted(Step.Effects(.takeDiscarded(index: index)))
     }
 
@@ -219,6 +230,7 @@ extension BoardState {
     private mutating func recordingFailed(_ problem: RecorderProblem) -> Rule {
         guard let index = recordingIndex else { return .rejected(.nothingRecording) }
         selection = Selection(index: index, phase: .inPreview)
+        isResuming = false
         return .accepted(Step.Effects(.recordingFailed(index: index, problem: problem)))
     }
 
@@ -226,14 +238,15 @@ extension BoardState {
     /// canvas's take, which `stop` would refuse: the recorder has stopped, so the board cannot stay recording), and
     /// says which first.
     private mutating func recordingCutShort(
-        _ problem: RecorderProblem, file: URL?, start: Double, _ change: inout BoardChange
+        _ problem: RecorderProblem, _ segment: Segment?, _ change: inout BoardChange
     ) -> Rule {
         guard let index = recordingIndex else { return .rejected(.nothingRecording) }
-        if let file, case .accepted(let effects) = stop(take: file, start: start, &change) {
+        if let segment, case .accepted(let effects) = stop(segment, &change) {
             let said = CanvasEffect.recordingCutShort(index: index, problem: problem, endedAs: .stop)
             return .accepted(Step.Effects(said, then: effects.array))
         }
         selection = Selection(index: index, phase: .inPreview)
+        isResuming = false
         return .accepted(
             Step.Effects(
                 .recordingCutShort(index: index, problem: problem, endedAs: .cancel),
@@ -243,9 +256,10 @@ extension BoardState {
     private mutating func delete(_ index: Int, _ change: inout BoardChange) -> Rule {
         guard indices.contains(index) else { return .rejected(.indexOutOfRange(index: index, count: count)) }
         if let recording = recordingIndex { return .rejected(.lockedWhileRecording(recordingIndex: recording)) }
-        guard let url = slots[index].videoURL else { return .rejected(.noTake(index: index)) }
-        setTake(nil, at: index, &change)
-        return .accepted(Step.Effects(.takeRemoved(index: index, url: url)))
+        let old = slots[index].segments
+        guard !old.isEmpty else { return .rejected(.noTake(index: index)) }
+        setSegments([], at: index, &change)
+        return .accepted(Step.Effects(.takeRemoved(index: index, urls: old.map(\.url))))
     }
 
     private mutating func add(_ change: inout BoardChange) -> Rule {
@@ -274,8 +288,8 @@ extension BoardState {
                 change.selectionBefore = selection
             }
         }
-        if let url = slots[index].videoURL {
-            effects.append(.takeRemoved(index: index, url: url))
+        if slots[index].hasTake {
+            effects.append(.takeRemoved(index: index, urls: slots[index].segments.map(\.url)))
         }
         change.list = .removed(index: index, id: slots[index].id)
         slots.remove(at: index)

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The whole board as a value: N >= 1 canvases, each with an optional finished take, and at most one selected canvas
-/// that holds the camera preview.
+/// The whole board as a value: N >= 1 canvases, each with an optional finished take (an ordered list of segments), at
+/// most one selected canvas that holds the camera preview, at most one armed undo, the board's soundtrack and
+/// microphone setting, and an optional maximum take length.
 ///
 /// The representation makes invariants I1 and I2 hold by construction: there is one optional `selection` (an index and
 /// a phase), and each canvas's `status` and `isSelected` are derived from it, never stored. A board therefore cannot
@@ -66,40 +67,61 @@ public struct BoardState: Sendable, Hashable {
         }
     }
 
-    /// A finished take: its URL, its start on the board's timeline, and the key that says whether two URLs name the
-    /// same file.
-    struct Take: Sendable, Hashable {
+    /// One finished segment: its URL, its start on the board's timeline, its length, and the key that says whether two
+    /// URLs name the same file.
+    struct Segment: Sendable, Hashable {
         let url: URL
         /// Where its first frame lies on the board's timeline, in seconds (see ``SyncedPlayback``).
         let start: Double
-        /// The absolute URL as a string, computed once so that comparing takes is a string comparison.
+        /// Its length in seconds (0 when the recorder did not say).
+        let duration: Double
+        /// The absolute URL as a string, computed once so that comparing segments is a string comparison.
         let file: String
-        /// A hash of `file`, compared first so that scanning a board for a take is mostly integer comparisons.
+        /// A hash of `file`, compared first so that scanning a board for a file is mostly integer comparisons.
         let fileHash: Int
 
-        init(_ url: URL, start: Double = 0) {
+        init(_ url: URL, start: Double = 0, duration: Double = 0) {
             self.url = url
             self.start = start
+            self.duration = duration
             file = url.absoluteURL.absoluteString
             fileHash = file.hashValue
         }
 
-        func isSameFile(as other: Take) -> Bool {
+        init(_ segment: TakeSegment) {
+            self.init(segment.url, start: segment.start, duration: segment.duration)
+        }
+
+        func isSameFile(as other: Segment) -> Bool {
             fileHash == other.fileHash && file == other.file
         }
+
+        var value: TakeSegment { TakeSegment(url: url, start: start, duration: duration) }
     }
 
-    /// What the board stores per canvas: identity and take. Status and selection live in `selection`.
-    struct Slot: Sendable, Hashable, Codable {
+    /// What the board stores per canvas: identity and take (its segments; none: no take). Status and selection live
+    /// in `selection`.
+    struct Slot: Sendable, Hashable {
         let id: CanvasID
-        var take: Take?
+        var segments: [Segment]
 
         init(id: CanvasID, videoURL: URL?) {
             self.id = id
-            take = videoURL.map { Take($0) }
+            segments = videoURL.map { [Segment($0)] } ?? []
         }
 
-        var videoURL: URL? { take?.url }
+        init(id: CanvasID, segments: [Segment]) {
+            self.id = id
+            self.segments = segments
+        }
+
+        var videoURL: URL? { segments.first?.url }
+        var hasTake: Bool { !segments.isEmpty }
+        /// The take's length: its segments' lengths added.
+        var length: Double { segments.reduce(0) { $0 + $1.duration } }
+        var takeSegments: [TakeSegment] { segments.map(\.value) }
+
+        func contains(_ segment: Segment) -> Bool { segments.contains { $0.isSameFile(as: segment) } }
     }
 
     /// The canvases, in chunks: a transition that changes one take copies one chunk, not the board (see
@@ -111,6 +133,26 @@ public struct BoardState: Sendable, Hashable {
 
     /// The raw value of the next `CanvasID` this board hands out.
     var nextIdentity: UInt64
+
+    /// Whether the recording in progress continues its canvas's take (`resume`) rather than starting a new one;
+    /// always false when nothing records.
+    var isResuming = false
+
+    /// The canvas whose undo waits for its confirmation (a second `undo`), if any. Every other accepted event clears it.
+    public internal(set) var armedUndo: CanvasID?
+
+    /// The board's soundtrack: it plays while a canvas records and is mixed under the takes. Set by
+    /// ``CanvasEvent/setSoundtrack(_:)``.
+    public internal(set) var soundtrack: Soundtrack?
+
+    /// The board's microphone setting: whether takes record their own sound (the default) or the picture only. Set by
+    /// ``CanvasEvent/setMicrophone(_:)``.
+    public internal(set) var recordsSound = true
+
+    /// The longest a take may be, in seconds (all its segments together), or nil for no limit. A recording that
+    /// reaches it is stopped by the recorder (``RecordingSettings/maximumDuration``), and `resume` on a take that has
+    /// reached it is rejected. Set it before handing the board to a ``CanvasBoard``.
+    public var maximumTakeLength: Double?
 
     /// A board of `canvasCount` empty canvases, none selected, identities `#0`, `#1`, ...
     ///
@@ -130,21 +172,37 @@ public struct BoardState: Sendable, Hashable {
     ///
     /// - Throws: `InvalidState` when `takes` is empty, the selection is out of range, or two canvases share a take file.
     public init(takes: [URL?], selection: Selection? = nil) throws(InvalidState) {
-        guard !takes.isEmpty else { throw .noCanvases }
-        if let selection, !takes.indices.contains(selection.index) {
-            throw .selectionOutOfRange(index: selection.index, count: takes.count)
+        try self.init(segments: takes.map { $0.map { [TakeSegment(url: $0)] } ?? [] }, selection: selection)
+    }
+
+    /// A board with one canvas per element of `segments` (its take's segments in order; empty: no take) and the given
+    /// selection. Like ``init(takes:selection:)``, it accepts only states the events can reach.
+    ///
+    /// - Throws: `InvalidState` when `segments` is empty, the selection is out of range, or a file is two segments
+    ///   (of one take or of two).
+    public init(segments: [[TakeSegment]], selection: Selection? = nil) throws(InvalidState) {
+        guard !segments.isEmpty else { throw .noCanvases }
+        if let selection, !segments.indices.contains(selection.index) {
+            throw .selectionOutOfRange(index: selection.index, count: segments.count)
         }
         var owners: [String: [Int]] = [:]
-        for (index, take) in takes.enumerated() {
-            if let take { owners[Take(take).file, default: []].append(index) }
+        var urls: [String: URL] = [:]
+        for (index, take) in segments.enumerated() {
+            for segment in take {
+                let file = Segment(segment).file
+                owners[file, default: []].append(index)
+                urls[file] = segment.url
+            }
         }
         if let shared = owners.filter({ $0.value.count > 1 }).min(by: { $0.value[0] < $1.value[0] }) {
-            throw .duplicateTake(takes[shared.value[0]]!, indexes: shared.value)
+            throw .duplicateTake(urls[shared.key]!, indexes: shared.value)
         }
         slots = ChunkedArray(
-            takes.enumerated().lazy.map { Slot(id: CanvasID(rawValue: UInt64($0.offset)), videoURL: $0.element) })
+            segments.enumerated().lazy.map {
+                Slot(id: CanvasID(rawValue: UInt64($0.offset)), segments: $0.element.map(Segment.init))
+            })
         self.selection = selection
-        nextIdentity = UInt64(takes.count)
+        nextIdentity = UInt64(segments.count)
     }
 
     /// The number of canvases; always at least 1.
@@ -158,10 +216,14 @@ public struct BoardState: Sendable, Hashable {
     /// - Precondition: `index` is in `indices` (use `canvas(at:)` for a checked lookup).
     public subscript(index: Int) -> CanvasState {
         let slot = slots[index]
+        let armed = armedUndo == slot.id
         if let selection, selection.index == index {
-            return CanvasState(id: slot.id, status: selection.phase.status, isSelected: true, videoURL: slot.videoURL)
+            return CanvasState(
+                id: slot.id, status: selection.phase.status, isSelected: true, segments: slot.takeSegments,
+                isUndoArmed: armed)
         }
-        return CanvasState(id: slot.id, status: .noPreview, isSelected: false, videoURL: slot.videoURL)
+        return CanvasState(
+            id: slot.id, status: .noPreview, isSelected: false, segments: slot.takeSegments, isUndoArmed: armed)
     }
 
     /// A snapshot of the canvas at `index`, or nil when the index is out of range.
@@ -178,15 +240,24 @@ public struct BoardState: Sendable, Hashable {
     /// The take of the canvas at `index`. - Precondition: `index` is in `indices`.
     public func videoURL(at index: Int) -> URL? { slots[index].videoURL }
 
-    /// Where the take of the canvas at `index` starts on the board's timeline, in seconds (the start its `stop` event
-    /// carried), or nil when the canvas has no take. - Precondition: `index` is in `indices`.
-    public func takeStart(at index: Int) -> Double? { slots[index].take?.start }
+    /// Where the take of the canvas at `index` starts on the board's timeline, in seconds (the start its first
+    /// segment's `stop` event carried), or nil when the canvas has no take. - Precondition: `index` is in `indices`.
+    public func takeStart(at index: Int) -> Double? { slots[index].segments.first?.start }
 
-    /// Every canvas's take with its place on the board's timeline, in canvas order (canvases without a take are left
-    /// out; `index` says which canvas each take belongs to): what a composition of the board needs.
+    /// The segments of the take of the canvas at `index`, in order; empty when it has no take.
+    /// - Precondition: `index` is in `indices`.
+    public func segments(at index: Int) -> [TakeSegment] { slots[index].takeSegments }
+
+    /// How long the take of the canvas at `index` is: its segments' lengths added (0 without a take).
+    /// - Precondition: `index` is in `indices`.
+    public func takeLength(at index: Int) -> Double { slots[index].length }
+
+    /// Every canvas's take with its place on the board's timeline and its segments, in canvas order (canvases without
+    /// a take are left out; `index` says which canvas each take belongs to): what a composition of the board needs.
     public var timelineTakes: [SyncedPlayback.Take] {
         indices.compactMap { index in
-            slots[index].take.map { SyncedPlayback.Take(index: index, url: $0.url, start: $0.start) }
+            let slot = slots[index]
+            return slot.hasTake ? SyncedPlayback.Take(index: index, segments: slot.takeSegments) : nil
         }
     }
 
@@ -213,11 +284,11 @@ public struct BoardState: Sendable, Hashable {
     /// What every canvas shows, in board order.
     public var displays: [CanvasDisplay] { indices.map(display(at:)) }
 
-    /// The index of another canvas than `index` whose take is the same file as `url`, if any.
-    /// Linear in the board size: one integer comparison per canvas that has a take, and a string comparison on a match.
-    func owner(ofTake take: Take, other index: Int) -> Int? {
+    /// The index of another canvas than `index` whose take has a segment in the same file as `segment`, if any.
+    /// Linear in the segments on the board: one integer comparison per segment, and a string comparison on a match.
+    func owner(of segment: Segment, other index: Int) -> Int? {
         let excluded = slots[index].id
-        return slots.firstIndex { $0.id != excluded && $0.take?.isSameFile(as: take) == true }
+        return slots.firstIndex { $0.id != excluded && $0.contains(segment) }
     }
 }
 

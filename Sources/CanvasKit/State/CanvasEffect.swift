@@ -12,18 +12,33 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
     case movePreview(from: Int, to: Int)
     /// Detach the camera preview from the canvas at the index (nothing previews afterwards).
     case detachPreview(from: Int)
-    /// Start recording into the canvas at the index, and start the takes of the other canvases playing together (see
-    /// ``SyncedPlayback``): the board's timeline is at 0 at `playback.hostTime`.
-    case startRecording(into: Int, playback: SyncedPlayback)
-    /// The take at the URL is now the finished take of the canvas at the index.
+    /// Start recording into the canvas at the index, and start the takes of the other canvases and the board's
+    /// soundtrack playing together (see ``SyncedPlayback``): the board's timeline is at `playback.position` at
+    /// `playback.hostTime`. `settings` says which segment it is (0: a new take, after `record`; more: the next segment
+    /// of the take, after `resume`), whether it records sound (the board's microphone setting) and how long it may
+    /// last (the board's maximum take length).
+    case startRecording(into: Int, playback: SyncedPlayback, settings: RecordingSettings)
+    /// The segment at the URL is finished: after `record`, it is the new take of the canvas at the index; after
+    /// `resume`, the take's last segment.
     case takeFinished(index: Int, url: URL)
-    /// The canvas's previous take, at the URL, was replaced by a new one; the host keeps or removes the file.
-    case takeReplaced(index: Int, oldURL: URL)
+    /// The canvas's previous take, whose segments are the files at the URLs (in order), was replaced by a new one; the
+    /// host keeps or removes the files.
+    case takeReplaced(index: Int, oldURLs: [URL])
     /// The recording into the canvas at the index was abandoned; the host removes the partial file.
     case takeDiscarded(index: Int)
-    /// The take at the URL no longer belongs to any canvas (deleted, or its canvas removed); the host keeps or removes
-    /// the file.
-    case takeRemoved(index: Int, url: URL)
+    /// The take whose segments are the files at the URLs (in order) no longer belongs to any canvas (deleted, or its
+    /// canvas removed); the host keeps or removes the files.
+    case takeRemoved(index: Int, urls: [URL])
+    /// The last segment of the take of the canvas at the index, at the URL, was removed by a confirmed `undo`; the
+    /// host keeps or removes the file. When it was the only segment, the canvas has no take any more.
+    case segmentRemoved(index: Int, url: URL)
+    /// The take of the canvas at the index reached the board's maximum take length (`length` seconds): the recorder
+    /// stopped by itself, and the board ended the segment as `stop` (the effects that follow report it).
+    case takeLimitReached(index: Int, length: Double)
+    /// The board's soundtrack became the value (nil: none). It plays from the next recording on.
+    case soundtrackChanged(Soundtrack?)
+    /// The board's microphone setting changed: takes recorded from now on record their own sound, or the picture only.
+    case microphoneChanged(recordsSound: Bool)
     /// The cover of the take at the URL will be wanted for the canvas at the index; the host may prepare it now.
     case coverWanted(index: Int, url: URL)
     /// Canvases were inserted at these indexes (indexes after the insertion).
@@ -58,6 +73,7 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
         case attachPreview, movePreview, detachPreview, startRecording, takeFinished, takeReplaced, takeDiscarded
         case takeRemoved, coverWanted, canvasesInserted, canvasesRemoved
         case recordingStarted, recordingFailed, recordingCutShort
+        case segmentRemoved, takeLimitReached, soundtrackChanged, microphoneChanged
         case takeInterrupted, takeMissing, draftRecordsDropped
 
         /// Whether only a draft's restore reports this kind (``DraftRestore/effects``); no event's outcome has it.
@@ -86,6 +102,10 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
         case .recordingStarted: .recordingStarted
         case .recordingFailed: .recordingFailed
         case .recordingCutShort: .recordingCutShort
+        case .segmentRemoved: .segmentRemoved
+        case .takeLimitReached: .takeLimitReached
+        case .soundtrackChanged: .soundtrackChanged
+        case .microphoneChanged: .microphoneChanged
         case .takeInterrupted: .takeInterrupted
         case .takeMissing: .takeMissing
         case .draftRecordsDropped: .draftRecordsDropped
@@ -97,15 +117,24 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
 
     package func description(naming name: (Int) -> String) -> String {
         func names(_ set: IndexSet) -> String { "[" + set.map(name).joined(separator: ", ") + "]" }
+        func files(_ urls: [URL]) -> String { urls.map(TakeName.describe).joined(separator: " + ") }
         return switch self {
         case .attachPreview(let index): "attach preview to \(name(index))"
         case .movePreview(let from, let to): "move preview \(name(from)) -> \(name(to))"
         case .detachPreview(let index): "detach preview from \(name(index))"
-        case .startRecording(let index, _): "start recording into \(name(index))"
+        case .startRecording(let index, _, let settings):
+            settings.segment == 0
+                ? "start recording into \(name(index))"
+                : "start recording segment \(settings.segment + 1) into \(name(index))"
         case .takeFinished(let index, let url): "take finished \(name(index)) \(TakeName.describe(url))"
-        case .takeReplaced(let index, let url): "take replaced \(name(index)) \(TakeName.describe(url))"
+        case .takeReplaced(let index, let urls): "take replaced \(name(index)) \(files(urls))"
         case .takeDiscarded(let index): "take discarded \(name(index))"
-        case .takeRemoved(let index, let url): "take removed \(name(index)) \(TakeName.describe(url))"
+        case .takeRemoved(let index, let urls): "take removed \(name(index)) \(files(urls))"
+        case .segmentRemoved(let index, let url): "segment removed \(name(index)) \(TakeName.describe(url))"
+        case .takeLimitReached(let index, let length):
+            "take limit reached \(name(index)) \(TakeLength.describe(length))"
+        case .soundtrackChanged(let soundtrack): "soundtrack changed: \(soundtrack.map { "\($0)" } ?? "music off")"
+        case .microphoneChanged(let recordsSound): "microphone changed: mic \(recordsSound ? "on" : "off")"
         case .coverWanted(let index, let url): "cover wanted \(name(index)) \(TakeName.describe(url))"
         case .canvasesInserted(let set): "canvases inserted \(names(set))"
         case .canvasesRemoved(let set): "canvases removed \(names(set))"
@@ -124,13 +153,29 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
 extension CanvasEffect {
     /// For `startRecording`, the canvas that records; nil for the other effects.
     public var recordingIndex: Int? {
-        if case .startRecording(let index, _) = self { return index }
+        if case .startRecording(let index, _, _) = self { return index }
         return nil
     }
 
     /// For `startRecording`, the takes that start playing together and when; nil for the other effects.
     public var recordingPlayback: SyncedPlayback? {
-        if case .startRecording(_, let playback) = self { return playback }
+        if case .startRecording(_, let playback, _) = self { return playback }
         return nil
+    }
+
+    /// For `startRecording`, the segment, sound and length settings; nil for the other effects.
+    public var recordingSettings: RecordingSettings? {
+        if case .startRecording(_, _, let settings) = self { return settings }
+        return nil
+    }
+
+    /// The files the effect gives up, in order (``givesUpFile``): a replaced or removed take's segments, a removed
+    /// segment; empty for the other effects.
+    public var givenUpFiles: [URL] {
+        switch self {
+        case .takeReplaced(_, let urls), .takeRemoved(_, let urls): urls
+        case .segmentRemoved(_, let url): [url]
+        default: []
+        }
     }
 }

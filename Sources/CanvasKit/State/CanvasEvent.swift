@@ -17,10 +17,12 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     case tapCanvas(CanvasID)
     /// The user starts recording into the previewing canvas.
     case record
-    /// The recorder finished; the take is the file at the URL, and its first frame lies `start` seconds into the
+    /// The recorder finished a segment; it is the file at the URL, its first frame lies `start` seconds into the
     /// board's timeline (``SyncedPlayback/takeStart(recordingBeganAt:captureLatency:)``; 0 when the host does not
-    /// sync takes). The script word does not carry the start.
-    case stop(URL, start: Double = 0)
+    /// sync takes) and it lasts `duration` seconds (0 when unknown; the board's maximum take length counts it). After
+    /// `record` the segment is a new take; after `resume` it is appended to the take. The script word carries neither
+    /// number.
+    case stop(URL, start: Double = 0, duration: Double = 0)
     /// The recording was abandoned; no take.
     case cancel
     /// The recorder's answer to `record`: it wrote its first sample at this host time. Nothing on the board changes;
@@ -32,9 +34,22 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     /// selected; nothing was recorded.
     case recordingFailed(RecorderProblem)
     /// The system ended the recording early (a call, the camera taken, ...). With a playable `file`, the board ends it
-    /// as `stop(file, start:)`; without one, as `cancel`; either way it says which
+    /// as `stop(file, start:duration:)`; without one, as `cancel`; either way it says which
     /// (``CanvasEffect/recordingCutShort(index:problem:endedAs:)``).
-    case recordingCutShort(RecorderProblem, file: URL?, start: Double = 0)
+    case recordingCutShort(RecorderProblem, file: URL?, start: Double = 0, duration: Double = 0)
+    /// The user records the next segment of the previewing canvas's take (it must have one, shorter than the board's
+    /// maximum take length).
+    case resume
+    /// The user asks to delete the last segment of the canvas at the index: the first `undo` arms it (the cell asks
+    /// to confirm), a second one in a row removes the segment. Any other accepted event in between disarms it.
+    case undo(Int)
+    /// The user dismissed an armed undo without a second `undo` (a scroll, a tap elsewhere on the screen): a screen
+    /// sends it for what is not a board event. Rejected when nothing is armed.
+    case disarmUndo
+    /// The board's soundtrack becomes the value (nil: no soundtrack).
+    case setSoundtrack(Soundtrack?)
+    /// The board's microphone setting: whether takes record their own sound (true) or the picture only.
+    case setMicrophone(Bool)
     /// The user deletes the take of the canvas at the index.
     case delete(Int)
     /// A new empty canvas is appended to the board.
@@ -42,8 +57,8 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     /// The canvas at the index is removed from the board; later canvases shift down.
     case remove(Int)
 
-    /// The event word: `tap`, `record`, `stop`, `cancel`, `started`, `failed`, `cut-short`, `delete`, `add` or
-    /// `remove`.
+    /// The event word: `tap`, `record`, `stop`, `cancel`, `started`, `failed`, `cut-short`, `delete`, `add`,
+    /// `remove`, `resume`, `undo`, `disarm`, `music` or `mic`.
     public var word: String {
         switch self {
         case .tap, .tapCanvas: "tap"
@@ -56,6 +71,11 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
         case .delete: "delete"
         case .add: "add"
         case .remove: "remove"
+        case .resume: "resume"
+        case .undo: "undo"
+        case .disarmUndo: "disarm"
+        case .setSoundtrack: "music"
+        case .setMicrophone: "mic"
         }
     }
 
@@ -65,14 +85,16 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     /// The event with its index written by `name`, e.g. `tap j`; used by the transition-table export.
     package func description(naming name: (Int) -> String) -> String {
         switch self {
-        case .tap(let index), .delete(let index), .remove(let index): "\(word) \(name(index))"
+        case .tap(let index), .delete(let index), .remove(let index), .undo(let index): "\(word) \(name(index))"
         case .tapCanvas(let id): "\(word) \(id)"
-        case .stop(let url, _): "stop \(TakeName.scriptWord(for: url))"
+        case .stop(let url, _, _): "stop \(TakeName.scriptWord(for: url))"
         case .recordingStarted(let time): "started \(time.seconds)"
         case .recordingFailed(let problem): "failed \(problem)"
-        case .recordingCutShort(let problem, let file, _):
+        case .recordingCutShort(let problem, let file, _, _):
             "cut-short \(problem)" + (file.map { " " + TakeName.scriptWord(for: $0) } ?? "")
-        case .record, .cancel, .add: word
+        case .setSoundtrack(let soundtrack): soundtrack?.description ?? "music off"
+        case .setMicrophone(let isOn): isOn ? "mic on" : "mic off"
+        case .record, .cancel, .add, .resume, .disarmUndo: word
         }
     }
 }

@@ -8,28 +8,35 @@ import Foundation
 public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
     /// The index names no canvas (negative, or not below `count`).
     case indexOutOfRange(index: Int, count: Int)
-    /// A canvas is recording, so taps, deletes, adds and removes are refused (I2).
+    /// A canvas is recording, so taps, deletes, undos, adds and removes are refused (I2).
     case lockedWhileRecording(recordingIndex: Int)
-    /// `record` with no canvas previewing.
+    /// `record` or `resume` with no canvas previewing.
     case nothingToRecord
-    /// `record` while a canvas is already recording.
+    /// `record` or `resume` while a canvas is already recording.
     case alreadyRecording(index: Int)
     /// `stop` or `cancel` with no canvas recording.
     case nothingRecording
-    /// `delete` of a canvas that has no take.
+    /// `delete` or `undo` of a canvas that has no take.
     case noTake(index: Int)
     /// `remove` of the only canvas: a board keeps at least one.
     case lastCanvas
-    /// `stop` with a file that is already another canvas's take; accepting it would let one delete destroy two takes.
+    /// `stop` with a file that is already a segment of another canvas's take (or of the take the recording continues);
+    /// accepting it would let one delete destroy two segments.
     case takeInUse(url: URL, index: Int)
     /// A tap by identity (``CanvasEvent/tapCanvas(_:)``) of a canvas that is no longer on the board (removed after
     /// its cell was tapped).
     case canvasNotOnBoard(CanvasID)
+    /// `resume` on a previewing canvas that has no take to continue.
+    case noTakeToResume(index: Int)
+    /// `resume` on a take that has reached the board's maximum take length (`length`, seconds).
+    case takeAtLimit(index: Int, length: Double)
+    /// `disarmUndo` with no undo armed.
+    case nothingArmed
 
     /// The kinds of rejection, one per case, for coverage checks and for JSON.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case indexOutOfRange, lockedWhileRecording, nothingToRecord, alreadyRecording, nothingRecording, noTake
-        case lastCanvas, takeInUse, canvasNotOnBoard
+        case lastCanvas, takeInUse, canvasNotOnBoard, noTakeToResume, takeAtLimit, nothingArmed
     }
 
     /// The kind of this rejection; its `rawValue` is the stable short name (`lockedWhileRecording`, ...).
@@ -44,6 +51,9 @@ public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
         case .lastCanvas: .lastCanvas
         case .takeInUse: .takeInUse
         case .canvasNotOnBoard: .canvasNotOnBoard
+        case .noTakeToResume: .noTakeToResume
+        case .takeAtLimit: .takeAtLimit
+        case .nothingArmed: .nothingArmed
         }
     }
 
@@ -63,13 +73,19 @@ public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
         case .nothingRecording:
             "nothing recording: no canvas is recording"
         case .noTake(let index):
-            "no take: \(name(index)) has no take to delete"
+            "no take: \(name(index)) has no take to delete or undo"
         case .lastCanvas:
             "last canvas: a board keeps at least one canvas"
         case .takeInUse(let url, let index):
             "take in use: \(TakeName.describe(url)) is already the take of \(name(index))"
         case .canvasNotOnBoard(let id):
             "canvas not on board: canvas \(id) was removed"
+        case .noTakeToResume(let index):
+            "no take to continue: \(name(index)) has no take to resume"
+        case .takeAtLimit(let index, let length):
+            "take at its limit: the take of \(name(index)) is already \(TakeLength.describe(length)) long"
+        case .nothingArmed:
+            "nothing armed: no undo waits for its confirmation"
         }
     }
 }

@@ -11,15 +11,32 @@ public struct CanvasState: Sendable, Hashable, Identifiable, CustomStringConvert
     public var status: CanvasStatus
     /// Whether the canvas holds the camera preview (highlighted border). True exactly when `status` is not `noPreview`.
     public var isSelected: Bool
-    /// The last finished take, or nil.
-    public var videoURL: URL?
+    /// The take's segments, in order; empty: no take.
+    public var segments: [TakeSegment]
+    /// Whether the canvas's undo is armed: a second `undo` removes its last segment (the cell asks to confirm).
+    public var isUndoArmed: Bool
 
-    /// Creates a snapshot; the board derives these, tests and hosts may build them to compare.
+    /// The take's first segment's file (its cover is the take's), or nil without a take.
+    public var videoURL: URL? { segments.first?.url }
+
+    /// How long the take is: its segments' lengths added (0 without a take).
+    public var takeLength: Double { segments.reduce(0) { $0 + $1.duration } }
+
+    /// Creates a snapshot of a canvas whose take is one segment (or none); the board derives these, tests and hosts
+    /// may build them to compare.
     public init(id: CanvasID, status: CanvasStatus, isSelected: Bool, videoURL: URL?) {
+        self.init(
+            id: id, status: status, isSelected: isSelected, segments: videoURL.map { [TakeSegment(url: $0)] } ?? [],
+            isUndoArmed: false)
+    }
+
+    /// Creates a snapshot with the take's segments and the undo's arming.
+    public init(id: CanvasID, status: CanvasStatus, isSelected: Bool, segments: [TakeSegment], isUndoArmed: Bool) {
         self.id = id
         self.status = status
         self.isSelected = isSelected
-        self.videoURL = videoURL
+        self.segments = segments
+        self.isUndoArmed = isUndoArmed
     }
 
     /// What the canvas shows, given whether some canvas on the board is recording.
@@ -27,11 +44,12 @@ public struct CanvasState: Sendable, Hashable, Identifiable, CustomStringConvert
         CanvasDisplay(status: status, videoURL: videoURL, boardIsRecording: boardIsRecording)
     }
 
-    /// For example `#2 inPreview selected take=a.mov`.
+    /// For example `#2 inPreview selected take=a.mov` or `#1 noPreview take=a.mov+b.mov undo armed`.
     public var description: String {
         var text = "\(id) \(status)"
         if isSelected { text += " selected" }
-        if let videoURL { text += " take=\(TakeName.describe(videoURL))" }
+        if !segments.isEmpty { text += " take=" + segments.map { TakeName.describe($0.url) }.joined(separator: "+") }
+        if isUndoArmed { text += " undo armed" }
         return text
     }
 }

@@ -1,5 +1,5 @@
 /// Why the recorder could not start, or why the system ended a recording early: what a recorder answer carries back
-/// to the board (``CanvasEvent/recordingFailed(_:)``, ``CanvasEvent/recordingCutShort(_:file:start:)``).
+/// to the board (``CanvasEvent/recordingFailed(_:)``, ``CanvasEvent/recordingCutShort(_:file:start:duration:)``).
 ///
 /// Named apart from a draft's restore, whose `takeInterrupted` effect reports a recording the app's death stopped.
 public enum RecorderProblem: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {

@@ -7,7 +7,10 @@ import Foundation
 /// ``hostTime``: at that host time each take plays from the point that lies at timeline time 0, so the takes play
 /// in step with each other, as they will in the composed video; the new take's place on the timeline is where the
 /// playback stood when its recording began, less the capture latency (``takeStart(recordingBeganAt:captureLatency:)``),
-/// and it goes back to the board with the take (`CanvasEvent.stop(_:start:)`).
+/// and it goes back to the board with the take (`CanvasEvent.stop(_:start:duration:)`). When a canvas records the next
+/// segment of its take (`resume`), the timeline does not start over: it is at ``position`` (where the take ends) at
+/// ``hostTime``, so the new segment follows the take in step with the others. The board's soundtrack, if any, starts
+/// at the same host time (``soundtrack``).
 ///
 /// An app starts each player with `AVPlayer.setRate(1, time:atHostTime:)`, passing ``Take/playerStart(from:)``
 /// (Docs/Apps.md shows the code).
@@ -16,16 +19,26 @@ public struct SyncedPlayback: Sendable, Hashable {
     public struct Take: Sendable, Hashable {
         /// The canvas that shows it.
         public var index: Int
-        /// The take's file.
+        /// The take's file (its first segment's).
         public var url: URL
         /// Where its first frame lies on the board's timeline, in seconds (negative: before timeline 0).
         public var start: Double
+        /// The take's segments, in order: they play back to back from `start` (`url` is the first one's file).
+        public var segments: [TakeSegment]
 
-        /// A take of the canvas at `index`, whose first frame lies at `start` on the timeline.
+        /// A take of one segment of the canvas at `index`, whose first frame lies at `start` on the timeline.
         public init(index: Int, url: URL, start: Double) {
+            self.init(index: index, segments: [TakeSegment(url: url, start: start)])
+        }
+
+        /// A take of the canvas at `index` made of `segments`, placed on the timeline where the first one starts.
+        /// - Precondition: `segments` is not empty.
+        public init(index: Int, segments: [TakeSegment]) {
+            precondition(!segments.isEmpty, "a take has at least one segment")
             self.index = index
-            self.url = url
-            self.start = start
+            url = segments[0].url
+            start = segments[0].start
+            self.segments = segments
         }
 
         /// What to hand `AVPlayer.setRate(_:time:atHostTime:)` so that this take plays in step when the timeline
@@ -35,22 +48,34 @@ public struct SyncedPlayback: Sendable, Hashable {
         public func playerStart(from timelineStart: HostTime) -> (itemTime: Double, hostTime: HostTime) {
             start <= 0 ? (-start, timelineStart) : (0, timelineStart + start)
         }
+
+        /// As ``playerStart(from:)`` for a playback whose timeline is at `position` at `hostTime` (a `resume`): the
+        /// time in the take (its segments played back to back) and the host time to start it at.
+        public func playerStart(at position: Double, hostTime: HostTime) -> (itemTime: Double, hostTime: HostTime) {
+            start <= position ? (position - start, hostTime) : (0, hostTime + (start - position))
+        }
     }
 
     /// The host time at which the board's timeline is at 0: the instant every take starts playing together.
     public var hostTime: HostTime
     /// The takes that play, in canvas order (every canvas with a take but the recording one).
     public var takes: [Take]
+    /// The timeline time at ``hostTime``: 0 for a new take, where the take ends for its next segment (`resume`).
+    public var position: Double
+    /// The board's soundtrack, which starts at ``hostTime`` too (``Soundtrack/playerStart(at:hostTime:)``), or nil.
+    public var soundtrack: Soundtrack?
 
-    /// Playback of `takes` starting together at `hostTime`.
-    public init(hostTime: HostTime, takes: [Take]) {
+    /// Playback of `takes` (and `soundtrack`) starting together at `hostTime`, when the timeline is at `position`.
+    public init(hostTime: HostTime, takes: [Take], position: Double = 0, soundtrack: Soundtrack? = nil) {
         self.hostTime = hostTime
         self.takes = takes
+        self.position = position
+        self.soundtrack = soundtrack
     }
 
     /// The timeline time at host time `time`.
     public func timelineTime(at time: HostTime) -> Double {
-        time - hostTime
+        position + (time - hostTime)
     }
 
     /// The new take's start on the timeline: where the playback stood when its recording began (the host time of its

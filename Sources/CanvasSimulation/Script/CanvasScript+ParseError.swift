@@ -85,7 +85,9 @@ extension CanvasScript {
                 "'\(word)' expects \(expected), got \(quoted(argument))"
             case .extraArgument(let word, let argument):
                 switch Keyword(rawValue: word) {
-                case let keyword? where keyword.arity == .index || keyword == .started || keyword == .failed:
+                case let keyword?
+                where keyword.arity == .index || keyword.arity == .toggle || keyword.arity == .seconds
+                    || keyword == .started || keyword == .failed:
                     "'\(word)' takes one \(keyword.argumentNoun), got an extra \(quoted(argument))"
                 case let keyword? where keyword.arity == .optionalFile || keyword == .cutShort:
                     "'\(word)' takes at most \(keyword == .cutShort ? "a problem and a file" : "one \(keyword.argumentNoun)"), got an extra \(quoted(argument))"

@@ -7,15 +7,20 @@ enum Keyword: String, CaseIterable {
     // The recorder's answers (CanvasKit's `RecorderAnswers` sends them in an app).
     case started, failed
     case cutShort = "cut-short"
+    // Segments, the soundtrack, the microphone and the simulation's clock.
+    case resume, undo, disarm, music, mic, wait
 
-    enum Arity { case none, index, optionalFile, recorderAnswer }
+    enum Arity { case none, index, optionalFile, recorderAnswer, music, toggle, seconds }
 
     var arity: Arity {
         switch self {
-        case .tap, .delete, .remove, .scroll: .index
+        case .tap, .delete, .remove, .scroll, .undo: .index
         case .stop: .optionalFile
-        case .record, .cancel, .add, .disappear, .appear: .none
+        case .record, .cancel, .add, .disappear, .appear, .resume, .disarm: .none
         case .started, .failed, .cutShort: .recorderAnswer
+        case .music: .music
+        case .mic: .toggle
+        case .wait: .seconds
         }
     }
 
@@ -26,6 +31,9 @@ enum Keyword: String, CaseIterable {
         case .stop: "file"
         case .started: "host time in seconds"
         case .failed, .cutShort: "recorder problem"
+        case .music: "sound file or 'off'"
+        case .mic: "'on' or 'off'"
+        case .wait: "number of seconds"
         default: "canvas index"
         }
     }
@@ -34,6 +42,7 @@ enum Keyword: String, CaseIterable {
     var argumentName: String {
         switch self {
         case .scroll: "an item index"
+        case .music, .mic: argumentNoun
         default: "a \(argumentNoun)"
         }
     }
@@ -43,6 +52,9 @@ enum Keyword: String, CaseIterable {
         case .none: rawValue
         case .index: "\(rawValue) 0"
         case .optionalFile: "\(rawValue) take.mov"
+        case .music: "music song.m4a 0 gain 0.5 loop"
+        case .toggle: "mic off"
+        case .seconds: "wait 2.5"
         case .recorderAnswer:
             switch self {
             case .started: "started 12.5"
@@ -191,75 +203,99 @@ extension CanvasScript {
                     line: head.line, column: head.column,
                     reason: .unknownWord(head.text, suggestion: head.quoted ? nil : Keyword.suggestion(for: head.text)))
             }
-            let arguments = tokens.dropFirst()
+            let arguments = Array(tokens.dropFirst())
             let command: Command
             switch keyword.arity {
             case .none:
-                if let extra = arguments.first {
-                    throw ParseError(
-                        line: extra.line, column: extra.column,
-                        reason: .extraArgument(word: keyword.rawValue, argument: extra.text))
-                }
-                command =
-                    switch keyword {
-                    case .record: .event(.record)
-                    case .cancel: .event(.cancel)
-                    case .add: .event(.add)
-                    case .disappear: .disappear
-                    default: .appear
-                    }
+                try Self.expectNoMore(arguments, after: 0, keyword)
+                command = Self.plainCommand(keyword)
             case .index:
-                guard let argument = arguments.first else {
-                    throw ParseError(
-                        line: head.line, column: head.endColumn, reason: .missingArgument(word: keyword.rawValue))
-                }
-                guard !argument.quoted, let index = Int(argument.text) else {
-                    let text = argument.text
-                    let digits = text.first == "-" || text.first == "+" ? text.dropFirst() : text[...]
-                    let isInteger =
-                        !argument.quoted && !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
-                    throw ParseError(
-                        line: argument.line, column: argument.column,
-                        reason: isInteger
-                            ? .numberOutOfRange(word: keyword.rawValue, argument: argument.text)
-                            : .notANumber(word: keyword.rawValue, argument: argument.text))
-                }
-                if let extra = arguments.dropFirst().first {
-                    throw ParseError(
-                        line: extra.line, column: extra.column,
-                        reason: .extraArgument(word: keyword.rawValue, argument: extra.text))
-                }
+                let index = try Self.index(arguments, keyword, head: head)
                 command =
                     switch keyword {
                     case .tap: .event(.tap(index))
                     case .delete: .event(.delete(index))
                     case .remove: .event(.remove(index))
+                    case .undo: .event(.undo(index))
                     default: .scroll(index)
                     }
             case .recorderAnswer:
-                command = .event(try recorderAnswer(keyword, head: head, arguments: Array(arguments)))
+                command = .event(try recorderAnswer(keyword, head: head, arguments: arguments))
             case .optionalFile:
-                if let extra = arguments.dropFirst().first {
-                    throw ParseError(
-                        line: extra.line, column: extra.column,
-                        reason: .extraArgument(word: keyword.rawValue, argument: extra.text))
-                }
-                if let file = arguments.first {
-                    guard !file.text.isEmpty else {
-                        throw ParseError(line: file.line, column: file.column, reason: .emptyFileName)
-                    }
-                    guard !file.text.unicodeScalars.contains("\0") else {
-                        throw ParseError(line: file.line, column: file.column, reason: .nulInFileName)
-                    }
-                    explicitFiles.insert(file.text)
-                    command = .event(.stop(CanvasScript.takeURL(file.text, baseDirectory: baseDirectory)))
-                } else {
-                    bareStops.append(steps.count)
-                    // A placeholder: `finish()` gives it its synthetic file.
-                    command = .event(.cancel)
-                }
+                command = try stopCommand(arguments, keyword)
+            case .music:
+                command = .event(.setSoundtrack(try soundtrack(arguments, head: head)))
+            case .toggle:
+                command = .event(.setMicrophone(try Self.toggle(arguments, keyword, head: head)))
+            case .seconds:
+                command = .wait(try Self.seconds(arguments, keyword, head: head))
             }
             steps.append(Step(command: command, line: head.line, column: head.column))
+        }
+
+        /// The command of a word that takes no argument.
+        private static func plainCommand(_ keyword: Keyword) -> Command {
+            switch keyword {
+            case .record: .event(.record)
+            case .cancel: .event(.cancel)
+            case .add: .event(.add)
+            case .resume: .event(.resume)
+            case .disarm: .event(.disarmUndo)
+            case .disappear: .disappear
+            default: .appear
+            }
+        }
+
+        /// Refuses an argument after the first `count`.
+        static func expectNoMore(_ arguments: [Token], after count: Int, _ keyword: Keyword) throws(ParseError) {
+            guard arguments.count > count else { return }
+            let extra = arguments[count]
+            throw ParseError(
+                line: extra.line, column: extra.column,
+                reason: .extraArgument(word: keyword.rawValue, argument: extra.text))
+        }
+
+        /// The one integer argument of `tap`, `delete`, `remove`, `undo` and `scroll`.
+        private static func index(_ arguments: [Token], _ keyword: Keyword, head: Token) throws(ParseError) -> Int {
+            guard let argument = arguments.first else {
+                throw ParseError(
+                    line: head.line, column: head.endColumn, reason: .missingArgument(word: keyword.rawValue))
+            }
+            guard !argument.quoted, let index = Int(argument.text) else {
+                let text = argument.text
+                let digits = text.first == "-" || text.first == "+" ? text.dropFirst() : text[...]
+                let isInteger = !argument.quoted && !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
+                throw ParseError(
+                    line: argument.line, column: argument.column,
+                    reason: isInteger
+                        ? .numberOutOfRange(word: keyword.rawValue, argument: argument.text)
+                        : .notANumber(word: keyword.rawValue, argument: argument.text))
+            }
+            try expectNoMore(arguments, after: 1, keyword)
+            return index
+        }
+
+        /// `stop [FILE]`: a bare `stop` gets its synthetic file in `finish()`.
+        private mutating func stopCommand(_ arguments: [Token], _ keyword: Keyword) throws(ParseError) -> Command {
+            try Self.expectNoMore(arguments, after: 1, keyword)
+            guard let file = arguments.first else {
+                bareStops.append(steps.count)
+                // A placeholder: `finish()` gives it its synthetic file.
+                return .event(.cancel)
+            }
+            return .event(.stop(try fileURL(file)))
+        }
+
+        /// The URL of a file argument, which must be a name a file can have.
+        mutating func fileURL(_ file: Token) throws(ParseError) -> URL {
+            guard !file.text.isEmpty else {
+                throw ParseError(line: file.line, column: file.column, reason: .emptyFileName)
+            }
+            guard !file.text.unicodeScalars.contains("\0") else {
+                throw ParseError(line: file.line, column: file.column, reason: .nulInFileName)
+            }
+            explicitFiles.insert(file.text)
+            return CanvasScript.takeURL(file.text, baseDirectory: baseDirectory)
         }
     }
 }

@@ -36,11 +36,6 @@ extension CanvasScript.Parser {
         }
         guard keyword == .cutShort else { return .recordingFailed(problem) }
         guard let file = arguments.dropFirst().first else { return .recordingCutShort(problem, file: nil) }
-        guard !file.text.isEmpty else { throw ParseError(line: file.line, column: file.column, reason: .emptyFileName) }
-        guard !file.text.unicodeScalars.contains("\0") else {
-            throw ParseError(line: file.line, column: file.column, reason: .nulInFileName)
-        }
-        explicitFiles.insert(file.text)
-        return .recordingCutShort(problem, file: CanvasScript.takeURL(file.text, baseDirectory: baseDirectory))
+        return .recordingCutShort(problem, file: try fileURL(file))
     }
 }

@@ -4,8 +4,10 @@ import Foundation
 /// A parsed script in the event language (Docs/CanvasKit.md), used by `canvas-sim`.
 ///
 /// Syntax: events one per line or separated by `;`; `#` starts a comment that runs to the end of the line; words are
-/// separated by spaces or tabs. The words are `tap N`, `record`, `stop [FILE]`, `cancel`, `delete N`, `add`,
-/// `remove N` (board events) and `scroll N`, `disappear`, `appear` (host-only commands). `N` is a decimal integer
+/// separated by spaces or tabs. The words are `tap N`, `record`, `resume`, `stop [FILE]`, `cancel`, `delete N`,
+/// `undo N`, `add`, `remove N`, `music FILE [START] [gain G] [loop]`, `music off`, `mic on`, `mic off` (board
+/// events), `started`, `failed` and `cut-short` (the recorder's answers), `scroll N`, `disappear`, `appear` (host-only
+/// commands) and `wait SECONDS` (the simulation's clock). `N` is a decimal integer
 /// (an out-of-range or negative index is not a syntax error: the board rejects it; only a number beyond `Int`'s range,
 /// which no event can carry, is). A `FILE` containing a space, `;`, `#`, `"` or `\` is written in double quotes with
 /// `\"` and `\\` escapes.
@@ -25,6 +27,9 @@ public struct CanvasScript: Sendable, Hashable, CustomStringConvertible {
         case disappear
         /// Host only: the screen appears again.
         case appear
+        /// Simulation only: the simulation's clock moves this many seconds on (a recording that reaches the board's
+        /// maximum take length meanwhile is stopped by its recorder).
+        case wait(Double)
 
         /// The command in the script language, e.g. `tap 2`, `stop take-1.mov` or `scroll 10`.
         public var description: String {
@@ -33,6 +38,8 @@ public struct CanvasScript: Sendable, Hashable, CustomStringConvertible {
             case .scroll(let index): "scroll \(index)"
             case .disappear: "disappear"
             case .appear: "appear"
+            case .wait(let seconds):
+                "wait \(seconds == seconds.rounded() && seconds < 1e15 ? String(Int64(seconds)) : "\(seconds)")"
             }
         }
     }

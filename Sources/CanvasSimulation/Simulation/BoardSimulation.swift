@@ -49,8 +49,12 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
     public let clock: VirtualClock
     /// How the simulated camera times recordings.
     public let timing: SimulatedRecordingTiming
-    /// The playback of the recording in progress and the host time its first sample was stamped with.
-    private var recording: (playback: SyncedPlayback, began: HostTime)?
+    /// The playback and settings of the recording in progress and the host time its first sample was stamped with.
+    private var recording: (playback: SyncedPlayback, settings: RecordingSettings, began: HostTime)?
+    /// The recordings the simulated recorder stopped at the board's maximum take length so far.
+    private var limitTakes = 0
+    /// Where the files of recordings stopped at the limit are (nil: the current directory).
+    public var baseDirectory: URL?
 
     /// A board of `canvasCount` empty canvases on a screen showing `visibleCount` of them at once, on screen.
     ///
@@ -123,61 +127,96 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
     /// Performs one command and reports the board after it.
     ///
     /// A rejected command (an out-of-range index, a tap while recording, a `scroll` past the end, a second
-    /// `disappear`) changes nothing and is reported with its reason; it is never an error.
+    /// `disappear`) changes nothing and is reported with its reason; it is never an error. An accepted host command
+    /// (`scroll`, `disappear`, `appear`, `wait`) disarms an armed undo, as any other accepted event does. After the
+    /// command the clock moves on by ``SimulatedRecordingTiming/stepDuration`` (by its seconds for `wait`); a recording
+    /// that reaches the board's maximum take length meanwhile is stopped by its recorder, into a simulated file
+    /// `limit-n.mov`, and the step reports it.
     ///
     /// - Parameters:
     ///   - command: the command to perform.
     ///   - takeIsSynthetic: for `stop`, whether its take is simulated (no file: no cover is asked for).
     public func perform(_ command: CanvasScript.Command, takeIsSynthetic: Bool = false) -> SimulationStep {
         stepNumber += 1
-        var effects: [CanvasEffect] = []
+        stepEffects = []
         var reason: String?
         switch command {
-        case .event(var event):
-            if case .stop(let url, _) = event {
-                if takeIsSynthetic { covers.markSimulated(url) }
-                if let recording {
-                    let start = recording.playback.takeStart(
-                        recordingBeganAt: recording.began, captureLatency: timing.captureLatency)
-                    event = .stop(url, start: start)
-                }
-            }
-            if case .recordingCutShort(let problem, let url?, _) = event, let recording {
-                let start = recording.playback.takeStart(
-                    recordingBeganAt: recording.began, captureLatency: timing.captureLatency)
-                event = .recordingCutShort(problem, file: url, start: start)
-            }
-            stepEffects = []
-            // Every effect is reported with its step, the held-back ones too: the simulation removes no file, so it
-            // need not wait for a draft record (an app's performer is handed them once durable).
-            let outcome = board.send(event)
-            for effect in outcome.effects { perform(effect) }
-            reason = outcome.rejection?.description
-            if outcome.rejection == nil, !board.isRecording { recording = nil }
-            effects = stepEffects
-        case .scroll(let index):
-            let count = screen.host.numberOfItems
-            if (0..<count).contains(index) {
-                screen.scrollToItem(at: index)
-            } else {
-                reason = "index out of range: item \(index) does not exist (the collection has \(count) items)"
-            }
-        case .disappear:
-            if screen.host.isOnScreen {
-                screen.screenWillDisappear()
-            } else {
-                reason = "not on screen: the screen has already disappeared"
-            }
-        case .appear:
-            if screen.host.isOnScreen {
-                reason = "already on screen: the screen has not disappeared"
-            } else {
-                screen.screenDidAppear()
-            }
+        case .event(let event):
+            reason = send(event, takeIsSynthetic: takeIsSynthetic)
+        case .scroll, .disappear, .appear, .wait:
+            reason = performHostCommand(command)
+            if reason == nil, board.state.armedUndo != nil { send(.disarmUndo) }
         }
         covers.waitUntilSettled()
-        clock.advance(by: timing.stepDuration)
+        if case .wait(let seconds) = command { advance(by: seconds) } else { advance(by: timing.stepDuration) }
         if reason == nil { counters.accepted += 1 } else { counters.rejected += 1 }
+        return report(command, reason: reason)
+    }
+
+    /// Sends a board event, with the start and length of the segment it ends when it ends one (as the recorder would
+    /// report them); performs its effects. - Returns: the rejection's reason, or nil when accepted.
+    @discardableResult
+    private func send(_ event: CanvasEvent, takeIsSynthetic: Bool = false) -> String? {
+        var event = event
+        if case .stop(let url, _, _) = event {
+            if takeIsSynthetic { covers.markSimulated(url) }
+            if let (start, duration) = segmentTiming() { event = .stop(url, start: start, duration: duration) }
+        }
+        if case .recordingCutShort(let problem, let url?, _, _) = event, let (start, duration) = segmentTiming() {
+            event = .recordingCutShort(problem, file: url, start: start, duration: duration)
+        }
+        // Every effect is reported with its step, the held-back ones too: the simulation removes no file, so it
+        // need not wait for a draft record (an app's performer is handed them once durable).
+        let outcome = board.send(event)
+        for effect in outcome.effects { perform(effect) }
+        if outcome.rejection == nil, !board.isRecording { recording = nil }
+        return outcome.rejection?.description
+    }
+
+    /// Performs `scroll`, `disappear`, `appear` or `wait` on the host. - Returns: the rejection's reason, or nil.
+    private func performHostCommand(_ command: CanvasScript.Command) -> String? {
+        switch command {
+        case .scroll(let index):
+            let count = screen.host.numberOfItems
+            guard (0..<count).contains(index) else {
+                return "index out of range: item \(index) does not exist (the collection has \(count) items)"
+            }
+            screen.scrollToItem(at: index)
+        case .disappear:
+            guard screen.host.isOnScreen else { return "not on screen: the screen has already disappeared" }
+            screen.screenWillDisappear()
+        case .appear:
+            guard !screen.host.isOnScreen else { return "already on screen: the screen has not disappeared" }
+            screen.screenDidAppear()
+        case .event, .wait:
+            break
+        }
+        return nil
+    }
+
+    /// Moves the clock `seconds` on; a recording whose segment reaches its longest length meanwhile
+    /// (``CanvasKit/RecordingSettings/maximumDuration``) is stopped by the simulated recorder at that instant.
+    private func advance(by seconds: Double) {
+        guard let recording, let longest = recording.settings.maximumDuration else {
+            clock.advance(by: seconds)
+            return
+        }
+        let end = recording.began + longest
+        let now = clock.now()
+        guard now + seconds >= end else {
+            clock.advance(by: seconds)
+            return
+        }
+        clock.advance(by: max(0, end - now))
+        limitTakes += 1
+        let file = CanvasScript.takeURL("limit-\(limitTakes).mov", baseDirectory: baseDirectory)
+        send(.stop(file), takeIsSynthetic: true)
+        covers.waitUntilSettled()
+        clock.advance(by: max(0, now + seconds - clock.now()))
+    }
+
+    /// The step's report: every canvas, the effects, the covers that failed.
+    private func report(_ command: CanvasScript.Command, reason: String?) -> SimulationStep {
         let failures = collectFailures()
         let canvases = self.canvases
         counters.staleCells +=
@@ -188,9 +227,10 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
                             status: canvas.status, videoURL: canvas.videoURL, boardIsRecording: board.isRecording)
             }.count
         let statistics = screen.host.statistics
-        return SimulationStep(
+        let state = board.state
+        var step = SimulationStep(
             number: stepNumber, command: command, isAccepted: reason == nil, reason: reason, canvases: canvases,
-            effects: effects,
+            effects: stepEffects,
             coverFailures: failures.compactMap { failure in
                 guard
                     let index = canvases.firstIndex(where: { $0.videoURL.map(SettlingCoverProvider.key) == failure.key }
@@ -202,6 +242,10 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
             previewIndex: screen.previewIndex,
             cellsMade: statistics.cellsMade, cellsReused: statistics.cellsReused,
             liveObservations: ObservationDiagnostics.liveObservationCount)
+        step.soundtrack = state.soundtrack
+        step.recordsSound = state.recordsSound
+        step.clock = clock.now().seconds
+        return step
     }
 
     /// The counters so far; live observations and reloads as of now.
@@ -222,24 +266,34 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
         let host = screen.host
         let isRecording = board.isRecording
         return board.canvases.enumerated().map { index, model in
-            let key = model.videoURL.map(SettlingCoverProvider.key)
-            let simulated = model.videoURL.map(covers.isSimulated) ?? false
-            if host.isOnScreen, host.visibleRange.contains(index), let cell = screen.cell(at: index),
-                let shown = cell.shownDisplay, let viewModel = screen.viewModel(of: cell), let bound = viewModel.model
-            {
-                return SimulationCanvas(
-                    index: index, status: bound.status, isSelected: bound.isSelected, videoURL: bound.videoURL,
-                    shows: shown, isVisible: true, takeIsSimulated: simulated,
-                    cover: cell.shownCover ?? key.flatMap { prepared[$0] },
-                    coverError: viewModel.coverError.map { relativize($0, bound.videoURL) }
-                        ?? key.flatMap { failed[$0] })
-            }
-            return SimulationCanvas(
-                index: index, status: model.status, isSelected: model.isSelected, videoURL: model.videoURL,
-                shows: CanvasDisplay(status: model.status, videoURL: model.videoURL, boardIsRecording: isRecording),
-                isVisible: false, takeIsSimulated: simulated, cover: key.flatMap { prepared[$0] },
-                coverError: key.flatMap { failed[$0] })
+            var canvas = canvas(at: index, model, host: host, isRecording: isRecording)
+            canvas.segments = model.segments
+            canvas.isUndoArmed = model.isUndoArmed
+            return canvas
         }
+    }
+
+    /// The canvas at `index` as its cell shows it (or would, when it has none on screen).
+    private func canvas(
+        at index: Int, _ model: CanvasModel, host: HeadlessCollectionView, isRecording: Bool
+    ) -> SimulationCanvas {
+        let key = model.videoURL.map(SettlingCoverProvider.key)
+        let simulated = model.videoURL.map(covers.isSimulated) ?? false
+        if host.isOnScreen, host.visibleRange.contains(index), let cell = screen.cell(at: index),
+            let shown = cell.shownDisplay, let viewModel = screen.viewModel(of: cell), let bound = viewModel.model
+        {
+            return SimulationCanvas(
+                index: index, status: bound.status, isSelected: bound.isSelected, videoURL: bound.videoURL,
+                shows: shown, isVisible: true, takeIsSimulated: simulated,
+                cover: cell.shownCover ?? key.flatMap { prepared[$0] },
+                coverError: viewModel.coverError.map { relativize($0, bound.videoURL) }
+                    ?? key.flatMap { failed[$0] })
+        }
+        return SimulationCanvas(
+            index: index, status: model.status, isSelected: model.isSelected, videoURL: model.videoURL,
+            shows: CanvasDisplay(status: model.status, videoURL: model.videoURL, boardIsRecording: isRecording),
+            isVisible: false, takeIsSimulated: simulated, cover: key.flatMap { prepared[$0] },
+            coverError: key.flatMap { failed[$0] })
     }
 
     // MARK: Effects and covers
@@ -251,9 +305,19 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
         stepEffects.append(effect)
         switch effect {
         case .coverWanted(_, let url): prepareCover(of: url)
-        case .startRecording(_, let playback): recording = (playback, playback.hostTime + timing.recorderDelay)
+        case .startRecording(_, let playback, let settings):
+            recording = (playback, settings, playback.hostTime + timing.recorderDelay)
         default: break
         }
+    }
+
+    /// The start on the timeline and the length of the segment being recorded, if one is, as its recorder would
+    /// report them when it stops now: from its first sample (less the capture latency) to the clock's time.
+    private func segmentTiming() -> (start: Double, duration: Double)? {
+        guard let recording else { return nil }
+        let start = recording.playback.takeStart(
+            recordingBeganAt: recording.began, captureLatency: timing.captureLatency)
+        return (start, max(0, clock.now() - recording.began))
     }
 
     /// Performs a `coverWanted` effect: asks the provider for the take's cover and keeps it for canvases that have no

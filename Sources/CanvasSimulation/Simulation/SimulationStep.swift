@@ -15,8 +15,12 @@ public struct SimulationCanvas: Sendable, Hashable {
     public var status: CanvasStatus
     /// Whether the model is selected.
     public var isSelected: Bool
-    /// The model's take, if any.
+    /// The model's take (its first segment's file), if any.
     public var videoURL: URL?
+    /// The model's take's segments, in order (empty: no take).
+    public var segments: [TakeSegment] = []
+    /// Whether the model's undo is armed (the cell asks to confirm the removal of the last segment).
+    public var isUndoArmed = false
     /// What the canvas shows.
     public var shows: CanvasDisplay
     /// Whether a displayed cell in the viewport shows it while the screen is on screen.
@@ -84,6 +88,12 @@ public struct SimulationStep: Sendable {
     public var cellsReused: Int
     /// Live observations in the process after the step (`Observing`'s diagnostics).
     public var liveObservations: Int
+    /// The board's soundtrack after the step, if any.
+    public var soundtrack: Soundtrack?
+    /// The board's microphone setting after the step: whether takes record their own sound.
+    public var recordsSound = true
+    /// The simulation's clock after the step, in seconds.
+    public var clock: Double = 0
 
     /// The command in the event language (`tap 0`, `stop take-1.mov`, `scroll 4`).
     public var event: String { command.description }

@@ -15,10 +15,15 @@ extension TransitionTable {
         for scenario in scenarios {
             let canvases = scenario.board.indices.map { index in
                 let canvas = scenario.board[index]
-                let take = canvas.videoURL.map(TakeName.describe) ?? "no take"
-                return "\(scenario.names[index]) \(canvas.status.rawValue) (\(take))"
+                let take = canvas.segments.isEmpty ? "no take" : TransitionTable.takeName(canvas)
+                return
+                    "\(scenario.names[index]) \(canvas.status.rawValue) (\(take)\(canvas.isUndoArmed ? ", undo armed" : ""))"
             }
-            lines.append("- \(scenario.label): " + canvases.joined(separator: ", "))
+            var settings = ""
+            if let limit = scenario.board.maximumTakeLength {
+                settings += "; maximum take length \(TakeLength.describe(limit))"
+            }
+            lines.append("- \(scenario.label): " + canvases.joined(separator: ", ") + settings)
         }
         lines += ["", "| state | event | outcome | effects |", "| --- | --- | --- | --- |"]
         for row in rows {

@@ -75,15 +75,37 @@ public struct TransitionTable: Sendable {
     }
 
     private static func board(_ takes: [String?], selection: BoardState.Selection?) -> BoardState {
+        board(takes.map { $0.map { [$0] } ?? [] }, selection: selection)
+    }
+
+    /// A board whose canvases have the takes of `segments` (each one second long, back to back from timeline 0),
+    /// after `events` (to arm an undo or continue a take), with `maximumTakeLength`.
+    private static func board(
+        _ segments: [[String]], selection: BoardState.Selection?, maximumTakeLength: Double? = nil,
+        after events: [CanvasEvent] = []
+    ) -> BoardState {
         do {
-            return try BoardState(takes: takes.map { $0.map(take) }, selection: selection)
+            var state = try BoardState(
+                segments: segments.map { names in
+                    names.enumerated().map { TakeSegment(url: take($0.element), start: Double($0.offset), duration: 1) }
+                }, selection: selection)
+            state.maximumTakeLength = maximumTakeLength
+            for event in events {
+                guard let next = BoardState.transition(from: state, on: event).next else {
+                    preconditionFailure("representative board: \(event) is rejected")
+                }
+                state = next
+            }
+            return state
         } catch {
             preconditionFailure("representative board is invalid: \(error)")
         }
     }
 
     /// The boards and events the exported table shows: every row of the rules table, and each rejection.
-    public static let representativeScenarios: [Scenario] = [
+    public static let representativeScenarios: [Scenario] = basicScenarios + segmentScenarios
+
+    private static let basicScenarios: [Scenario] = [
         Scenario(
             label: "none selected",
             board: board([nil, "k.mov"], selection: nil),
@@ -122,6 +144,60 @@ public struct TransitionTable: Sendable {
             board: board(["j.mov", nil], selection: .init(index: 1, phase: .recording)),
             names: ["j", "s", "n"],
             events: [.stop(take("new.mov"))]),
+    ]
+
+    /// Segments, undo, the soundtrack and the microphone, and the maximum take length (three seconds).
+    private static let segmentScenarios: [Scenario] = [
+        Scenario(
+            label: "s inPreview, s has a take of two segments",
+            board: board([["j.mov"], ["s.mov", "s2.mov"], []], selection: .init(index: 1, phase: .inPreview)),
+            names: ["j", "s", "k", "n"],
+            events: [
+                .resume, .undo(1), .undo(0), .undo(2), .undo(3), .disarmUndo, .delete(1),
+                .setSoundtrack(Soundtrack(url: take("song.m4a"), start: 12, gain: 0.5, loops: true)),
+                .setSoundtrack(nil), .setMicrophone(false),
+            ]),
+        Scenario(
+            label: "s inPreview, s's undo armed",
+            board: board(
+                [["j.mov"], ["s.mov", "s2.mov"]], selection: .init(index: 1, phase: .inPreview), after: [.undo(1)]),
+            names: ["j", "s", "n"],
+            events: [.undo(1), .undo(0), .tap(0), .record, .disarmUndo, .setMicrophone(true)]),
+        Scenario(
+            label: "s inPreview, s has a take of one segment, armed",
+            board: board([["j.mov"], ["s.mov"]], selection: .init(index: 1, phase: .inPreview), after: [.undo(1)]),
+            names: ["j", "s", "n"],
+            events: [.undo(1)]),
+        Scenario(
+            label: "s inPreview, s has no take",
+            board: board([["j.mov"], []], selection: .init(index: 1, phase: .inPreview)),
+            names: ["j", "s", "n"],
+            events: [.resume, .undo(1)]),
+        Scenario(
+            label: "s recording its next segment",
+            board: board(
+                [["j.mov"], ["s.mov"]], selection: .init(index: 1, phase: .inPreview), maximumTakeLength: 3,
+                after: [.resume]),
+            names: ["j", "s", "n"],
+            events: [
+                .stop(take("s2.mov"), start: 1, duration: 1), .stop(take("s2.mov"), start: 1, duration: 2),
+                .stop(take("s.mov")), .stop(take("j.mov")), .cancel, .resume, .undo(1), .disarmUndo,
+                .recordingCutShort(.call, file: take("s2.mov"), start: 1, duration: 1),
+            ]),
+        Scenario(
+            label: "s inPreview, s's take at the maximum length",
+            board: board(
+                [["j.mov"], ["s.mov", "s2.mov", "s3.mov"]], selection: .init(index: 1, phase: .inPreview),
+                maximumTakeLength: 3),
+            names: ["j", "s", "n"],
+            events: [.resume, .record]),
+        Scenario(
+            label: "s recording a new take, maximum length",
+            board: board(
+                [["j.mov"], ["s.mov"]], selection: .init(index: 1, phase: .inPreview), maximumTakeLength: 3,
+                after: [.record]),
+            names: ["j", "s", "n"],
+            events: [.stop(take("new.mov"), duration: 3)]),
     ]
 
     // MARK: Rows
@@ -175,8 +251,11 @@ public struct TransitionTable: Sendable {
             var changes: [String] = []
             if old.isSelected != canvas.isSelected { changes.append(canvas.isSelected ? "selected" : "deselected") }
             if old.status != canvas.status { changes.append(canvas.status.rawValue) }
-            if old.videoURL != canvas.videoURL {
-                changes.append("take = " + (canvas.videoURL.map(TakeName.describe) ?? "none"))
+            if old.segments.map(\.url) != canvas.segments.map(\.url) {
+                changes.append("take = " + takeName(canvas))
+            }
+            if old.isUndoArmed != canvas.isUndoArmed {
+                changes.append(canvas.isUndoArmed ? "undo armed" : "undo disarmed")
             }
             if !changes.isEmpty { parts.append("\(nameOf[canvas.id]!) " + changes.joined(separator: ", ")) }
         }
@@ -184,13 +263,22 @@ public struct TransitionTable: Sendable {
             let shift = index < before.count - 1 ? ", later canvases shift down" : ""
             parts.append("\(nameOf[before.id(at: index)]!) removed\(shift)")
         }
+        if before.soundtrack != after.soundtrack {
+            parts.append("soundtrack = \(after.soundtrack.map { "\($0)" } ?? "none")")
+        }
+        if before.recordsSound != after.recordsSound { parts.append("mic \(after.recordsSound ? "on" : "off")") }
         return parts.isEmpty ? "no change" : parts.joined(separator: "; ")
+    }
+
+    /// The take's files joined by `+`, or `none`.
+    static func takeName(_ canvas: CanvasState) -> String {
+        canvas.segments.isEmpty ? "none" : canvas.segments.map { TakeName.describe($0.url) }.joined(separator: " + ")
     }
 
     private static func describe(_ canvas: CanvasState) -> String {
         var text = canvas.status.rawValue
         if canvas.isSelected { text += ", selected" }
-        text += canvas.videoURL.map { ", take = " + TakeName.describe($0) } ?? ", no take"
+        text += canvas.segments.isEmpty ? ", no take" : ", take = " + takeName(canvas)
         return text
     }
 

@@ -34,10 +34,16 @@ enum Invariants {
                 problems.append(
                     "display: canvas \(index) highlighted=\(display.isHighlighted) selected=\(canvas.isSelected)")
             }
-            if let take = canvas.videoURL {
-                for other in 0..<index where sameFile(snapshot.takes[other], take) {
+            for (position, file) in snapshot.files[index].enumerated() {
+                for earlier in snapshot.files[index][..<position] where sameFile(earlier, file) {
+                    problems.append("canvas \(index) has the file \(file) twice")
+                }
+                for other in 0..<index where snapshot.files[other].contains(where: { sameFile($0, file) }) {
                     problems.append("canvases \(other) and \(index) share a take file")
                 }
+            }
+            if canvas.isUndoArmed && (canvas.segments.isEmpty || isRecording) {
+                problems.append("canvas \(index) has an armed undo it cannot confirm")
             }
         }
         if selected > 1 { problems.append("I1: \(selected) canvases are selected") }
@@ -60,21 +66,26 @@ enum Invariants {
         let state: BoardState
         let ids: [CanvasID]
         let takes: [URL?]
+        /// Every canvas's segment files, in order.
+        let files: [[URL]]
         let canvases: [CanvasState]
 
         init(_ state: BoardState) {
             self.state = state
             var ids: [CanvasID] = []
             var takes: [URL?] = []
+            var files: [[URL]] = []
             var canvases: [CanvasState] = []
             for index in 0..<state.count {
                 let canvas = state[index]
                 ids.append(canvas.id)
                 takes.append(canvas.videoURL)
+                files.append(canvas.segments.map(\.url))
                 canvases.append(canvas)
             }
             self.ids = ids
             self.takes = takes
+            self.files = files
             self.canvases = canvases
         }
     }
@@ -99,10 +110,18 @@ enum Invariants {
         problems += check(afterSnapshot)
         problems += checkWrites(change.writes(after: after), before: snapshot, after: afterSnapshot)
         switch event {
-        case .tap, .tapCanvas, .delete, .add, .remove:
+        case .tap, .tapCanvas, .delete, .add, .remove, .undo:
             if before.isRecording { problems.append("I2: \(event) accepted while recording") }
-        case .record, .stop, .cancel, .recordingStarted, .recordingFailed, .recordingCutShort:
+        case .record, .resume, .stop, .cancel, .recordingStarted, .recordingFailed, .recordingCutShort, .disarmUndo,
+            .setSoundtrack, .setMicrophone:
             break
+        }
+        // Every accepted event but an undo leaves no undo armed; an undo leaves at most its own canvas's armed.
+        let armed = afterSnapshot.canvases.indices.filter { afterSnapshot.canvases[$0].isUndoArmed }
+        if case .undo(let index) = event {
+            if armed.count > 1 || (armed.first.map { $0 != index } ?? false) { problems.append("undo armed \(armed)") }
+        } else if !armed.isEmpty {
+            problems.append("\(event) left undo armed on \(armed)")
         }
 
         let beforeIDs = snapshot.ids
@@ -117,17 +136,15 @@ enum Invariants {
         var startsRecording = false
         for effect in effects {
             switch effect {
-            case .takeReplaced(_, let url), .takeRemoved(_, let url): reported.append(url)
-            case .takeFinished(let index, let url):
-                // A stop that re-records into the canvas's own file finishes a take without changing the board.
-                if !(snapshot.takes.indices.contains(index) && sameFile(snapshot.takes[index], url)) {
-                    newTakes.append(url)
-                }
+            case .takeReplaced, .takeRemoved, .segmentRemoved: reported += effect.givenUpFiles
+            case .takeFinished(_, let url): newTakes.append(url)
             case .attachPreview, .movePreview, .detachPreview: previewEffects.append(effect)
             case .canvasesInserted(let set): inserted.append(set)
             case .canvasesRemoved(let set): removed.append(set)
             case .startRecording: startsRecording = true
-            case .takeDiscarded, .coverWanted, .recordingStarted, .recordingFailed, .recordingCutShort: break
+            case .takeDiscarded, .coverWanted, .recordingStarted, .recordingFailed, .recordingCutShort,
+                .takeLimitReached, .soundtrackChanged, .microphoneChanged:
+                break
             // Only a draft's restore reports these; no event does.
             case .takeInterrupted, .takeMissing, .draftRecordsDropped: problems.append("\(effect) from an event")
             }
@@ -137,9 +154,10 @@ enum Invariants {
         for oldIndex in 0..<beforeIDs.count {
             let newIndex = index(of: beforeIDs[oldIndex], in: afterIDs)
             if newIndex == nil { expectedRemoved.insert(oldIndex) }
-            guard let old = snapshot.takes[oldIndex] else { continue }
-            if let newIndex, sameFile(afterSnapshot.takes[newIndex], old) { continue }
-            lost.append(old)
+            for old in snapshot.files[oldIndex] {
+                if let newIndex, afterSnapshot.files[newIndex].contains(where: { sameFile($0, old) }) { continue }
+                lost.append(old)
+            }
         }
         if lost.count != reported.count || zip(lost, reported).contains(where: { !sameFile($0, $1) }) {
             problems.append(
@@ -147,7 +165,7 @@ enum Invariants {
         }
         if !lost.isEmpty {
             switch event {
-            case .stop, .delete, .remove, .recordingCutShort: break
+            case .stop, .delete, .remove, .recordingCutShort, .undo: break
             default: problems.append("I3: \(event) removed a take")
             }
         }
@@ -156,9 +174,12 @@ enum Invariants {
         for newIndex in 0..<afterIDs.count {
             let oldIndex = index(of: afterIDs[newIndex], in: beforeIDs)
             if oldIndex == nil { expectedInserted.insert(newIndex) }
-            guard let new = afterSnapshot.takes[newIndex] else { continue }
-            if let oldIndex, sameFile(snapshot.takes[oldIndex], new) { continue }
-            gained.append(new)
+            for new in afterSnapshot.files[newIndex] {
+                // A stop that re-records into a file of the take it replaces finishes it all the same.
+                let kept = oldIndex.map { snapshot.files[$0].contains { sameFile($0, new) } } ?? false
+                if kept && !newTakes.contains(where: { sameFile($0, new) }) { continue }
+                gained.append(new)
+            }
         }
         if gained.count != newTakes.count || zip(gained, newTakes).contains(where: { !sameFile($0, $1) }) {
             problems.append(
@@ -184,14 +205,15 @@ enum Invariants {
         // failure to start or a cut short.
         if before.isRecording != after.isRecording || startsRecording {
             switch (event, before.selection, after.selection) {
-            case (.record, let s?, let t?) where s.phase == .inPreview && t == .init(index: s.index, phase: .recording):
-                let playing = before.indices.filter { $0 != s.index }.compactMap { index in
-                    before.videoURL(at: index).map {
-                        SyncedPlayback.Take(index: index, url: $0, start: before.takeStart(at: index) ?? 0)
-                    }
-                }
+            case (let start, let s?, let t?)
+            where (start == .record || start == .resume) && s.phase == .inPreview
+                && t == .init(index: s.index, phase: .recording):
+                let playing = before.timelineTakes.filter { $0.index != s.index }
+                let segments = event == .record ? 0 : before.segments(at: s.index).count
                 if effects.count != 1 || effects.first?.recordingPlayback?.takes != playing
-                    || effects.first?.recordingIndex != s.index
+                    || effects.first?.recordingIndex != s.index || effects.first?.recordingSettings?.segment != segments
+                    || effects.first?.recordingPlayback?.soundtrack != before.soundtrack
+                    || effects.first?.recordingSettings?.recordsSound != before.recordsSound
                 {
                     problems.append("record effects \(effects)")
                 }
@@ -219,13 +241,13 @@ enum Invariants {
         {
             problems.append("failed effects \(effects)")
         }
-        if case .recordingCutShort(let problem, let file, _) = event {
+        if case .recordingCutShort(let problem, let file, _, _) = event {
             // Ended as stop exactly when the file became the canvas's take; as cancel otherwise, with the take kept.
             let index = before.recordingIndex ?? -1
             let finished = effects.contains { $0.kind == .takeFinished }
             let ending: CutShortEnding = finished ? .stop : .cancel
             if effects.first != .recordingCutShort(index: index, problem: problem, endedAs: ending)
-                || (finished && (file == nil || !sameFile(after.videoURL(at: index), file)))
+                || (finished && (file == nil || !sameFile(after.segments(at: index).last?.url, file)))
                 || (!finished && Array(effects.dropFirst()) != [.takeDiscarded(index: index)])
             {
                 problems.append("cut-short effects \(effects)")
@@ -249,14 +271,15 @@ enum Invariants {
         for id in afterIDs where index(of: id, in: beforeIDs) != nil { survivorsAfter.append(id) }
         if survivorsBefore != survivorsAfter { problems.append("surviving canvases changed order") }
 
-        // A tap touches at most the tapped canvas and the one that was selected, and never a take.
+        // A tap touches at most the tapped canvas and the one that was selected (and disarms an undo), and never a
+        // take.
         if case .tap(let tapped) = event {
             for newIndex in 0..<afterIDs.count {
                 let id = afterIDs[newIndex]
                 if id == beforeIDs[tapped] || id == previewBefore { continue }
-                if let oldIndex = index(of: id, in: beforeIDs),
-                    afterSnapshot.canvases[newIndex] != snapshot.canvases[oldIndex]
-                {
+                var old = index(of: id, in: beforeIDs).map { snapshot.canvases[$0] }
+                old?.isUndoArmed = false
+                if let old, afterSnapshot.canvases[newIndex] != old {
                     problems.append("tap \(tapped) changed canvas \(newIndex)")
                 }
             }
@@ -268,7 +291,22 @@ enum Invariants {
     /// `before`, every write changes a value, no write leaves a canvas previewing without being selected or two
     /// canvases selected, and the values end as `after` (matched by position, with insertions and removals).
     static func checkWrites(_ writes: [BoardWrite], before: Snapshot, after: Snapshot) -> [String] {
-        var canvases = before.canvases
+        /// What one model holds: its first file and its segments are two properties.
+        struct Model: Equatable {
+            var status: CanvasStatus
+            var isSelected: Bool
+            var videoURL: URL?
+            var segments: [TakeSegment]
+            var isUndoArmed: Bool
+            init(_ canvas: CanvasState) {
+                status = canvas.status
+                isSelected = canvas.isSelected
+                videoURL = canvas.videoURL
+                segments = canvas.segments
+                isUndoArmed = canvas.isUndoArmed
+            }
+        }
+        var canvases = before.canvases.map(Model.init)
         var isRecording = before.state.isRecording
         var problems: [String] = []
         for write in writes {
@@ -286,6 +324,14 @@ enum Invariants {
                 guard canvases.indices.contains(index) else { return ["write \(write) out of range"] }
                 changed = canvases[index].videoURL != url
                 canvases[index].videoURL = url
+            case .segments(let index, let segments):
+                guard canvases.indices.contains(index) else { return ["write \(write) out of range"] }
+                changed = canvases[index].segments != segments
+                canvases[index].segments = segments
+            case .isUndoArmed(let index, let value):
+                guard canvases.indices.contains(index) else { return ["write \(write) out of range"] }
+                changed = canvases[index].isUndoArmed != value
+                canvases[index].isUndoArmed = value
             case .isRecording(let value):
                 changed = isRecording != value
                 isRecording = value
@@ -293,7 +339,7 @@ enum Invariants {
                 guard index <= canvases.count, after.canvases.indices.contains(index) else {
                     return ["write \(write) out of range"]
                 }
-                canvases.insert(after.canvases[index], at: index)
+                canvases.insert(Model(after.canvases[index]), at: index)
             case .removeCanvas(let index):
                 guard canvases.indices.contains(index) else { return ["write \(write) out of range"] }
                 canvases.remove(at: index)
@@ -306,7 +352,7 @@ enum Invariants {
                 problems.append("after write \(write) two canvases are selected")
             }
         }
-        if canvases != after.canvases || isRecording != after.state.isRecording {
+        if canvases != after.canvases.map(Model.init) || isRecording != after.state.isRecording {
             problems.append("writes \(writes) do not bring the models to the next board")
         }
         return problems

@@ -3,32 +3,50 @@ import Foundation
 
 @testable import CanvasKit
 
-/// A bounded model checker: breadth-first search over every board reachable from an empty board, with takes
-/// collapsed to present/absent, checking `Invariants` on every transition.
+/// A bounded model checker: breadth-first search over every board reachable from an empty board whose maximum take
+/// length is two one-second segments, with takes collapsed to their number of segments (0, 1 or 2: the limit bounds
+/// it), checking `Invariants` on every transition. The soundtrack and the microphone setting are left out of the
+/// abstract state (the events that set them are tried on every state).
 struct ModelChecker {
-    /// The abstract state: board size, selection, and which canvases have a take.
+    /// The abstract state: board size, selection, each canvas's number of segments, the armed undo, and whether the
+    /// recording continues a take.
     struct Key: Hashable, CustomStringConvertible {
         var count: Int
         var selection: BoardState.Selection?
-        var takes: UInt64
+        /// Two bits per canvas: its number of segments.
+        var segments: UInt64
+        var armed: Int?
+        var resuming: Bool
 
         init(_ state: BoardState) {
             count = state.count
             selection = state.selection
-            takes = 0
-            for index in state.indices where state.videoURL(at: index) != nil { takes |= 1 << UInt64(index) }
+            segments = 0
+            for index in state.indices {
+                segments |= UInt64(min(state.segments(at: index).count, 3)) << UInt64(2 * index)
+            }
+            armed = state.armedUndo.flatMap(state.index(of:))
+            resuming = state.isResuming
         }
 
-        init(count: Int, selection: BoardState.Selection?, takes: UInt64) {
+        init(count: Int, selection: BoardState.Selection?, segments: UInt64, armed: Int?, resuming: Bool) {
             self.count = count
             self.selection = selection
-            self.takes = takes
+            self.segments = segments
+            self.armed = armed
+            self.resuming = resuming
         }
+
+        func segmentCount(at index: Int) -> Int { Int((segments >> UInt64(2 * index)) & 3) }
 
         var description: String {
             let canvases = (0..<count).map { index -> String in
-                var text = takes & (1 << UInt64(index)) != 0 ? "t" : "."
-                if let selection, selection.index == index { text += selection.phase == .inPreview ? "P" : "R" }
+                var text = String(repeating: "t", count: segmentCount(at: index))
+                if text.isEmpty { text = "." }
+                if let selection, selection.index == index {
+                    text += selection.phase == .inPreview ? "P" : (resuming ? "R+" : "R")
+                }
+                if armed == index { text += "?" }
                 return text
             }
             return "[" + canvases.joined(separator: " ") + "]"
@@ -61,7 +79,8 @@ struct ModelChecker {
 
     func run() -> Report {
         var report = Report()
-        let start = BoardState(canvasCount: startCount)
+        var start = BoardState(canvasCount: startCount)
+        start.maximumTakeLength = 2
         var parent: [Key: (Key, CanvasEvent)] = [:]
         var visited: Set<Key> = [Key(start)]
         var frontier = [start]
@@ -108,7 +127,9 @@ struct ModelChecker {
         return report
     }
 
-    /// Every abstract state the types declare for boards of 1 to `maxCount` canvases.
+    /// Every abstract state the types declare for boards of 1 to `maxCount` canvases with takes of at most two
+    /// segments: an undo armed only on a canvas with a take while nothing records, a recording that continues a take
+    /// only of one segment (two are the limit).
     func declaredKeys() -> [Key] {
         var keys: [Key] = []
         for count in 1...maxCount {
@@ -118,8 +139,30 @@ struct ModelChecker {
                     selections.append(.init(index: index, phase: phase))
                 }
             }
-            for takes in 0..<(UInt64(1) << UInt64(count)) {
-                for selection in selections { keys.append(Key(count: count, selection: selection, takes: takes)) }
+            var patterns: UInt64 = 1
+            for _ in 0..<count { patterns *= 3 }
+            for pattern in 0..<patterns {
+                var segments: UInt64 = 0
+                var rest = pattern
+                for index in 0..<count {
+                    segments |= (rest % 3) << UInt64(2 * index)
+                    rest /= 3
+                }
+                for selection in selections {
+                    let base = Key(count: count, selection: selection, segments: segments, armed: nil, resuming: false)
+                    keys.append(base)
+                    if selection?.phase == .recording {
+                        if base.segmentCount(at: selection!.index) == 1 {
+                            keys.append(
+                                Key(count: count, selection: selection, segments: segments, armed: nil, resuming: true))
+                        }
+                        continue
+                    }
+                    for index in 0..<count where base.segmentCount(at: index) > 0 {
+                        keys.append(
+                            Key(count: count, selection: selection, segments: segments, armed: index, resuming: false))
+                    }
+                }
             }
         }
         return keys

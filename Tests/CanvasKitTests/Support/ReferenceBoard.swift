@@ -3,39 +3,70 @@ import Foundation
 @testable import CanvasKit
 
 /// An independent oracle: the rules table written out literally over per-canvas fields (the representation the
-/// original product used, with its flags), to cross-check `BoardState.transition` event by event.
+/// original product used, with its flags, and a flag per canvas for the armed undo), to cross-check
+/// `BoardState.transition` event by event, segments and undo included.
 struct ReferenceBoard: Equatable {
     struct Canvas: Equatable {
         var status: CanvasStatus = .noPreview
         var isSelected = false
-        var videoURL: URL?
+        var segments: [TakeSegment] = []
+        var undoArmed = false
     }
 
     var canvases: [Canvas]
+    /// Whether the recording continues its canvas's take.
+    var resuming = false
+    var soundtrack: Soundtrack?
+    var recordsSound: Bool
+    let limit: Double?
     /// The canvases' identities as of the board this one was made from (a by-identity tap is resolved through them;
     /// not kept up by `add` and `remove`, and not compared).
     let ids: [CanvasID]
 
-    static func == (lhs: ReferenceBoard, rhs: ReferenceBoard) -> Bool { lhs.canvases == rhs.canvases }
+    static func == (lhs: ReferenceBoard, rhs: ReferenceBoard) -> Bool {
+        lhs.canvases == rhs.canvases && lhs.soundtrack == rhs.soundtrack && lhs.recordsSound == rhs.recordsSound
+    }
 
     init(_ state: BoardState) {
-        canvases = state.canvases.map { Canvas(status: $0.status, isSelected: $0.isSelected, videoURL: $0.videoURL) }
+        canvases = state.canvases.map {
+            Canvas(status: $0.status, isSelected: $0.isSelected, segments: $0.segments, undoArmed: $0.isUndoArmed)
+        }
         ids = state.canvases.map(\.id)
+        resuming = state.isResuming
+        soundtrack = state.soundtrack
+        recordsSound = state.recordsSound
+        limit = state.maximumTakeLength
     }
 
     func matches(_ state: BoardState) -> Bool {
-        canvases == ReferenceBoard(state).canvases
+        self == ReferenceBoard(state)
     }
 
     /// Applies one event; returns the effects, or the rejection (and leaves the board as it was).
     mutating func apply(_ event: CanvasEvent) -> Result<[CanvasEffect], Rejected> {
+        let saved = self
+        let result = rule(event)
+        switch result {
+        case .success:
+            // Any accepted event but an undo disarms every armed undo.
+            if case .undo = event {} else { for index in canvases.indices { canvases[index].undoArmed = false } }
+        case .failure:
+            self = saved
+        }
+        return result
+    }
+
+    private func sameFile(_ a: URL, _ b: URL) -> Bool { a.absoluteURL == b.absoluteURL }
+    private func length(_ index: Int) -> Double { canvases[index].segments.reduce(0) { $0 + $1.duration } }
+
+    private mutating func rule(_ event: CanvasEvent) -> Result<[CanvasEffect], Rejected> {
         let selected = canvases.firstIndex { $0.isSelected }
         let recording = canvases.firstIndex { $0.status == .recording }
         func inRange(_ index: Int) -> Bool { index >= 0 && index < canvases.count }
         switch event {
         case .tapCanvas(let id):
             guard let i = ids.firstIndex(of: id) else { return .failure(.init(.canvasNotOnBoard(id))) }
-            return apply(.tap(i))
+            return rule(.tap(i))
         case .tap(let i):
             guard inRange(i) else { return .failure(.init(.indexOutOfRange(index: i, count: canvases.count))) }
             if let recording { return .failure(.init(.lockedWhileRecording(recordingIndex: recording))) }
@@ -50,32 +81,33 @@ struct ReferenceBoard: Equatable {
             canvases[i].isSelected = true
             canvases[i].status = .inPreview
             return .success([.attachPreview(to: i)])
-        case .record:
+        case .record, .resume:
             if let recording { return .failure(.init(.alreadyRecording(index: recording))) }
             guard let s = selected else { return .failure(.init(.nothingToRecord)) }
+            var settings = RecordingSettings(recordsSound: recordsSound, maximumDuration: limit)
+            var position = 0.0
+            if event == .resume {
+                guard let first = canvases[s].segments.first else { return .failure(.init(.noTakeToResume(index: s))) }
+                if let limit, length(s) >= limit { return .failure(.init(.takeAtLimit(index: s, length: length(s)))) }
+                settings.segment = canvases[s].segments.count
+                settings.maximumDuration = limit.map { $0 - length(s) }
+                position = first.start + length(s)
+                resuming = true
+            }
             canvases[s].status = .recording
-            // Every other canvas's take plays (the board's own starts are 0 here: the events carry none).
-            let playing = canvases.indices.filter { $0 != s }.compactMap { index in
-                canvases[index].videoURL.map { SyncedPlayback.Take(index: index, url: $0, start: 0) }
+            // Every other canvas's take plays, with its segments.
+            let playing = canvases.indices.filter { $0 != s && !canvases[$0].segments.isEmpty }.map {
+                SyncedPlayback.Take(index: $0, segments: canvases[$0].segments)
             }
-            return .success([.startRecording(into: s, playback: SyncedPlayback(hostTime: .zero, takes: playing))])
-        case .stop(let url, _):
+            let playback = SyncedPlayback(hostTime: .zero, takes: playing, position: position, soundtrack: soundtrack)
+            return .success([.startRecording(into: s, playback: playback, settings: settings)])
+        case .stop(let url, let start, let duration):
             guard let r = recording else { return .failure(.init(.nothingRecording)) }
-            if let other = canvases.indices.first(where: {
-                $0 != r && canvases[$0].videoURL?.absoluteURL == url.absoluteURL
-            }) {
-                return .failure(.init(.takeInUse(url: url, index: other)))
-            }
-            let old = canvases[r].videoURL
-            canvases[r].videoURL = url
-            canvases[r].status = .inPreview
-            var effects: [CanvasEffect] = [.takeFinished(index: r, url: url)]
-            if let old, old.absoluteURL != url.absoluteURL { effects.append(.takeReplaced(index: r, oldURL: old)) }
-            effects.append(.coverWanted(index: r, url: url))
-            return .success(effects)
+            return stop(r, TakeSegment(url: url, start: start, duration: duration))
         case .cancel:
             guard let r = recording else { return .failure(.init(.nothingRecording)) }
             canvases[r].status = .inPreview
+            resuming = false
             return .success([.takeDiscarded(index: r)])
         case .recordingStarted(let time):
             guard let r = recording else { return .failure(.init(.nothingRecording)) }
@@ -83,22 +115,46 @@ struct ReferenceBoard: Equatable {
         case .recordingFailed(let problem):
             guard let r = recording else { return .failure(.init(.nothingRecording)) }
             canvases[r].status = .inPreview
+            resuming = false
             return .success([.recordingFailed(index: r, problem: problem)])
-        case .recordingCutShort(let problem, let file, let start):
+        case .recordingCutShort(let problem, let file, let start, let duration):
             guard let r = recording else { return .failure(.init(.nothingRecording)) }
-            if let file, case .success(let effects) = apply(.stop(file, start: start)) {
+            if let file, case .success(let effects) = stop(r, TakeSegment(url: file, start: start, duration: duration))
+            {
                 return .success([.recordingCutShort(index: r, problem: problem, endedAs: .stop)] + effects)
             }
             canvases[r].status = .inPreview
+            resuming = false
             return .success([
                 .recordingCutShort(index: r, problem: problem, endedAs: .cancel), .takeDiscarded(index: r),
             ])
         case .delete(let i):
             guard inRange(i) else { return .failure(.init(.indexOutOfRange(index: i, count: canvases.count))) }
             if let recording { return .failure(.init(.lockedWhileRecording(recordingIndex: recording))) }
-            guard let url = canvases[i].videoURL else { return .failure(.init(.noTake(index: i))) }
-            canvases[i].videoURL = nil
-            return .success([.takeRemoved(index: i, url: url)])
+            guard !canvases[i].segments.isEmpty else { return .failure(.init(.noTake(index: i))) }
+            let urls = canvases[i].segments.map(\.url)
+            canvases[i].segments = []
+            return .success([.takeRemoved(index: i, urls: urls)])
+        case .undo(let i):
+            guard inRange(i) else { return .failure(.init(.indexOutOfRange(index: i, count: canvases.count))) }
+            if let recording { return .failure(.init(.lockedWhileRecording(recordingIndex: recording))) }
+            guard let last = canvases[i].segments.last else { return .failure(.init(.noTake(index: i))) }
+            if canvases[i].undoArmed {
+                canvases[i].undoArmed = false
+                canvases[i].segments.removeLast()
+                return .success([.segmentRemoved(index: i, url: last.url)])
+            }
+            for index in canvases.indices { canvases[index].undoArmed = index == i }
+            return .success([])
+        case .disarmUndo:
+            guard canvases.contains(where: \.undoArmed) else { return .failure(.init(.nothingArmed)) }
+            return .success([])
+        case .setSoundtrack(let new):
+            soundtrack = new
+            return .success([.soundtrackChanged(new)])
+        case .setMicrophone(let isOn):
+            recordsSound = isOn
+            return .success([.microphoneChanged(recordsSound: isOn)])
         case .add:
             if let recording { return .failure(.init(.lockedWhileRecording(recordingIndex: recording))) }
             canvases.append(Canvas())
@@ -109,11 +165,38 @@ struct ReferenceBoard: Equatable {
             guard canvases.count > 1 else { return .failure(.init(.lastCanvas)) }
             var effects: [CanvasEffect] = []
             if canvases[i].isSelected { effects.append(.detachPreview(from: i)) }
-            if let url = canvases[i].videoURL { effects.append(.takeRemoved(index: i, url: url)) }
+            if !canvases[i].segments.isEmpty {
+                effects.append(.takeRemoved(index: i, urls: canvases[i].segments.map(\.url)))
+            }
             canvases.remove(at: i)
             effects.append(.canvasesRemoved(IndexSet(integer: i)))
             return .success(effects)
         }
+    }
+
+    /// `stop` of the recording canvas `r` with `segment`: a new take after `record`, the next segment after `resume`.
+    private mutating func stop(_ r: Int, _ segment: TakeSegment) -> Result<[CanvasEffect], Rejected> {
+        if let other = canvases.indices.first(where: { index in
+            index != r && canvases[index].segments.contains { sameFile($0.url, segment.url) }
+        }) {
+            return .failure(.init(.takeInUse(url: segment.url, index: other)))
+        }
+        var effects: [CanvasEffect] = [.takeFinished(index: r, url: segment.url)]
+        if resuming {
+            if canvases[r].segments.contains(where: { sameFile($0.url, segment.url) }) {
+                return .failure(.init(.takeInUse(url: segment.url, index: r)))
+            }
+            canvases[r].segments.append(segment)
+        } else {
+            let replaced = canvases[r].segments.map(\.url).filter { !sameFile($0, segment.url) }
+            canvases[r].segments = [segment]
+            if !replaced.isEmpty { effects.append(.takeReplaced(index: r, oldURLs: replaced)) }
+            effects.append(.coverWanted(index: r, url: segment.url))
+        }
+        resuming = false
+        canvases[r].status = .inPreview
+        if let limit, length(r) >= limit { effects.insert(.takeLimitReached(index: r, length: length(r)), at: 0) }
+        return .success(effects)
     }
 
     struct Rejected: Error, Equatable {

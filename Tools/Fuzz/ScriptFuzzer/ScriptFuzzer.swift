@@ -83,7 +83,8 @@ private func runPureBoard(_ script: CanvasScript, canvasCount: Int) {
             precondition(
                 reaction.effects.contains { effect in
                     switch effect {
-                    case .takeReplaced(_, let url), .takeRemoved(_, let url): url.standardizedFileURL.path == take
+                    case .takeReplaced, .takeRemoved, .segmentRemoved:
+                        effect.givenUpFiles.contains { $0.standardizedFileURL.path == take }
                     case .canvasesRemoved: true
                     default: false
                     }

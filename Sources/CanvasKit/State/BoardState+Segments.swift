@@ -1,0 +1,83 @@
+import Foundation
+
+// The rules of takes made of segments: `stop` ends a segment (a new take after `record`, the next segment after
+// `resume`), `resume` records the next one, and `undo` removes the last one in two steps.
+
+extension BoardState {
+    /// Ends the recording's segment as `segment`: after `record` it replaces the take (every old segment whose file is
+    /// not the new one is reported replaced, in one effect), after `resume` it is appended to the take. A file that is
+    /// already a segment of another take, or of the take being continued, is refused.
+    mutating func stop(_ segment: Segment, _ change: inout BoardChange) -> Rule {
+        guard let index = recordingIndex else { return .rejected(.nothingRecording) }
+        if let owner = owner(of: segment, other: index) {
+            return .rejected(.takeInUse(url: segment.url, index: owner))
+        }
+        let old = slots[index].segments
+        var rest: [CanvasEffect] = []
+        if isResuming {
+            if slots[index].contains(segment) { return .rejected(.takeInUse(url: segment.url, index: index)) }
+            setSegments(old + [segment], at: index, &change)
+        } else {
+            setSegments([segment], at: index, &change)
+            // The recorder may overwrite a file of the previous take; that file is the new take, so it is not
+            // reported as replaced (the host would otherwise remove the take it just recorded).
+            let replaced = old.filter { !$0.isSameFile(as: segment) }
+            if !replaced.isEmpty {
+                rest.reserveCapacity(2)
+                rest.append(.takeReplaced(index: index, oldURLs: replaced.map(\.url)))
+            }
+            rest.append(.coverWanted(index: index, url: segment.url))
+        }
+        isResuming = false
+        selection = Selection(index: index, phase: .inPreview)
+        let finished = CanvasEffect.takeFinished(index: index, url: segment.url)
+        if let limit = maximumTakeLength, slots[index].length >= limit {
+            return .accepted(
+                Step.Effects(.takeLimitReached(index: index, length: slots[index].length), then: [finished] + rest))
+        }
+        return .accepted(Step.Effects(finished, then: rest))
+    }
+
+    /// Records the next segment of the previewing canvas's take, with the other takes playing from where it ends.
+    mutating func resume(playbackStart: HostTime) -> Rule {
+        guard let current = selection else { return .rejected(.nothingToRecord) }
+        if current.phase == .recording { return .rejected(.alreadyRecording(index: current.index)) }
+        let slot = slots[current.index]
+        guard let first = slot.segments.first else { return .rejected(.noTakeToResume(index: current.index)) }
+        let length = slot.length
+        var remaining: Double?
+        if let limit = maximumTakeLength {
+            guard length < limit else { return .rejected(.takeAtLimit(index: current.index, length: length)) }
+            remaining = limit - length
+        }
+        isResuming = true
+        let settings = RecordingSettings(
+            segment: slot.segments.count, recordsSound: recordsSound, maximumDuration: remaining)
+        return startRecording(
+            into: current.index, settings: settings, position: first.start + length, playbackStart: playbackStart)
+    }
+
+    /// The first `undo` of a canvas arms it; the next one, with no other accepted event in between, removes the take's
+    /// last segment (the take goes when it was the only one).
+    mutating func undo(_ index: Int, _ change: inout BoardChange) -> Rule {
+        guard indices.contains(index) else { return .rejected(.indexOutOfRange(index: index, count: count)) }
+        if let recording = recordingIndex { return .rejected(.lockedWhileRecording(recordingIndex: recording)) }
+        let slot = slots[index]
+        guard let last = slot.segments.last else { return .rejected(.noTake(index: index)) }
+        guard armedUndo == slot.id else {
+            armedUndo = slot.id
+            return .accepted(.none)
+        }
+        armedUndo = nil
+        setSegments(Array(slot.segments.dropLast()), at: index, &change)
+        return .accepted(Step.Effects(.segmentRemoved(index: index, url: last.url)))
+    }
+}
+
+extension CanvasEvent {
+    /// Whether the event is an `undo` (the one event that does not disarm an armed undo).
+    var isUndo: Bool {
+        if case .undo = self { return true }
+        return false
+    }
+}
