@@ -149,7 +149,8 @@ enum DraftRecordCodec {
         case 15: entry = .event(.resume)
         case 16: entry = .event(.undo(try reader.integer()))
         case 17: entry = .event(.disarmUndo)
-        case 18: entry = .event(.setSoundtrack(try reader.flag("a soundtrack's marker") ? try reader.soundtrack() : nil))
+        case 18:
+            entry = .event(.setSoundtrack(try reader.flag("a soundtrack's marker") ? try reader.soundtrack() : nil))
         case 19: entry = .event(.setMicrophone(try reader.flag("a microphone setting")))
         default: throw Failure(description: "unknown entry kind \(kind)")
         }
