@@ -147,8 +147,10 @@ struct DraftPipeline: Sendable {
     /// About what `entry` takes in the journal (its record's frame and payload), without encoding it.
     static func size(of entry: DraftEntry) -> Int {
         switch entry {
-        case .recordingFile(let url), .event(.stop(let url, _)), .event(.recordingCutShort(_, .some(let url), _)):
+        case .recordingFile(let url), .event(.stop(let url, _, _)),
+            .event(.recordingCutShort(_, .some(let url), _, _)):
             32 + url.relativeString.utf8.count
+        case .event(.setSoundtrack(.some(let soundtrack))): 48 + soundtrack.url.relativeString.utf8.count
         case .event: 32
         }
     }
