@@ -31,10 +31,10 @@ public struct CoverJobResult: Sendable {
     public let job: CoverJob
     /// The written cover (its pixels already released), or the error; on error nothing was
     /// written at ``CoverJob/output`` (a file already there is left as it was).
-    public let result: Result<WrittenCover, ThumbnailError>
+    public let result: Result<WrittenCover, CoverJobError>
 
     /// A result for the job at `index`.
-    public init(index: Int, job: CoverJob, result: Result<WrittenCover, ThumbnailError>) {
+    public init(index: Int, job: CoverJob, result: Result<WrittenCover, CoverJobError>) {
         self.index = index
         self.job = job
         self.result = result
@@ -117,7 +117,7 @@ public enum CoverBatch {
             validated = try ValidatedCoverOptions(options)
         } catch {
             for (index, job) in jobs.enumerated() {
-                report(CoverJobResult(index: index, job: job, result: .failure(error)))
+                report(CoverJobResult(index: index, job: job, result: .failure(CoverJobError(error))))
             }
             return
         }
@@ -129,14 +129,14 @@ public enum CoverBatch {
             generator.scheduler.submit(group: lanes) { cancellation in
                 let result = write(job, as: format) { () throws(ThumbnailError) in
                     try generator.makeCover(forFileAt: job.input, checkedOptions: validated, cancellation: cancellation)
-                }
+                }.mapError(CoverJobError.init)
                 // Reported once the job's slot is free.
                 return {
                     report(CoverJobResult(index: index, job: job, result: result))
                     finished.leave()
                 }
             } dropped: {
-                let cancelled = ThumbnailError(.cancelled, reason: "\(job.input.escaped): cancelled")
+                let cancelled = CoverJobError(.cover(.cancelled), reason: "\(job.input.escaped): cancelled")
                 report(CoverJobResult(index: index, job: job, result: .failure(cancelled)))
                 finished.leave()
             }
@@ -188,16 +188,9 @@ public enum CoverBatch {
         started: () -> Void = {},
         report: @escaping @Sendable (CoverJobResult) -> Void
     ) {
-        removeAbandonedTemporaryFiles(of: jobs)
-        RunningWorkers.note(folders: jobs.map(\.output.directory))
-        // Nothing is reported once the batch is abandoned (its workers killed by ``abandon()``, not crashed).
-        let report: @Sendable (CoverJobResult) -> Void = { result in
-            if !RunningWorkers.isStopped { report(result) }
-        }
-        // The first workers, forked from this process while it has one thread (when the command
-        // says what they serve): a copy of this process starts in about a millisecond, a new one
-        // loads FFmpeg and the Swift runtime anew (tens of milliseconds of CPU before its first
-        // cover). One per lane; a lane without one starts its worker.
+        let report = prepareWorkerBatch(jobs, report: report)
+        // The first workers, forked from this process while it has one thread (when the command says what they serve):
+        // a copy starts in a millisecond, a new process takes tens. One per lane; a lane without one starts its own.
         let forked = WorkerProcess.forkFirst(count: laneCount(concurrency, jobs: jobs), serving: workers.serving)
         started()
         runWorkerLanes(count: concurrency, jobs: jobs) { lane, next in
@@ -211,18 +204,17 @@ public enum CoverBatch {
             // answered the job before.
             var started = first?.started ?? ContinuousClock.now
             while true {
-                // Two jobs in flight: the worker finds its next job waiting when it answers, and
-                // never waits for this thread to be scheduled (on a loaded machine that
-                // ping-pong costs milliseconds per input). The second only while at least one job
-                // per lane is left: the last jobs (all of them, in a batch of as many jobs as
-                // lanes) go to whichever worker is free, not behind another worker's cover.
+                // Two jobs in flight: the worker finds its next job waiting when it answers (no ping-pong with this
+                // thread). The second only while at least one job per lane is left: the last jobs go to whichever
+                // worker is free, not behind another worker's cover.
                 while inFlight.count < 2, let index = retry.isEmpty ? next(inFlight.isEmpty) : retry.removeFirst() {
                     if worker == nil {
                         do throws(ThumbnailError) {
                             worker = try WorkerProcess(command: workers)
                             started = .now
                         } catch {
-                            report(CoverJobResult(index: index, job: jobs[index], result: .failure(error)))
+                            let failure = CoverJobError(error)
+                            report(CoverJobResult(index: index, job: jobs[index], result: .failure(failure)))
                             continue
                         }
                     }
@@ -232,16 +224,16 @@ public enum CoverBatch {
                 }
                 guard let oldest = inFlight.first, let running = worker else { break }
                 let job = jobs[oldest]
-                let failure: ThumbnailError
+                let failure: CoverJobError
                 switch running.receive(before: timeout.map { started + $0 }) {
                 case .result(let result):
                     started = .now
                     inFlight.removeFirst()
-                    report(CoverJobResult(index: oldest, job: job, result: result))
+                    report(CoverJobResult(index: oldest, job: job, result: result.mapError(CoverJobError.init)))
                     continue
                 case .died:
                     // The worker died on its oldest job; the ones queued behind it never started.
-                    failure = ThumbnailError(.crashed, reason: "\(job.input.escaped): \(running.death())")
+                    failure = CoverJobError(.crashed, reason: "\(job.input.escaped): \(running.death())")
                 case .timedOut:
                     running.stop()
                     failure = .timedOut(job.input, after: timeout ?? .zero)
@@ -328,6 +320,19 @@ public enum CoverBatch {
             }
         }
         finished.wait()
+    }
+
+    /// Prepares a batch in worker processes: clears its output folders of abandoned temporary files and notes them
+    /// for ``abandon()``; returns `report` muted once the batch is abandoned (its workers were killed by ``abandon()``,
+    /// they did not crash).
+    private static func prepareWorkerBatch(
+        _ jobs: [CoverJob], report: @escaping @Sendable (CoverJobResult) -> Void
+    ) -> @Sendable (CoverJobResult) -> Void {
+        removeAbandonedTemporaryFiles(of: jobs)
+        RunningWorkers.note(folders: jobs.map(\.output.directory))
+        return { result in
+            if !RunningWorkers.isStopped { report(result) }
+        }
     }
 
     /// Clears each output folder of the batch, once, of abandoned temporary files.

@@ -86,7 +86,7 @@ public final class CoverBatchReporter: Sendable {
             state.failed += 1
             emit(
                 json
-                    ? .output(Self.failureLine(input: entry.path, error: entry.error))
+                    ? .output(Self.failureLine(input: entry.path, error: CoverJobError(entry.error)))
                     : .error(
                         "\(programName): \(entry.error.reason)"))
         }
@@ -99,8 +99,8 @@ public final class CoverBatchReporter: Sendable {
     }
 
     /// Whether the failure `error` of job `index` is a walked file holding no video.
-    private func isSkip(_ error: ThumbnailError, index: Int) -> Bool {
-        walked.contains(index) && (error.kind == .notAMediaFile || error.kind == .noVideoStream)
+    private func isSkip(_ error: CoverJobError, index: Int) -> Bool {
+        walked.contains(index) && (error.kind == .cover(.notAMediaFile) || error.kind == .cover(.noVideoStream))
     }
 
     /// The lines of one result, without reporting it (what a tool prepares to print if a signal
@@ -140,7 +140,7 @@ public final class CoverBatchReporter: Sendable {
     }
 
     /// The JSON object of an input that has no cover: the seven fields, all but three null.
-    private static func failureLine(input: FileSystemPath, error: ThumbnailError) -> String {
+    private static func failureLine(input: FileSystemPath, error: CoverJobError) -> String {
         var line = JSONLine()
         line.add("input", .string(input.jsonText))
         for field in ["output", "width", "height", "actualTime"] { line.add(field, .null) }
@@ -151,7 +151,7 @@ public final class CoverBatchReporter: Sendable {
 
     /// The `errorKind` of a failure in the JSON lines: a name a script can switch on, one of
     ///
-    /// | `errorKind` | `ThumbnailError.Kind` | what to do |
+    /// | `errorKind` | ``CoverJobError/Kind`` (`.cover` of a `ThumbnailError.Kind`) | what to do |
     /// | --- | --- | --- |
     /// | `missing` | `.fileNotFound` | check the path |
     /// | `unreadable` | `.notReadable` | check permissions, the disk |
@@ -162,17 +162,17 @@ public final class CoverBatchReporter: Sendable {
     /// | `crashed` | `.crashed` | FFmpeg crashed on the file (a hostile or damaged file) |
     /// | `writeFailed` | `.writeFailed`, `.encodeFailed` | check the output folder, the disk |
     /// | `refused` | `.refused`, `.invalidArgument` | refused as a risk (a playlist) or as an impossible request |
-    public static func errorKindName(_ kind: ThumbnailError.Kind) -> String {
+    public static func errorKindName(_ kind: CoverJobError.Kind) -> String {
         switch kind {
-        case .fileNotFound: "missing"
-        case .notReadable: "unreadable"
-        case .notAMediaFile, .noVideoStream: "notVideo"
-        case .decodeFailed: "damaged"
-        case .unsupportedCodec: "unsupported"
-        case .timedOut, .cancelled: "timedOut"
+        case .timedOut, .cover(.cancelled): "timedOut"
         case .crashed: "crashed"
-        case .writeFailed, .encodeFailed: "writeFailed"
-        case .refused, .invalidArgument: "refused"
+        case .cover(.fileNotFound): "missing"
+        case .cover(.notReadable): "unreadable"
+        case .cover(.notAMediaFile), .cover(.noVideoStream): "notVideo"
+        case .cover(.decodeFailed): "damaged"
+        case .cover(.unsupportedCodec): "unsupported"
+        case .cover(.writeFailed), .cover(.encodeFailed): "writeFailed"
+        case .cover(.refused), .cover(.invalidArgument): "refused"
         }
     }
 }

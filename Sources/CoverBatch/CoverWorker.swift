@@ -352,7 +352,7 @@ final class WorkerProcess {
     /// What a wait status says of a worker that stopped answering.
     static func describe(_ status: Int32) -> String {
         let signal = status & 0x7F
-        if signal != 0 && signal != 0x7F { return ThumbnailError.crashDescription(signal: signal) }
+        if signal != 0 && signal != 0x7F { return CoverJobError.crashDescription(signal: signal) }
         let code = (status >> 8) & 0xFF
         return "the worker process making its cover exited with status \(code) without an answer"
     }

@@ -40,14 +40,6 @@ public struct ThumbnailError: Error, Sendable, Hashable {
         /// or the task's cancellation) before it finished. The async APIs throw
         /// `CancellationError` instead; completion handlers receive this kind.
         case cancelled
-        /// Making the cover took longer than the time allowed (`CoverBatch.defaultTimeout`): a
-        /// read that never returns (a playlist whose segment is a FIFO, a stalled network file
-        /// system) or a decode stuck in a loop. The process making it was stopped.
-        case timedOut
-        /// The process making the cover ended without an answer: a signal (a crash inside FFmpeg on a hostile or
-        /// damaged file) or an exit. Only batches run in worker processes (`CoverBatch`) and canvas-thumb, which
-        /// survive it, report it.
-        case crashed
     }
 
     /// What went wrong.
@@ -64,36 +56,6 @@ public struct ThumbnailError: Error, Sendable, Hashable {
     /// An error whose reason ends with FFmpeg's message for `ffmpegError`.
     init(_ kind: Kind, reason: String, ffmpegError: FFmpegError) {
         self.init(kind, reason: "\(reason): \(ffmpegError.message)")
-    }
-}
-
-extension ThumbnailError {
-    /// The error of `input` when the process making its cover was ended by `signal` (a crash
-    /// inside FFmpeg): `.crashed`, "INPUT: crashed while making its cover (signal 11:
-    /// Segmentation fault)".
-    package static func crashed(_ input: FileSystemPath, signal: Int32) -> ThumbnailError {
-        ThumbnailError(.crashed, reason: "\(input.escaped): \(crashDescription(signal: signal))")
-    }
-
-    /// "crashed while making its cover (signal 11: Segmentation fault)".
-    package static func crashDescription(signal: Int32) -> String {
-        let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
-        return "crashed while making its cover (signal \(signal): \(name))"
-    }
-
-    /// The error of `input` when its cover took longer than `limit`: `.timedOut`, "INPUT: no
-    /// cover within 30 s (a read or decode that never ends); stopped".
-    package static func timedOut(_ input: FileSystemPath, after limit: Duration) -> ThumbnailError {
-        ThumbnailError(
-            .timedOut,
-            reason:
-                "\(input.escaped): no cover within \(secondsText(limit)) s (a read or decode that never ends); stopped")
-    }
-
-    /// `limit` in seconds, without a fraction when it has none ("30", "0.5").
-    private static func secondsText(_ limit: Duration) -> String {
-        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
-        return seconds == seconds.rounded() ? String(Int64(seconds)) : String(seconds)
     }
 }
 

@@ -171,7 +171,7 @@ if jobs.count > 1, ProcessInfo.processInfo.environment["CANVAS_THUMB_ISOLATION"]
     // said: the input's line (JSON or text) is prepared now, and a crash signal prints it and
     // exits 1, as a batch reports an input whose worker crashed; a timeout prints its own line.
     let job = jobs[0]
-    func lastLine(_ error: ThumbnailError) -> (descriptor: Int32, text: String) {
+    func lastLine(_ error: CoverJobError) -> (descriptor: Int32, text: String) {
         // A failure is one line: JSON on standard output, or `canvas-thumb: REASON` on standard error.
         switch reporter.events(for: CoverJobResult(index: 0, job: job, result: .failure(error))).first {
         case .output(let line): (STDOUT_FILENO, line)

@@ -18,9 +18,9 @@ struct CoverBatchReporterTests {
 
     func result(_ index: Int, _ name: String, failing: Bool = false, warnings: [String] = []) -> CoverJobResult {
         let job = CoverJob(input: FileSystemPath("in/\(name).mp4"), output: FileSystemPath("out/\(name).png"))
-        let outcome: Result<WrittenCover, ThumbnailError> =
+        let outcome: Result<WrittenCover, CoverJobError> =
             failing
-            ? .failure(ThumbnailError(.notAMediaFile, reason: "in/\(name).mp4: not a media file"))
+            ? .failure(CoverJobError(.cover(.notAMediaFile), reason: "in/\(name).mp4: not a media file"))
             : .success(WrittenCover(width: 32, height: 18, actualTime: 1.5, warnings: warnings))
         return CoverJobResult(index: index, job: job, result: outcome)
     }
@@ -78,7 +78,7 @@ struct CoverBatchReporterTests {
         let recorder = Recorder()
         let reporter = CoverBatchReporter(programName: "tool", json: true, emit: recorder.record)
         let job = CoverJob(input: FileSystemPath(#"in/say "hi"\.mp4"#), output: FileSystemPath("out/x.png"))
-        let error = ThumbnailError(.notAMediaFile, reason: #"in/say "hi"\.mp4: not a media file"#)
+        let error = CoverJobError(.cover(.notAMediaFile), reason: #"in/say "hi"\.mp4: not a media file"#)
         reporter.report(CoverJobResult(index: 0, job: job, result: .failure(error)))
         let expected =
             #"{"input":"in/say \"hi\"\\.mp4","output":null,"width":null,"height":null,"actualTime":null,"#
@@ -88,15 +88,16 @@ struct CoverBatchReporterTests {
 
     @Test("every kind of failure has an errorKind of the documented nine, the same one each time")
     func errorKinds() {
-        let names = ThumbnailError.Kind.allCases.map(CoverBatchReporter.errorKindName)
+        let kinds = ThumbnailError.Kind.allCases.map(CoverJobError.Kind.cover) + [.timedOut, .crashed]
+        let names = kinds.map(CoverBatchReporter.errorKindName)
         #expect(
             Set(names) == [
                 "missing", "unreadable", "notVideo", "damaged", "unsupported", "timedOut", "crashed", "writeFailed",
                 "refused",
             ])
-        #expect(CoverBatchReporter.errorKindName(.decodeFailed) == "damaged")
+        #expect(CoverBatchReporter.errorKindName(.cover(.decodeFailed)) == "damaged")
         #expect(CoverBatchReporter.errorKindName(.crashed) == "crashed")
-        #expect(CoverBatchReporter.errorKindName(.noVideoStream) == "notVideo")
+        #expect(CoverBatchReporter.errorKindName(.cover(.noVideoStream)) == "notVideo")
     }
 
     @Test("many threads reporting at once still print every result once, in order")

@@ -305,7 +305,7 @@ struct SchedulerTests {
             batch.withLock { $0.append(result) }
         }
         #expect(batch.withLock { $0 }.count == 2)
-        for result in batch.withLock({ $0 }) { #expect(throws: expected) { try result.result.get() } }
+        for result in batch.withLock({ $0 }) { #expect(throws: CoverJobError(expected)) { try result.result.get() } }
 
         // The worker checks its options before anything else (even before its standard input).
         #expect(throws: expected) { try CoverWorker.serve(options: Self.badOptions, format: .png) }

@@ -124,22 +124,29 @@ final class TakeSource {
     static func open(
         _ path: FileSystemPath, interruption: Interruption, fail: (String) -> CompositionError, probing: Bool = true
     ) throws -> FormatContext {
-        if let problem = InputFileProblem(FileStatus(path: path)) { throw fail(problem.reason) }
-        let format = try FormatContext(path: path, interruption: interruption, policy: .selfContained)
-        try checkFrameSizes(format.streams, fail: fail)
+        let format = try guarded(fail) { () throws(InputRefusal) in
+            let format = try GuardedInput.open(path, interruption: interruption, policy: .selfContained)
+            try GuardedInput.checkFrameSizes(of: format.streams)
+            return format
+        }
         guard probing else { return format }
         try format.findStreamInfo()
-        try checkFrameSizes(format.streams, fail: fail)
+        try guarded(fail) { () throws(InputRefusal) in try GuardedInput.checkFrameSizes(of: format.streams) }
         return format
     }
 
-    /// Refuses the take when a video stream states a frame larger than ``FrameLimits`` allows.
-    private static func checkFrameSizes(
-        _ streams: [StreamParameters], fail: (String) -> CompositionError
-    ) throws(CompositionError) {
-        for stream in streams where stream.isVideo {
-            if let refusal = FrameLimits.refusal(width: stream.width, height: stream.height, codec: stream.codecName) {
-                throw fail(refusal)
+    /// Runs a step of the guarded opening; a refusal becomes the take's error, worded here once. FFmpeg's own
+    /// failures are thrown as they are, for ``failure(_:_:)`` (an interruption is a cancellation).
+    private static func guarded<Value>(
+        _ fail: (String) -> CompositionError, _ step: () throws(InputRefusal) -> Value
+    ) throws -> Value {
+        do throws(InputRefusal) {
+            return try step()
+        } catch {
+            switch error {
+            case .file(let problem): throw fail(problem.reason)
+            case .open(let error): throw error
+            case .frameTooLarge(let reason): throw fail(reason)
             }
         }
     }

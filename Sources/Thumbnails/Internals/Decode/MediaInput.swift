@@ -77,12 +77,15 @@ final class MediaInput {
         policy: InputPolicy = .selfContained
     ) throws(ThumbnailError) {
         let path = file.escaped
-        try Self.check(status ?? FileStatus(path: file), name: path)
         let format: FormatContext
-        do {
-            format = try FormatContext(path: file, interruption: interruption, policy: policy)
+        do throws(InputRefusal) {
+            format = try GuardedInput.open(file, status: status, interruption: interruption, policy: policy)
         } catch {
-            throw Self.openFailure(error, path: path) { FormatContext.probe(fileAt: file) }
+            switch error {
+            case .file(let problem): throw Self.fileFailure(problem, name: path)
+            case .open(let error): throw Self.openFailure(error, path: path) { FormatContext.probe(fileAt: file) }
+            case .frameTooLarge(let refusal): throw ThumbnailError(.refused, reason: "\(path): \(refusal)")
+            }
         }
         try self.init(
             format: format, path: path, source: .file(file), probe: probe, interruption: interruption, policy: policy)
@@ -215,16 +218,15 @@ final class MediaInput {
             && format.startTimestamp(ofStream: videoIndex) != nil
     }
 
-    /// Classifies the path before FFmpeg sees it (``InputFileProblem``), so each case gets its own error kind.
-    private static func check(_ status: FileStatus, name path: String) throws(ThumbnailError) {
-        guard let problem = InputFileProblem(status) else { return }
+    /// The error of a path refused before FFmpeg saw it (``InputFileProblem``): each case its own error kind.
+    private static func fileFailure(_ problem: InputFileProblem, name path: String) -> ThumbnailError {
         let kind: ThumbnailError.Kind =
             switch problem {
             case .missing: .fileNotFound
             case .directory, .special, .empty: .notAMediaFile
             case .unreadable, .failed: .notReadable
             }
-        throw ThumbnailError(kind, reason: "\(path): \(problem.reason)")
+        return ThumbnailError(kind, reason: "\(path): \(problem.reason)")
     }
 
     /// Refuses a video stream whose stated frame size exceeds ``FrameLimits`` (before any decoder allocates a frame).
