@@ -57,3 +57,37 @@ struct CanvasSimDraftTests {
         #expect(usage.errorLines.first == "canvas-sim: --snapshot-every needs --draft")
     }
 }
+
+extension CanvasSimDraftTests {
+    @Test("a draft moved with its takes finds them; a removed take stays, is reported, and goes on the app's delete")
+    func movedAndMissing() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let project = folder.appendingPathComponent("project")
+        try FileManager.default.createDirectory(at: project, withIntermediateDirectories: true)
+        try Data().write(to: project.appendingPathComponent("a.mov"))
+        let first = try tool.run(
+            ["--draft", "board.draft", "--cells", "2", "--events", "tap 0; record; stop a.mov; tap 0"], in: project)
+        #expect(first.status == 0, "\(first.standardError)")
+
+        let moved = folder.appendingPathComponent("moved")
+        try FileManager.default.moveItem(at: project, to: moved)
+        let found = try tool.run(["--draft", "board.draft", "--events", "", "--format", "json"], in: moved)
+        #expect(found.outputLines.first?.contains(#""effects":[]"#) == true, "\(found.outputLines.first ?? "")")
+        #expect(found.outputLines.first?.contains(#""video":"a.mov","shows":"cover""#) == true)
+
+        try FileManager.default.removeItem(at: moved.appendingPathComponent("a.mov"))
+        for _ in 0..<2 {
+            let missing = try tool.run(["--draft", "board.draft", "--events", ""], in: moved)
+            #expect(missing.outputLines.contains("draft: take missing 0 a.mov"), "\(missing.standardOutput)")
+            let json = try tool.run(["--draft", "board.draft", "--events", "", "--format", "json"], in: moved)
+            let head = json.outputLines.first ?? ""
+            #expect(head.contains(#""effects":["take missing 0 a.mov"]"#), "\(head)")
+            #expect(head.contains(#""video":"a.mov""#), "\(head)")
+        }
+        let confirmed = try tool.run(["--draft", "board.draft", "--events", "delete 0"], in: moved)
+        #expect(confirmed.status == 0, "\(confirmed.standardError)")
+        let after = try tool.run(["--draft", "board.draft", "--events", "", "--format", "json"], in: moved)
+        #expect(after.outputLines.first?.contains(#""effects":[]"#) == true)
+        #expect(after.outputLines.first?.contains(#""video":null"#) == true)
+    }
+}
