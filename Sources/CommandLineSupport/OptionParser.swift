@@ -2,9 +2,9 @@
 /// each other. Everything else (the arguments that are not options, and everything after `--`) is an operand.
 ///
 /// The rules, the same for every tool: `--name value` and `--name=value`; an unknown option (a flag given a value,
-/// `--json=1`, is one), a missing value, an option given twice (unless declared repeatable), and two options of one
-/// group (`--fit` with `--fill`, `-o` with `--output`) are each a ``OptionUsageError`` with a one-line message naming
-/// them. A lone `-` is an operand (standard input or output, as the tool says).
+/// `--json=1`, is one), a missing value, an option given twice (unless declared repeatable), two options of one
+/// group (`--fit` with `--fill`, `-o` with `--output`) and an option with one it excludes (`--target` with `--size`)
+/// are each a ``OptionUsageError`` with a one-line message naming them. A lone `-` is an operand (standard input or output, as the tool says).
 public struct OptionParser: Sendable {
     /// One option the tool accepts.
     public struct Option: Sendable {
@@ -16,13 +16,19 @@ public struct OptionParser: Sendable {
         public var repeatable: Bool
         /// Options of one group exclude each other (nil: its own group).
         public var group: String?
+        /// Other options (by any of their spellings) this one cannot be given with, whatever their group.
+        public var excludes: [String]
 
         /// An option spelled `names`; see the properties.
-        public init(_ names: [String], takesValue: Bool = false, repeatable: Bool = false, group: String? = nil) {
+        public init(
+            _ names: [String], takesValue: Bool = false, repeatable: Bool = false, group: String? = nil,
+            excludes: [String] = []
+        ) {
             self.names = names
             self.takesValue = takesValue
             self.repeatable = repeatable
             self.group = group
+            self.excludes = excludes
         }
     }
 
@@ -129,7 +135,20 @@ public struct OptionParser: Sendable {
             parsed.values[option.names[0], default: []] += value
             parsed.spellings[option.names[0]] = name
         }
+        try checkExclusions(in: parsed)
         return parsed
+    }
+
+    /// Throws when an option was given with one it excludes.
+    private func checkExclusions<Argument>(in parsed: Parsed<Argument>) throws(OptionUsageError) {
+        for option in options where parsed.has(option.names[0]) {
+            // An excluded option may be named by any of its spellings; what was given is filed under its first.
+            let excluded = option.excludes.map { name in byName[name].map { options[$0].names[0] } ?? name }
+            if let other = excluded.first(where: { parsed.has($0) }) {
+                throw OptionUsageError(
+                    "\(parsed.spelling(option.names[0])) and \(parsed.spelling(other)) cannot be used together")
+            }
+        }
     }
 
     /// Throws when `name` repeats an option not declared repeatable, or joins another of its group.

@@ -16,6 +16,7 @@ struct Options {
     var pans: [Int: Double] = [:]
     var crf: Int?
     var preset: String?
+    var target: PublishingTarget?
     var planFile: String?
     /// `--music FILE` and its settings.
     var music: CompositionPlan.Soundtrack?
@@ -26,7 +27,7 @@ struct Options {
     static let usage = """
         usage: canvas-compose TAKE... -o OUT.mp4 [--size WxH] [--grid CxR] [--fit | --fill] [--fps RATE]
                               [--start INDEX=SECONDS]... [--gain INDEX=G]... [--pan INDEX=P]...
-                              [--crf N] [--preset NAME] [--plan FILE.json] [--json]
+                              [--crf N] [--preset NAME] [--target tiktok|reels|shorts] [--plan FILE.json] [--json]
                               [--music FILE [--music-start S] [--music-gain G] [--music-loop]]
           TAKE               a video (or audio) file; TAKE i goes in tile i (column i % C, row i / C);
                              A1.mp4+A2.mp4 is a take of segments played back to back (a file whose
@@ -46,6 +47,10 @@ struct Options {
                              negative: the music begins S seconds after it)
           --music-gain G     the music's samples times G in the mix (default 1; 0 silent)
           --music-loop       start the music again each time it ends, to the end of the video
+          --target NAME      shape the output for tiktok, reels or shorts: 1080x1920, takes filling their tiles,
+                             23-60 fps, H.264 High at the level needed, closed GOPs of half a second, 2 B-frames,
+                             the platform's bit-rate cap, AAC-LC 48 kHz stereo, moov first, no edit list, and its
+                             length limit (Docs/Composition.md); not with --size or --fit
           --plan FILE.json   the plan from a file (Docs/Composition.md); the options above override it
           --json             print one JSON object at the end (output, duration, frames, seconds)
           -h, --help         show this help;  --version  print the version
@@ -60,7 +65,8 @@ struct Options {
         .init(["--grid"], takesValue: true), .init(["--fit"], group: "scaling"), .init(["--fill"], group: "scaling"),
         .init(["--fps"], takesValue: true), .init(["--start"], takesValue: true, repeatable: true),
         .init(["--gain"], takesValue: true, repeatable: true), .init(["--pan"], takesValue: true, repeatable: true),
-        .init(["--crf"], takesValue: true), .init(["--preset"], takesValue: true), .init(["--plan"], takesValue: true),
+        .init(["--crf"], takesValue: true), .init(["--preset"], takesValue: true),
+        .init(["--target"], takesValue: true, excludes: ["--size", "--fit"]), .init(["--plan"], takesValue: true),
         .init(["--json"]), .init(["-h", "--help"]), .init(["--version"]), .init(["--music"], takesValue: true),
         .init(["--music-start"], takesValue: true), .init(["--music-gain"], takesValue: true), .init(["--music-loop"]),
     ])
@@ -84,13 +90,29 @@ struct Options {
             parsed, "--fps", allowedRate, "a rate from 1 to 240 such as 30, 29.97 or 24000/1001")
         options.crf = try typed(parsed, "--crf", { Int($0) }, "a whole number")
         options.preset = parsed.value("--preset")
+        options.target = try typed(parsed, "--target", PublishingTarget.init(rawValue:), "tiktok, reels or shorts")
         options.planFile = parsed.value("--plan")
         options.starts = try indexed(parsed, "--start")
         options.gains = try indexed(parsed, "--gain")
         options.pans = try indexed(parsed, "--pan")
         options.music = try music(parsed)
         try options.checkTakes()
+        try options.checkTarget()
         return options
+    }
+
+    /// Refuses a frame rate or CRF that `--target` cannot take.
+    private func checkTarget() throws(UsageError) {
+        guard let target else { return }
+        let range = target.frameRateRange
+        if let frameRate, !range.contains(frameRate.framesPerSecond) {
+            throw UsageError(
+                "--fps \(frameRate) is outside the \(Int(range.lowerBound))-\(Int(range.upperBound)) frames per second "
+                    + "of --target \(target.rawValue)")
+        }
+        if crf == 0 {
+            throw UsageError("--crf 0 is lossless, which H.264 High cannot be; --target needs a CRF from 1 to 51")
+        }
     }
 
     /// The frame rate `text` spells when a composition accepts it.
@@ -197,6 +219,7 @@ struct Options {
                 frameRate: frameRate ?? FrameRate(frames: 30))
             for (index, files) in segments.enumerated() { plan.takes[index].segments = files }
         }
+        if let target { plan.shape(for: target) }
         if let music { plan.soundtrack = music }
         for (name, values) in [("--start", starts), ("--gain", gains), ("--pan", pans)] {
             if let bad = values.keys.sorted().first(where: { $0 >= plan.takes.count }) {

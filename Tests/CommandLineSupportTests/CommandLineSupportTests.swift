@@ -93,4 +93,21 @@ struct OptionParserTests {
     func usageErrors(arguments: [String], message: String) {
         #expect(throws: OptionUsageError(message)) { try parser.parse(arguments) }
     }
+
+    /// An option that excludes others, whatever their group and order, spelled as given.
+    @Test func exclusions() throws {
+        let parser = OptionParser([
+            .init(["--target"], takesValue: true, excludes: ["--size", "--fit"]),
+            .init(["-s", "--size"], takesValue: true),
+            .init(["--fit"], group: "scaling"), .init(["--fill"], group: "scaling"),
+        ])
+        #expect(try parser.parse(["--target", "reels", "--fill"]).value("--target") == "reels")
+        #expect(try parser.parse(["--size", "2x2", "--fit"]).has("--fit"))
+        #expect(throws: OptionUsageError("--target and --fit cannot be used together")) {
+            try parser.parse(["--fit", "--target=reels"])
+        }
+        #expect(throws: OptionUsageError("--target and -s cannot be used together")) {
+            try parser.parse(["--target", "reels", "-s", "2x2"])
+        }
+    }
 }

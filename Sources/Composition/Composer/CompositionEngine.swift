@@ -33,6 +33,7 @@ enum CompositionEngine {
                     "the output would last \(Int(duration.rounded(.up))) s: refused, an output may last at most "
                         + "\(Int(CompositionPlan.maximumDuration)) s")
             }
+            if let problem = plan.target?.durationProblem(duration) { throw CompositionError(.plan, problem) }
             let frameCount = max(1, plan.frameRate.frameCount(for: duration))
             var stack = TileStack(takes.layers, background: plan.background, size: plan.size)
             var mixer = SoundMixer(

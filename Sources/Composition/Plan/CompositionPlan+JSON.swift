@@ -15,7 +15,9 @@ extension CompositionPlan {
     /// `{"file": "song.m4a", "start": 12, "gain": 0.5, "loop": true}` (only `file` required; ``CompositionPlan/Soundtrack``). A take without `rect` gets tile i of `grid`
     /// (or of the squarest grid holding every take); `scaling` defaults to the plan's, `start`, `z` and `pan` to 0,
     /// `gain` to 1. A relative `file` is relative to `folder`. `fps` is a number (29.97 is read as 30000/1001) or a
-    /// fraction in a string ("24000/1001").
+    /// fraction in a string ("24000/1001"). `"target": "tiktok"` (or `reels`, `shorts`) makes the plan's
+    /// ``target``: `size` may then be left out (the target's), `scaling` defaults to `fill`, and `audioBitRate` is
+    /// refused (the target sets it).
     ///
     /// - Throws: ``CompositionPlanError`` with a one-line reason naming the key (`takes[1].gain: expected a number`),
     ///   for JSON that does not parse, a missing or unknown key, or a value of the wrong type; the plan is not
@@ -31,8 +33,13 @@ extension CompositionPlan {
         let root = try reader.object(object)
         try reader.rejectUnknown(
             root,
-            known: ["size", "fps", "background", "grid", "scaling", "crf", "preset", "audioBitRate", "takes", "music"])
-        let size = try reader.size(root["size"], key: "size")
+            known: [
+                "size", "fps", "background", "grid", "scaling", "crf", "preset", "audioBitRate", "target", "takes",
+                "music",
+            ])
+        let target = try root["target"].map { value throws(CompositionPlanError) in try reader.target(value) }
+        var size = target?.size ?? PixelSize(width: 0, height: 0)
+        if target == nil || root["size"] != nil { size = try reader.size(root["size"], key: "size") }
         let frameRate = try root["fps"].map { value throws(CompositionPlanError) in try reader.rate(value, key: "fps") }
         let background = try root["background"].map { value throws(CompositionPlanError) in
             try reader.color(value, key: "background")
@@ -40,11 +47,7 @@ extension CompositionPlan {
         let scaling = try root["scaling"].map { value throws(CompositionPlanError) in
             try reader.scaling(value, key: "scaling")
         }
-        var video = VideoSettings()
-        if let crf = root["crf"] { video.constantRateFactor = try reader.integer(crf, key: "crf") }
-        if let preset = root["preset"] { video.preset = try reader.string(preset, key: "preset") }
-        var audio = AudioSettings()
-        if let rate = root["audioBitRate"] { audio.bitRate = try reader.integer(rate, key: "audioBitRate") }
+        let (video, audio) = try Self.encoderSettings(from: root, target: target)
         guard let takesValue = root["takes"] else { throw CompositionPlanError("takes: missing") }
         guard let takeValues = takesValue as? [Any] else { throw CompositionPlanError("takes: expected an array") }
         guard !takeValues.isEmpty else { throw CompositionPlanError("takes: a plan needs at least one take") }
@@ -59,7 +62,9 @@ extension CompositionPlan {
         var takes: [Take] = []
         for (index, value) in takeValues.enumerated() {
             takes.append(
-                try Self.take(from: value, index: index, layout: layout, scaling: scaling ?? .fit, folder: folder))
+                try Self.take(
+                    from: value, index: index, layout: layout, scaling: scaling ?? (target == nil ? .fit : .fill),
+                    folder: folder))
         }
         self.init(
             size: size, frameRate: frameRate ?? FrameRate(frames: 30), background: background ?? .black,
@@ -67,6 +72,7 @@ extension CompositionPlan {
         soundtrack = try root["music"].map { value throws(CompositionPlanError) in
             try Self.soundtrack(from: value, folder: folder)
         }
+        self.target = target
     }
 
     /// The plan file's `music`, read from `value`; a relative `file` is relative to `folder`.
@@ -80,6 +86,24 @@ extension CompositionPlan {
         if let value = entry["gain"] { music.gain = try reader.number(value, key: "gain") }
         if let value = entry["loop"] { music.loops = try reader.boolean(value, key: "loop") }
         return music
+    }
+
+    /// The encoders' settings of a plan file (`crf`, `preset`, `audioBitRate`; the last refused with a `target`).
+    private static func encoderSettings(
+        from root: [String: Any], target: PublishingTarget?
+    ) throws(CompositionPlanError) -> (VideoSettings, AudioSettings) {
+        let reader = JSONReader(path: "")
+        var video = VideoSettings()
+        if let crf = root["crf"] { video.constantRateFactor = try reader.integer(crf, key: "crf") }
+        if let preset = root["preset"] { video.preset = try reader.string(preset, key: "preset") }
+        var audio = AudioSettings()
+        if let rate = root["audioBitRate"] {
+            if let target {
+                throw CompositionPlanError("audioBitRate: target \(target.rawValue) sets the audio bit rate")
+            }
+            audio.bitRate = try reader.integer(rate, key: "audioBitRate")
+        }
+        return (video, audio)
     }
 
     /// Take `index` of a plan file, read from `value`; a take without `rect` gets tile `index` of `layout`, one
@@ -207,6 +231,14 @@ private struct JSONReader {
     func string(_ value: Any, key: String) throws(CompositionPlanError) -> String {
         guard let string = value as? String else { throw CompositionPlanError("\(path)\(key): expected a string") }
         return string
+    }
+
+    func target(_ value: Any) throws(CompositionPlanError) -> PublishingTarget {
+        let text = try string(value, key: "target")
+        guard let target = PublishingTarget(rawValue: text) else {
+            throw CompositionPlanError("\(path)target: expected \"tiktok\", \"reels\" or \"shorts\", got \(text)")
+        }
+        return target
     }
 
     func scaling(_ value: Any, key: String) throws(CompositionPlanError) -> CompositionPlan.Scaling {

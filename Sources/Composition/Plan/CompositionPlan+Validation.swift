@@ -35,7 +35,8 @@ extension CompositionPlan {
     ///   empty or outside 0-1, whose start is not finite, whose gain is not a finite number >= 0, or whose pan is
     ///   outside -1...1, or whose segments are none or more than ``maximumSegments``; starts further apart than
     ///   ``maximumDuration``; a soundtrack whose start is not within ±``maximumDuration`` or whose gain is not a
-    ///   number from 0 to 1000.
+    ///   number from 0 to 1000; a plan that contradicts its ``target`` (another size, a frame rate outside the
+    ///   target's range, CRF 0, a take that does not fill its tile).
     public func validated() throws(CompositionPlanError) -> CompositionPlan {
         guard !takes.isEmpty else { throw CompositionPlanError("a plan needs at least one take") }
         guard takes.count <= Self.maximumTakes else {
@@ -92,6 +93,7 @@ extension CompositionPlan {
                 "the takes' starts span \(last - first) s: refused, an output may last at most "
                     + "\(Int(Self.maximumDuration)) s")
         }
+        if let target { try check(against: target) }
         return self
     }
 

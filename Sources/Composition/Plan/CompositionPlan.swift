@@ -123,6 +123,9 @@ public struct CompositionPlan: Sendable, Hashable {
     public var audio: AudioSettings
     /// The music mixed under the takes, if any.
     public var soundtrack: Soundtrack?
+    /// The platform the output is made for (its size, frame rates, encoder limits and length; see
+    /// ``PublishingTarget``), or nil for none. A target sets the AAC bit rate itself: ``audio`` is then not used.
+    public var target: PublishingTarget? = nil
 
     /// A plan of `takes` into a `size` picture at `frameRate`, on `background`.
     public init(

@@ -16,17 +16,19 @@ package final class Encoder {
     }
 
     /// libx264 for `width` x `height` 4:2:0 BT.709 frames at `frames / seconds` per second, `crf` (0 = lossless) and
-    /// `preset`, High profile, `threadCount` threads (0: libx264's choice), parameter sets in the header (MP4).
+    /// `preset`, High profile, `threadCount` threads (0: libx264's choice), parameter sets in the header (MP4), and
+    /// `constraints` when given (level, closed GOP, B-frames, VBV; they override the preset's choices).
     ///
     /// Throws ``FFmpegError/encoderNotFound`` when FFmpeg was built without libx264, or FFmpeg's error for settings it
     /// refuses.
     package static func h264(
-        width: Int, height: Int, frames: Int, perSeconds seconds: Int, crf: Int, preset: String, threadCount: Int
+        width: Int, height: Int, frames: Int, perSeconds seconds: Int, crf: Int, preset: String, threadCount: Int,
+        constraints: H264Constraints? = nil
     ) throws(FFmpegError) -> Encoder {
         Encoder(
             pointer: try FFmpeg.openH264Encoder(
                 width: width, height: height, frameRate: (frames, seconds), crf: crf, preset: preset,
-                threadCount: threadCount, globalHeader: true))
+                threadCount: threadCount, constraints: constraints, globalHeader: true))
     }
 
     /// FFmpeg's AAC encoder: `channels` channels at `sampleRate`, `bitRate` bit/s, its configuration in the header.
@@ -48,6 +50,10 @@ package final class Encoder {
 
     /// Samples per channel the encoder takes in each frame (audio; 1,024 for AAC).
     package var frameSize: Int { FFmpeg.frameSize(of: pointer) }
+
+    /// Samples per channel the encoder puts before the first input sample (audio; AAC's priming, 1,024), which a
+    /// player skips only when an edit list tells it to.
+    package var initialPadding: Int { FFmpeg.initialPadding(of: pointer) }
 }
 
 /// An MP4 file being written; closes and frees it in `deinit` (the caller removes a file it did not finish).
@@ -75,8 +81,12 @@ package final class Muxer {
     }
 
     /// Creates the file and writes the header (`+faststart`: the index is moved to the front at the end).
-    package func start(faststart: Bool) throws(FFmpegError) {
-        try FFmpeg.startOutput(pointer, faststart: faststart)
+    ///
+    /// With `editLists` false no edit list is written: a video track with B-frames gets negative composition offsets
+    /// (`ctts` version 1) so its first picture is still shown at time 0, and an audio track's priming samples are
+    /// played (the caller drops as many samples from the start of the sound to keep it in step).
+    package func start(faststart: Bool, editLists: Bool = true) throws(FFmpegError) {
+        try FFmpeg.startOutput(pointer, faststart: faststart, editLists: editLists)
     }
 
     /// Writes a packet of stream `index`, its times in that stream's encoder's time base.

@@ -10,11 +10,11 @@ extension FFmpeg {
 
     /// Opens libx264 for `width` x `height` 8-bit 4:2:0 BT.709 frames at `frameRate` (frames, seconds), with `crf`
     /// and `preset`, High profile (lossless when `crf` is 0, which libx264 encodes as High 4:4:4 Predictive), and
-    /// `threadCount` threads (0: libx264's own choice). `globalHeader` puts the parameter sets in the stream
-    /// header, as MP4 wants.
+    /// `threadCount` threads (0: libx264's own choice), within `constraints` when given. `globalHeader` puts the
+    /// parameter sets in the stream header, as MP4 wants.
     static func openH264Encoder(
         width: Int, height: Int, frameRate: (frames: Int, seconds: Int), crf: Int, preset: String, threadCount: Int,
-        globalHeader: Bool
+        constraints: H264Constraints?, globalHeader: Bool
     ) throws(FFmpegError) -> CodecContextPointer {
         prepare()
         guard let codec = avcodec_find_encoder_by_name("libx264") else { throw .encoderNotFound }
@@ -31,12 +31,19 @@ extension FFmpeg {
         context.pointee.color_trc = AVCOL_TRC_BT709
         context.pointee.thread_count = Int32(clamping: threadCount)
         if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        if let constraints { constrain(context, by: constraints) }
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
         do {
             try check(av_dict_set(&options, "crf", String(crf), 0))
             try check(av_dict_set(&options, "preset", preset, 0))
             if crf > 0 { try check(av_dict_set(&options, "profile", "high", 0)) }
+            if constraints != nil {
+                // Keyframes only every `keyframeInterval` frames (none at scene cuts), every GOP closed, and the
+                // 8x8 transform on: libx264 states the lowest profile the features it uses need, and the fast
+                // presets turn it off, which would make the stream Main.
+                try check(av_dict_set(&options, "x264-params", "scenecut=0:open-gop=0:8x8dct=1", 0))
+            }
             try capturingLog { () throws(FFmpegError) in try check(avcodec_open2(context, codec, &options)) }
         } catch {
             closeCodec(context)
@@ -45,7 +52,17 @@ extension FFmpeg {
         return context
     }
 
-    /// Opens FFmpeg's AAC encoder: `channels` channels (1 or 2) of planar float at `sampleRate`, `bitRate` bit/s.
+    /// Sets libx264's level, GOP, B-frames and VBV from `constraints` (libavcodec passes them on over the preset's).
+    private static func constrain(_ context: CodecContextPointer, by constraints: H264Constraints) {
+        context.pointee.level = Int32(clamping: constraints.level)
+        context.pointee.gop_size = Int32(clamping: constraints.keyframeInterval)
+        context.pointee.keyint_min = Int32(clamping: constraints.keyframeInterval)
+        context.pointee.max_b_frames = Int32(clamping: constraints.bFrames)
+        context.pointee.rc_max_rate = Int64(constraints.maximumBitRate)
+        context.pointee.rc_buffer_size = Int32(clamping: constraints.bufferSize)
+    }
+
+    /// Opens FFmpeg's AAC encoder (AAC-LC): `channels` channels (1 or 2) of planar float at `sampleRate`, `bitRate` bit/s.
     static func openAACEncoder(sampleRate: Int, channels: Int, bitRate: Int, globalHeader: Bool) throws(FFmpegError)
         -> CodecContextPointer
     {
@@ -56,6 +73,7 @@ extension FFmpeg {
         context.pointee.sample_rate = Int32(sampleRate)
         av_channel_layout_default(&context.pointee.ch_layout, Int32(channels))
         context.pointee.bit_rate = Int64(bitRate)
+        context.pointee.profile = FF_PROFILE_AAC_LOW
         context.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
         if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         do {
@@ -219,8 +237,9 @@ extension FFmpeg {
         return Int(stream.pointee.index)
     }
 
-    /// Opens the file (only the `file` protocol) and writes the header, with `+faststart` when asked.
-    static func startOutput(_ output: OutputContextPointer, faststart: Bool) throws(FFmpegError) {
+    /// Opens the file (only the `file` protocol) and writes the header, with `+faststart` when asked, and without
+    /// edit lists (negative composition offsets instead) when `editLists` is false.
+    static func startOutput(_ output: OutputContextPointer, faststart: Bool, editLists: Bool) throws(FFmpegError) {
         var ioOptions: OpaquePointer? = nil
         defer { av_dict_free(&ioOptions) }
         try check(av_dict_set(&ioOptions, "protocol_whitelist", "file", 0))
@@ -229,7 +248,11 @@ extension FFmpeg {
         }
         var options: OpaquePointer? = nil
         defer { av_dict_free(&options) }
-        if faststart { try check(av_dict_set(&options, "movflags", "+faststart", 0)) }
+        if faststart { try check(av_dict_set(&options, "movflags", "+faststart", AV_DICT_APPEND)) }
+        if !editLists {
+            try check(av_dict_set(&options, "movflags", "+negative_cts_offsets", AV_DICT_APPEND))
+            try check(av_dict_set(&options, "use_editlist", "0", 0))
+        }
         try capturingLog { () throws(FFmpegError) in try check(avformat_write_header(output, &options)) }
     }
 
@@ -260,4 +283,7 @@ extension FFmpeg {
 
     /// The number of samples an audio encoder takes per frame.
     static func frameSize(of codec: CodecContextPointer) -> Int { Int(codec.pointee.frame_size) }
+
+    /// The samples an audio encoder puts before the first input sample (its priming).
+    static func initialPadding(of codec: CodecContextPointer) -> Int { Int(codec.pointee.initial_padding) }
 }

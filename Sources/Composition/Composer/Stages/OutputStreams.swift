@@ -13,26 +13,37 @@ final class OutputStreams {
     /// AAC frames take a fixed number of samples: what is left over waits for the next picture's sound.
     private let chunk: Int
     private var pendingSound: [Float] = []
+    /// The timestamp of the next audio frame, in samples (the first is the number of samples dropped).
     private var samplesEncoded = 0
+    /// Samples still to drop from the start of the mix (AAC's priming, when the file has no edit list).
+    private var samplesToDrop = 0
     /// What a failure to write names.
     private let output: URL
 
-    /// Opens the encoders for `plan` and starts an MP4 (`+faststart`) at `temporary`.
+    /// Opens the encoders for `plan` and starts an MP4 (`+faststart`) at `temporary`. A plan with a target gets its
+    /// encoder limits and no edit list.
     init(_ plan: CompositionPlan, temporary: FileSystemPath, output: URL, threadCount: Int) throws {
         video = try Encoder.h264(
             width: plan.size.width, height: plan.size.height, frames: plan.frameRate.frames,
             perSeconds: plan.frameRate.seconds, crf: plan.video.constantRateFactor, preset: plan.video.preset,
-            threadCount: threadCount)
+            threadCount: threadCount, constraints: plan.target?.constraints(at: plan.frameRate))
         audio = try Encoder.aac(
-            sampleRate: CompositionPlan.AudioSettings.sampleRate, channels: 2, bitRate: plan.audio.bitRate)
+            sampleRate: CompositionPlan.AudioSettings.sampleRate, channels: 2,
+            bitRate: plan.target?.audioBitRate ?? plan.audio.bitRate)
         muxer = try Muxer(path: temporary)
         videoStream = try muxer.addStream(for: video)
         audioStream = try muxer.addStream(for: audio)
         packet = try Packet()
         chunk = audio.frameSize > 0 ? audio.frameSize : 1024
         self.output = output
+        // Without an edit list, a player plays the AAC encoder's priming as the first samples of the track; as many
+        // samples are dropped from the start of the mix, so sample n of the file is still sample n of the mix and
+        // picture and sound stay in step (the first 21 ms of sound are the priming's silence).
+        let editLists = plan.target == nil
+        samplesToDrop = editLists ? 0 : audio.initialPadding
+        samplesEncoded = samplesToDrop
         do {
-            try muxer.start(faststart: true)
+            try muxer.start(faststart: true, editLists: editLists)
         } catch {
             throw CompositionError(.output, "cannot write \(output.path): \(TakeSource.reason(error))")
         }
@@ -43,7 +54,13 @@ final class OutputStreams {
         picture.presentationTimestamp = Int64(index)
         _ = try video.send(picture)
         try drain(video, stream: videoStream)
-        pendingSound += sound
+        if samplesToDrop > 0 {
+            let dropped = min(samplesToDrop, sound.count / 2)
+            samplesToDrop -= dropped
+            pendingSound += sound[(2 * dropped)...]
+        } else {
+            pendingSound += sound
+        }
         try encodeSound(final: false)
     }
 
