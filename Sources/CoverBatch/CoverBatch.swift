@@ -286,16 +286,10 @@ public enum CoverBatch {
         max(1, min(concurrency, jobs.count, maximumConcurrency))
     }
 
-    /// Runs `lane` as ``laneCount(_:jobs:)`` items of a scheduler (each on a thread of its own,
-    /// each holding one slot while its worker process runs the jobs it takes), each given its
-    /// number (0 up) and a function that takes the next job index in order: for a lane's first
-    /// job in flight (`true`) while any is left, for a second one only while at least one per
-    /// lane is left (nil otherwise, and once all are taken). Returns when every lane has
-    /// returned.
-    ///
-    /// A lane, not a job, is the scheduler's item here: a lane keeps its worker process and two
-    /// jobs in flight to it (the worker never waits for this process), which one item per job
-    /// could not.
+    /// Runs `lane` ``laneCount(_:jobs:)`` times, each on a thread of its own (a lane only talks to its worker
+    /// process), each given its number (0 up) and a function that takes the next job index in order: for a lane's
+    /// first job in flight (`true`) while any is left, for a second one only while at least one per lane is left (nil
+    /// otherwise, and once all are taken). Returns when every lane has returned.
     private static func runWorkerLanes(
         count: Int,
         jobs: [CoverJob],
@@ -304,20 +298,13 @@ public enum CoverBatch {
         let counter = JobCounter()
         let lanes = laneCount(count, jobs: jobs)
         let total = jobs.count
-        let scheduler = DecodeScheduler(limit: lanes)
         let finished = DispatchGroup()
         for number in 0..<lanes {
             finished.enter()
-            scheduler.submit { _ in
+            Thread {
                 lane(number) { first in counter.take(below: total, leaving: first ? 0 : lanes - 1) }
                 finished.leave()
-                return nil
-            } dropped: {
-                // Never expected (nothing cancels this scheduler); the lane then takes no job, and
-                // ends the worker forked for it.
-                lane(number) { _ in nil }
-                finished.leave()
-            }
+            }.start()
         }
         finished.wait()
     }

@@ -88,7 +88,7 @@ public enum CoverWorker {
     ///   once, before any job), standard input is not a socket (the program was not started by a
     ///   batch) or the batch sent something malformed.
     public static func serve(options: CoverOptions, format: CoverImageFormat) throws(ThumbnailError) {
-        let options = try ValidatedCoverOptions(options)
+        try options.validate()
         var status = stat()
         guard fstat(STDIN_FILENO, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else {
             throw ThumbnailError(
@@ -111,7 +111,7 @@ public enum CoverWorker {
             }
             // Through the generator's scheduler, on this thread: one cover at a time.
             let result = CoverBatch.write(job, as: format) { () throws(ThumbnailError) in
-                try generator.blockingCover(forFileAt: job.input, checkedOptions: options)
+                try generator.makeCover(forFileAt: job.input, options: options)
             }
             guard connection.sendMessage(WorkerWire.encode(result)) else { return }
         }

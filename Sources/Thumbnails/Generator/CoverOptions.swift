@@ -79,6 +79,15 @@ public struct CoverOptions: Sendable, Hashable {
     /// Whether both tolerances are zero: the frame shown at the requested time.
     public var isExact: Bool { toleranceBefore == 0 && toleranceAfter == 0 }
 
+    /// Checks the options as every call of the library does before anything is queued or opened (for a caller that
+    /// refuses bad options once, before many covers: a batch's worker).
+    ///
+    /// - Throws: ``ThumbnailError`` `.invalidArgument` naming the value: a negative size, a time or tolerance that is
+    ///   negative or NaN, a fraction outside 0...1, a negative dark-frame limit.
+    public func validate() throws(ThumbnailError) {
+        _ = try ValidatedCoverOptions(self)
+    }
+
     /// Sets both tolerances to zero (the exact frame) and returns the options.
     public func exact() -> CoverOptions {
         var copy = self
