@@ -6,8 +6,10 @@ import Pixels
 extension CompositionPlan {
     /// The plan of a board, in one call: the board's canvases laid out as the squarest grid that holds them all
     /// (`GridLayout(holding:)`: canvas i in tile i, column i % columns, row i / columns), each canvas that has a
-    /// take composed in its tile from the take's start on the board's timeline (the start its `stop` event carried);
-    /// canvases without a take leave their tile on the background. Errors about a take name its canvas index.
+    /// take composed in its tile from the take's start on the board's timeline (the start its first `stop` event
+    /// carried), its segments back to back; canvases without a take leave their tile on the background. The board's
+    /// soundtrack, if any, is the plan's music (the same file, start, gain and loop). Errors about a take name its
+    /// canvas index.
     ///
     /// - Parameters:
     ///   - board: the board as a value (`CanvasBoard.state`).
@@ -24,9 +26,12 @@ extension CompositionPlan {
             size: size, frameRate: frameRate,
             takes: board.timelineTakes.filter { $0.index < layout.tileCount }.map { take in
                 Take(
-                    file: take.url, region: layout.region(ofTile: take.index), scaling: scaling, start: take.start,
-                    canvasIndex: take.index)
+                    segments: take.segments.map(\.url), region: layout.region(ofTile: take.index), scaling: scaling,
+                    start: take.start, canvasIndex: take.index)
             })
+        soundtrack = board.soundtrack.map { music in
+            Soundtrack(file: music.url, start: music.start, gain: music.gain, loops: music.loops)
+        }
     }
 
     /// The plan of `board` as it is now (see ``init(board:size:scaling:frameRate:grid:)``).

@@ -6,11 +6,13 @@ import Foundation
 import Locking
 import Pixels
 
-/// `--compose OUT.mp4`: the final board's takes composed into one video, 720x1280, the board's grid.
+/// `--compose OUT.mp4`: the final board's takes (each its segments, back to back) and its music composed into one
+/// video, 720x1280, the board's grid.
 ///
 /// Takes the simulation made up (a bare `stop`) are left out. Every other take goes to the composer, which alone
-/// decides what it can use: a take without video (an audio-only recording) is mixed in, and a take it cannot read is
-/// left out with a warning naming its canvas and why (the composition is tried again without it). SIGINT and SIGTERM
+/// decides what it can use: a take without video (an audio-only recording) is mixed in, and a take it cannot read (any
+/// of its segments) is left out with a warning naming its canvas and why, as is music it cannot read (the
+/// composition is tried again without it). SIGINT and SIGTERM
 /// stop the composition, remove its temporary file and end the process with 130 or 143.
 @MainActor
 func composeBoard(of simulation: BoardSimulation, to path: String, printing format: Options.Format) {
@@ -46,6 +48,11 @@ func composeBoard(of simulation: BoardSimulation, to path: String, printing form
             if let status = signals.exitStatus {
                 Terminal.printError("canvas-sim: --compose cancelled, nothing written")
                 exit(status)
+            }
+            if case .music = error.kind, plan.soundtrack != nil {
+                Terminal.printError("canvas-sim: warning: --compose leaves out \(error)")
+                plan.soundtrack = nil
+                continue
             }
             guard case .take(let canvas, _) = error.kind,
                 let index = plan.takes.firstIndex(where: { $0.canvasIndex == canvas })
