@@ -7,45 +7,11 @@ extension VideoReader {
     /// draining the decoder at the end of the input. Frames the decoder flags as damaged are
     /// skipped. Returns false when no frame is left.
     func nextFrame(into frame: Frame) throws(ThumbnailError) -> Bool {
-        var consecutiveFailures = 0
-        while true {
-            let status: FFmpeg.CodecStatus
-            do {
-                status = try decoder.receive(into: frame)
-                consecutiveFailures = 0
-            } catch {
-                decodeErrors += 1
-                lastDecodeError = error
-                consecutiveFailures += 1
-                guard consecutiveFailures < 32 else { throw decodeFailure() }
-                continue
-            }
-            switch status {
-            case .done:
-                if frame.isDamaged {
-                    damagedFrames += 1
-                    frame.clear()
-                    continue
-                }
-                let counted = framesFromStart.map { Double($0) * (frameDuration ?? 0) }
-                lastFrameTime = isUntimed ? counted : seconds(of: frame) ?? counted
-                framesFromStart = framesFromStart.map { $0 + 1 }
-                return true
-            case .endOfFile:
-                return false
-            case .tryAgain:
-                break
-            }
-            if draining { return false }
-            if try readVideoPacket() {
-                send(packet)
-                packet.clear()
-            } else {
-                // Already draining is the only failure here, and that is the state wanted.
-                _ = try? decoder.send(nil)
-                draining = true
-            }
-        }
+        guard try frames.next(into: frame, from: self) else { return false }
+        let counted = framesFromStart.map { Double($0) * (frameDuration ?? 0) }
+        lastFrameTime = isUntimed ? counted : seconds(of: frame) ?? counted
+        framesFromStart = framesFromStart.map { $0 + 1 }
+        return true
     }
 
     /// Decodes the next keyframe on its own: skips packets up to the next keyframe packet,
@@ -142,36 +108,9 @@ extension VideoReader {
     /// packet's; a keyframe with neither (AVI with B-frames, whose reference frames carry only a
     /// decode time) is decoded in order from it, as FFmpeg's own players do, so FFmpeg places it.
     func decodeKept(into frame: Frame) throws(ThumbnailError) -> Bool {
-        decoder.flush()
-        draining = false
-        do {
-            try decoder.send(keyframePacket)
-        } catch {
-            decodeErrors += 1
-            lastDecodeError = error
-            return false
-        }
-        // Draining a decoder that just took a packet cannot fail in a way that matters: the
-        // receive below reports what there is.
-        _ = try? decoder.send(nil)
-        draining = true
-        while true {
-            let status: FFmpeg.CodecStatus
-            do {
-                status = try decoder.receive(into: frame)
-            } catch {
-                decodeErrors += 1
-                lastDecodeError = error
-                break
-            }
-            guard status == .done else { break }
-            if frame.isDamaged {
-                damagedFrames += 1
-                frame.clear()
-                continue
-            }
-            decoder.flush()
-            draining = false
+        guard try frames.decodeAlone(keyframePacket, from: self) else { return false }
+        if try frames.next(into: frame, from: self) {
+            frames.restart()
             if isUntimed {
                 lastFrameTime = Double(keptOrdinal) * (frameDuration ?? 0)
             } else if keyframePacket.presentationTimestamp == nil, let placed = try placedInOrder(into: frame) {
@@ -187,9 +126,8 @@ extension VideoReader {
         if hasPending || keptOrdinal + 1 != packetsFromStart {
             guard try seekBackToKept() else { return false }
         }
-        decoder.flush()
-        draining = false
-        send(keyframePacket)
+        frames.restart()
+        try frames.send(keyframePacket, from: self)
         if let keptTime, keptTime < -1e-5 {
             // A keyframe before the first frame's time: an edit list that starts between keyframes
             // (a stream copy cut mid-GOP, as phones and editors write it) hides the frames before
@@ -235,9 +173,8 @@ extension VideoReader {
     /// is decoded again into `frame`.
     func placedInOrder(into frame: Frame) throws(ThumbnailError) -> Double? {
         guard try seekBackToKept() else { return nil }
-        decoder.flush()
-        draining = false
-        send(packet)
+        frames.restart()
+        try frames.send(packet, from: self)
         guard try nextKeyframeFrame(into: frame) else { return nil }
         return lastFrameTime
     }
@@ -249,11 +186,32 @@ extension VideoReader {
         for _ in 0..<16 {
             guard try nextFrame(into: frame) else { return false }
             if frame.isKeyframe {
-                decoder.flush()
-                draining = false
+                frames.restart()
                 return true
             }
         }
+        return false
+    }
+}
+
+extension VideoReader: PacketFeed {
+    /// The next intact packet of the video stream (``readVideoPacket()``), nil at the end of the input.
+    func nextPacket() throws(ThumbnailError) -> Packet? {
+        try readVideoPacket() ? packet : nil
+    }
+
+    /// A refused packet or a frame that failed is counted as a warning, not fatal (the next keyframe may decode);
+    /// 32 failures in a row to give a frame mean nothing decodes.
+    func decoderFailed(_ error: FFmpegError, inARow: Int) throws(ThumbnailError) {
+        decodeErrors += 1
+        lastDecodeError = error
+        guard inARow < 32 else { throw decodeFailure() }
+    }
+
+    /// Frames the decoder flags as damaged are counted and skipped.
+    func accepts(_ frame: Frame) -> Bool {
+        guard frame.isDamaged else { return true }
+        damagedFrames += 1
         return false
     }
 }

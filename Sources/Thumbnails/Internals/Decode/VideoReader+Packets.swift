@@ -41,16 +41,14 @@ extension VideoReader {
             found = try readNextVideoPacket()
         } while found && !packet.isKeyframe
         if found, packet.presentationTimestamp == nil {
-            decoder.flush()
-            draining = false
-            send(packet)
+            frames.restart()
+            try frames.send(packet, from: self)
             let first = try Self.makeFrame()
             if try nextFrame(into: first), let timestamp = first.timestamp {
                 origin = timestamp
             }
         }
-        decoder.flush()
-        draining = false
+        frames.restart()
         guard seek(toTimestamp: resume, forward: false) else { return }
         while try readNextVideoPacket() {
             if let position = spare.position, let here = packet.position {
@@ -161,16 +159,5 @@ extension VideoReader {
     func decodeTime(ofPacketNumber ordinal: Int) -> Double? {
         if isUntimed { return Double(ordinal) * (frameDuration ?? 0) }
         return (packet.decodeTimestamp ?? packet.presentationTimestamp).map(seconds(ofTimestamp:))
-    }
-
-    /// Sends `packet`; a packet the decoder rejects is counted, not fatal (the next keyframe
-    /// may decode).
-    func send(_ packet: Packet) {
-        do {
-            try decoder.send(packet)
-        } catch {
-            decodeErrors += 1
-            lastDecodeError = error
-        }
     }
 }

@@ -7,13 +7,15 @@ import MediaCore
 /// Deliberately not `Sendable`: it owns the input, the decoder, and their C state.
 ///
 /// Its concerns live in one file each: this one holds its state, opening and time arithmetic;
-/// `VideoReader+Packets.swift` reads packets, `VideoReader+Decoding.swift` decodes frames,
+/// `VideoReader+Packets.swift` reads packets, `VideoReader+Decoding.swift` decodes frames (through
+/// MediaCore's `DecodeLoop`, which this reader feeds as its `PacketFeed`),
 /// `VideoReader+Outcome.swift` says what came of it. Its state is therefore internal, not private,
 /// and is touched only by these files.
 final class VideoReader {
     let input: MediaInput
     let streamIndex: Int
-    let decoder: Decoder
+    /// The decoder, fed by this reader (``PacketFeed``).
+    let frames: DecodeLoop
     let packet: Packet
     let keyframePacket: Packet
     /// Seconds per timestamp unit, as the exact ratio the stream states: times are computed as
@@ -37,7 +39,6 @@ final class VideoReader {
     /// Called between packets; throws `.cancelled` to stop.
     let checkCancellation: () throws(ThumbnailError) -> Void
 
-    var draining = false
     /// A packet read ahead and not used yet: the next read returns it.
     let pendingPacket: Packet
     /// Holds the packet just read while ``settleOrigin(resumingAt:)`` reads others.
@@ -91,7 +92,7 @@ final class VideoReader {
         streamIndex = index
         let format = input.format
         do {
-            decoder = try Decoder(format: format, streamIndex: index, threadCount: threadCount)
+            frames = DecodeLoop(decoder: try Decoder(format: format, streamIndex: index, threadCount: threadCount))
             packet = try Packet()
             keyframePacket = try Packet()
             pendingPacket = try Packet()
@@ -214,8 +215,7 @@ final class VideoReader {
         } catch {
             return false
         }
-        decoder.flush()
-        draining = false
+        frames.restart()
         hasPending = false
         pendingPacket.clear()
         reachedEnd = false
@@ -225,8 +225,7 @@ final class VideoReader {
     /// Goes back to the first packet: nothing to do when nothing was read (or sought) yet, else
     /// the input is opened again.
     func rewind() throws(ThumbnailError) {
-        decoder.flush()
-        draining = false
+        frames.restart()
         hasPending = false
         pendingPacket.clear()
         reachedEnd = false
