@@ -148,14 +148,22 @@ final class VideoTrack {
     }
 
     /// Scales `frame` into `tile`, a 4:2:0 picture of ``TilePlacement/scaledSize``: straight to 4:2:0 for a plain
-    /// frame, through the cover rules' upright SDR picture for a turned, mirrored, interlaced or HDR one.
+    /// frame (a turned or mirrored one turned upright first, plane by plane, as the ffmpeg CLI turns it), through the
+    /// cover rules' upright SDR picture for an interlaced or HDR one.
     func scale(_ frame: Frame, into tile: Frame) throws(CompositionError) {
         do {
             let stream = shownStream
-            let orientation = stream?.orientation ?? .upright
+            var frame = frame
+            var orientation = stream?.orientation ?? .upright
+            var ratio = stream?.sampleAspectRatio
+            if let turned = try frame.turnedUpright(by: orientation) {
+                if orientation.transposes { ratio = ratio?.reciprocal }
+                frame = turned
+                orientation = .upright
+            }
             if frame.needsPictureRules(orientation: orientation) {
                 let picture = try FrameConverter.makePicture(
-                    from: frame, pixelAspectRatio: stream?.sampleAspectRatio, orientation: orientation, maximum: .zero,
+                    from: frame, pixelAspectRatio: ratio, orientation: orientation, maximum: .zero,
                     layout: .rgb, untaggedMatrix: .bt709)
                 let rgb = try Frame.rgb(width: picture.width, height: picture.height)
                 if let plane = rgb.plane(0) {

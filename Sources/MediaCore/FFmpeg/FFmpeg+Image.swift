@@ -216,6 +216,53 @@ extension FFmpeg {
         try check(av_frame_get_buffer(frame, 0))
     }
 
+    /// Each plane of `format` as a turn sees it: its bytes per pixel, and how many times its sides are halved against
+    /// the picture's (chroma subsampling). Nil for a format whose pixels cannot be moved one by one: paletted,
+    /// bitstream or hardware formats, chroma subsampled differently across and down (4:2:2), or a plane whose
+    /// components step differently (packed 4:2:2).
+    package static func turnablePlanes(of format: Int32) -> [(bytesPerPixel: Int, shift: Int)]? {
+        guard let descriptor = av_pix_fmt_desc_get(AVPixelFormat(rawValue: format)) else { return nil }
+        let flags = descriptor.pointee.flags
+        let unusable = UInt64(AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_HWACCEL)
+        let chromaShift = Int(descriptor.pointee.log2_chroma_w)
+        guard flags & unusable == 0, descriptor.pointee.log2_chroma_h == chromaShift else { return nil }
+        let isRGB = flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0
+        let components = withUnsafeBytes(of: descriptor.pointee.comp) {
+            Array($0.bindMemory(to: AVComponentDescriptor.self).prefix(Int(descriptor.pointee.nb_components)))
+        }
+        var planes: [(bytesPerPixel: Int, shift: Int)?] = [nil, nil, nil, nil]
+        for (index, component) in components.enumerated() {
+            let plane = Int(component.plane)
+            let layout = (
+                bytesPerPixel: Int(component.step), shift: !isRGB && (index == 1 || index == 2) ? chromaShift : 0
+            )
+            guard plane < planes.count, planes[plane].map({ $0 == layout }) ?? true else { return nil }
+            planes[plane] = layout
+        }
+        let used = planes.prefix { $0 != nil }.compactMap { $0 }
+        guard !used.isEmpty, planes.dropFirst(used.count).allSatisfy({ $0 == nil }) else { return nil }
+        return used
+    }
+
+    /// Gives an empty frame pixel buffers of its own for a `width` x `height` picture in `model`'s pixel format,
+    /// aligned and padded as FFmpeg's SIMD code expects, and `model`'s properties (times, colour description).
+    static func allocatePicture(_ frame: FramePointer, like model: FramePointer, width: Int, height: Int)
+        throws(FFmpegError)
+    {
+        av_frame_unref(frame)
+        frame.pointee.format = model.pointee.format
+        frame.pointee.width = Int32(width)
+        frame.pointee.height = Int32(height)
+        try check(av_frame_get_buffer(frame, 0))
+        try check(av_frame_copy_props(frame, model))
+    }
+
+    /// Sets the frame's sample aspect ratio (nil: unknown).
+    static func setSampleAspectRatio(_ ratio: Rational?, of frame: FramePointer) {
+        frame.pointee.sample_aspect_ratio = AVRational(
+            num: Int32(clamping: ratio?.numerator ?? 0), den: Int32(clamping: ratio?.denominator ?? 1))
+    }
+
     // MARK: Encoding
 
     /// The still-image encoders Thumbnails uses.

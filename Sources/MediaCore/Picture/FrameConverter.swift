@@ -44,10 +44,12 @@ package enum FrameConverter {
     /// Converts `frame` to an upright RGB(A) picture of at most `maximum` (0 = no limit on that side),
     /// turned by `orientation`.
     ///
-    /// The plain case (standard range, progressive) is one swscale pass straight to `layout`. An
-    /// interlaced frame scales only its first field, so the two moments it holds never mix into
-    /// combs. An HDR frame (PQ, HLG) scales to 16-bit RGB, and ``ToneMapper`` brings the small
-    /// picture to BT.709.
+    /// The plain case (standard range, progressive) is one swscale pass straight to `layout`. A turned or
+    /// mirrored frame has its planes turned first (``Frame/turnedUpright(by:)``), as the ffmpeg CLI's autorotate
+    /// turns them before it scales, so the picture is the CLI's at any size (swscale shares chroma between
+    /// neighbours across, not down: a picture scaled and then turned would share it down). An interlaced frame
+    /// scales only its first field, so the two moments it holds never mix into combs, and is turned after. An HDR
+    /// frame (PQ, HLG) scales to 16-bit RGB, and ``ToneMapper`` brings the small picture to BT.709.
     ///
     /// Throws ``PictureError/tooLarge(_:)`` when the upright size exceeds ``maximumSide`` or
     /// ``maximumPixels`` (a damaged header can claim any size: refused rather than allocated), and
@@ -60,62 +62,81 @@ package enum FrameConverter {
         layout: PictureLayout,
         untaggedMatrix: UntaggedMatrix = .bt601
     ) throws(PictureError) -> UprightPicture {
+        let ratio = pixelAspectRatio ?? frame.sampleAspectRatio
         let (output, scaled) = sizes(
-            frameWidth: frame.width, frameHeight: frame.height,
-            pixelAspectRatio: pixelAspectRatio ?? frame.sampleAspectRatio, rotation: orientation.rotation,
-            maximum: maximum
+            frameWidth: frame.width, frameHeight: frame.height, pixelAspectRatio: ratio,
+            rotation: orientation.rotation, maximum: maximum
         )
-        let pixelLayout: FFmpeg.PixelLayout = layout == .rgba ? .rgba : .rgb24
         guard output.width <= maximumSide, output.height <= maximumSide,
             output.width * output.height <= maximumPixels
         else { throw .tooLarge(output) }
+        func failure(_ error: FFmpegError) -> PictureError {
+            .conversionFailed(frame: PixelSize(width: frame.width, height: frame.height), scaled: scaled, error: error)
+        }
+        let turned: Frame?
+        do {
+            turned = try frame.turnedUpright(by: orientation)
+        } catch {
+            throw failure(error)
+        }
+        if let turned {
+            return try makePicture(
+                from: turned, pixelAspectRatio: orientation.transposes ? ratio?.reciprocal : ratio,
+                orientation: .upright, maximum: maximum, layout: layout,
+                untaggedMatrix: untaggedMatrix)
+        }
+        let converted: Frame
+        do {
+            converted = try convert(frame, to: scaled, layout: layout, untaggedMatrix: untaggedMatrix)
+        } catch {
+            throw failure(error)
+        }
+        let pixels = copyUpright(
+            converted, width: scaled.width, height: scaled.height, bytesPerPixel: layout.bytesPerPixel,
+            orientation: orientation)
+        return UprightPicture(width: output.width, height: output.height, layout: layout, pixels: pixels)
+    }
+
+    /// `frame` scaled to `scaled` in `layout` (its first field only, when interlaced; tone-mapped, when HDR), not
+    /// turned yet.
+    private static func convert(
+        _ frame: Frame, to scaled: PixelSize, layout: PictureLayout, untaggedMatrix: UntaggedMatrix
+    ) throws(FFmpegError) -> Frame {
+        let pixelLayout: FFmpeg.PixelLayout = layout == .rgba ? .rgba : .rgb24
         let color = FFmpeg.colorDescription(of: frame.pointer)
         let toneMapper =
             color.range == .standard
             ? nil
             : ToneMapper(range: color.range, primaries: color.primaries, peak: FFmpeg.peakLuminance(of: frame.pointer))
         let field = firstField(of: frame)
-        var converted: Frame
-        do {
-            converted = try Frame()
-            let scaledLayout: FFmpeg.PixelLayout = toneMapper == nil ? pixelLayout : .rgb48le
-            try FFmpeg.allocatePicture(
-                converted.pointer, width: scaled.width, height: scaled.height, layout: scaledLayout)
-            let scaler = try Scaler(
-                from: FFmpeg.ScaleSide(
-                    width: frame.width, height: field?.height(ofFrameHeight: frame.height) ?? frame.height,
-                    format: frame.pixelFormat, isFullRange: frame.isFullRange,
-                    colorSpace: untaggedMatrix.colorSpace(of: frame)),
-                to: FFmpeg.ScaleSide(
-                    width: scaled.width, height: scaled.height, format: scaledLayout.formatNumber, isFullRange: true)
-            )
-            if let field {
-                try scaler.scale(field: field, of: frame, into: converted)
-            } else {
-                try scaler.scale(frame, into: converted)
-            }
-            if let toneMapper {
-                let mapped = try Frame()
-                try FFmpeg.allocatePicture(
-                    mapped.pointer, width: scaled.width, height: scaled.height, layout: pixelLayout)
-                let (sourcePlanes, sourceStrides) = FFmpeg.planes(of: converted.pointer)
-                let (targetPlanes, targetStrides) = FFmpeg.planes(of: mapped.pointer)
-                if let source = sourcePlanes[0], let target = targetPlanes[0] {
-                    toneMapper.map(
-                        source: source, sourceStride: Int(sourceStrides[0]),
-                        destination: target, destinationStride: Int(targetStrides[0]),
-                        width: scaled.width, height: scaled.height, bytesPerPixel: layout.bytesPerPixel)
-                }
-                converted = mapped
-            }
-        } catch {
-            throw .conversionFailed(
-                frame: PixelSize(width: frame.width, height: frame.height), scaled: scaled, error: error)
+        let converted = try Frame()
+        let scaledLayout: FFmpeg.PixelLayout = toneMapper == nil ? pixelLayout : .rgb48le
+        try FFmpeg.allocatePicture(converted.pointer, width: scaled.width, height: scaled.height, layout: scaledLayout)
+        let scaler = try Scaler(
+            from: FFmpeg.ScaleSide(
+                width: frame.width, height: field?.height(ofFrameHeight: frame.height) ?? frame.height,
+                format: frame.pixelFormat, isFullRange: frame.isFullRange,
+                colorSpace: untaggedMatrix.colorSpace(of: frame)),
+            to: FFmpeg.ScaleSide(
+                width: scaled.width, height: scaled.height, format: scaledLayout.formatNumber, isFullRange: true)
+        )
+        if let field {
+            try scaler.scale(field: field, of: frame, into: converted)
+        } else {
+            try scaler.scale(frame, into: converted)
         }
-        let pixels = copyUpright(
-            converted, width: scaled.width, height: scaled.height, bytesPerPixel: layout.bytesPerPixel,
-            orientation: orientation)
-        return UprightPicture(width: output.width, height: output.height, layout: layout, pixels: pixels)
+        guard let toneMapper else { return converted }
+        let mapped = try Frame()
+        try FFmpeg.allocatePicture(mapped.pointer, width: scaled.width, height: scaled.height, layout: pixelLayout)
+        let (sourcePlanes, sourceStrides) = FFmpeg.planes(of: converted.pointer)
+        let (targetPlanes, targetStrides) = FFmpeg.planes(of: mapped.pointer)
+        if let source = sourcePlanes[0], let target = targetPlanes[0] {
+            toneMapper.map(
+                source: source, sourceStride: Int(sourceStrides[0]),
+                destination: target, destinationStride: Int(targetStrides[0]),
+                width: scaled.width, height: scaled.height, bytesPerPixel: layout.bytesPerPixel)
+        }
+        return mapped
     }
 
     /// The field an interlaced frame's cover is made from (the one shown first), nil for a
@@ -134,58 +155,14 @@ package enum FrameConverter {
     package static func copyUpright(
         _ frame: Frame, width: Int, height: Int, bytesPerPixel: Int, orientation: Orientation
     ) -> [UInt8] {
-        let (planes, strides) = FFmpeg.planes(of: frame.pointer)
-        guard let source = planes[0] else { return [] }
-        let stride = Int(strides[0])
+        guard let source = frame.plane(0) else { return [] }
         let count = width * height * bytesPerPixel
-        let outputWidth = orientation.transposes ? height : width
-        let outputHeight = orientation.transposes ? width : height
-        let rowBytes = outputWidth * bytesPerPixel
+        let rowBytes = (orientation.transposes ? height : width) * bytesPerPixel
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             guard let destination = buffer.baseAddress else { return }
-            if !orientation.transposes && !orientation.flipsX {
-                // Whole rows, top to bottom or bottom to top.
-                for y in 0..<height {
-                    let sourceY = orientation.flipsY ? height - 1 - y : y
-                    (destination + y * rowBytes).update(from: source + sourceY * stride, count: rowBytes)
-                }
-            } else {
-                // Output pixel (x, y) comes from (sourceX, sourceY) = start + x * stepX + y * stepY,
-                // in bytes of the source picture.
-                var start = 0
-                var stepAlongX: Int
-                var stepAlongY: Int
-                let columnStep = orientation.flipsX ? -bytesPerPixel : bytesPerPixel
-                let rowStep = orientation.flipsY ? -stride : stride
-                if orientation.flipsX { start += (width - 1) * bytesPerPixel }
-                if orientation.flipsY { start += (height - 1) * stride }
-                if orientation.transposes {
-                    stepAlongX = rowStep
-                    stepAlongY = columnStep
-                } else {
-                    stepAlongX = columnStep
-                    stepAlongY = rowStep
-                }
-                for y in 0..<outputHeight {
-                    var target = destination + y * rowBytes
-                    var from = source + start + y * stepAlongY
-                    if bytesPerPixel == 4 {
-                        for _ in 0..<outputWidth {
-                            UnsafeMutableRawPointer(target).storeBytes(
-                                of: UnsafeRawPointer(from).loadUnaligned(as: UInt32.self), as: UInt32.self)
-                            target += 4
-                            from += stepAlongX
-                        }
-                    } else {
-                        // Byte by byte: a copy call per 3-byte pixel costs more than the pixel.
-                        for _ in 0..<outputWidth {
-                            for channel in 0..<bytesPerPixel { target[channel] = from[channel] }
-                            target += bytesPerPixel
-                            from += stepAlongX
-                        }
-                    }
-                }
-            }
+            orientation.turn(
+                source.base, stride: source.stride, width: width, height: height, bytesPerPixel: bytesPerPixel,
+                into: destination, stride: rowBytes)
             initialized = count
         }
     }

@@ -14,6 +14,9 @@ public struct Rational: Sendable, Hashable {
 
     /// The ratio as a floating-point number (`.nan` or an infinity when the denominator is zero).
     public var doubleValue: Double { Double(numerator) / Double(denominator) }
+
+    /// The ratio turned over (a pixel aspect ratio once the picture is turned by a quarter).
+    package var reciprocal: Rational { Rational(numerator: denominator, denominator: numerator) }
 }
 
 extension Rational: CustomStringConvertible {

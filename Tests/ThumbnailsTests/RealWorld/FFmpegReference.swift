@@ -13,8 +13,9 @@ import Foundation
 ///   display matrix, then fitted inside the box without enlarging (rounded to the nearest pixel, at least 1);
 /// - orientation follows the display matrix as FFmpeg 6.1 and later's autorotate applies it (mirrors included;
 ///   FFmpeg 5.1's CLI reads the matrix's angle only), with explicit `transpose` / `hflip` / `vflip` filters;
-/// - the picture is one swscale pass (bilinear, the frame's own matrix and range) to RGB24 at the scaled size, then
-///   the exact turn: the same steps the cover service takes, so a matching cover is bit-identical or nearly.
+/// - the picture is the exact turn of the decoded planes, as the CLI's autorotate makes it before any filter, then one
+///   swscale pass (bilinear, the frame's own matrix and range) to RGB24 at the upright size: the same steps the cover
+///   service takes, so a matching cover is bit-identical or nearly.
 enum FFmpegReference {
     /// One decoded frame in ffprobe's list, in output (display) order.
     struct ProbedFrame: Sendable {
@@ -204,18 +205,20 @@ enum FFmpegReference {
 
     // MARK: Pictures
 
-    /// Frame `index` of ffprobe's list, decoded by the ffmpeg CLI, then `filters` (before scaling), scaled to
-    /// `scaled`, converted to RGB24 and turned upright.
+    /// Frame `index` of ffprobe's list, decoded by the ffmpeg CLI, then `filters`, turned upright, scaled to
+    /// `scaled` (turned with it) and converted to RGB24.
     /// `turn` replaces the display matrix's filters (to find which orientation a wrong cover has).
     static func picture(
         of url: URL, probe: Probe, frame index: Int, scaled: (Int, Int), filters: [String] = [],
         turn: [String]? = nil
     ) throws -> Picture {
-        var chain = ["select=eq(n\\,\(index))"] + filters
-        chain.append("scale=\(scaled.0):\(scaled.1):flags=bilinear")
-        chain.append("format=rgb24")
+        // Turned first, as the CLI's autorotate turns the decoded planes before any filter of the command.
         let turn = turn ?? probe.uprightFilters
-        chain += turn
+        let quarter = turn.contains { $0.hasPrefix("transpose") }
+        var chain = ["select=eq(n\\,\(index))"] + filters + turn
+        chain.append(
+            quarter ? "scale=\(scaled.1):\(scaled.0):flags=bilinear" : "scale=\(scaled.0):\(scaled.1):flags=bilinear")
+        chain.append("format=rgb24")
         let result = try run(
             "ffmpeg",
             [
@@ -224,7 +227,6 @@ enum FFmpegReference {
                 "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:",
             ]
         )
-        let quarter = turn.contains { $0.hasPrefix("transpose") }
         let width = quarter ? scaled.1 : scaled.0
         let height = quarter ? scaled.0 : scaled.1
         guard result.output.count == width * height * 3 else {
