@@ -35,6 +35,8 @@ struct Options {
     var snapshotEvery = 10_000
     /// `--compose OUT.mp4`: the board's takes composed into one video at the end.
     var compose: String?
+    /// `--max-take SECONDS`: the board's maximum take length.
+    var maxTake: Double?
     var help = false
     /// `--version`: print the version and exit.
     var version = false
@@ -42,6 +44,7 @@ struct Options {
     static let usage = """
         usage: canvas-sim [--cells N] [--visible V] (--script FILE | --events "..." | --interactive)
                           [--format text|json] [--render FILE.png] [--draft FILE] [--compose OUT.mp4]
+                          [--max-take SECONDS]
                canvas-sim --export-table markdown|dot
           --cells N            canvases on the board (default 4, at most 1000000: about 1.9 GB)
           --visible V          canvases the screen shows at once (default 9); scroll N brings one into view
@@ -59,10 +62,13 @@ struct Options {
           --compose OUT.mp4    compose the final board's takes into one video (720x1280, the board's grid, each
                                take from its start on the board's timeline); a take the composer cannot read is
                                left out with a warning
+          --max-take SECONDS   the board's maximum take length: a recording that reaches it stops by itself
+                               (as stop, into limit-N.mov), and resume is refused on a take that has it
           --export-table F     print the transition table, computed from the code, as Markdown or DOT
           -h, --help           this text; --version: the version
         options that take a value accept it as the next argument or after '=' (--cells=9)
-        events: tap N, record, stop [FILE], cancel, delete N, add, remove N, scroll N, disappear, appear
+        events: tap N, record, resume, stop [FILE], cancel, delete N, undo N, add, remove N, scroll N, disappear,
+                appear, music FILE [START] [gain G] [loop], music off, mic on, mic off, wait SECONDS
         exit codes: 0 the script ran (rejected events are normal), 1 the picture or the video could not be written,
                     2 usage, a malformed script (with its line and column) or an unreadable script file,
                     3 the draft cannot be opened or written (the reason names the file)
@@ -82,7 +88,8 @@ struct Options {
         .init(["--interactive"], group: "source"), .init(["--format"], takesValue: true),
         .init(["--export-table"], takesValue: true), .init(["--render"], takesValue: true),
         .init(["--draft"], takesValue: true), .init(["--snapshot-every"], takesValue: true),
-        .init(["--compose"], takesValue: true), .init(["-h", "--help"], repeatable: true),
+        .init(["--compose"], takesValue: true), .init(["--max-take"], takesValue: true),
+        .init(["-h", "--help"], repeatable: true),
         .init(["--version"], repeatable: true),
     ])
 
@@ -116,6 +123,12 @@ struct Options {
         options.render = try fileName(parsed, "--render")
         options.draft = try fileName(parsed, "--draft")
         options.compose = try fileName(parsed, "--compose")
+        if let text = parsed.value("--max-take") {
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0 else {
+                throw UsageError("--max-take takes a number of seconds above 0, not \(OptionSyntax.quoted(text))")
+            }
+            options.maxTake = seconds
+        }
         guard !options.help, !options.version else { return options }
         try options.checkCombination(given: Set(parsed.values.keys))
         return options

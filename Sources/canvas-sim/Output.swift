@@ -9,8 +9,9 @@ enum Output {
     // MARK: JSON
 
     /// One step as exactly the JSON line of Docs/canvas-sim.md: `step`, `event`, `accepted`, `reason`, `canvases` (each
-    /// `index`, `status`, `selected`, `video`, `shows`), `effects` and `screen` (`viewport`: the first and last canvas
-    /// on screen, or null while the screen is away; `preview`: the canvas whose cell holds the live preview, or null),
+    /// `index`, `status`, `selected`, `video`, `segments`, `undoArmed`, `shows`), `effects`, `screen` (`viewport`: the
+    /// first and last canvas on screen, or null while the screen is away; `preview`: the canvas whose cell holds the
+    /// live preview, or null), `music` (the board's soundtrack: `file`, `start`, `gain`, `loop`, or null) and `mic`,
     /// nothing else, so readers that compare whole objects with the contract keep working. A cover that failed during
     /// the step is reported as one more effect string, `cover failed N FILE: REASON`, after the event's own effects.
     /// With a draft (`durable` not nil), one more key at the end: `durable`, the number of the last record synced to
@@ -30,6 +31,8 @@ enum Output {
         screen.add("viewport", step.viewport.map { .array([.int($0.lowerBound), .int($0.upperBound)]) } ?? .null)
         screen.add("preview", step.previewIndex.map { .int($0) } ?? .null)
         line.add("screen", .object(screen))
+        line.add("music", step.soundtrack.map { .object(json($0)) } ?? .null)
+        line.add("mic", .bool(step.recordsSound))
         if let durable { line.add("durable", .int(Int(clamping: durable))) }
         return line.description
     }
@@ -71,7 +74,18 @@ enum Output {
         object.add("status", .string(canvas.status.rawValue))
         object.add("selected", .bool(canvas.isSelected))
         object.add("video", .nullable(canvas.videoURL.map(TakeName.describe)))
+        object.add("segments", .array(canvas.segments.map { .string(TakeName.describe($0.url)) }))
+        object.add("undoArmed", .bool(canvas.isUndoArmed))
         object.add("shows", .string(canvas.shows.name))
+        return object
+    }
+
+    private static func json(_ soundtrack: Soundtrack) -> JSONLine {
+        var object = JSONLine()
+        object.add("file", .string(TakeName.describe(soundtrack.url)))
+        object.add("start", .double(soundtrack.start))
+        object.add("gain", .double(soundtrack.gain))
+        object.add("loop", .bool(soundtrack.loops))
         return object
     }
 
@@ -94,6 +108,10 @@ enum Output {
             text += "  cover error: canvas \(failure.index): \(failure.reason)\n"
         }
         text += "  screen: \(screen(step))\n"
+        if step.soundtrack != nil || !step.recordsSound {
+            text +=
+                "  board: \(step.soundtrack.map { "\($0)" } ?? "no music"), mic \(step.recordsSound ? "on" : "off")\n"
+        }
         return text
     }
 
@@ -123,7 +141,7 @@ enum Output {
         let rows = canvases.map { canvas in
             [
                 String(canvas.index), canvas.status.rawValue, canvas.isSelected ? "yes" : "no",
-                canvas.videoURL.map(TakeName.describe) ?? "-", canvas.shows.name,
+                videoColumn(canvas), canvas.shows.name + (canvas.isUndoArmed ? " (delete the last segment?)" : ""),
                 canvas.isVisible ? "visible" : onScreen ? "offscreen" : "away", coverColumn(canvas),
             ]
         }
@@ -139,6 +157,16 @@ enum Output {
             return text + "\n"
         }
         return ([header] + rows).map(line).joined()
+    }
+
+    /// The take's files joined by `+`, with the number of segments and the length when there are several (`a.mov+b.mov
+    /// (2 segments, 3s)`), or `-`.
+    private static func videoColumn(_ canvas: SimulationCanvas) -> String {
+        guard !canvas.segments.isEmpty else { return canvas.videoURL.map(TakeName.describe) ?? "-" }
+        let files = canvas.segments.map { TakeName.describe($0.url) }.joined(separator: "+")
+        guard canvas.segments.count > 1 else { return files }
+        let length = canvas.segments.reduce(0) { $0 + $1.duration }
+        return files + " (\(canvas.segments.count) segments, \(TakeLength.describe(length)))"
     }
 
     /// `160x90` (the image loaded), `simulated` (a bare `stop`: no file), `failed`, or `-`.

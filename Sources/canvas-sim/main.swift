@@ -130,7 +130,8 @@ let simulation: BoardSimulation
 do throws(DraftError) {
     simulation = try BoardSimulation(visibleCount: options.visible, coverProvider: covers) {
         clock, lead throws(DraftError) in
-        let state = BoardState(canvasCount: options.cells)
+        var state = BoardState(canvasCount: options.cells)
+        state.maximumTakeLength = options.maxTake
         guard let path = options.draft else { return CanvasBoard(state: state, clock: clock, playbackLead: lead) }
         return try CanvasBoard(
             draftAt: URL(fileURLWithPath: path), newBoard: state,

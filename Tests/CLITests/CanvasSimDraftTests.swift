@@ -31,9 +31,12 @@ struct CanvasSimDraftTests {
         #expect(head.hasPrefix(#"{"draft":"board.draft","new":false,"sequence":6,"snapshot":"#))
         let tail: String = [
             #""dropped":0,"effects":["take interrupted 1 (file not noted)"],"canvases":["#,
-            #"{"index":0,"status":"noPreview","selected":false,"video":"a.mov","shows":"cover"},"#,
-            #"{"index":1,"status":"inPreview","selected":true,"video":null,"shows":"livePreview"},"#,
-            #"{"index":2,"status":"noPreview","selected":false,"video":null,"shows":"addButton"}]}"#,
+            #"{"index":0,"status":"noPreview","selected":false,"video":"a.mov","segments":["a.mov"],"undoArmed":false,"#,
+            #""shows":"cover"},"#,
+            #"{"index":1,"status":"inPreview","selected":true,"video":null,"segments":[],"undoArmed":false,"#,
+            #""shows":"livePreview"},"#,
+            #"{"index":2,"status":"noPreview","selected":false,"video":null,"segments":[],"undoArmed":false,"#,
+            #""shows":"addButton"}]}"#,
         ].joined()
         #expect(head.hasSuffix(tail), "\(head)")
         #expect(shown.outputLines.last == #"{"durable":7}"#)

@@ -62,7 +62,9 @@ struct CanvasSimTests {
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not an object: \(line)")
             #expect(
-                Set(object.keys) == ["step", "event", "accepted", "reason", "canvases", "effects", "screen"],
+                Set(object.keys) == [
+                    "step", "event", "accepted", "reason", "canvases", "effects", "screen", "music", "mic",
+                ],
                 "exactly the contract's fields")
             let screen = try #require(object["screen"] as? [String: Any])
             #expect(Set(screen.keys) == ["viewport", "preview"])
@@ -75,7 +77,7 @@ struct CanvasSimTests {
             #expect(object["effects"] is [Any])
             let canvases = try #require(object["canvases"] as? [[String: Any]])
             for (index, canvas) in canvases.enumerated() {
-                #expect(Set(canvas.keys) == ["index", "status", "selected", "video", "shows"])
+                #expect(Set(canvas.keys) == ["index", "status", "selected", "video", "segments", "undoArmed", "shows"])
                 #expect(canvas["index"] as? Int == index)
                 #expect(["noPreview", "inPreview", "recording"].contains(canvas["status"] as? String))
                 #expect(canvas["selected"] is Bool)
@@ -93,10 +95,13 @@ struct CanvasSimTests {
         #expect(run.status == 0)
         #expect(
             run.outputLines.first
-                == #"{"step":1,"event":"tap 0","accepted":true,"reason":null,"canvases":[{"index":0,"status":"inPreview","selected":true,"video":null,"shows":"livePreview"},{"index":1,"status":"noPreview","selected":false,"video":null,"shows":"addButton"}],"effects":["attach preview to 0"],"screen":{"viewport":[0,1],"preview":0}}"#
+                == #"{"step":1,"event":"tap 0","accepted":true,"reason":null,"canvases":[{"index":0,"status":"inPreview","selected":true,"video":null,"segments":[],"undoArmed":false,"shows":"livePreview"},{"index":1,"status":"noPreview","selected":false,"video":null,"segments":[],"undoArmed":false,"shows":"addButton"}],"effects":["attach preview to 0"],"screen":{"viewport":[0,1],"preview":0},"music":null,"mic":true}"#
         )
         #expect(run.outputLines.count == 5)
-        #expect(run.outputLines.last?.contains(#""video":"Fixtures/h264.mp4","shows":"playback""#) == true)
+        #expect(
+            run.outputLines.last?.contains(
+                #""video":"Fixtures/h264.mp4","segments":["Fixtures/h264.mp4"],"undoArmed":false,"shows":"playback""#)
+                == true)
     }
 
     @Test(

@@ -106,6 +106,22 @@ struct CaptureDecisionTests {
         #expect(answers.didFinish(file: file, problem: nil, playable: true).event == .stop(file, start: 2))
     }
 
+    @Test("a finished segment carries its length to the board, which counts it against the maximum take length")
+    func segmentLength() {
+        var answers = RecorderAnswers()
+        answers.recordingRequested(into: file, playback: playback)
+        _ = answers.didStart(file: file, at: HostTime(seconds: 102))
+        let event = answers.didFinish(file: file, problem: nil, playable: true, duration: 4.5).event
+        #expect(event == .stop(file, start: 2, duration: 4.5))
+        var board = try! BoardState(takes: [nil], selection: .init(index: 0, phase: .recording))
+        board.maximumTakeLength = 4.5
+        #expect(
+            BoardState.transition(from: board, on: event!).effects.first == .takeLimitReached(index: 0, length: 4.5))
+        // A length the recorder could not give counts as none.
+        answers.recordingRequested(into: file, playback: playback)
+        #expect(answers.didFinish(file: file, problem: nil, playable: true, duration: .nan).event == .stop(file))
+    }
+
     @Test("the first sample's host time is the recorder's start callback less what it had recorded by then")
     func firstSampleTime() {
         let callback = HostTime(seconds: 50)

@@ -123,8 +123,11 @@ public struct RecorderAnswers: Sendable, Hashable {
 
     /// The recorder handed `file` over. `problem` is what ended it, nil for a clean finish (the app stopped it, or the
     /// board's maximum length); `playable` whether the file holds a take (AVFoundation's
-    /// `AVErrorRecordingSuccessfullyFinishedKey`, true without an error).
-    public mutating func didFinish(file: URL, problem: RecorderProblem?, playable: Bool) -> Finish {
+    /// `AVErrorRecordingSuccessfullyFinishedKey`, true without an error); `duration` how long the segment is, in seconds
+    /// (the output's `recordedDuration`; 0 when unknown, and then the board's maximum take length does not count it).
+    public mutating func didFinish(file: URL, problem: RecorderProblem?, playable: Bool, duration: Double = 0) -> Finish
+    {
+        let duration = duration.isFinite && duration > 0 ? duration : 0
         guard let current = recording, current.file == file else {
             // Not the recording in progress: one that failed to start, or a stray file. Nothing uses it.
             return Finish(event: nil, file: .remove)
@@ -135,12 +138,12 @@ public struct RecorderAnswers: Sendable, Hashable {
         // The interruption the session reported is the more specific reason: the recorder's error only says it ended.
         guard let problem = current.interruption ?? problem else {
             return playable
-                ? Finish(event: .stop(file, start: start), file: .keep)
+                ? Finish(event: .stop(file, start: start, duration: duration), file: .keep)
                 : Finish(event: .recordingCutShort(.other, file: nil), file: .remove)
         }
         if current.startedAt == nil, !playable { return Finish(event: .recordingFailed(problem), file: .remove) }
         return playable
-            ? Finish(event: .recordingCutShort(problem, file: file, start: start), file: .keep)
+            ? Finish(event: .recordingCutShort(problem, file: file, start: start, duration: duration), file: .keep)
             : Finish(event: .recordingCutShort(problem, file: nil), file: .remove)
     }
 }
