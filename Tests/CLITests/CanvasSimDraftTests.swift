@@ -76,7 +76,8 @@ extension CanvasSimDraftTests {
         try FileManager.default.moveItem(at: project, to: moved)
         let found = try tool.run(["--draft", "board.draft", "--events", "", "--format", "json"], in: moved)
         #expect(found.outputLines.first?.contains(#""effects":[]"#) == true, "\(found.outputLines.first ?? "")")
-        #expect(found.outputLines.first?.contains(#""video":"a.mov","segments":["a.mov"],"undoArmed":false,"shows":"cover""#) == true)
+        let canvas = #""video":"a.mov","segments":["a.mov"],"undoArmed":false,"shows":"cover""#
+        #expect(found.outputLines.first?.contains(canvas) == true)
 
         try FileManager.default.removeItem(at: moved.appendingPathComponent("a.mov"))
         for _ in 0..<2 {
