@@ -78,4 +78,32 @@ struct DraftBoundTests {
             options: DraftTests.options(PowerLossStorage(files: storage.powerLossImage(tornTail: &none))))
         #expect(restored.state == board.state)
     }
+
+    @Test("a compaction that finds no room is tried again after as many records again, not after every batch")
+    func compactionBackoff() async throws {
+        let storage = PowerLossStorage()
+        let start = BoardState(canvasCount: 3)
+        let board = try CanvasBoard(
+            draftAt: Self.url, newBoard: start, options: DraftTests.options(storage, threshold: 3))
+        let draft = try #require(board.draft)
+        try await draft.waitUntilDurable()
+        let before = storage.writes(endingWith: ".snapshot.tmp")
+        storage.failWrites(endingWith: ".snapshot.tmp")
+        for index in 0..<30 {
+            #expect(board.send(.tap(index % 3)).isAccepted)
+            // Each record its own batch: the appends and syncs go on, so every one becomes durable.
+            try await draft.waitUntilDurable()
+        }
+        // Due at 3 records, then every 3 more: 10 tries, against one for each of the 28 batches from the third on.
+        #expect(storage.writes(endingWith: ".snapshot.tmp") - before <= 10)
+        storage.failWrites(endingWith: nil)
+        for index in 0..<3 { board.send(.tap(index)) }
+        try await draft.waitUntilDurable()
+        var none: SplitMix64? = nil
+        let restored = try CanvasBoard(
+            draftAt: Self.url, newBoard: start,
+            options: DraftTests.options(PowerLossStorage(files: storage.powerLossImage(tornTail: &none))))
+        #expect(restored.state == board.state)
+        #expect(restored.draft!.restore.snapshotSequence > 1, "a compaction succeeded once there was room")
+    }
 }

@@ -16,6 +16,9 @@ import Foundation
 ///   when it is running). A listener runs once its record is durable.
 /// - The writer stops only with nothing handed over and nobody waiting for a rewrite; the syncer stops only with
 ///   nothing written past the durable records, or when the files need a rewrite.
+/// - Past `pendingLimit` bytes waiting, the records waiting are dropped (a failure: the files need a rewrite) and the
+///   writer's next batch writes `latest`, the board as of the last record, whole. After `ENOSPC` the files are
+///   ``Files/full``: a rewrite is tried only after a probe write succeeded.
 struct DraftPipeline: Sendable {
     /// Whether a worker (the writer, the syncer) runs on its queue.
     enum Worker: Sendable, Equatable {
@@ -84,7 +87,7 @@ struct DraftPipeline: Sendable {
     var listeners: [(sequence: UInt64, run: @Sendable () -> Void)] = []
 
     /// The pipeline of a draft just opened: the files written through `written`, sound or to be rewritten, with
-    /// `pending` handed over already. - Returns: also whether the writer and the syncer start.
+    /// `pending` handed over already; `writer` and `syncer` say which of them the draft starts.
     init(
         path: String, pending: [DraftWriteItem], appended: UInt64, written: UInt64, files: Files, latest: DraftState,
         pendingLimit: Int

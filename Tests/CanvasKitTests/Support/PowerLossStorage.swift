@@ -47,6 +47,8 @@ final class PowerLossStorage: DraftStorage {
         var writePaths: [String] = []
         /// Every `protect` asked for, in order.
         var protections: [(path: String, protection: DraftProtection)] = []
+        /// Fail every `write` to a path ending with it with `ENOSPC` (appends and syncs go on), when set.
+        var failsWritesEnding: String?
     }
 
     private let state = LockedValue(State())
@@ -200,6 +202,12 @@ final class PowerLossStorage: DraftStorage {
         syncGate.unlock()
     }
 
+    /// Makes every `write` (not `append`) to a path ending with `suffix` fail with `ENOSPC`, or none with nil: a disk
+    /// with room for the journal's appends, not for a new snapshot.
+    func failWrites(endingWith suffix: String?) {
+        state.withLockUnchecked { $0.failsWritesEnding = suffix }
+    }
+
     /// How many writes were asked for (failed ones too) to a path ending with `suffix`.
     func writes(endingWith suffix: String) -> Int {
         state.withLockUnchecked { $0.writePaths.filter { $0.hasSuffix(suffix) }.count }
@@ -249,7 +257,12 @@ final class PowerLossStorage: DraftStorage {
 
     func write(_ bytes: [UInt8], to path: String) throws(DraftError) {
         waitForWriteGate()
-        state.withLockUnchecked { $0.writePaths.append(path) }
+        try state.withLockUnchecked { state throws(DraftError) in
+            state.writePaths.append(path)
+            if let suffix = state.failsWritesEnding, path.hasSuffix(suffix) {
+                throw .io(path: path, operation: "write", errno: ENOSPC)
+            }
+        }
         try operation(path) { state in
             let inode = Inode()
             inode.data = bytes
