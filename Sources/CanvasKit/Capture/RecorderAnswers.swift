@@ -10,9 +10,9 @@ import Foundation
 /// - ``couldNotStart(_:)`` when the recorder cannot start (no access, no device, the session refused an input):
 ///   `recordingFailed`;
 /// - ``interrupted(_:)`` when the system interrupts the session while it records (a call, another app taking the
-///   camera): the recorder then finishes the file, and ``didFinish(file:problem:playable:)`` reports it;
+///   camera): the recorder then finishes the file, and ``didFinish(file:problem:playable:duration:)`` reports it;
 /// - ``discardRequested()`` when it performs `takeDiscarded` (the board already ended the recording as `cancel`);
-/// - ``didFinish(file:problem:playable:)`` when the recorder hands the file over: `stop(file, start:)` when it
+/// - ``didFinish(file:problem:playable:duration:)`` when the recorder hands the file over: `stop(file, start:)` when it
 ///   finished cleanly; `recordingCutShort` with the file when a problem ended it with a playable file, without it
 ///   when the file is not playable; `recordingFailed` when it never started. It also says whether to keep the file.
 ///

@@ -21,8 +21,10 @@ public final class CoverFile {
 
     /// Starts the cover file at `path`.
     ///
-    /// - Parameter inputs: files `path` must not be (the video the cover is made from): the same file under any name
-    ///   is refused.
+    /// - Parameters:
+    ///   - path: where the cover goes; its temporary file is created beside it.
+    ///   - inputs: files `path` must not be (the video the cover is made from): the same file under any name is
+    ///     refused.
     /// - Throws: ``ThumbnailError`` `.invalidArgument` for a path naming a folder; `.writeFailed` for a folder,
     ///   device, FIFO or socket at `path`, one of `inputs`, or a temporary file that cannot be created (no such
     ///   folder, no permission), with a one-line reason naming `path`.
