@@ -12,6 +12,14 @@ struct DraftBoundTests {
     static let path = "/b/board.draft"
     static let url = URL(fileURLWithPath: path)
 
+    /// The board a power loss at this moment would restore from `storage`'s files (the synced bytes, no torn tail).
+    static func restoredAfterPowerLoss(_ storage: PowerLossStorage, newBoard start: BoardState) throws -> CanvasBoard {
+        var none: SplitMix64? = nil
+        return try CanvasBoard(
+            draftAt: url, newBoard: start,
+            options: DraftTests.options(PowerLossStorage(files: storage.powerLossImage(tornTail: &none))))
+    }
+
     @Test("a stalled disk: the sender goes on, the draft is behind, fails past its bound, and is rewritten whole next")
     func stalledDisk() async throws {
         let storage = PowerLossStorage()
@@ -39,10 +47,7 @@ struct DraftBoundTests {
         try await draft.waitUntilDurable()
         #expect(draft.progress.failure == nil && !draft.progress.isBehind)
         #expect(draft.progress.durable == draft.progress.appended)
-        var none: SplitMix64? = nil
-        let restored = try CanvasBoard(
-            draftAt: Self.url, newBoard: start,
-            options: DraftTests.options(PowerLossStorage(files: storage.powerLossImage(tornTail: &none))))
+        let restored = try Self.restoredAfterPowerLoss(storage, newBoard: start)
         #expect(restored.state == board.state)
         #expect(restored.draft!.restore.sequence == draft.progress.appended)
     }
@@ -72,10 +77,7 @@ struct DraftBoundTests {
         storage.failOperations(false)
         board.send(.tap(1))
         try await draft.waitUntilDurable()
-        var none: SplitMix64? = nil
-        let restored = try CanvasBoard(
-            draftAt: Self.url, newBoard: start,
-            options: DraftTests.options(PowerLossStorage(files: storage.powerLossImage(tornTail: &none))))
+        let restored = try Self.restoredAfterPowerLoss(storage, newBoard: start)
         #expect(restored.state == board.state)
     }
 
@@ -99,10 +101,7 @@ struct DraftBoundTests {
         storage.failWrites(endingWith: nil)
         for index in 0..<3 { board.send(.tap(index)) }
         try await draft.waitUntilDurable()
-        var none: SplitMix64? = nil
-        let restored = try CanvasBoard(
-            draftAt: Self.url, newBoard: start,
-            options: DraftTests.options(PowerLossStorage(files: storage.powerLossImage(tornTail: &none))))
+        let restored = try Self.restoredAfterPowerLoss(storage, newBoard: start)
         #expect(restored.state == board.state)
         #expect(restored.draft!.restore.snapshotSequence > 1, "a compaction succeeded once there was room")
     }

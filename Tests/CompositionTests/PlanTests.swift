@@ -50,12 +50,7 @@ struct PlanTests {
         (#"{"size": , "takes": [{"file": "a"}]}"#, "not valid JSON"),
     ])
     func jsonErrorsNameTheKey(json: String, message: String) {
-        #expect {
-            _ = try CompositionPlan(json: Data(json.utf8), relativeTo: folder)
-        } throws: { error in
-            let text = String(describing: error)
-            return text.hasPrefix(message) && !text.contains("\n")
-        }
+        expectPlanRefused(json, saying: message, relativeTo: folder)
     }
 
     @Test func validationNamesTheTake() throws {
@@ -130,5 +125,17 @@ struct PlanTests {
         #expect(FrameRate(parsing: "0/1") == nil && FrameRate(parsing: "1/0") == nil && FrameRate(parsing: "x") == nil)
         #expect(FrameRate(frames: 30).frameCount(for: 10) == 300)
         #expect(FrameRate(frames: 30).frameCount(for: 10.01) == 301)
+    }
+}
+
+/// Expects the plan `json` refused with one line that begins with `message`.
+func expectPlanRefused(
+    _ json: String, saying message: String, relativeTo folder: URL, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(sourceLocation: sourceLocation) {
+        _ = try CompositionPlan(json: Data(json.utf8), relativeTo: folder)
+    } throws: { error in
+        let text = String(describing: error)
+        return text.hasPrefix(message) && !text.contains("\n")
     }
 }

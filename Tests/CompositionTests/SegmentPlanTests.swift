@@ -48,12 +48,7 @@ struct SegmentPlanTests {
         ),
     ])
     func jsonErrorsNameTheKey(json: String, message: String) {
-        #expect {
-            _ = try CompositionPlan(json: Data(json.utf8), relativeTo: folder)
-        } throws: { error in
-            let text = String(describing: error)
-            return text.hasPrefix(message) && !text.contains("\n")
-        }
+        expectPlanRefused(json, saying: message, relativeTo: folder)
     }
 
     @Test func limitsOfSegmentsAndMusic() throws {
