@@ -1,6 +1,7 @@
 #if canImport(UIKit) && canImport(AVFoundation)
     @preconcurrency import AVFoundation
     import CanvasKit
+    import CoreMedia
     import Dispatch
     import Foundation
 
@@ -11,9 +12,12 @@
     ///
     /// - ``prepare()`` asks for camera (and, with ``wantsSound``, microphone) access as the plan says, then configures the
     ///   session (camera and microphone inputs, the movie file output) and starts it off the main thread.
-    /// - `startRecording` starts the recorder into a new file in the takes folder and the other takes' players;
+    /// - `startRecording` sets the recorder as `RecorderSetup` says (the audio connection on or off with the board's
+    ///   microphone setting, `maxRecordedDuration` from what is left of its maximum take length), starts it into a new
+    ///   file in the takes folder, and starts the other takes' players and the soundtrack (``players``);
     ///   ``stopRecording()`` (the app's stop button) asks the recorder to finish; `takeDiscarded` stops it and removes the
-    ///   file. The recorder's answers (started, finished, failed to start, cut short by an interruption the session
+    ///   file. A finished segment's length is its file's duration (the output's `recordedDuration` when it cannot be
+    ///   read). The recorder's answers (started, finished, failed to start, cut short by an interruption the session
     ///   reports) go back to the board through `RecorderAnswers`, on the main actor: the one path.
     /// - Takes the board gave up (`takeReplaced`, `takeRemoved`, a restore's `takeInterrupted`) are removed when
     ///   ``removesGivenUpTakes`` is true.
@@ -28,7 +32,7 @@
         public let session = AVCaptureSession()
         /// The live camera preview, which the cell of the previewing canvas hosts.
         public let previewLayer: AVCaptureVideoPreviewLayer
-        /// The takes playing while a canvas records.
+        /// The takes and the soundtrack playing while a canvas records.
         public let players = SyncedPlayers()
         /// Whether takes are recorded with sound (the microphone is asked for only then).
         public var wantsSound: Bool
@@ -153,8 +157,8 @@
             switch effect {
             case .attachPreview where !isConfigured:
                 Task { await prepare() }  // waits for a preparation already running
-            case .startRecording(_, let playback, _):
-                startRecording(playback)
+            case .startRecording(_, let playback, let settings):
+                startRecording(playback, settings)
             case .takeDiscarded:
                 answers.discardRequested()
                 stopRecording()
@@ -171,9 +175,9 @@
             if effect.endsRecording { players.stop() }
         }
 
-        private func startRecording(_ playback: SyncedPlayback) {
+        private func startRecording(_ playback: SyncedPlayback, _ settings: RecordingSettings) {
             let file = takesFolder.appendingPathComponent("take-\(UUID().uuidString).mov")
-            answers.recordingRequested(into: file, playback: playback)
+            answers.recordingRequested(into: file, playback: playback, settings: settings)
             board.draft?.noteRecordingFile(file)
             guard isConfigured, let delegate else {
                 let event = answers.couldNotStart(problem ?? .deviceUnavailable)
@@ -182,20 +186,37 @@
                 return
             }
             players.start(playback)
-            let output = self.output
-            sessionQueue.async { output.startRecording(to: file, recordingDelegate: delegate) }
+            let (output, setup) = (self.output, RecorderSetup(settings))
+            sessionQueue.async {
+                // The microphone input stays in the session; its connection decides whether the file gets sound.
+                output.connection(with: .audio)?.isEnabled = setup.enablesAudioConnection
+                output.maxRecordedDuration =
+                    setup.maximumDurationValue.map { CMTime(value: $0, timescale: RecorderSetup.timescale) } ?? .invalid
+                output.startRecording(to: file, recordingDelegate: delegate)
+            }
         }
 
         fileprivate func recorderAnswered(_ callback: RecorderCallback) {
             switch callback {
             case .started(let file, let time):
                 send(answers.didStart(file: file, at: time))
-            case .finished(let file, let problem, let playable):
-                let finish = answers.didFinish(file: file, problem: problem, playable: playable)
-                // The file may never have been written: nothing to remove then.
-                if finish.file == .remove { try? FileManager.default.removeItem(at: file) }
-                send(finish.event)
+            case .finished(let file, let ending, let playable, let recorded) where playable:
+                // The finished file's duration is exact; the output's `recordedDuration` is the fallback.
+                Task {
+                    let length = try? await AVURLAsset(url: file).load(.duration).seconds
+                    let duration = RecorderAnswers.segmentDuration(fileDuration: length, recordedDuration: recorded)
+                    finish(file, ending: ending, playable: true, duration: duration)
+                }
+            case .finished(let file, let ending, let playable, let recorded):
+                finish(file, ending: ending, playable: playable, duration: recorded)
             }
+        }
+
+        private func finish(_ file: URL, ending: RecorderAnswers.Ending, playable: Bool, duration: Double) {
+            let finish = answers.didFinish(file: file, ending: ending, playable: playable, duration: duration)
+            // The file may never have been written: nothing to remove then.
+            if finish.file == .remove { try? FileManager.default.removeItem(at: file) }
+            send(finish.event)
         }
 
         private func send(_ event: CanvasEvent?) {

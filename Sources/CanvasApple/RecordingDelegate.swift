@@ -8,8 +8,8 @@
     enum RecorderCallback: Sendable {
         /// The recorder started writing the file; its first sample's host time (see `firstSampleTime`).
         case started(URL, HostTime)
-        /// The file was handed over: what ended it (nil: nothing went wrong) and whether it is playable.
-        case finished(URL, problem: RecorderProblem?, playable: Bool)
+        /// The file was handed over: what ended it, whether it is playable, and the seconds recorded into it.
+        case finished(URL, ending: RecorderAnswers.Ending, playable: Bool, duration: Double)
     }
 
     /// The movie file output's delegate: AVFoundation calls it on a queue of its own, and it passes each callback on, in
@@ -37,26 +37,29 @@
             from connections: [AVCaptureConnection],
             error: (any Error)?
         ) {
-            let (problem, playable) = Self.problem(of: error)
-            answer(.finished(outputFileURL, problem: problem, playable: playable))
+            let (ending, playable) = Self.ending(of: error)
+            // What the output recorded into the file it just finished (the segment's length).
+            answer(
+                .finished(outputFileURL, ending: ending, playable: playable, duration: output.recordedDuration.seconds))
         }
 
-        /// The recorder's error as a problem, and whether the file is playable (AVFoundation says so in the error's
-        /// `AVErrorRecordingSuccessfullyFinishedKey`). A recording limit is not a problem: the take ends as `stop`.
-        static func problem(of error: (any Error)?) -> (RecorderProblem?, playable: Bool) {
-            guard let error else { return (nil, true) }
+        /// The recorder's error as CanvasKit's ending, and whether the file is playable (AVFoundation says so in the
+        /// error's `AVErrorRecordingSuccessfullyFinishedKey`). `RecorderAnswers` decides what each ending becomes.
+        static func ending(of error: (any Error)?) -> (RecorderAnswers.Ending, playable: Bool) {
+            guard let error else { return (.stopped, true) }
             let failure = error as NSError
             let playable = failure.userInfo[AVErrorRecordingSuccessfullyFinishedKey] as? Bool ?? false
             guard failure.domain == AVError.errorDomain, let code = AVError.Code(rawValue: failure.code) else {
-                return (.other, playable)
+                return (.problem(.other), playable)
             }
             switch code {
-            case .maximumDurationReached, .maximumFileSizeReached: return (playable ? nil : .other, playable)
-            case .diskFull: return (.diskFull, playable)
-            case .deviceWasDisconnected: return (.deviceUnavailable, playable)
-            case .mediaServicesWereReset: return (.mediaServicesFailed, playable)
-            case .sessionWasInterrupted: return (.other, playable)
-            default: return (.other, playable)
+            case .maximumDurationReached: return (.reachedMaximumDuration, playable)
+            // No file size limit is set: a file that reached one anyway ends as the app's stop when it is playable.
+            case .maximumFileSizeReached: return (playable ? .stopped : .problem(.other), playable)
+            case .diskFull: return (.problem(.diskFull), playable)
+            case .deviceWasDisconnected: return (.problem(.deviceUnavailable), playable)
+            case .mediaServicesWereReset: return (.problem(.mediaServicesFailed), playable)
+            default: return (.problem(.other), playable)
             }
         }
     }

@@ -11,8 +11,12 @@
     /// `PrerollGate` decides (CanvasKit), each player is prerolled once its `status` is `readyToPlay`
     /// (`preroll(atRate:completionHandler:)` raises an exception before that); a player that fails counts as
     /// prerolled and starts with the others. Once every player has prerolled, each starts with `setRate(1, time:atHostTime:)` at the times
-    /// `SyncedPlayback.playerStarts(ready:margin:)` decides (CanvasKit). ``stop()`` pauses and drops them (when the
-    /// recording ends).
+    /// `SyncedPlayback.playerStarts(ready:margin:)` decides (CanvasKit). The board's soundtrack, if any, plays in an
+    /// `AVAudioPlayer` (it loops without a gap): prepared at ``start(_:)``, it starts with the takes (at once when no
+    /// take plays, as `PrerollGate.begin()` says) at the file time, device time, volume and loop count
+    /// `SyncedPlayback.soundtrackPlayerStart(ready:deviceNow:margin:fileDuration:)` decides; a file it cannot read
+    /// plays no soundtrack, and the takes still play. ``stop()`` pauses and drops the takes' players and stops the
+    /// soundtrack (when the recording ends).
     ///
     /// A cell showing a take playing shows ``player(playing:)`` in an `AVPlayerLayer`. The board changes the cells to
     /// `.playback(url)` before it asks for the recording, so a cell asks for its player before ``start(_:)``: the
@@ -21,6 +25,8 @@
     public final class SyncedPlayers {
         /// The players by take file, made by ``player(playing:)`` or ``start(_:)``, dropped by ``stop()``.
         private var players: [URL: AVPlayer] = [:]
+        /// The soundtrack's player and its file, kept from one recording to the next while the file stays the same.
+        private var soundtrack: (url: URL, player: AVAudioPlayer)?
         private var playback: SyncedPlayback?
         /// The observations of the players' `status`, dropped by every start and stop.
         private var statusObservations: [NSKeyValueObservation] = []
@@ -68,9 +74,23 @@
                     }
                 }
             }
+            prepareSoundtrack(playback.soundtrack)
+            if gate.begin() == .startAll { startAll() }
         }
 
-        /// Pauses and drops every player.
+        /// Makes (for a new file) and prepares the soundtrack's player, or drops it when the board has none.
+        private func prepareSoundtrack(_ wanted: Soundtrack?) {
+            guard let wanted else {
+                soundtrack = nil
+                return
+            }
+            if soundtrack?.url != wanted.url {
+                soundtrack = (try? AVAudioPlayer(contentsOf: wanted.url)).map { (wanted.url, $0) }
+            }
+            _ = soundtrack?.player.prepareToPlay()
+        }
+
+        /// Pauses and drops the takes' players and stops the soundtrack (its player is kept for the next recording).
         public func stop() {
             halt()
             players = [:]
@@ -85,6 +105,7 @@
                 player.cancelPendingPrerolls()
                 player.pause()
             }
+            soundtrack?.player.stop()
             playback = nil
         }
 
@@ -126,6 +147,15 @@
                     1, time: CMTime(seconds: start.itemTime, preferredTimescale: 600),
                     atHostTime: CMTime(seconds: start.hostTime.seconds, preferredTimescale: 1_000_000_000))
             }
+            // The audio device's clock, read with the host clock's `now`: the soundtrack starts on the same timeline.
+            guard let player = soundtrack?.player,
+                let start = playback.soundtrackPlayerStart(
+                    ready: now, deviceNow: player.deviceCurrentTime, margin: margin, fileDuration: player.duration)
+            else { return }
+            player.currentTime = start.itemTime
+            player.volume = start.volume
+            player.numberOfLoops = start.numberOfLoops
+            _ = player.play(atTime: start.deviceTime)
         }
     }
 #endif

@@ -205,6 +205,20 @@ struct CaptureDecisionTests {
         #expect(CanvasEffect.takeDiscarded(index: 0).endsRecording && !CanvasEffect.attachPreview(to: 0).endsRecording)
     }
 
+    @Test("for a resumed take the players start where the timeline is then, not from timeline 0")
+    func playerStartsOfAResume() {
+        let playback = SyncedPlayback(
+            hostTime: HostTime(seconds: 10),
+            takes: [
+                .init(index: 0, url: URL(fileURLWithPath: "/a.mov"), start: -2),
+                .init(index: 2, url: URL(fileURLWithPath: "/b.mov"), start: 7),
+            ],
+            position: 4)
+        let starts = playback.playerStarts(ready: HostTime(seconds: 9), margin: 0.05)
+        #expect(starts.map(\.itemTime) == [6, 0])
+        #expect(starts.map(\.hostTime) == [HostTime(seconds: 10), HostTime(seconds: 13)])
+    }
+
     @Test("the cover cache keys by file state and size, and drops the least recently used over its limit")
     func coverCache() throws {
         let folder = try TemporaryFolder()

@@ -16,14 +16,15 @@ extension SyncedPlayback {
     /// When each take's player starts, once every player has prerolled (`AVPlayer.preroll(atRate:completionHandler:)`)
     /// at host time `ready`: no player starts before all are ready, so that they start together.
     ///
-    /// The board's timeline keeps its origin (``hostTime``), so the new take's start stays right: a player whose
-    /// planned start is less than `margin` seconds after `ready` (the preroll took longer than the board's lead)
-    /// starts `margin` after `ready` instead, that much further into its take; a take that starts later on the
-    /// timeline keeps its planned host time.
+    /// Each take starts where the timeline is at ``hostTime`` (``position``: 0 for a new take, where the resumed take
+    /// ends for its next segment; ``Take/playerStart(at:hostTime:)``). The board's timeline keeps its origin, so the
+    /// new take's start stays right: a player whose planned start is less than `margin` seconds after `ready` (the
+    /// preroll took longer than the board's lead) starts `margin` after `ready` instead, that much further into its
+    /// take; a take that starts later on the timeline keeps its planned host time.
     public func playerStarts(ready: HostTime, margin: Double = 0.05) -> [PlayerStart] {
         let earliest = ready + margin
         return takes.map { take in
-            var (itemTime, start) = take.playerStart(from: hostTime)
+            var (itemTime, start) = take.playerStart(at: position, hostTime: hostTime)
             if start < earliest {
                 itemTime += earliest - start
                 start = earliest

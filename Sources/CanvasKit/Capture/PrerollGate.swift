@@ -1,7 +1,8 @@
 /// When the players of a synced playback preroll and when they start, as the Apple layer's `SyncedPlayers` carries it
 /// out: a player is prerolled once it is ready to play, never before (`AVPlayer.preroll(atRate:completionHandler:)`
 /// raises an exception before that), and only once; a player that fails counts as prerolled, so the others still
-/// start; all start together once every take's player prerolled, exactly once.
+/// start; all start together once every take's player prerolled, exactly once. The board's soundtrack (an
+/// `AVAudioPlayer`, prepared at once) starts with them, and at once when no take plays (``begin()``).
 public struct PrerollGate: Sendable, Hashable {
     /// A player's status, as `AVPlayer.status` reports it.
     public enum PlayerStatus: Sendable, Hashable {
@@ -31,6 +32,14 @@ public struct PrerollGate: Sendable, Hashable {
     /// A gate for the players of the takes of the canvases at `takes`.
     public init(takes: some Sequence<Int>) {
         self.takes = Set(takes)
+    }
+
+    /// Called once the players are made: ``Action/startAll`` when there is no take to wait for (the soundtrack, if any,
+    /// starts alone), ``Action/none`` otherwise.
+    public mutating func begin() -> Action {
+        guard takes.isEmpty, !started else { return .none }
+        started = true
+        return .startAll
     }
 
     /// The player of the take at `index` reports `status`: ``Action/preroll`` the first time it is ready to play; a

@@ -4,17 +4,18 @@ import Foundation
 ///
 /// A capture performer keeps one and feeds it what happens, in order; every event it returns goes to the board
 /// (`board.send(event, performingEffectsWith: performer)`), on the thread the performer sends its events from:
-/// - ``recordingRequested(into:playback:)`` when it performs `startRecording` and starts the recorder;
+/// - ``recordingRequested(into:playback:settings:)`` when it performs `startRecording` and starts the recorder;
 /// - ``didStart(file:at:)`` when the recorder wrote its first sample, with its file and that host time: `recordingStarted(at:)`, and the
 ///   take's start on the board's timeline (``SyncedPlayback/takeStart(recordingBeganAt:captureLatency:)``);
 /// - ``couldNotStart(_:)`` when the recorder cannot start (no access, no device, the session refused an input):
 ///   `recordingFailed`;
 /// - ``interrupted(_:)`` when the system interrupts the session while it records (a call, another app taking the
-///   camera): the recorder then finishes the file, and ``didFinish(file:problem:playable:duration:)`` reports it;
+///   camera): the recorder then finishes the file, and ``didFinish(file:ending:playable:duration:)`` reports it;
 /// - ``discardRequested()`` when it performs `takeDiscarded` (the board already ended the recording as `cancel`);
-/// - ``didFinish(file:problem:playable:duration:)`` when the recorder hands the file over: `stop(file, start:)` when it
-///   finished cleanly; `recordingCutShort` with the file when a problem ended it with a playable file, without it
-///   when the file is not playable; `recordingFailed` when it never started. It also says whether to keep the file.
+/// - ``didFinish(file:ending:playable:duration:)`` when the recorder hands the file over: `stop(file, start:duration:)`
+///   when it finished cleanly or at the segment's maximum duration; `recordingCutShort` with the file when a problem
+///   ended it with a playable file, without it when the file is not playable; `recordingFailed` when it never
+///   started. It also says whether to keep the file.
 ///
 /// A value: the performer owns it and calls it from one thread (or under its lock).
 public struct RecorderAnswers: Sendable, Hashable {
@@ -41,9 +42,21 @@ public struct RecorderAnswers: Sendable, Hashable {
         }
     }
 
+    /// What ended a recording, as the recorder reports it when it hands the file over.
+    public enum Ending: Sendable, Hashable {
+        /// The app stopped it (`stopRecording()`), or the recorder finished without an error.
+        case stopped
+        /// The recorder stopped by itself at the segment's maximum duration (`AVError.maximumDurationReached`): what
+        /// was left of the board's maximum take length.
+        case reachedMaximumDuration
+        /// A problem ended it (the recorder's error).
+        case problem(RecorderProblem)
+    }
+
     private struct Recording: Sendable, Hashable {
         var file: URL
         var playback: SyncedPlayback
+        var maximumDuration: Double?
         var startedAt: HostTime?
         var interruption: RecorderProblem?
         var isDiscarded = false
@@ -65,10 +78,12 @@ public struct RecorderAnswers: Sendable, Hashable {
     /// The file of the recording in progress, if any.
     public var recordingFile: URL? { recording?.file }
 
-    /// The board's `startRecording(into:playback:settings:)` effect was performed: the recorder writes `file`, while
-    /// `playback` plays the other takes.
-    public mutating func recordingRequested(into file: URL, playback: SyncedPlayback) {
-        recording = Recording(file: file, playback: playback)
+    /// The board's `startRecording(into:playback:settings:)` effect was performed: the recorder writes `file`, set up
+    /// with `settings` (``RecorderSetup``), while `playback` plays the other takes.
+    public mutating func recordingRequested(
+        into file: URL, playback: SyncedPlayback, settings: RecordingSettings = RecordingSettings()
+    ) {
+        recording = Recording(file: file, playback: playback, maximumDuration: settings.maximumDuration)
     }
 
     /// The recorder started writing `file`, whose first sample it took at `time`: the event `recordingStarted(at:)`
@@ -91,6 +106,14 @@ public struct RecorderAnswers: Sendable, Hashable {
     public static func firstSampleTime(calledAt callback: HostTime, recordedDuration: Double) -> HostTime {
         guard recordedDuration.isFinite, recordedDuration > 0 else { return callback }
         return callback + -recordedDuration
+    }
+
+    /// A finished segment's length to give ``didFinish(file:ending:playable:duration:)``: the finished file's duration
+    /// when it could be read as a positive number of seconds (exact), otherwise the output's `recordedDuration` (which
+    /// the recorder updates only every few frames).
+    public static func segmentDuration(fileDuration: Double?, recordedDuration: Double) -> Double {
+        if let fileDuration, fileDuration.isFinite, fileDuration > 0 { return fileDuration }
+        return recordedDuration
     }
 
     /// The recorder cannot start: `recordingFailed(problem)` (nil when no recording was requested). The recording is
@@ -121,13 +144,24 @@ public struct RecorderAnswers: Sendable, Hashable {
             recordingBeganAt: recording.startedAt ?? recording.playback.hostTime, captureLatency: captureLatency)
     }
 
-    /// The recorder handed `file` over. `problem` is what ended it, nil for a clean finish (the app stopped it, or the
-    /// board's maximum length); `playable` whether the file holds a take (AVFoundation's
-    /// `AVErrorRecordingSuccessfullyFinishedKey`, true without an error); `duration` how long the segment is, in seconds
-    /// (the output's `recordedDuration`; 0 when unknown, and then the board's maximum take length does not count it).
+    /// The recorder handed `file` over, as ``didFinish(file:ending:playable:duration:)`` with `problem` as the ending
+    /// (nil: ``Ending/stopped``).
     public mutating func didFinish(file: URL, problem: RecorderProblem?, playable: Bool, duration: Double = 0) -> Finish
     {
-        let duration = duration.isFinite && duration > 0 ? duration : 0
+        didFinish(file: file, ending: problem.map(Ending.problem) ?? .stopped, playable: playable, duration: duration)
+    }
+
+    /// The recorder handed `file` over. `ending` is what ended it; `playable` whether the file holds a take
+    /// (AVFoundation's `AVErrorRecordingSuccessfullyFinishedKey`, true without an error); `duration` how long the
+    /// segment is, in seconds (the output's `recordedDuration`; 0 when unknown, and then the board's maximum take
+    /// length does not count it).
+    ///
+    /// A segment that reached its maximum duration ends as `stop` with at least that duration: the recorder stops on
+    /// a frame at or just before the limit, and the take is then at the board's maximum length, which the board
+    /// reports (`takeLimitReached`) and holds `resume` to. An interruption the session reported while it recorded
+    /// wins over the ending, as the more specific reason.
+    public mutating func didFinish(file: URL, ending: Ending, playable: Bool, duration: Double = 0) -> Finish {
+        var duration = duration.isFinite && duration > 0 ? duration : 0
         guard let current = recording, current.file == file else {
             // Not the recording in progress: one that failed to start, or a stray file. Nothing uses it.
             return Finish(event: nil, file: .remove)
@@ -135,7 +169,13 @@ public struct RecorderAnswers: Sendable, Hashable {
         let start = takeStart
         recording = nil
         if current.isDiscarded { return Finish(event: nil, file: .remove) }
-        // The interruption the session reported is the more specific reason: the recorder's error only says it ended.
+        var problem: RecorderProblem?
+        switch ending {
+        case .stopped: problem = nil
+        case .reachedMaximumDuration where playable: duration = max(duration, current.maximumDuration ?? 0)
+        case .reachedMaximumDuration: problem = .other
+        case .problem(let reported): problem = reported
+        }
         guard let problem = current.interruption ?? problem else {
             return playable
                 ? Finish(event: .stop(file, start: start, duration: duration), file: .keep)

@@ -95,10 +95,16 @@ open class AVCaptureDeviceInput: AVCaptureInput {
 }
 
 /// https://developer.apple.com/documentation/avfoundation/avcaptureconnection
-open class AVCaptureConnection: NSObject {}
+open class AVCaptureConnection: NSObject {
+    /// https://developer.apple.com/documentation/avfoundation/avcaptureconnection/isenabled
+    open var isEnabled: Bool = true
+}
 
 /// https://developer.apple.com/documentation/avfoundation/avcaptureoutput
-open class AVCaptureOutput: NSObject {}
+open class AVCaptureOutput: NSObject {
+    /// https://developer.apple.com/documentation/avfoundation/avcaptureoutput/connection(with:)
+    open func connection(with mediaType: AVMediaType) -> AVCaptureConnection? { nil }
+}
 
 /// https://developer.apple.com/documentation/avfoundation/avcapturefileoutput
 open class AVCaptureFileOutput: AVCaptureOutput {
@@ -106,6 +112,8 @@ open class AVCaptureFileOutput: AVCaptureOutput {
     open var isRecording: Bool { false }
     /// https://developer.apple.com/documentation/avfoundation/avcapturefileoutput/recordedduration
     open var recordedDuration: CMTime { .zero }
+    /// https://developer.apple.com/documentation/avfoundation/avcapturefileoutput/maxrecordedduration
+    open var maxRecordedDuration: CMTime = .invalid
     /// https://developer.apple.com/documentation/avfoundation/avcapturefileoutput/startrecording(to:recordingdelegate:)
     open func startRecording(
         to outputFileURL: URL, recordingDelegate delegate: any AVCaptureFileOutputRecordingDelegate
@@ -173,6 +181,31 @@ public struct AVLayerVideoGravity: RawRepresentable, Hashable, Sendable {
 /// https://developer.apple.com/documentation/avfoundation/avasset
 open class AVAsset: NSObject {}
 
+/// https://developer.apple.com/documentation/avfoundation/avasynchronouskeyvalueloading
+public protocol AVAsynchronousKeyValueLoading {}
+
+extension AVAsynchronousKeyValueLoading {
+    /// https://developer.apple.com/documentation/avfoundation/avasynchronouskeyvalueloading/load(_:isolation:)
+    public func load<T>(_ property: AVAsyncProperty<Self, T>, isolation: isolated (any Actor)? = #isolation) async throws -> T {
+        throw CocoaError(.featureUnsupported)
+    }
+}
+
+extension AVAsset: AVAsynchronousKeyValueLoading {}
+
+/// https://developer.apple.com/documentation/avfoundation/avpartialasyncproperty
+/// (Apple's is `Sendable`; this stand-in holds no state, so there is nothing to race on.)
+public class AVPartialAsyncProperty<Root>: @unchecked Sendable {}
+
+/// https://developer.apple.com/documentation/avfoundation/avasyncproperty
+/// (Apple's is `Sendable`; this stand-in holds no state, so there is nothing to race on.)
+public class AVAsyncProperty<Root, Value>: AVPartialAsyncProperty<Root>, @unchecked Sendable {}
+
+extension AVPartialAsyncProperty where Root: AVAsset {
+    /// https://developer.apple.com/documentation/avfoundation/avpartialasyncproperty/duration
+    public static var duration: AVAsyncProperty<Root, CMTime> { AVAsyncProperty() }
+}
+
 /// https://developer.apple.com/documentation/avfoundation/avurlasset
 open class AVURLAsset: AVAsset {
     /// https://developer.apple.com/documentation/avfoundation/avurlasset/init(url:options:)
@@ -237,6 +270,28 @@ open class AVPlayerLayer: CALayer {
     public init(player: AVPlayer?) {}
     /// https://developer.apple.com/documentation/avfoundation/avplayerlayer/videogravity
     open var videoGravity: AVLayerVideoGravity = .resizeAspect
+}
+
+/// https://developer.apple.com/documentation/avfaudio/avaudioplayer (AVFAudio, which AVFoundation exports)
+open class AVAudioPlayer: NSObject {
+    /// https://developer.apple.com/documentation/avfaudio/avaudioplayer/init(contentsof:)
+    public init(contentsOf url: URL) throws {}
+    /// https://developer.apple.com/documentation/avfaudio/avaudioplayer/preparetoplay()
+    open func prepareToPlay() -> Bool { false }
+    /// https://developer.apple.com/documentation/avfaudio/avaudioplayer/play(attime:)
+    open func play(atTime time: TimeInterval) -> Bool { false }
+    /// https://developer.apple.com/documentation/avfaudio/avaudioplayer/stop()
+    open func stop() {}
+    /// https://developer.apple.com/documentation/avfaudio/avaudioplayer/currenttime
+    open var currentTime: TimeInterval = 0
+    /// https://developer.apple.com/documentation/avfaudio/avaudioplayer/devicecurrenttime
+    open var deviceCurrentTime: TimeInterval { 0 }
+    /// https://developer.apple.com/documentation/avfaudio/avaudioplayer/duration
+    open var duration: TimeInterval { 0 }
+    /// https://developer.apple.com/documentation/avfaudio/avaudioplayer/volume
+    open var volume: Float = 1
+    /// https://developer.apple.com/documentation/avfaudio/avaudioplayer/numberofloops
+    open var numberOfLoops: Int = 0
 }
 
 // MARK: Key-value observing (Foundation on Apple platforms; swift-corelibs-foundation has none)

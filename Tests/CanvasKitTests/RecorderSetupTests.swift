@@ -1,0 +1,130 @@
+import CanvasKit
+import Foundation
+import Testing
+
+/// The decisions the capture performer applies when a recording starts and ends: the movie output's audio connection
+/// and maximum duration, a finish at that maximum, the segment's length, and the soundtrack's start.
+@Suite("Apple layer decisions: recorder setup, the maximum duration's finish, the soundtrack's start")
+struct RecorderSetupTests {
+    let file = URL(fileURLWithPath: "/takes/new.mov")
+
+    @Test("the microphone setting enables or disables the audio connection; the limit is rounded down, never to 0")
+    func setup() {
+        #expect(RecorderSetup(RecordingSettings(recordsSound: false)).enablesAudioConnection == false)
+        #expect(RecorderSetup(RecordingSettings(recordsSound: true)).enablesAudioConnection == true)
+        #expect(RecorderSetup(RecordingSettings()).maximumDurationValue == nil, "no limit: CMTime.invalid")
+        let limited = RecorderSetup(RecordingSettings(maximumDuration: 2.5000009))
+        #expect(limited.maximumDurationValue == 2_500_000 && RecorderSetup.timescale == 1_000_000)
+        #expect(RecorderSetup(RecordingSettings(maximumDuration: 1e-9)).maximumDurationValue == 1)
+        for nonsense in [0, -1, Double.nan, .infinity] {
+            #expect(RecorderSetup(RecordingSettings(maximumDuration: nonsense)).maximumDurationValue == nil)
+        }
+    }
+
+    @Test("the recorder stopping at the maximum duration ends the segment at the limit, which the board reports")
+    func maximumDurationReached() throws {
+        var state = BoardState(canvasCount: 1)
+        state.maximumTakeLength = 3
+        let board = CanvasBoard(state: state)
+        board.send(.tap(0))
+        let start = try #require(board.send(.record).effects.first { $0.recordingSettings != nil })
+        let playback = try #require(start.recordingPlayback)
+        #expect(start.recordingSettings?.maximumDuration == 3)
+        var answers = RecorderAnswers()
+        answers.recordingRequested(into: file, playback: playback, settings: try #require(start.recordingSettings))
+        _ = answers.didStart(file: file, at: playback.hostTime)
+        // The recorder stops on the last frame before the limit: the segment still ends at it.
+        let finish = answers.didFinish(file: file, ending: .reachedMaximumDuration, playable: true, duration: 2.98)
+        let event = try #require(finish.event)
+        #expect(finish.file == .keep)
+        let outcome = board.send(event)
+        #expect(outcome.effects.first == .takeLimitReached(index: 0, length: 3))
+        #expect(!board.send(.resume).isAccepted, "resume is held at the limit")
+    }
+
+    @Test("a maximum-duration finish without a playable file, or after an interruption, is a cut short")
+    func maximumDurationWithProblems() {
+        let playback = SyncedPlayback(hostTime: HostTime(seconds: 10), takes: [])
+        var answers = RecorderAnswers()
+        answers.recordingRequested(into: file, playback: playback, settings: RecordingSettings(maximumDuration: 2))
+        _ = answers.didStart(file: file, at: HostTime(seconds: 10))
+        #expect(
+            answers.didFinish(file: file, ending: .reachedMaximumDuration, playable: false)
+                == .init(event: .recordingCutShort(.other, file: nil), file: .remove))
+        answers.recordingRequested(into: file, playback: playback, settings: RecordingSettings(maximumDuration: 2))
+        _ = answers.didStart(file: file, at: HostTime(seconds: 10))
+        answers.interrupted(.call)
+        #expect(
+            answers.didFinish(file: file, ending: .reachedMaximumDuration, playable: true, duration: 1.9).event
+                == .recordingCutShort(.call, file: file, start: 0, duration: 2))
+        // A stop by the app is not raised to the limit.
+        answers.recordingRequested(into: file, playback: playback, settings: RecordingSettings(maximumDuration: 2))
+        #expect(
+            answers.didFinish(file: file, ending: .stopped, playable: true, duration: 1.5).event
+                == .stop(file, start: 0, duration: 1.5))
+        answers.recordingRequested(into: file, playback: playback)
+        #expect(
+            answers.didFinish(file: file, ending: .problem(.diskFull), playable: false).event
+                == .recordingFailed(.diskFull))
+    }
+
+    @Test("the segment's length is the finished file's duration, the recorder's own figure when that is unknown")
+    func segmentDuration() {
+        #expect(RecorderAnswers.segmentDuration(fileDuration: 2.034, recordedDuration: 2) == 2.034)
+        for unknown in [nil, 0, -1, .nan, .infinity] as [Double?] {
+            #expect(RecorderAnswers.segmentDuration(fileDuration: unknown, recordedDuration: 2) == 2)
+        }
+    }
+
+    @Test(
+        "the soundtrack starts on the timeline with the takes, late by the margin when they are, wrapped when it loops")
+    func soundtrackStart() throws {
+        let song = URL(fileURLWithPath: "/music/song.m4a")
+        let take = SyncedPlayback.Take(index: 0, url: URL(fileURLWithPath: "/a.mov"), start: 0)
+        var playback = SyncedPlayback(
+            hostTime: HostTime(seconds: 10), takes: [take], position: 4,
+            soundtrack: Soundtrack(url: song, start: 12, gain: 0.5))
+        let early = try #require(
+            playback.soundtrackPlayerStart(ready: HostTime(seconds: 9), deviceNow: 100, fileDuration: 60))
+        #expect(early.itemTime == 16 && early.hostTime == HostTime(seconds: 10) && early.deviceTime == 101)
+        #expect(early.volume == 0.5 && early.numberOfLoops == 0)
+        // Late: as far into the file as the takes are into theirs.
+        let late = try #require(
+            playback.soundtrackPlayerStart(ready: HostTime(seconds: 11), deviceNow: 7, margin: 0.5, fileDuration: 60))
+        let lateTake = try #require(playback.playerStarts(ready: HostTime(seconds: 11), margin: 0.5).first)
+        #expect(late.hostTime == lateTake.hostTime && late.itemTime - 16 == lateTake.itemTime - 4)
+        #expect(late.deviceTime == 7.5)
+        // Ended, looping, loud, silent, none.
+        #expect(playback.soundtrackPlayerStart(ready: HostTime(seconds: 9), deviceNow: 0, fileDuration: 16) == nil)
+        playback.soundtrack = Soundtrack(url: song, start: 12, gain: 2, loops: true)
+        let looped = try #require(
+            playback.soundtrackPlayerStart(ready: HostTime(seconds: 9), deviceNow: 0, fileDuration: 10))
+        #expect(looped.itemTime == 6 && looped.numberOfLoops == -1 && looped.volume == 1)
+        #expect(playback.soundtrackPlayerStart(ready: HostTime(seconds: 9), deviceNow: 0, fileDuration: .nan) == nil)
+        playback.soundtrack = nil
+        #expect(playback.soundtrackPlayerStart(ready: HostTime(seconds: 9), deviceNow: 0, fileDuration: 10) == nil)
+    }
+
+    @Test("a soundtrack that starts after timeline 0 waits; a zero margin still starts after the device's now")
+    func soundtrackLaterAndZeroMargin() throws {
+        let playback = SyncedPlayback(
+            hostTime: HostTime(seconds: 10), takes: [],
+            soundtrack: Soundtrack(url: URL(fileURLWithPath: "/music/song.m4a"), start: -2))
+        let later = try #require(
+            playback.soundtrackPlayerStart(ready: HostTime(seconds: 9), deviceNow: 50, fileDuration: 30))
+        #expect(later.itemTime == 0 && later.hostTime == HostTime(seconds: 12) && later.deviceTime == 53)
+        let now = try #require(
+            playback.soundtrackPlayerStart(ready: HostTime(seconds: 13), deviceNow: 50, margin: 0, fileDuration: 30))
+        #expect(now.deviceTime > 50 && abs(now.itemTime - 1.01) < 1e-9)
+    }
+
+    @Test("with no take to wait for, the players start at once, once; with takes, after their prerolls")
+    func gateBegins() {
+        var alone = PrerollGate(takes: [])
+        #expect(alone.begin() == .startAll)
+        #expect(alone.begin() == .none)
+        var gate = PrerollGate(takes: [1])
+        #expect(gate.begin() == .none)
+        #expect(gate.statusChanged(1, to: .failed) == .startAll)
+    }
+}
