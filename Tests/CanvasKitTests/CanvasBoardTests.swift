@@ -200,6 +200,28 @@ struct CanvasBoardTests {
         #expect(recorder.entries == reference.entries)
     }
 
+    @Test("An event sent from a handler is in the models when send returns, and its observers are told after")
+    func reentrantEventIsStoredAtOnce() {
+        let board = CanvasBoard(canvasCount: 3)
+        let first = board.model(at: 0)
+        let third = board.model(at: 2)
+        let seen = LockedValue<[String]>([])
+        let token = first.observe(\.status) { _, change in
+            guard change.newValue == .inPreview, change.oldValue == .noPreview else { return }
+            board.send(.tap(2))
+            // Stored at once, told later: the board keeps no writes of its own for later.
+            seen.withLock { $0.append("after send: #2 \(third.status.rawValue), mirrors \(Self.mirrors(board))") }
+        }
+        defer { token.invalidate() }
+        let thirdToken = third.observe(\.status) { _, change in
+            seen.withLock { $0.append("#2 told \(change.newValue!.rawValue)") }
+        }
+        defer { thirdToken.invalidate() }
+        board.send(.tap(0))
+        #expect(
+            seen.withLock { $0 } == ["after send: #2 inPreview, mirrors true", "#2 told inPreview"])
+    }
+
     @Test("A removed model and a released board free their models")
     func lifetimes() {
         weak var removed: CanvasModel?

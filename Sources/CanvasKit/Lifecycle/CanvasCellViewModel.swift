@@ -54,11 +54,13 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
     }
 
     private let machine: LockedValue<CanvasCellStateMachine>
-    /// The observer holding the model and board observations (made by the log, which audits it, when there is one).
-    let observer: KeyValueObserver
+    /// The observer holding the model and board observations, owned by the view-model (so each handler is handed the
+    /// view-model, and the log given at creation audits them); made once, in `init`.
+    private let observerSlot = LockedValue<KeyValueObserver?>(nil)
     private let coverProvider: (any CoverProvider)?
     private let coverSize: PixelSize
-    private let log: RegistrationLog?
+    /// Where registrations and removals are recorded; it audits the observations this view-model owns.
+    let log: RegistrationLog?
 
     /// Creates an unbound view-model.
     ///
@@ -75,9 +77,13 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
         self.coverProvider = coverProvider
         self.coverSize = coverSize
         self.log = log
-        observer = log?.makeObserver() ?? KeyValueObserver()
         machine = LockedValue(CanvasCellStateMachine(requestsCovers: coverProvider != nil))
+        let observer = KeyValueObserver(owner: self)
+        observerSlot.withLock { $0 = observer }
     }
+
+    /// The observer holding the model and board observations.
+    var observer: KeyValueObserver { observerSlot.withLock { $0! } }
 
     deinit {
         var actions = machine.withLock { $0.teardown() }
@@ -147,11 +153,11 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
             boardIsRecording: binding.board.isRecording)
     }
 
-    private func modelDidChange() {
+    fileprivate func modelDidChange() {
         perform(machine.withLock { $0.modelChanged(read: Self.read) }, in: .willDisplay)
     }
 
-    private func boardRecordingDidChange() {
+    fileprivate func boardRecordingDidChange() {
         perform(machine.withLock { $0.boardRecordingChanged(read: Self.read) }, in: .willDisplay)
     }
 
@@ -199,29 +205,38 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
     // MARK: Registrations
 
     private func register(_ model: CanvasModel, in hook: LifecycleHook) {
-        for key in Self.modelKeys where key.observe(observer, model, { [weak self] in self?.modelDidChange() }) {
+        let observer = observer
+        for key in Self.modelKeys where key.observe(observer, model) {
             log?.record(.registered, modelKey(model, key.name), in: hook)
         }
     }
 
-    /// Records each removal before making it, so the log audits it against what is observed then.
+    /// Records each removal before making it, so the log audits it against what is observed then. As the view-model
+    /// goes away (`teardown`) its observations are already inactive (their owner is going): each is recorded as it
+    /// ends.
     private func unregister(_ model: CanvasModel, in hook: LifecycleHook) {
+        let observer = observer
         for key in Self.modelKeys {
-            if key.isObserving(observer, model) { log?.record(.removed, modelKey(model, key.name), in: hook) }
+            if hook == .teardown || key.isObserving(observer, model) {
+                log?.record(.removed, modelKey(model, key.name), in: hook)
+            }
             key.unobserve(observer, model)
         }
     }
 
     private func register(_ board: CanvasBoard, in hook: LifecycleHook) {
-        for key in Self.boardKeys where key.observe(observer, board, { [weak self] in self?.boardRecordingDidChange() })
-        {
+        let observer = observer
+        for key in Self.boardKeys where key.observe(observer, board) {
             log?.record(.registered, boardKey(board, key.name), in: hook)
         }
     }
 
     private func unregister(_ board: CanvasBoard, in hook: LifecycleHook) {
+        let observer = observer
         for key in Self.boardKeys {
-            if key.isObserving(observer, board) { log?.record(.removed, boardKey(board, key.name), in: hook) }
+            if hook == .teardown || key.isObserving(observer, board) {
+                log?.record(.removed, boardKey(board, key.name), in: hook)
+            }
             key.unobserve(observer, board)
         }
     }
@@ -230,9 +245,9 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
         RegistrationKey(object: model, objectName: model.id.description, keyPath: name)
     }
 
-    /// The board's keys are scoped to each view-model's observer (every cell observes the one board).
+    /// The board's keys are scoped to each view-model (every cell observes the one board).
     private func boardKey(_ board: CanvasBoard, _ name: String) -> RegistrationKey {
-        RegistrationKey(object: board, objectName: "board", keyPath: name, observer: observer)
+        RegistrationKey(object: board, objectName: "board", keyPath: name, observer: self)
     }
 }
 
@@ -241,17 +256,23 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
 /// One observed key: its name (in the registration log) and its key path, in one row of the tables below.
 struct ObservedKey<Object: KeyValueObservable>: Sendable {
     let name: String
-    /// Observes the key unless already observed; true when a new observation started.
-    let observe: @Sendable (KeyValueObserver, Object, @escaping @Sendable () -> Void) -> Bool
+    /// Observes the key through an observer owned by a view-model, unless already observed; true when a new
+    /// observation started. The handler is handed the view-model.
+    let observe: @Sendable (KeyValueObserver, Object) -> Bool
     /// Ends the observation of the key, if any.
     let unobserve: @Sendable (KeyValueObserver, Object) -> Void
     /// Whether the key is observed.
     let isObserving: @Sendable (KeyValueObserver, Object) -> Bool
 
-    init<Value>(_ name: String, _ keyPath: KeyPath<Object, Value> & Sendable) {
+    init<Value>(
+        _ name: String, _ keyPath: KeyPath<Object, Value> & Sendable,
+        _ changed: @escaping @Sendable (CanvasCellViewModel) -> Void
+    ) {
         self.name = name
-        observe = { observer, object, changed in
-            observer.observe(object, keyPath, options: []) { _, _ in changed() }
+        observe = { observer, object in
+            observer.observe(object, keyPath, options: []) { (viewModel: CanvasCellViewModel, _, _) in
+                changed(viewModel)
+            }
         }
         unobserve = { observer, object in observer.unobserve(object, keyPath) }
         isObserving = { observer, object in observer.isObserving(object, keyPath) }
@@ -261,13 +282,13 @@ struct ObservedKey<Object: KeyValueObservable>: Sendable {
 extension CanvasCellViewModel {
     /// What a cell observes on its canvas: everything its display and cover are derived from.
     static let modelKeys: [ObservedKey<CanvasModel>] = [
-        ObservedKey("status", \.status),
-        ObservedKey("isSelected", \.isSelected),
-        ObservedKey("videoURL", \.videoURL),
+        ObservedKey("status", \.status) { $0.modelDidChange() },
+        ObservedKey("isSelected", \.isSelected) { $0.modelDidChange() },
+        ObservedKey("videoURL", \.videoURL) { $0.modelDidChange() },
     ]
 
     /// What a cell observes on the board: a canvas with a take shows it playing while another canvas records.
     static let boardKeys: [ObservedKey<CanvasBoard>] = [
-        ObservedKey("isRecording", \.isRecording)
+        ObservedKey("isRecording", \.isRecording) { $0.boardRecordingDidChange() }
     ]
 }

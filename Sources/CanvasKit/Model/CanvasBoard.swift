@@ -13,11 +13,15 @@ import Observing
 /// - A rejected event changes nothing and notifies nothing.
 /// - `add` and `remove` change `canvases` with one insertion or removal carrying its exact `IndexSet`; other models
 ///   are not touched (their indexes shift, their identities stay).
-/// - Events are applied to `state` one at a time, under a lock, so the returned reaction is exact; the model writes
-///   they cause are queued in the same order and performed by one thread at a time, never while a lock is held.
-///   Observers therefore see the changes of each event in order, as if the events had been sent one after another,
-///   even when a handler sends an event (re-entrancy) or several threads send at once. Until the queue is drained
-///   (inside a handler, or on another thread while one thread is delivering), `state` is ahead of the models.
+/// - Events are applied one at a time, under a lock: the event goes through the transition and its model writes are
+///   stored in the same section, so `state` and the models never disagree once `send` returns, and the returned
+///   reaction is exact. Each event's writes are one observation transaction (`withObservationTransaction`): observers
+///   are told after the lock is left, once every write of the event is stored, and Observing tells each observation
+///   its changes in the order they were stored, whatever thread sends. So each observation sees the changes in the
+///   order the events were accepted, as if they had been sent one after another, even when a handler sends an event
+///   (its writes are stored at once and told after the running handler returns) or several threads send at once.
+/// - Swift Observation's `onChange` of a model property is called while the write is stored (that is when Swift
+///   Observation calls it), so it must not call back into the board (SwiftUI only schedules a redraw there).
 ///
 /// Work per event is constant for taps, `record`, `cancel` and `delete`; `stop` scans the takes for a file already in
 /// use; `add` and `remove` are linear like an array insertion or removal.
@@ -41,11 +45,6 @@ public final class CanvasBoard: KeyValueObservable, Sendable {
     fileprivate struct Core: Sendable {
         var state: BoardState
         var models: [CanvasID: CanvasModel]
-        /// Model writes not yet performed: one list per event, in event order.
-        var pending: [[ModelUpdate]] = []
-        var next = 0
-        /// Whether some thread is performing the pending writes.
-        var isDraining = false
     }
 
     private let core: LockedValue<Core>
@@ -101,47 +100,23 @@ public final class CanvasBoard: KeyValueObservable, Sendable {
         case .record, .resume: playbackStart = clock.now() + playbackLead
         default: playbackStart = .zero
         }
-        let (outcome, drains) = core.withLock { core -> (BoardOutcome, Bool) in
-            let step = core.state.handle(event, playbackStart: playbackStart)
-            guard case .accepted(let effects, var change) = step else {
-                return (step.outcome(next: core.state), false)
-            }
-            core.enqueue(change)
-            var journaled = step
-            if let draft {
-                // Journaled in the order accepted, before the effects reach the caller (never waiting for the disk);
-                // the outcome carries the record's number, which the effects that give up a file wait for.
-                change.draftRecord = draft.append(.event(event), board: core.state)
-                journaled = .accepted(effects: effects, change: change)
-            }
-            let outcome = journaled.outcome(next: core.state)
-            guard !core.isDraining else { return (outcome, false) }
-            core.isDraining = true
-            return (outcome, true)
-        }
-        if drains {
-            // Each event's writes are one observation transaction: observers are notified once all of them are
-            // stored, so a view-model reading several of them derives once per event.
-            while let writes = nextEvent() {
-                withObservationTransaction {
-                    for update in writes { apply(update) }
+        // Each event is one observation transaction: its writes are stored in the lock's section, so the models
+        // change in the order the events are accepted, and their observers are told once the section is left and every
+        // write of the event is stored (Observing delivers in the order the values were stored, on every thread).
+        return withObservationTransaction {
+            core.withLock { core -> BoardOutcome in
+                let step = core.state.handle(event, playbackStart: playbackStart)
+                guard case .accepted(let effects, var change) = step else { return step.outcome(next: core.state) }
+                var journaled = step
+                if let draft {
+                    // Journaled in the order accepted, before the effects reach the caller (never waiting for the
+                    // disk); the outcome carries the record's number, which the effects that give up a file wait for.
+                    change.draftRecord = draft.append(.event(event), board: core.state)
+                    journaled = .accepted(effects: effects, change: change)
                 }
+                core.apply(change, to: self)
+                return journaled.outcome(next: core.state)
             }
-        }
-        return outcome
-    }
-
-    /// The writes of the next queued event, or nil (and the end of draining) when there is nothing left.
-    private func nextEvent() -> [ModelUpdate]? {
-        core.withLock { core in
-            if core.next < core.pending.count {
-                core.next += 1
-                return core.pending[core.next - 1]
-            }
-            core.pending.removeAll(keepingCapacity: true)
-            core.next = 0
-            core.isDraining = false
-            return nil
         }
     }
 
@@ -162,70 +137,40 @@ public final class CanvasBoard: KeyValueObservable, Sendable {
 
     // MARK: Applying
 
-    /// One write to the models, computed when the event is accepted and performed in order.
-    fileprivate enum ModelUpdate: Sendable {
-        case status(CanvasModel, CanvasStatus)
-        case selected(CanvasModel, Bool)
-        case videoURL(CanvasModel, URL?)
-        case segments(CanvasModel, [TakeSegment])
-        case undoArmed(CanvasModel, Bool)
-        case recording(Bool)
-        case insert(CanvasModel, at: Int)
-        case remove(at: Int)
-    }
-
-    /// Performs one write. Writes are computed only for values that change, and performed in event order, so each
-    /// one changes its property.
-    private func apply(_ update: ModelUpdate) {
-        switch update {
-        case .status(let model, let status):
-            model.status = status
-        case .selected(let model, let isSelected):
-            model.isSelected = isSelected
-        case .videoURL(let model, let url):
-            model.videoURL = url
-        case .segments(let model, let segments):
-            model.segments = segments
-        case .undoArmed(let model, let value):
-            model.isUndoArmed = value
-        case .recording(let value):
-            isRecording = value
-        case .insert(let model, let index):
-            _canvases.editor(self, \.canvases).insert(model, at: index)
-        case .remove(let index):
-            _canvases.editor(self, \.canvases).remove(at: index)
+    /// Performs one write on `model` (the canvas the write names; nil for the board's own properties). Writes are
+    /// computed only for values that change, and performed in event order, so each one changes its property.
+    fileprivate func perform(_ write: BoardWrite, on model: CanvasModel?) {
+        switch write {
+        case .status(_, let status): model?.status = status
+        case .isSelected(_, let isSelected): model?.isSelected = isSelected
+        case .videoURL(_, let url): model?.videoURL = url
+        case .segments(_, let segments): model?.segments = segments
+        case .isUndoArmed(_, let value): model?.isUndoArmed = value
+        case .isRecording(let value): isRecording = value
+        case .insertCanvas(let index): _canvases.editor(self, \.canvases).insert(model!, at: index)
+        case .removeCanvas(let index): _canvases.editor(self, \.canvases).remove(at: index)
         }
     }
 }
 
 extension CanvasBoard.Core {
-    /// Queues the writes of `change`, the change the event that brought `state` to its current value made, as one
-    /// event. `models` follows `state` at once; `canvases` and the model properties follow when the writes
-    /// are performed (in event order, so the models then hold the values before this event).
-    fileprivate mutating func enqueue(_ change: BoardChange) {
+    /// Brings the models to `state`, the board after the event whose change is `change`: `models` first, then each
+    /// write of the change, in order (called in the lock's section, inside the event's observation transaction, so
+    /// observers are told after the section).
+    fileprivate mutating func apply(_ change: BoardChange, to board: CanvasBoard) {
         switch change.list {
         case .removed(_, let id): models[id] = nil
         case .inserted(let index, let id): models[id] = CanvasModel(state[index])
         case nil: break
         }
-        var writes: [CanvasBoard.ModelUpdate] = []
         change.forEachWrite(after: state) { write in
             switch write {
-            case .status(let index, let status): writes.append(.status(model(at: index), status))
-            case .isSelected(let index, let value): writes.append(.selected(model(at: index), value))
-            case .videoURL(let index, let url): writes.append(.videoURL(model(at: index), url))
-            case .segments(let index, let segments): writes.append(.segments(model(at: index), segments))
-            case .isUndoArmed(let index, let value): writes.append(.undoArmed(model(at: index), value))
-            case .isRecording(let value): writes.append(.recording(value))
-            case .insertCanvas(let index): writes.append(.insert(model(at: index), at: index))
-            case .removeCanvas(let index): writes.append(.remove(at: index))
+            case .status(let index, _), .isSelected(let index, _), .videoURL(let index, _), .segments(let index, _),
+                .isUndoArmed(let index, _), .insertCanvas(let index):
+                board.perform(write, on: models[state.id(at: index)]!)
+            case .isRecording, .removeCanvas:
+                board.perform(write, on: nil)
             }
         }
-        pending.append(writes)
-    }
-
-    /// The model of the canvas at `index` in `state`.
-    private func model(at index: Int) -> CanvasModel {
-        models[state.id(at: index)]!
     }
 }

@@ -46,9 +46,7 @@ public struct CycleSource: Sendable, CustomStringConvertible {
     }
 
     /// A one-line description.
-    public var description: String {
-        "\(objectType) \(objectIdentifier) \(keyPath)"
-    }
+    public var description: String { "\(objectType) \(objectIdentifier) \(keyPath)" }
 }
 
 /// Something the observation machinery detected and did not turn into a crash.
@@ -114,16 +112,21 @@ public enum ObservationDiagnostics {
     }
 
     /// How many records ``liveObservations(registeredBy:)`` would list for the observers with identities `observers`,
-    /// of the object `object` and the property `property` (what a record's key path names after its first `.`) when
-    /// given, without building them. Like ``liveObservations()``, it holds each object for a moment.
-    public static func liveObservationCount(
-        registeredBy observers: Set<ObjectIdentifier>, ofObjectWith object: ObjectIdentifier? = nil,
-        property: String? = nil
-    ) -> Int {
-        Registry.observations(of: observers, object: object).count { observation in
-            guard let property else { return observation.isActive }
-            guard observation.isActive, let root = observation.rootObject else { return false }
-            return propertyPart(of: describe(observation.info.keyPath, of: root)) == property
+    /// without building them. Like ``liveObservations()``, it holds each object for a moment.
+    public static func liveObservationCount(registeredBy observers: Set<ObjectIdentifier>) -> Int {
+        Registry.observations(of: observers, object: nil).count(where: \.isActive)
+    }
+
+    /// The active observations whose `KeyValueObserver` owner `include` accepts (given the object's identity), with
+    /// their object, owner (held) and property (`status`): what CanvasKit's audit reads, keeping no list of its own.
+    package static func liveObservations(where include: (ObjectIdentifier, _ owner: AnyObject) -> Bool)
+        -> [(object: AnyObject, owner: AnyObject, property: Substring)]
+    {
+        Registry.all.compactMap { observation in
+            guard let owner = observation.info.owner?.link.object, include(observation.info.objectIdentifier, owner),
+                observation.isActive, let root = observation.rootObject
+            else { return nil }
+            return (root, owner, propertyPart(of: describe(observation.info.keyPath, of: root)))
         }
     }
 
@@ -171,9 +174,7 @@ public enum ObservationDiagnostics {
         if handlers.isEmpty {
             FileHandle.standardError.write(Data((issue.description + "\n").utf8))
         }
-        for handler in handlers {
-            handler(issue)
-        }
+        for handler in handlers { handler(issue) }
     }
 }
 
