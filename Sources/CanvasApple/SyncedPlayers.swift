@@ -7,7 +7,9 @@
 
     /// The other canvases' takes playing while one canvas records, started together on the board's timeline.
     ///
-    /// ``start(_:)`` takes the `SyncedPlayback` of the board's `startRecording` effect: one `AVPlayer` per take. As
+    /// ``start(_:)`` takes the `SyncedPlayback` of the board's `startRecording` effect: one `AVQueuePlayer` per take,
+    /// whose queue holds the take's segments from the one where it starts (`SyncedPlayback.queue(for:)`), so a take
+    /// of several segments plays them back to back. As
     /// `PrerollGate` decides (CanvasKit), each player is prerolled once its `status` is `readyToPlay`
     /// (`preroll(atRate:completionHandler:)` raises an exception before that); a player that fails counts as
     /// prerolled and starts with the others. Once every player has prerolled, each starts with `setRate(1, time:atHostTime:)` at the times
@@ -24,7 +26,9 @@
     @MainActor
     public final class SyncedPlayers {
         /// The players by take file, made by ``player(playing:)`` or ``start(_:)``, dropped by ``stop()``.
-        private var players: [URL: AVPlayer] = [:]
+        private var players: [URL: AVQueuePlayer] = [:]
+        /// The segment each take's queue starts with, by canvas index.
+        private var firstSegments: [Int: Int] = [:]
         /// The soundtrack's player and its file, kept from one recording to the next while the file stays the same.
         private var soundtrack: (url: URL, player: AVAudioPlayer)?
         private var playback: SyncedPlayback?
@@ -42,14 +46,22 @@
 
         /// The player of the take of the canvas at `index`, while it plays.
         public func player(for index: Int) -> AVPlayer? {
+            queuePlayer(for: index)
+        }
+
+        private func queuePlayer(for index: Int) -> AVQueuePlayer? {
             playback?.takes.first { $0.index == index }.flatMap { players[$0.url] }
         }
 
         /// The player of the take at `url` (what a cell showing `.playback(url)` shows): made the first time it is
         /// asked for, and the one ``start(_:)`` starts when the playback has that take; dropped by ``stop()``.
         public func player(playing url: URL) -> AVPlayer {
+            queuePlayer(playing: url)
+        }
+
+        private func queuePlayer(playing url: URL) -> AVQueuePlayer {
             if let player = players[url] { return player }
-            let player = AVPlayer(url: url)
+            let player = AVQueuePlayer(items: [AVPlayerItem(url: url)])
             // `setRate(_:time:atHostTime:)` requires it.
             player.automaticallyWaitsToMinimizeStalling = false
             players[url] = player
@@ -65,10 +77,18 @@
             let files = Set(playback.takes.map(\.url))
             players = players.filter { files.contains($0.key) }
             let generation = self.generation
+            firstSegments = [:]
             statusObservations = playback.takes.map { take in
                 let index = take.index
+                let player = queuePlayer(playing: take.url)
+                let (files, first) = playback.queue(for: take)
+                firstSegments[index] = first
+                if files != [take.url] {
+                    player.removeAllItems()
+                    for file in files { player.insert(AVPlayerItem(url: file), after: nil) }
+                }
                 // Key-value observation calls on any thread: the handler only hops to the main actor.
-                return player(playing: take.url).observe(\.status, options: [.initial, .new]) { @Sendable _, _ in
+                return player.observe(\.status, options: [.initial, .new]) { @Sendable _, _ in
                     DispatchQueue.main.async {
                         MainActor.assumeIsolated { self.statusChanged(index: index, generation: generation) }
                     }
@@ -143,8 +163,11 @@
             guard let playback else { return }
             let now = HostTime(seconds: CMClockGetTime(CMClockGetHostTimeClock()).seconds)
             for start in playback.playerStarts(ready: now, margin: margin) {
-                player(for: start.index)?.setRate(
-                    1, time: CMTime(seconds: start.itemTime, preferredTimescale: 600),
+                guard let player = queuePlayer(for: start.index) else { continue }
+                // A late start may fall in a later segment than the queue starts with.
+                for _ in 0..<max(0, start.segment - (firstSegments[start.index] ?? 0)) { player.advanceToNextItem() }
+                player.setRate(
+                    1, time: CMTime(seconds: start.segmentTime, preferredTimescale: 600),
                     atHostTime: CMTime(seconds: start.hostTime.seconds, preferredTimescale: 1_000_000_000))
             }
             // The audio device's clock, read with the host clock's `now`: the soundtrack starts on the same timeline.

@@ -3,8 +3,9 @@ import Foundation
 import Testing
 
 /// The decisions the capture performer applies when a recording starts and ends: the movie output's audio connection
-/// and maximum duration, a finish at that maximum, the segment's length, and the soundtrack's start.
-@Suite("Apple layer decisions: recorder setup, the maximum duration's finish, the soundtrack's start")
+/// and maximum duration, a finish at that maximum, the segment's length, the soundtrack's start, and where a take of
+/// several segments starts playing.
+@Suite("Apple layer decisions: recorder setup, the maximum duration's finish, the soundtrack, segment queues")
 struct RecorderSetupTests {
     let file = URL(fileURLWithPath: "/takes/new.mov")
 
@@ -116,6 +117,39 @@ struct RecorderSetupTests {
         let now = try #require(
             playback.soundtrackPlayerStart(ready: HostTime(seconds: 13), deviceNow: 50, margin: 0, fileDuration: 30))
         #expect(now.deviceTime > 50 && abs(now.itemTime - 1.01) < 1e-9)
+    }
+
+    @Test("a take of several segments starts in the segment its time falls in, queued from there")
+    func segmentQueues() {
+        let files = ["a1", "a2", "a3"].map { URL(fileURLWithPath: "/takes/\($0).mov") }
+        let take = SyncedPlayback.Take(
+            index: 1,
+            segments: [
+                TakeSegment(url: files[0], start: -1, duration: 2), TakeSegment(url: files[1], duration: 1.5),
+                TakeSegment(url: files[2], duration: 3),
+            ])
+        #expect(take.segmentStart(at: 0.5) == (0, 0.5))
+        #expect(take.segmentStart(at: 2) == (1, 0), "a join is the next segment's start")
+        #expect(take.segmentStart(at: 3) == (1, 1))
+        #expect(take.segmentStart(at: 9) == (2, 5.5), "past the end: in the last one")
+        // Resumed at timeline 2.5: 3.5 s into the take, the second segment's end is 3.5: the third, at 0.
+        let playback = SyncedPlayback(hostTime: HostTime(seconds: 10), takes: [take], position: 2.5)
+        #expect(playback.queue(for: take) == (Array(files[2...]), 2))
+        let start = playback.playerStarts(ready: HostTime(seconds: 9)).first
+        #expect(start?.segment == 2 && start?.segmentTime == 0 && start?.itemTime == 3.5)
+        // Late by 1.5 s: from the planned second segment (0.5 s in) to the third, 0.5 s in.
+        let early = SyncedPlayback(hostTime: HostTime(seconds: 10), takes: [take], position: 1.5)
+        #expect(early.queue(for: take) == (Array(files[1...]), 1))
+        let late = early.playerStarts(ready: HostTime(seconds: 11.45), margin: 0.05).first
+        #expect(late?.segment == 2 && abs((late?.segmentTime ?? 0) - 0.5) < 1e-9)
+        // A take whose lengths are unknown plays from its first file, as one.
+        let unknown = SyncedPlayback.Take(
+            index: 0, segments: [TakeSegment(url: files[0]), TakeSegment(url: files[1])])
+        #expect(unknown.segmentStart(at: 4) == (0, 4))
+        #expect(
+            SyncedPlayback(hostTime: .zero, takes: [unknown], position: 4).queue(for: unknown) == (
+                Array(files[..<2]), 0
+            ))
     }
 
     @Test("with no take to wait for, the players start at once, once; with takes, after their prerolls")

@@ -242,6 +242,8 @@ open class AVAssetImageGenerator: NSObject {
 
 /// https://developer.apple.com/documentation/avfoundation/avplayer
 open class AVPlayer: NSObject {
+    /// https://developer.apple.com/documentation/avfoundation/avplayer/init()
+    public override init() {}
     /// https://developer.apple.com/documentation/avfoundation/avplayer/init(url:)
     public init(url URL: URL) {}
     /// https://developer.apple.com/documentation/avfoundation/avplayer/status-swift.enum
@@ -262,6 +264,24 @@ open class AVPlayer: NSObject {
     open func cancelPendingPrerolls() {}
     /// https://developer.apple.com/documentation/avfoundation/avplayer/pause()
     open func pause() {}
+}
+
+/// https://developer.apple.com/documentation/avfoundation/avplayeritem
+open class AVPlayerItem: NSObject {
+    /// https://developer.apple.com/documentation/avfoundation/avplayeritem/init(url:)
+    public init(url URL: URL) {}
+}
+
+/// https://developer.apple.com/documentation/avfoundation/avqueueplayer
+open class AVQueuePlayer: AVPlayer {
+    /// https://developer.apple.com/documentation/avfoundation/avqueueplayer/init(items:)
+    nonisolated public init(items: [AVPlayerItem]) { super.init() }
+    /// https://developer.apple.com/documentation/avfoundation/avqueueplayer/insert(_:after:)
+    nonisolated open func insert(_ item: AVPlayerItem, after afterItem: AVPlayerItem?) {}
+    /// https://developer.apple.com/documentation/avfoundation/avqueueplayer/removeallitems()
+    nonisolated open func removeAllItems() {}
+    /// https://developer.apple.com/documentation/avfoundation/avqueueplayer/advancetonextitem()
+    nonisolated open func advanceToNextItem() {}
 }
 
 /// https://developer.apple.com/documentation/avfoundation/avplayerlayer
