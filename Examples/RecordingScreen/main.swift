@@ -36,7 +36,7 @@ func waitForCovers() {
     let deadline = Date().addingTimeInterval(10)
     while Date() < deadline {
         let missing = screen.adapter.visibleCells.contains { index, cell in
-            if case .cover = screen.board.display(at: index) { return !cell.hasCoverImage }
+            if case .cover = screen.board.display(at: index).picture { return !cell.hasCoverImage }
             return false
         }
         if !missing { return }

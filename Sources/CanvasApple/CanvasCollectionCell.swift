@@ -7,7 +7,8 @@
     /// A cell base class for the canvas screen: the screen adapter tells it what to show (`CanvasScreenCell`), and it
     /// shows it: the live preview (hosting the capture performer's preview layer when the adapter says so), the recording
     /// indicator, the take's cover, the take playing while another canvas records, or the add button, with a border when
-    /// highlighted. Subclass it to change the look (override a `draw` and call `super`), or use it as it is:
+    /// highlighted; and, for a canvas with a take, a caption with its segment count and length, and a confirmation mark
+    /// while its undo is armed (a second undo of the canvas removes the last segment). Subclass it to change the look (override a `draw` and call `super`), or use it as it is:
     ///
     /// ```swift
     /// let adapter = CanvasScreenAdapter(board: board, collectionView: collectionView, cellType: CanvasCollectionCell.self)
@@ -25,6 +26,10 @@
         public let addButtonView = UIImageView(image: UIImage(systemName: "plus.circle"))
         /// Shows that the canvas records.
         public let recordingView = UIImageView(image: UIImage(systemName: "record.circle"))
+        /// Shows the take's segment count and length, e.g. `2 segments, 3.5s` (hidden without a take).
+        public let takeLabel = UILabel(frame: .zero)
+        /// Shows that the canvas's undo is armed: the next undo removes the take's last segment.
+        public let undoArmedView = UIImageView(image: UIImage(systemName: "trash.circle.fill"))
         private var playerLayer: AVPlayerLayer?
         private var hostsPreview = false
 
@@ -41,7 +46,7 @@
         }
 
         private func addContentViews() {
-            for view in [coverView, addButtonView, recordingView] {
+            for view in [coverView, addButtonView, recordingView, takeLabel, undoArmedView] {
                 view.isHidden = true
                 contentView.addSubview(view)
             }
@@ -50,12 +55,16 @@
         /// Shows what the canvas shows (nil: nothing, the cell is being reused).
         open func draw(_ display: CanvasDisplay?) {
             coverView.isHidden = display?.kind != .cover
-            addButtonView.isHidden = display != .addButton
-            recordingView.isHidden = display != .recording
+            addButtonView.isHidden = display?.kind != .addButton
+            recordingView.isHidden = display?.kind != .recording
+            let take = display?.take
+            takeLabel.text = take?.description
+            takeLabel.isHidden = take == nil
+            undoArmedView.isHidden = take?.isUndoArmed != true
             contentView.layer.borderWidth = display?.isHighlighted == true ? 3 : 0
             playerLayer?.removeFromSuperlayer()
             playerLayer = nil
-            if case .playback(let url)? = display, let player = Self.stage?.players.player(playing: url) {
+            if case .playback(let url)? = display?.picture, let player = Self.stage?.players.player(playing: url) {
                 let layer = AVPlayerLayer(player: player)
                 layer.videoGravity = .resizeAspectFill
                 layer.frame = contentView.bounds
@@ -91,6 +100,8 @@
             addButtonView.frame = CGRect(
                 x: bounds.midX - side / 2, y: bounds.midY - side / 2, width: side, height: side)
             recordingView.frame = CGRect(x: 8, y: 8, width: 24, height: 24)
+            undoArmedView.frame = CGRect(x: bounds.maxX - 32, y: 8, width: 24, height: 24)
+            takeLabel.frame = CGRect(x: 8, y: bounds.maxY - 24, width: bounds.width - 16, height: 18)
         }
     }
 #endif

@@ -226,7 +226,7 @@ struct Interactive {
                 let side = canvas.isSelected ? "#" : "|"
                 let mark = canvas.index == cursor ? ">" : " "
                 let title = "\(mark)\(canvas.index) \(label(canvas.shows))"
-                let detail = canvas.videoURL.map(TakeName.describe) ?? (canvas.isVisible ? "" : "(offscreen)")
+                let detail = detail(canvas)
                 box[0] += "+" + String(repeating: border, count: width) + "+ "
                 box[1] += side + pad(title, width) + side + " "
                 box[2] += side + pad(" " + detail, width) + side + " "
@@ -254,14 +254,25 @@ struct Interactive {
         Terminal.writeOutput("\u{1B}[H\u{1B}[2J" + text + "\r\n")
     }
 
+    /// The picture's label, then `delete?` when the canvas's undo is armed.
     private func label(_ display: CanvasDisplay) -> String {
-        switch display {
-        case .livePreview: "PREVIEW"
-        case .recording: "REC *"
-        case .cover: "cover"
-        case .playback: "playing"
-        case .addButton: "+ add"
-        }
+        let picture =
+            switch display.picture {
+            case .livePreview: "PREVIEW"
+            case .recording: "REC *"
+            case .cover: "cover"
+            case .playback: "playing"
+            case .addButton: "+ add"
+            }
+        return display.take?.isUndoArmed == true ? picture + " delete?" : picture
+    }
+
+    /// The take's first file, with its segment count and length when it has several segments (`a.mov 2x 3.5s`).
+    private func detail(_ canvas: SimulationCanvas) -> String {
+        guard let videoURL = canvas.videoURL else { return canvas.isVisible ? "" : "(offscreen)" }
+        let name = TakeName.describe(videoURL)
+        guard let take = canvas.shows.take, take.segmentCount > 1 else { return name }
+        return "\(name) \(take.segmentCount)x \(TakeLength.describe(take.length))"
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

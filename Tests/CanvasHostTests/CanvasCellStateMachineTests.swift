@@ -178,7 +178,7 @@ struct CanvasCellStateMachineTests {
                 }
             case .recordingFlips:
                 let showsTake: Bool
-                switch machine.bound?.display {
+                switch machine.bound?.display.picture {
                 case .cover?, .playback?: showsTake = true
                 default: showsTake = false
                 }
@@ -246,7 +246,8 @@ struct CanvasCellStateMachineTests {
             guard !stale else { return }
             let values = values(of: Self.models[index])
             let expected = CanvasDisplay(
-                status: values.status, videoURL: values.videoURL, boardIsRecording: values.boardIsRecording)
+                status: values.status, videoURL: values.videoURL, take: values.take,
+                boardIsRecording: values.boardIsRecording)
             if display != expected {
                 problems.append("\(event): shows \(String(describing: display)), not \(expected)")
             }
@@ -261,7 +262,7 @@ struct CanvasCellStateMachineTests {
                 problems.append("\(event): request \(number) for an old take still runs")
             }
             // A current take shown as a cover has been asked for.
-            if case .cover(let take) = expected, !asked.values.contains(take) {
+            if case .cover(let take) = expected.picture, !asked.values.contains(take) {
                 problems.append("\(event): the cover of \(take.lastPathComponent) was never asked for")
             }
         }

@@ -22,18 +22,18 @@ struct CanvasCellViewModelTests {
         let viewModel = CanvasCellViewModel(log: log)
         #expect(viewModel.display == nil)
         viewModel.bind(to: board.canvases[1], on: board)
-        #expect(viewModel.display == .addButton)
+        #expect(viewModel.display?.picture == .addButton)
         #expect(log.entries.isEmpty)
         #expect(!viewModel.isObserving)
 
         viewModel.startObserving()
         #expect(
             log.entries.map(\.description) == [
-                "registered #1.status in willDisplay", "registered #1.isSelected in willDisplay",
-                "registered #1.videoURL in willDisplay", "registered board.isRecording in willDisplay",
+                "registered #1.status in willDisplay", "registered #1.segments in willDisplay",
+                "registered #1.isUndoArmed in willDisplay", "registered board.isRecording in willDisplay",
             ])
         _ = board.send(.tap(1))
-        #expect(viewModel.display == .livePreview)
+        #expect(viewModel.display?.picture == .livePreview)
 
         viewModel.startObserving(in: .willDisplay)
         #expect(log.entries.count == 4, "a repeated start registers nothing")
@@ -60,10 +60,10 @@ struct CanvasCellViewModelTests {
             coverToken.invalidate()
         }
         viewModel.bind(to: board.canvases[0], on: board)
-        #expect(viewModel.display == .cover(URL(fileURLWithPath: "/takes/a.mov")))
+        #expect(viewModel.display?.picture == .cover(URL(fileURLWithPath: "/takes/a.mov")))
         #expect(viewModel.cover != nil)
         _ = board.send(.tap(0))
-        #expect(viewModel.display == .livePreview)
+        #expect(viewModel.display?.picture == .livePreview)
         viewModel.unbind()
         #expect(viewModel.display == nil)
         #expect(viewModel.cover == nil)
@@ -75,12 +75,12 @@ struct CanvasCellViewModelTests {
         let viewModel = CanvasCellViewModel()
         viewModel.bind(to: board.canvases[0], on: board)
         _ = board.send(.tap(0))
-        #expect(viewModel.display == .addButton)
+        #expect(viewModel.display?.picture == .addButton)
         viewModel.startObserving()
-        #expect(viewModel.display == .livePreview)
+        #expect(viewModel.display?.picture == .livePreview)
         let before = viewModel.recomputations
         _ = board.send(.tap(1))
-        #expect(viewModel.display == .addButton)
+        #expect(viewModel.display?.picture == .addButton)
         #expect(viewModel.recomputations > before)
     }
 
@@ -95,9 +95,9 @@ struct CanvasCellViewModelTests {
         let rebinds = log.entries.filter { $0.hook == .rebind }.map(\.description)
         #expect(
             rebinds == [
-                "removed #0.status in rebind", "removed #0.isSelected in rebind", "removed #0.videoURL in rebind",
-                "registered #2.status in rebind", "registered #2.isSelected in rebind",
-                "registered #2.videoURL in rebind",
+                "removed #0.status in rebind", "removed #0.segments in rebind", "removed #0.isUndoArmed in rebind",
+                "registered #2.status in rebind", "registered #2.segments in rebind",
+                "registered #2.isUndoArmed in rebind",
             ])
         #expect(ObservationDiagnostics.liveObservations(of: board.canvases[0]).isEmpty)
         #expect(ObservationDiagnostics.liveObservations(of: board.canvases[2]).count == 3)
@@ -114,12 +114,12 @@ struct CanvasCellViewModelTests {
         let viewModel = CanvasCellViewModel()
         viewModel.bind(to: board.canvases[0], on: board)
         viewModel.startObserving()
-        #expect(viewModel.display == .cover(url))
+        #expect(viewModel.display?.picture == .cover(url))
         _ = board.send(.tap(1))
         _ = board.send(.record)
-        #expect(viewModel.display == .playback(url))
+        #expect(viewModel.display?.picture == .playback(url))
         _ = board.send(.cancel)
-        #expect(viewModel.display == .cover(url))
+        #expect(viewModel.display?.picture == .cover(url))
     }
 
     @Test("one cover request per take, with the cell's maximum size; the cover reaches the cell")
@@ -138,7 +138,7 @@ struct CanvasCellViewModelTests {
         covers.completeAll()
         #expect(viewModel.cover == FakeCoverProvider.image(for: url))
         #expect(cell.shownCover == FakeCoverProvider.image(for: url))
-        #expect(cell.shownDisplay == .cover(url))
+        #expect(cell.shownDisplay?.picture == .cover(url))
     }
 
     @Test("the cover request is cancelled when the take changes or the view-model is unbound, not when display ends")
@@ -168,7 +168,7 @@ struct CanvasCellViewModelTests {
 
         // Deleting the take drops the cover.
         _ = board.send(.delete(0))
-        #expect(viewModel.display == .addButton)
+        #expect(viewModel.display?.picture == .addButton)
         #expect(viewModel.cover == nil)
 
         // Unbinding cancels a request in flight.
@@ -205,7 +205,7 @@ struct CanvasCellViewModelTests {
         failing.bind(to: board.canvases[0], on: board)
         #expect(failing.cover == nil)
         #expect(failing.coverError == "not a video")
-        #expect(failing.display == .cover(url))
+        #expect(failing.display?.picture == .cover(url))
     }
 }
 
@@ -238,7 +238,7 @@ struct DisplayLifecycleBinderTests {
         _ = board.send(.tap(0))
         binder.screenDidAppear()
         #expect(binder.log.liveCount == 4)
-        #expect(cell.shownDisplay == .livePreview, "re-derived on appear")
+        #expect(cell.shownDisplay?.picture == .livePreview, "re-derived on appear")
         #expect(binder.log.violations.isEmpty)
     }
 
@@ -360,7 +360,7 @@ struct LateViewModelCellTests {
         binder.willDisplay(cell, at: 1)
         #expect(binder.log.liveCount == 4)
         board.send(.tap(1))
-        #expect(cell.viewModel?.display == .livePreview)
+        #expect(cell.viewModel?.display?.picture == .livePreview)
         binder.didEndDisplaying(cell, at: 1)
         #expect(binder.log.liveCount == 0)
         #expect(binder.log.violations.isEmpty)
@@ -383,9 +383,9 @@ struct CanvasCellDrawingTests {
             viewModel.bind(to: board.canvases[0], on: board)
             viewModel.bind(to: board.canvases[1], on: board)
         }
-        #expect(viewModel.display == .addButton)
+        #expect(viewModel.display?.picture == .addButton)
         #expect(cell.redrawCount == 3, "nil, then the cover, then the add button")
-        #expect(cell.shownDisplay == .addButton)
+        #expect(cell.shownDisplay?.picture == .addButton)
     }
 }
 

@@ -42,8 +42,8 @@ struct LifecycleConcurrencyTests {
             go.store(round, ordering: .releasing)
             viewModel.startObserving()
             while done.load(ordering: .acquiring) != round {}
-            let expected: CanvasDisplay = board.isRecording ? .playback(url) : .cover(url)
-            if viewModel.display != expected, stale.count < 3 {
+            let expected: CanvasDisplay.Picture = board.isRecording ? .playback(url) : .cover(url)
+            if viewModel.display?.picture != expected, stale.count < 3 {
                 stale.append("round \(round): shows \(String(describing: viewModel.display)), board says \(expected)")
             }
         }

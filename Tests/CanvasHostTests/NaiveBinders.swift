@@ -77,7 +77,8 @@ final class NaiveSource: CollectionHostDataSource, CollectionHostDelegate {
         switch keyPath {
         case "status": observer.observe(model, \.status, options: []) { model, _ in handler(model) }
         case "isSelected": observer.observe(model, \.isSelected, options: []) { model, _ in handler(model) }
-        default: observer.observe(model, \.videoURL, options: []) { model, _ in handler(model) }
+        case "isUndoArmed": observer.observe(model, \.isUndoArmed, options: []) { model, _ in handler(model) }
+        default: observer.observe(model, \.segments, options: []) { model, _ in handler(model) }
         }
         table[tableKey(model, keyPath), default: []].append(observer)
         cell.registeredKeyPaths.insert(keyPath)

@@ -60,13 +60,13 @@ struct ObservationTrackingTests {
         viewModel.bind(to: board.canvases[0], on: board)
         viewModel.startObserving()
         let view = Renders()
-        #expect(view.track { viewModel.display } == .addButton)
+        #expect(view.track { viewModel.display?.picture } == .addButton)
         _ = board.send(.tap(0))
         #expect(view.changes == 1)
-        #expect(view.track { viewModel.display } == .livePreview)
+        #expect(view.track { viewModel.display?.picture } == .livePreview)
         _ = board.send(.tap(1))
         #expect(view.changes == 2)
-        #expect(viewModel.display == .addButton)
+        #expect(viewModel.display?.picture == .addButton)
         viewModel.stopObserving()
     }
 

@@ -13,12 +13,12 @@ struct PreviewPlacementRuleTests {
     @Test("the preview is in the displayed cell showing live preview or recording, and moves out before it moves in")
     func followsTheCanvas() {
         var placement = PreviewPlacement<String>()
-        #expect(placement.cell("a", shows: first, display: .livePreview) == nil, "not displayed yet")
+        #expect(placement.cell("a", shows: first, display: CanvasDisplay(picture: .livePreview)) == nil, "not displayed yet")
         #expect(placement.cellWillDisplay("a") == .init(from: nil, to: "a"))
         #expect(placement.cellWillDisplay("b") == nil)
-        #expect(placement.cell("b", shows: second, display: .addButton) == nil)
-        #expect(placement.cell("a", shows: first, display: .addButton) == .init(from: "a", to: nil))
-        #expect(placement.cell("b", shows: second, display: .recording) == .init(from: nil, to: "b"))
+        #expect(placement.cell("b", shows: second, display: CanvasDisplay(picture: .addButton)) == nil)
+        #expect(placement.cell("a", shows: first, display: CanvasDisplay(picture: .addButton)) == .init(from: "a", to: nil))
+        #expect(placement.cell("b", shows: second, display: CanvasDisplay(picture: .recording)) == .init(from: nil, to: "b"))
         #expect(placement.hostCanvas == second)
     }
 
@@ -26,7 +26,7 @@ struct PreviewPlacementRuleTests {
     func outAndBackIn() {
         var placement = PreviewPlacement<String>()
         _ = placement.cellWillDisplay("a")
-        _ = placement.cell("a", shows: first, display: .livePreview)
+        _ = placement.cell("a", shows: first, display: CanvasDisplay(picture: .livePreview))
         #expect(placement.cellDidEndDisplaying("a") == .init(from: "a", to: nil))
         #expect(placement.cellWillDisplay("a") == .init(from: nil, to: "a"))
         #expect(placement.screenWillDisappear() == .init(from: "a", to: nil))
@@ -40,9 +40,9 @@ struct PreviewPlacementRuleTests {
     @Test("two displayed cells showing the previewing canvas: the one displayed last hosts it")
     func latestWins() {
         var placement = PreviewPlacement<String>()
-        _ = placement.cell("old", shows: first, display: .livePreview)
+        _ = placement.cell("old", shows: first, display: CanvasDisplay(picture: .livePreview))
         _ = placement.cellWillDisplay("old")
-        _ = placement.cell("new", shows: first, display: .livePreview)
+        _ = placement.cell("new", shows: first, display: CanvasDisplay(picture: .livePreview))
         #expect(placement.cellWillDisplay("new") == .init(from: "old", to: "new"))
         #expect(placement.cellDidEndDisplaying("new") == .init(from: "new", to: "old"))
     }

@@ -57,7 +57,7 @@ struct RecomputePerEventTests {
         }
         // When canvas 0's cell shows the preview, its observer moves the preview on to canvas 2.
         let token = cells[0].observe(\.display, options: [.new]) { _, change in
-            if change.newValue == .livePreview { board.send(.tap(2)) }
+            if change.newValue??.picture == .livePreview { board.send(.tap(2)) }
         }
         defer { token.invalidate() }
         #expect(derivations(of: .tap(0), on: board, cells: cells) == [0: 2, 2: 1])

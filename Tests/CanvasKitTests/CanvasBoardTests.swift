@@ -139,7 +139,7 @@ struct CanvasBoardTests {
             recorder.entries == [
                 .status(id, old: .inPreview, new: .recording), .recording(old: false, new: true),
             ])
-        #expect(board.display(at: 1) == .playback(Boards.take("1.mov")))
+        #expect(board.display(at: 1).picture == .playback(Boards.take("1.mov")))
         recorder.reset()
         let url = Boards.take("new.mov")
         board.send(.stop(url))
@@ -149,7 +149,7 @@ struct CanvasBoardTests {
                 .recording(old: true, new: false),
             ])
         #expect(board.model(at: 0).videoURL == url)
-        #expect(board.display(at: 1) == .cover(Boards.take("1.mov")))
+        #expect(board.display(at: 1).picture == .cover(Boards.take("1.mov")))
     }
 
     @Test("During a tap no observer ever sees two canvases holding the preview")

@@ -76,7 +76,7 @@ struct CanvasScreenAdapterProtocolTests {
         #expect(collectionView.adapter === adapter)
         #expect(adapter.numberOfItems(inSection: 0) == 3)
         let cell = collectionView.show(1)
-        #expect((cell as? RecordingCell)?.display == .addButton)
+        #expect((cell as? RecordingCell)?.display?.picture == .addButton)
     }
 
     @Test("add and remove become one batch update each, in (section 0, item) index paths; never a reload")

@@ -16,16 +16,16 @@ struct ProductRequirementTests {
         _ = board.handle(.tap(0))
         _ = board.handle(.record)
         _ = board.handle(.stop(Boards.take("a.mov")))
-        #expect(board.display(at: 0) == .livePreview)
+        #expect(board.display(at: 0).picture == .livePreview)
         _ = board.handle(.tap(1))
-        #expect(board.display(at: 0) == .cover(Boards.take("a.mov")))
+        #expect(board.display(at: 0).picture == .cover(Boards.take("a.mov")))
         _ = board.handle(.tap(1))
-        #expect(board.display(at: 0) == .cover(Boards.take("a.mov")))
+        #expect(board.display(at: 0).picture == .cover(Boards.take("a.mov")))
 
         for state in Self.allStates where !state.isRecording {
             for index in state.indices where !state[index].isSelected {
                 if let take = state.videoURL(at: index) {
-                    #expect(state.display(at: index) == .cover(take), "\(state)")
+                    #expect(state.display(at: index).picture == .cover(take), "\(state)")
                 }
             }
         }
@@ -69,7 +69,7 @@ struct ProductRequirementTests {
                     #expect(next[index] == state[index])
                     #expect(next.display(at: index) == state.display(at: index))
                 }
-                #expect(next.display(at: target) == .livePreview)
+                #expect(next.display(at: target).picture == .livePreview)
                 #expect(next[selection.index].status == .noPreview)
             }
         }
@@ -79,7 +79,7 @@ struct ProductRequirementTests {
     func canvasWithNoTakeNotPreviewingShowsAddButton() throws {
         for state in Self.allStates {
             for index in state.indices where state.videoURL(at: index) == nil && state[index].status == .noPreview {
-                #expect(state.display(at: index) == .addButton)
+                #expect(state.display(at: index).picture == .addButton)
                 #expect(!state.display(at: index).isHighlighted)
             }
         }
@@ -91,26 +91,52 @@ struct CanvasDisplayTests {
     @Test("Display follows the rules table for every status, take and board recording flag")
     func derivation() {
         let take = Boards.take("a.mov")
+        let segments = [TakeSegment(url: take, duration: 2)]
         for boardIsRecording in [false, true] {
-            #expect(
-                CanvasDisplay(status: .inPreview, videoURL: take, boardIsRecording: boardIsRecording) == .livePreview)
-            #expect(
-                CanvasDisplay(status: .inPreview, videoURL: nil, boardIsRecording: boardIsRecording) == .livePreview)
-            #expect(CanvasDisplay(status: .recording, videoURL: take, boardIsRecording: boardIsRecording) == .recording)
-            #expect(CanvasDisplay(status: .noPreview, videoURL: nil, boardIsRecording: boardIsRecording) == .addButton)
+            for shown in [segments, []] {
+                let preview = CanvasDisplay(
+                    status: .inPreview, segments: shown, isUndoArmed: false, boardIsRecording: boardIsRecording)
+                #expect(preview.picture == .livePreview)
+                let recording = CanvasDisplay(
+                    status: .recording, segments: shown, isUndoArmed: false, boardIsRecording: boardIsRecording)
+                #expect(recording.picture == .recording)
+            }
+            let empty = CanvasDisplay(status: .noPreview, segments: [], isUndoArmed: false, boardIsRecording: false)
+            #expect(empty == CanvasDisplay(picture: .addButton))
         }
-        #expect(CanvasDisplay(status: .noPreview, videoURL: take, boardIsRecording: false) == .cover(take))
-        #expect(CanvasDisplay(status: .noPreview, videoURL: take, boardIsRecording: true) == .playback(take))
+        let cover = CanvasDisplay(status: .noPreview, segments: segments, isUndoArmed: false, boardIsRecording: false)
+        #expect(cover.picture == .cover(take))
+        let playback = CanvasDisplay(status: .noPreview, segments: segments, isUndoArmed: false, boardIsRecording: true)
+        #expect(playback.picture == .playback(take))
+    }
+
+    @Test("The display says how many segments and how long the take is, and whether its undo is armed")
+    func takeSummary() {
+        let segments = [
+            TakeSegment(url: Boards.take("a.mov"), duration: 1.5), TakeSegment(url: Boards.take("b.mov"), duration: 2),
+        ]
+        let display = CanvasDisplay(status: .noPreview, segments: segments, isUndoArmed: true, boardIsRecording: false)
+        #expect(display.take == CanvasDisplay.Take(segmentCount: 2, length: 3.5, isUndoArmed: true))
+        #expect(display.description == "cover a.mov (2 segments, 3.5s, delete the last segment?)")
+        let one = CanvasDisplay(
+            status: .inPreview, segments: [segments[0]], isUndoArmed: false, boardIsRecording: false)
+        #expect(one.take == CanvasDisplay.Take(segmentCount: 1, length: 1.5, isUndoArmed: false))
+        #expect(one.description == "livePreview (1 segment, 1.5s)")
+        // Each part of the summary makes a different display, so a cell that redraws on a change redraws.
+        #expect(display != CanvasDisplay(picture: display.picture, take: .init(segmentCount: 2, length: 3.5, isUndoArmed: false)))
+        #expect(display != CanvasDisplay(picture: display.picture, take: .init(segmentCount: 1, length: 3.5, isUndoArmed: true)))
+        #expect(display != CanvasDisplay(picture: display.picture, take: .init(segmentCount: 2, length: 3, isUndoArmed: true)))
     }
 
     @Test("Names are the canvas-sim JSON vocabulary and only previews are highlighted")
     func namesAndHighlight() {
         let take = Boards.take("a.mov")
-        let all: [CanvasDisplay] = [.livePreview, .recording, .cover(take), .playback(take), .addButton]
+        let pictures: [CanvasDisplay.Picture] = [.livePreview, .recording, .cover(take), .playback(take), .addButton]
+        let all = pictures.map { CanvasDisplay(picture: $0) }
         #expect(all.map(\.name) == ["livePreview", "recording", "cover", "playback", "addButton"])
         #expect(all.map(\.isHighlighted) == [true, true, false, false, false])
         #expect(Set(all.map(\.kind)) == Set(CanvasDisplay.Kind.allCases))
-        #expect(CanvasDisplay.cover(take).description == "cover a.mov")
+        #expect(CanvasDisplay(picture: .cover(take)).description == "cover a.mov")
         #expect(CanvasStatus.allCases.map(\.rawValue) == ["noPreview", "inPreview", "recording"])
     }
 
@@ -119,8 +145,8 @@ struct CanvasDisplayTests {
         var board = Boards.board("t.t")
         _ = board.handle(.tap(1))
         _ = board.handle(.record)
-        #expect(board.displays == [.playback(Boards.take("0.mov")), .recording, .playback(Boards.take("2.mov"))])
+        #expect(board.displays.map(\.picture) == [.playback(Boards.take("0.mov")), .recording, .playback(Boards.take("2.mov"))])
         _ = board.handle(.stop(Boards.take("new.mov")))
-        #expect(board.displays == [.cover(Boards.take("0.mov")), .livePreview, .cover(Boards.take("2.mov"))])
+        #expect(board.displays.map(\.picture) == [.cover(Boards.take("0.mov")), .livePreview, .cover(Boards.take("2.mov"))])
     }
 }

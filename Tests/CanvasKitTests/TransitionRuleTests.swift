@@ -32,7 +32,7 @@ struct TransitionRuleTests {
     func tapSelectedDeselects() throws {
         let (next, effects) = try accepted(Boards.board(".t", selection: .init(index: 1, phase: .inPreview)), .tap(1))
         #expect(next.selection == nil)
-        #expect(next.display(at: 1) == .cover(Boards.take("1.mov")))
+        #expect(next.display(at: 1).picture == .cover(Boards.take("1.mov")))
         #expect(effects == [.detachPreview(from: 1)])
     }
 

@@ -75,8 +75,8 @@ struct BoardSimulationTests {
     func scrolling() throws {
         let (simulation, steps) = try run("tap 7; scroll 7; scroll 9; scroll 0", cells: 8, visible: 3)
         #expect(steps[0].canvases[7].isVisible == false)
-        #expect(steps[0].canvases[7].shows == .livePreview)
-        #expect(steps[1].canvases[7].isVisible && steps[1].canvases[7].shows == .livePreview)
+        #expect(steps[0].canvases[7].shows.picture == .livePreview)
+        #expect(steps[1].canvases[7].isVisible && steps[1].canvases[7].shows.picture == .livePreview)
         #expect(steps[1].visibleRange == 5..<8)
         #expect(steps[2].isAccepted == false)
         #expect(steps[3].cellsMade == 3 && steps[3].cellsReused == 6)
@@ -90,7 +90,7 @@ struct BoardSimulationTests {
         #expect(simulation.screen.binder.log.liveCount == 16)
         #expect(steps[1].canvases.allSatisfy { !$0.isVisible })
         #expect(steps[2].isAccepted == false && steps[4].isAccepted == false)
-        #expect(steps[3].canvases[2].isVisible && steps[3].canvases[2].shows == .livePreview)
+        #expect(steps[3].canvases[2].isVisible && steps[3].canvases[2].shows.picture == .livePreview)
         #expect(simulation.summary.staleCells == 0)
     }
 
@@ -101,7 +101,7 @@ struct BoardSimulationTests {
             "tap 0; record; stop a.mov; tap 1; record; stop broken.mov; tap 2; record; stop; tap 2", provider: provider)
         #expect(steps[2].canvases[0].cover?.width == 4, "prepared on coverWanted, before any cell shows it")
         #expect(
-            steps[3].canvases[0].shows
+            steps[3].canvases[0].shows.picture
                 == .cover(URL(fileURLWithPath: "a.mov", relativeTo: URL(fileURLWithPath: "/clips/"))))
         #expect(steps[3].canvases[0].cover?.height == 2)
         #expect(steps[5].coverFailures.map(\.reason) == ["broken.mov: not a media file"], "the path as written")
@@ -126,10 +126,11 @@ struct BoardSimulationTests {
 
 @Suite("BoardPicture: the board as a grid of tiles")
 struct BoardPictureTests {
-    private func canvas(_ index: Int, _ shows: CanvasDisplay, selected: Bool = false, cover: CoverImage? = nil)
-        -> SimulationCanvas
-    {
-        SimulationCanvas(
+    private func canvas(
+        _ index: Int, _ picture: CanvasDisplay.Picture, selected: Bool = false, cover: CoverImage? = nil
+    ) -> SimulationCanvas {
+        let shows = CanvasDisplay(picture: picture)
+        return SimulationCanvas(
             index: index, status: selected ? .inPreview : .noPreview, isSelected: selected, videoURL: shows.videoURL,
             shows: shows, isVisible: true, takeIsSimulated: false, cover: cover, coverError: nil)
     }

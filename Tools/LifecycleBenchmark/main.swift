@@ -132,7 +132,7 @@ let bareHost = CollectionHost(dataSource: bareSource, configuration: .init(viewp
 bareHost.screenDidAppear()
 let bareScroll = bestTime(operations: 2 * scrollSteps) { scrollEndToEnd { bareHost.scroll(toOffset: $0) } }
 
-/// The floor of a scroll step for any design that observes only displayed cells: one cell stops observing its 4 keys
+/// The floor of a scroll step for any design that observes only displayed cells: one cell stops observing its keys
 /// and another starts, through Observing's `KeyValueObserver` alone.
 let floorBoard = CanvasBoard(canvasCount: 2)
 let floorModel = floorBoard.canvases[1]

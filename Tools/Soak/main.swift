@@ -162,10 +162,11 @@ func check(_ step: SimulationStep, _ simulation: BoardSimulation) {
     failures.check(step.canvases.count == state.count, "step \(steps): \(step.canvases.count) canvases reported")
     for canvas in step.canvases where canvas.isVisible {
         let expected = CanvasDisplay(
-            status: canvas.status, videoURL: canvas.videoURL, boardIsRecording: simulation.board.isRecording)
+            status: canvas.status, segments: canvas.segments, isUndoArmed: canvas.isUndoArmed,
+            boardIsRecording: simulation.board.isRecording)
         failures.check(canvas.shows == expected, "step \(steps): canvas \(canvas.index) shows \(canvas.shows)")
         // A visible cover of a good file has arrived once the step has settled.
-        if case .cover(let video) = canvas.shows, !brokenTakes.contains(video.standardizedFileURL) {
+        if case .cover(let video) = canvas.shows.picture, !brokenTakes.contains(video.standardizedFileURL) {
             failures.check(
                 canvas.cover != nil, "step \(steps): canvas \(canvas.index) shows no cover for \(video.path)")
             coversShown += 1

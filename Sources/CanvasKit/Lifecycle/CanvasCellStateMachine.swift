@@ -1,9 +1,12 @@
 import Foundation
 
-/// What a derivation of a cell's display reads: the bound model's status and take, and whether the board records.
+/// What a derivation of a cell's display reads: the bound model's status, take and undo arming, and whether the board
+/// records.
 struct CanvasCellValues: Sendable, Hashable {
     var status: CanvasStatus
     var videoURL: URL?
+    /// The take's segment count, length and undo arming (nil without a take).
+    var take: CanvasDisplay.Take? = nil
     var boardIsRecording: Bool
 }
 
@@ -236,7 +239,7 @@ struct CanvasCellStateMachine: Sendable {
 
     /// The board's `isRecording` changed: only a canvas that shows its take (as a cover, or playing) depends on it.
     mutating func boardRecordingChanged(read: (Binding) -> CanvasCellValues) -> Actions {
-        switch bound?.display {
+        switch bound?.display.picture {
         case .cover?, .playback?: modelChanged(read: read)
         default: .none
         }
@@ -303,7 +306,8 @@ struct CanvasCellStateMachine: Sendable {
     private var needsPublication: Bool { true }
 
     private static func display(_ values: CanvasCellValues) -> CanvasDisplay {
-        CanvasDisplay(status: values.status, videoURL: values.videoURL, boardIsRecording: values.boardIsRecording)
+        CanvasDisplay(
+            status: values.status, videoURL: values.videoURL, take: values.take, boardIsRecording: values.boardIsRecording)
     }
 
     /// Re-derives the bound canvas's display from `read`, then brings the cover request and the publications in line.
@@ -326,7 +330,7 @@ struct CanvasCellStateMachine: Sendable {
             if case .requested(_, _, let request) = bound.cover { actions.cancel = request }
             self.bound!.cover = .none
         }
-        guard requestsCovers, case .cover(let take) = bound.display, case .none = self.bound!.cover else { return }
+        guard requestsCovers, case .cover(let take) = bound.display.picture, case .none = self.bound!.cover else { return }
         let number = nextRequestNumber
         nextRequestNumber += 1
         self.bound!.cover = .requested(take: take, number: number, request: nil)

@@ -9,7 +9,8 @@ import Observing
 /// Binding and observing are separate on purpose:
 /// - ``bind(to:on:)`` (from `cellForItem`) remembers the model and computes the display once; it registers nothing.
 /// - ``startObserving(in:)`` (from `willDisplay` and `screenDidAppear`) registers the observations: the model's
-///   `status`, `isSelected` and `videoURL`, and the board's `isRecording` (a canvas with a take shows its cover, or its
+///   `status`, `segments` (the take: the cover is its first segment's, and the display says how many segments and how
+///   long the take is) and `isUndoArmed`, and the board's `isRecording` (a canvas with a take shows its cover, or its
 ///   take playing while another canvas records).
 /// - ``stopObserving(in:)`` (from `didEndDisplaying` and `screenWillDisappear`) removes them.
 /// - ``unbind(in:)`` (from `prepareForReuse`) removes them, cancels the cover request and forgets the model.
@@ -26,7 +27,8 @@ import Observing
 ///
 /// One board event makes one derivation per view-model: the board writes an event's changes in one observation
 /// transaction, so the first notification already reads every value the event wrote (a tap that selects a canvas
-/// writes its `isSelected` and its `status`; the cell derives once, from both) and the others find nothing new.
+/// writes its `isSelected` and its `status`, a `stop` its `segments` and `videoURL`; the cell derives once, from all of
+/// them) and the others find nothing new.
 ///
 /// The decisions are a value, `CanvasCellStateMachine` (events in, actions out); this class only carries out its
 /// actions: registrations, cover requests and the writes of ``display`` and ``cover``.
@@ -148,8 +150,10 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
 
     /// Reads what a derivation needs; called under the machine's lock, which orders derivations.
     private static func read(_ binding: CanvasCellStateMachine.Binding) -> CanvasCellValues {
-        CanvasCellValues(
-            status: binding.model.status, videoURL: binding.model.videoURL,
+        let model = binding.model
+        return CanvasCellValues(
+            status: model.status, videoURL: model.videoURL,
+            take: CanvasDisplay.Take(segments: model.segments, isUndoArmed: model.isUndoArmed),
             boardIsRecording: binding.board.isRecording)
     }
 
@@ -280,11 +284,14 @@ struct ObservedKey<Object: KeyValueObservable>: Sendable {
 }
 
 extension CanvasCellViewModel {
-    /// What a cell observes on its canvas: everything its display and cover are derived from.
+    /// What a cell observes on its canvas: everything its display and cover are derived from. The board writes an
+    /// event's changes in one transaction, and writes `status` whenever it writes `isSelected` (selected exactly when
+    /// previewing) and `segments` whenever it writes `videoURL` (the first segment's file), so those two need no
+    /// observation of their own.
     static let modelKeys: [ObservedKey<CanvasModel>] = [
         ObservedKey("status", \.status) { $0.modelDidChange() },
-        ObservedKey("isSelected", \.isSelected) { $0.modelDidChange() },
-        ObservedKey("videoURL", \.videoURL) { $0.modelDidChange() },
+        ObservedKey("segments", \.segments) { $0.modelDidChange() },
+        ObservedKey("isUndoArmed", \.isUndoArmed) { $0.modelDidChange() },
     ]
 
     /// What a cell observes on the board: a canvas with a take shows it playing while another canvas records.

@@ -73,7 +73,7 @@ public final class CanvasModel: KeyValueObservable, Identifiable, Sendable, Cust
 
     /// What the canvas shows, given whether some canvas on the board is recording (`CanvasBoard.isRecording`).
     public func display(boardIsRecording: Bool) -> CanvasDisplay {
-        CanvasDisplay(status: status, videoURL: videoURL, boardIsRecording: boardIsRecording)
+        CanvasDisplay(status: status, segments: segments, isUndoArmed: isUndoArmed, boardIsRecording: boardIsRecording)
     }
 
     /// The snapshot's description, e.g. `#2 inPreview selected take=a.mov`.

@@ -41,7 +41,7 @@ public struct CanvasState: Sendable, Hashable, Identifiable, CustomStringConvert
 
     /// What the canvas shows, given whether some canvas on the board is recording.
     public func display(boardIsRecording: Bool) -> CanvasDisplay {
-        CanvasDisplay(status: status, videoURL: videoURL, boardIsRecording: boardIsRecording)
+        CanvasDisplay(status: status, segments: segments, isUndoArmed: isUndoArmed, boardIsRecording: boardIsRecording)
     }
 
     /// For example `#2 inPreview selected take=a.mov` or `#1 noPreview take=a.mov+b.mov undo armed`.

@@ -80,11 +80,11 @@ public struct BoardPicture: Sendable, Hashable {
     private mutating func drawTile(_ canvas: SimulationCanvas, x: Int, y: Int) {
         let w = Self.tileWidth
         let h = Self.tileHeight
-        switch canvas.shows {
+        switch canvas.shows.picture {
         case .livePreview, .recording:
             fill(x: x, y: y, width: w, height: h, Self.preview)
             drawCamera(centerX: x + w / 2, centerY: y + h / 2)
-            if canvas.shows == .recording {
+            if canvas.shows.picture == .recording {
                 disc(centerX: x + 18, centerY: y + 18, radius: 9, Self.recordingDot)
             }
         case .cover, .playback:

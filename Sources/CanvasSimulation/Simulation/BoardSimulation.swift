@@ -224,7 +224,8 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
                 canvas.isVisible
                     && canvas.shows
                         != CanvasDisplay(
-                            status: canvas.status, videoURL: canvas.videoURL, boardIsRecording: board.isRecording)
+                            status: canvas.status, segments: canvas.segments, isUndoArmed: canvas.isUndoArmed,
+                            boardIsRecording: board.isRecording)
             }.count
         let statistics = screen.host.statistics
         let state = board.state
@@ -291,7 +292,7 @@ public final class BoardSimulation: @MainActor CanvasEffectPerformer {
         }
         return SimulationCanvas(
             index: index, status: model.status, isSelected: model.isSelected, videoURL: model.videoURL,
-            shows: CanvasDisplay(status: model.status, videoURL: model.videoURL, boardIsRecording: isRecording),
+            shows: model.display(boardIsRecording: isRecording),
             isVisible: false, takeIsSimulated: simulated, cover: key.flatMap { prepared[$0] },
             coverError: key.flatMap { failed[$0] })
     }

@@ -295,7 +295,7 @@ public struct TransitionTable: Sendable {
         return cases.map { phase, index, label in
             let state = board([nil, "a.mov", nil], selection: phase.map { .init(index: 0, phase: $0) })
             let display = state.display(at: index)
-            return DisplayRow(canvas: label, shows: display.description, isHighlighted: display.isHighlighted)
+            return DisplayRow(canvas: label, shows: display.picture.description, isHighlighted: display.isHighlighted)
         }
     }
 }

@@ -62,6 +62,13 @@ open class UIImageView: UIView {
     open var image: UIImage?
 }
 
+/// https://developer.apple.com/documentation/uikit/uilabel
+@MainActor
+open class UILabel: UIView {
+    /// https://developer.apple.com/documentation/uikit/uilabel/text
+    open var text: String?
+}
+
 /// https://developer.apple.com/documentation/uikit/uiscrollview
 @MainActor
 open class UIScrollView: UIView {}
