@@ -141,7 +141,8 @@ enum Output {
         let rows = canvases.map { canvas in
             [
                 String(canvas.index), canvas.status.rawValue, canvas.isSelected ? "yes" : "no",
-                videoColumn(canvas), canvas.shows.name + (canvas.shows.take?.isUndoArmed == true ? " (delete the last segment?)" : ""),
+                videoColumn(canvas),
+                canvas.shows.name + (canvas.shows.take?.isUndoArmed == true ? " (delete the last segment?)" : ""),
                 canvas.isVisible ? "visible" : onScreen ? "offscreen" : "away", coverColumn(canvas),
             ]
         }

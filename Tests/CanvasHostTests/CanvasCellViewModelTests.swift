@@ -257,7 +257,7 @@ struct DisplayLifecycleBinderTests {
         binder.willDisplay(cell, at: 2)
         #expect(
             binder.log.liveRegistrations.map(\.description).sorted() == [
-                "#2.isSelected", "#2.status", "#2.videoURL", "board.isRecording",
+                "#2.isUndoArmed", "#2.segments", "#2.status", "board.isRecording",
             ])
         #expect(ObservationDiagnostics.liveObservations(of: board.canvases[0]).isEmpty)
         #expect(binder.log.violations.isEmpty)

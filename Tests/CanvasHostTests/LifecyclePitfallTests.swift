@@ -80,7 +80,7 @@ struct LifecyclePitfallTests {
         #expect(ours.runAuditingAtEnd(steps).isEmpty)
         #expect(
             naive.runAuditingAtEnd(steps).contains {
-                $0.hasSuffix(".isSelected registered twice (second time in screenDidAppear)")
+                $0.hasSuffix(".segments registered twice (second time in screenDidAppear)")
             })
     }
 

@@ -76,7 +76,6 @@ final class NaiveSource: CollectionHostDataSource, CollectionHostDelegate {
         let observer = log.makeObserver()
         switch keyPath {
         case "status": observer.observe(model, \.status, options: []) { model, _ in handler(model) }
-        case "isSelected": observer.observe(model, \.isSelected, options: []) { model, _ in handler(model) }
         case "isUndoArmed": observer.observe(model, \.isUndoArmed, options: []) { model, _ in handler(model) }
         default: observer.observe(model, \.segments, options: []) { model, _ in handler(model) }
         }

@@ -13,12 +13,17 @@ struct PreviewPlacementRuleTests {
     @Test("the preview is in the displayed cell showing live preview or recording, and moves out before it moves in")
     func followsTheCanvas() {
         var placement = PreviewPlacement<String>()
-        #expect(placement.cell("a", shows: first, display: CanvasDisplay(picture: .livePreview)) == nil, "not displayed yet")
+        #expect(
+            placement.cell("a", shows: first, display: CanvasDisplay(picture: .livePreview)) == nil, "not displayed yet"
+        )
         #expect(placement.cellWillDisplay("a") == .init(from: nil, to: "a"))
         #expect(placement.cellWillDisplay("b") == nil)
         #expect(placement.cell("b", shows: second, display: CanvasDisplay(picture: .addButton)) == nil)
-        #expect(placement.cell("a", shows: first, display: CanvasDisplay(picture: .addButton)) == .init(from: "a", to: nil))
-        #expect(placement.cell("b", shows: second, display: CanvasDisplay(picture: .recording)) == .init(from: nil, to: "b"))
+        #expect(
+            placement.cell("a", shows: first, display: CanvasDisplay(picture: .addButton)) == .init(from: "a", to: nil))
+        #expect(
+            placement.cell("b", shows: second, display: CanvasDisplay(picture: .recording)) == .init(from: nil, to: "b")
+        )
         #expect(placement.hostCanvas == second)
     }
 

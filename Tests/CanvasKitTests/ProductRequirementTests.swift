@@ -123,9 +123,17 @@ struct CanvasDisplayTests {
         #expect(one.take == CanvasDisplay.Take(segmentCount: 1, length: 1.5, isUndoArmed: false))
         #expect(one.description == "livePreview (1 segment, 1.5s)")
         // Each part of the summary makes a different display, so a cell that redraws on a change redraws.
-        #expect(display != CanvasDisplay(picture: display.picture, take: .init(segmentCount: 2, length: 3.5, isUndoArmed: false)))
-        #expect(display != CanvasDisplay(picture: display.picture, take: .init(segmentCount: 1, length: 3.5, isUndoArmed: true)))
-        #expect(display != CanvasDisplay(picture: display.picture, take: .init(segmentCount: 2, length: 3, isUndoArmed: true)))
+        #expect(
+            display
+                != CanvasDisplay(
+                    picture: display.picture, take: .init(segmentCount: 2, length: 3.5, isUndoArmed: false)))
+        #expect(
+            display
+                != CanvasDisplay(picture: display.picture, take: .init(segmentCount: 1, length: 3.5, isUndoArmed: true))
+        )
+        #expect(
+            display
+                != CanvasDisplay(picture: display.picture, take: .init(segmentCount: 2, length: 3, isUndoArmed: true)))
     }
 
     @Test("Names are the canvas-sim JSON vocabulary and only previews are highlighted")
@@ -145,8 +153,12 @@ struct CanvasDisplayTests {
         var board = Boards.board("t.t")
         _ = board.handle(.tap(1))
         _ = board.handle(.record)
-        #expect(board.displays.map(\.picture) == [.playback(Boards.take("0.mov")), .recording, .playback(Boards.take("2.mov"))])
+        #expect(
+            board.displays.map(\.picture) == [
+                .playback(Boards.take("0.mov")), .recording, .playback(Boards.take("2.mov")),
+            ])
         _ = board.handle(.stop(Boards.take("new.mov")))
-        #expect(board.displays.map(\.picture) == [.cover(Boards.take("0.mov")), .livePreview, .cover(Boards.take("2.mov"))])
+        #expect(
+            board.displays.map(\.picture) == [.cover(Boards.take("0.mov")), .livePreview, .cover(Boards.take("2.mov"))])
     }
 }

@@ -307,7 +307,8 @@ struct CanvasCellStateMachine: Sendable {
 
     private static func display(_ values: CanvasCellValues) -> CanvasDisplay {
         CanvasDisplay(
-            status: values.status, videoURL: values.videoURL, take: values.take, boardIsRecording: values.boardIsRecording)
+            status: values.status, videoURL: values.videoURL, take: values.take,
+            boardIsRecording: values.boardIsRecording)
     }
 
     /// Re-derives the bound canvas's display from `read`, then brings the cover request and the publications in line.
@@ -330,7 +331,9 @@ struct CanvasCellStateMachine: Sendable {
             if case .requested(_, _, let request) = bound.cover { actions.cancel = request }
             self.bound!.cover = .none
         }
-        guard requestsCovers, case .cover(let take) = bound.display.picture, case .none = self.bound!.cover else { return }
+        guard requestsCovers, case .cover(let take) = bound.display.picture, case .none = self.bound!.cover else {
+            return
+        }
         let number = nextRequestNumber
         nextRequestNumber += 1
         self.bound!.cover = .requested(take: take, number: number, request: nil)
