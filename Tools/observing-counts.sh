@@ -3,7 +3,10 @@
 #   lines       lines of Swift in Sources/Observing (at most 2,400)
 #   unsafe      non-comment lines in Sources/Observing using Unmanaged, raw or typed unsafe pointers, unowned(unsafe),
 #               @exclusivity(unchecked), nonisolated(unsafe), @unchecked Sendable, withLockUnchecked or
-#               LockedValue(unchecked:) (at most 5; each has a comment proving it safe for every caller)
+#               LockedValue(unchecked:) (at most 5; each has a comment proving it safe for every caller). A call of
+#               pthread_getspecific, pthread_setspecific or pthread_key_create counts too: those hand out or take raw
+#               pointers that the code may leave unspelled (the key's destructor closure takes one), so no line that
+#               converts a slot's pointer escapes the count.
 #   semaphores  non-comment lines in Sources/Observing using DispatchSemaphore (none: a wait blocks on a lock)
 #   registries  files in Observing and CanvasKit that keep their own list of live observations (exactly 1: Observing's
 #               Registry, which diagnostics, KeyValueObserver and CanvasKit's RegistrationLog all read)
@@ -12,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 lines=$(find Sources/Observing -name '*.swift' -exec cat {} + | wc -l)
-unsafe=$(grep -rhE 'Unmanaged|Unsafe(Mutable)?(Raw)?Pointer|unowned\(unsafe\)|@exclusivity\(unchecked\)|nonisolated\(unsafe\)|@unchecked Sendable|withLockUnchecked|unchecked:' \
+unsafe=$(grep -rhE 'Unmanaged|Unsafe(Mutable)?(Raw)?Pointer|unowned\(unsafe\)|@exclusivity\(unchecked\)|nonisolated\(unsafe\)|@unchecked Sendable|withLockUnchecked|unchecked:|pthread_(get|set)specific\(|pthread_key_create\(' \
     Sources/Observing | grep -vcE '^\s*//' || true)
 semaphores=$(grep -rhE 'DispatchSemaphore' Sources/Observing | grep -vcE '^\s*//' || true)
 # A registry: a type that stores observations (or registrations) that are live, found by its stored collection (by

@@ -30,8 +30,6 @@ final class CallGate<Handler: Sendable>: Sendable {
         turns.with { $0.ended }
     }
 
-    // MARK: Turns
-
     /// Makes `turn` the first one, and delivers what was parked for it meanwhile.
     func open(at turn: UInt64, _ context: ThreadContext) {
         delivering.withLock { _ in runParked(from: turn, context) }
@@ -67,8 +65,6 @@ final class CallGate<Handler: Sendable>: Sendable {
         }
     }
 
-    // MARK: Calls
-
     /// Runs `body` with the handler (a handler call) holding `calls`, unless the gate ended.
     func call(_ context: ThreadContext, _ body: (Handler) -> Void) {
         // The frame is opened outside `calls`: when it is the thread's outermost one (a call handed to a queue), the
@@ -87,8 +83,6 @@ final class CallGate<Handler: Sendable>: Sendable {
             return turns.queuedOnMain
         }
     }
-
-    // MARK: End
 
     /// Marks the gate ended, drops the parked deliveries, and waits for a handler call running on another thread.
     /// Returns whether this was the first call.
@@ -124,10 +118,10 @@ private struct Turns {
 /// thread of the observed object's isolation domain: the object's own property is read and written by threads that
 /// hold the object (for an object that is not `Sendable`, its domain; a `Sendable` object's `@Observed` values are
 /// `Sendable`), a delivery and its handler run on the writing thread or a queue (which needs `Sendable` values), and a
-/// chain is evaluated on threads that write one of its links: each link was read from the root, so one that is not
-/// `Sendable` is in the root's domain. Not covered: a `Sendable` link of a root that is not, written from another
-/// domain, has the chain read the root there (Docs/Observing.md tells apps to observe such paths from a `Sendable`
-/// root).
+/// chain is evaluated on threads that write one of its links: any thread may read a `Sendable` root, and a root not
+/// known to be `Sendable` follows no object known to be (`ChainObservation.retarget`), so its links are objects reached
+/// only through it, in its domain. "Known": through an API that requires `Sendable`; an object that claims `@unchecked
+/// Sendable` yet keeps `@Observed` wrappers (not `let`s) is not known to be, which is its own unchecked promise.
 @usableFromInline struct Guarded<State>: ~Copyable, Sendable {
     @usableFromInline let lock: LockedValue<State>
 

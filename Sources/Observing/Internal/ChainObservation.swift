@@ -8,7 +8,8 @@ import Synchronization
 /// Evaluations and calls hold the gate's call lock, one thread at a time: a write made meanwhile on another thread
 /// waits for it, then evaluates again, so the last value reported is the path's value after the last write, and each
 /// call's old value is the previous call's new value (O11). Changes that land before an evaluation are reported
-/// together by it.
+/// together by it. An evaluation reads the root on the thread that wrote a link, so a root not known to be `Sendable`
+/// follows no object known to be, which other threads may write (see `retarget`).
 final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservation {
     private struct Link {
         weak var storage: (any LinkableStorage)?
@@ -25,6 +26,10 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     private let keyPath: KeyPath<Root, Value> & Sendable
     /// The observed object, weakly.
     private let root: WeakReference
+    /// Whether the root is known to be `Sendable`: observed through a call that requires it.
+    private let rootIsSendable: Bool
+    /// Set once a read not followed was reported.
+    private let reportedUnfollowed = Atomic<Bool>(false)
     private let gate: CallGate<Caller<Root, Value>>
     private let state = Guarded(State())
     /// Set once, by the first link's deinit that finds the root gone; read by `isActive` on any thread.
@@ -33,11 +38,12 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
 
     init(
         info: ObservationInfo, keyPath: KeyPath<Root, Value> & Sendable, caller: Caller<Root, Value>, root: Root,
-        onGone: (@Sendable () -> Void)?
+        rootIsSendable: Bool, onGone: (@Sendable () -> Void)?
     ) {
         self.info = info
         self.keyPath = keyPath
         self.root = WeakReference(root)
+        self.rootIsSendable = rootIsSendable
         gate = CallGate(caller)
         self.onGone = onGone
     }
@@ -55,7 +61,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     func start(root: Root, value: Value, reads: [TrackedRead], _ context: ThreadContext, file: () -> Bool) -> Bool {
         var started = true
         gate.call(context) { (caller: Caller<Root, Value>) in
-            let stale = retarget(reads)
+            let stale = retarget(reads, of: root)
             guard file() else {
                 started = false
                 end()
@@ -85,7 +91,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
             guard let root = self.root.object as? Root else { return }
             var reads: [TrackedRead] = []
             let value = context.record(&reads) { root[keyPath: keyPath] }
-            stale = retarget(reads)
+            stale = retarget(reads, of: root)
             let old = state.with { state in
                 defer { state.last = value }
                 return state.last
@@ -106,12 +112,15 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         }
     }
 
-    /// Follows exactly the storages `reads` went through; returns whether one was written since it was read.
-    private func retarget(_ reads: [TrackedRead]) -> Bool {
+    /// Follows the storages `reads` went through; returns whether one was written since it was read. From a root not
+    /// known to be `Sendable`, a read of an object known to be (`TrackedRead.shared`) is not followed, and reported once;
+    /// a root read through the subscript that requires `Sendable` is known to be.
+    private func retarget(_ reads: [TrackedRead], of root: Root) -> Bool {
         let current = state.with { $0.links }
         var kept: [Link] = []
         var stale = false
-        for read in reads {
+        let sendable = rootIsSendable || reads.contains { $0.shared && $0.object === root }
+        for read in reads where sendable || !read.shared {
             let id = ObjectIdentifier(read.storage)
             if kept.contains(where: { $0.id == id }) { continue }
             if current.contains(where: { $0.id == id && $0.storage != nil }) {
@@ -126,6 +135,10 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         }
         state.with { $0.links = kept }
         if gate.hasEnded { removeLinks() }
+        if !sendable && reads.contains(where: \.shared) && !reportedUnfollowed.exchange(true, ordering: .relaxed) {
+            let rootType = String(reflecting: Root.self)
+            ObservationDiagnostics.report(.sharedObjectNotFollowed(objectType: rootType, keyPath: "\(keyPath)"))
+        }
         return stale
     }
 

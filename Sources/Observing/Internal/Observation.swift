@@ -22,7 +22,7 @@ extension AnyObservation {
     func record(observer: ObjectIdentifier? = nil) -> ObservationRecord? {
         guard isActive, let root = rootObject else { return nil }
         return ObservationRecord(
-            objectType: typeName(of: root), objectIdentifier: info.objectIdentifier,
+            objectType: String(reflecting: type(of: root)), objectIdentifier: info.objectIdentifier,
             keyPath: describe(info.keyPath, of: root), options: info.options, delivery: info.delivery,
             ownerType: info.owner?.typeName, ownerIdentifier: info.owner?.identifier, observerIdentifier: observer)
     }
@@ -191,9 +191,4 @@ func propertyName(of storage: AnyObject, in object: AnyObject) -> String {
         mirror = current.superclassMirror
     }
     return "<property>"
-}
-
-/// The fully qualified name of `object`'s type.
-func typeName(of object: AnyObject) -> String {
-    String(reflecting: type(of: object))
 }

@@ -104,13 +104,13 @@ import Observation
     // MARK: Reads
 
     /// The value, read through the property's getter: recorded when a key path is being evaluated on this thread,
-    /// otherwise a Swift Observation access.
-    @inlinable func read<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, Value>)
-        -> Value
-    {
+    /// otherwise a Swift Observation access. `shared`: `instance` is known to be `Sendable`.
+    @inlinable func read<Instance: KeyValueObservable>(
+        _ instance: Instance, _ keyPath: KeyPath<Instance, Value>, shared: Bool = false
+    ) -> Value {
         if let context = ThreadContext.evaluating {
             let (value, writes) = state.with { ($0.value, $0.writes) }
-            context.add(self, instance, keyPath, writes: writes)
+            context.add(self, instance, keyPath, writes: writes, shared: shared)
             return value
         }
         // The access first, then the value: a write after this read tells the registrar, which holds the tracking.

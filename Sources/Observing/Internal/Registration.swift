@@ -4,9 +4,11 @@ extension KeyValueObservable {
     /// lists it (in the registry) before the `.initial` call, and may refuse it: then it ends and nil is returned.
     /// `mayEvaluate` is asked first: false refuses the observation without running any getter. Writes made meanwhile on
     /// this thread (by a deinit the evaluation ran, or by the initial handler) are delivered after the initial call.
+    /// `shared`: the caller requires `Self: Sendable` (a chain then follows other `Sendable` objects).
     func register<Value>(
         _ keyPath: KeyPath<Self, Value> & Sendable, options: ObservationOptions, delivery: ObservationDelivery,
-        caller: Caller<Self, Value>, owner: OwnerDescription? = nil, onGone: (@Sendable () -> Void)? = nil,
+        shared: Bool, caller: Caller<Self, Value>, owner: OwnerDescription? = nil,
+        onGone: (@Sendable () -> Void)? = nil,
         mayEvaluate: () -> Bool = { true }, file: (any AnyObservation) -> Bool = { Registry.insert($0, pair: nil) }
     ) -> (any AnyObservation)? {
         guard mayEvaluate() else { return nil }
@@ -26,7 +28,7 @@ extension KeyValueObservable {
                 ObservationDiagnostics.report(.unobservableKeyPath(objectType: objectType, keyPath: "\(keyPath)"))
             }
             let observation = ChainObservation(
-                info: info, keyPath: keyPath, caller: caller, root: self, onGone: onGone)
+                info: info, keyPath: keyPath, caller: caller, root: self, rootIsSendable: shared, onGone: onGone)
             let started = observation.start(root: self, value: value, reads: reads, context) { file(observation) }
             return started ? observation : nil
         }

@@ -9,16 +9,6 @@ enum Registry {
         let observer: ObjectIdentifier
         let object: ObjectIdentifier
         let keyPath: AnyKeyPath & Sendable
-
-        static func == (lhs: Pair, rhs: Pair) -> Bool {
-            lhs.observer == rhs.observer && lhs.object == rhs.object && lhs.keyPath as AnyKeyPath == rhs.keyPath
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(observer)
-            hasher.combine(object)
-            hasher.combine(keyPath as AnyKeyPath)
-        }
     }
 
     private struct Entry {

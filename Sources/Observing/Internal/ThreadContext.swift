@@ -98,8 +98,6 @@
         if let unsettled { ObservationDiagnostics.report(unsettled) }
     }
 
-    // MARK: Handler calls
-
     /// Runs `body` as a call of `gate`'s handler.
     func calling<Result>(_ gate: AnyObject, _ body: () -> Result) -> Result {
         calling.append(ObjectIdentifier(gate))
@@ -132,22 +130,23 @@
     }
 
     /// Records in the innermost evaluation a read of `storage`, the property `keyPath` of `object`, after its
-    /// `writes`-th write.
+    /// `writes`-th write; `shared`: `object` is `Sendable`.
     @usableFromInline func add(
-        _ storage: any LinkableStorage, _ object: AnyObject, _ keyPath: AnyKeyPath, writes: UInt64
+        _ storage: any LinkableStorage, _ object: AnyObject, _ keyPath: AnyKeyPath, writes: UInt64, shared: Bool
     ) {
         recordings[recordings.count - 1].append(
-            TrackedRead(storage: storage, object: object, keyPath: keyPath, writes: writes))
+            TrackedRead(storage: storage, object: object, keyPath: keyPath, writes: writes, shared: shared))
     }
 }
 
-/// One `@Observed` read made while a key path was evaluated: the storage, the object and property it belongs to, and
-/// how many writes the storage had seen.
+/// One `@Observed` read made while a key path was evaluated: the storage, the object and property it belongs to, how
+/// many writes the storage had seen, and whether the object is `Sendable` (read through a subscript that requires it).
 struct TrackedRead {
     let storage: any LinkableStorage
     let object: AnyObject
     let keyPath: AnyKeyPath
     let writes: UInt64
+    let shared: Bool
 }
 
 /// The key whose slot holds each thread's `ThreadContext`.

@@ -46,7 +46,7 @@ extension KeyValueObservable {
         let (stream, continuation) = AsyncStream<ObservedChange<Value>>.makeStream(
             bufferingPolicy: bufferingPolicy.streamPolicy(ObservedChange<Value>.self))
         let observation = register(
-            keyPath, options: options, delivery: .mutatingThread,
+            keyPath, options: options, delivery: .mutatingThread, shared: false,
             caller: Caller { _, change in continuation.yield(change) }, onGone: { continuation.finish() })
         let subscription = ObservationToken(observation)
         // Weakly: the stream holds this closure, and a strong reference would keep the token (and the observation)

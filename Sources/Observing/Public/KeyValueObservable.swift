@@ -38,7 +38,10 @@ extension KeyValueObservable {
     /// reads no `@Observed` property can never notify; this is reported to ``ObservationDiagnostics``.
     ///
     /// The handler is `@Sendable` because it runs on whichever thread writes the property: the type system cannot know
-    /// that thread. It receives this object, so it need not capture it.
+    /// that thread. It receives this object, so it need not capture it. A chain is evaluated again on the thread that
+    /// writes one of its links, and reads this object there: so it follows a `Sendable` object (its storage in `let`s)
+    /// only from one known to be `Sendable`, observed with a `delivery`, on the main actor, or through its own `let`
+    /// storage; otherwise ``ObservationIssue/sharedObjectNotFollowed(objectType:keyPath:)`` is reported.
     ///
     /// - Parameters:
     ///   - keyPath: what to observe, from this object.
@@ -50,7 +53,8 @@ extension KeyValueObservable {
         options: ObservationOptions = [.old, .new],
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken {
-        ObservationToken(register(keyPath, options: options, delivery: .mutatingThread, caller: Caller(handler)))
+        ObservationToken(
+            register(keyPath, options: options, delivery: .mutatingThread, shared: false, caller: Caller(handler)))
     }
 
     /// Observes `keyPath`, delivering on the thread, queue or actor chosen by `delivery` (O9).
@@ -64,7 +68,8 @@ extension KeyValueObservable {
         delivery: ObservationDelivery,
         _ handler: @escaping @Sendable (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
-        ObservationToken(register(keyPath, options: options, delivery: delivery, caller: Caller(delivery, handler)))
+        let caller = Caller(delivery, handler)
+        return ObservationToken(register(keyPath, options: options, delivery: delivery, shared: true, caller: caller))
     }
 
     /// Observes `keyPath` with a main-actor handler: called synchronously for changes made on the main actor, otherwise
@@ -78,7 +83,7 @@ extension KeyValueObservable {
         _ handler: @escaping @MainActor (Self, ObservedChange<Value>) -> Void
     ) -> ObservationToken where Self: Sendable {
         let caller = Caller(.mainActor, mainActorHandler(handler))
-        return ObservationToken(register(keyPath, options: options, delivery: .mainActor, caller: caller))
+        return ObservationToken(register(keyPath, options: options, delivery: .mainActor, shared: true, caller: caller))
     }
 }
 

@@ -57,7 +57,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
     ) -> Bool {
         let link = owner?.link
-        return start(object, keyPath, options: options, delivery: .mutatingThread) {
+        return start(object, keyPath, options: options, delivery: .mutatingThread, shared: false) {
             Caller { object, change in if link == nil || link?.object != nil { handler(object, change) } }
         }
     }
@@ -75,7 +75,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         _ handler: @escaping @Sendable (Owner, Object, ObservedChange<Value>) -> Void
     ) -> Bool {
         guard let link = ownerLink(Owner.self) else { return false }
-        return start(object, keyPath, options: options, delivery: .mutatingThread) {
+        return start(object, keyPath, options: options, delivery: .mutatingThread, shared: false) {
             Caller { object, change in
                 if let owner = link.object as? Owner { handler(owner, object, change) }
             }
@@ -93,7 +93,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         _ handler: @escaping @Sendable (Object, ObservedChange<Value>) -> Void
     ) -> Bool {
         let link = owner?.link
-        return start(object, keyPath, options: options, delivery: delivery) {
+        return start(object, keyPath, options: options, delivery: delivery, shared: true) {
             Caller(delivery) { object, change in if link == nil || link?.object != nil { handler(object, change) } }
         }
     }
@@ -115,7 +115,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         let call = mainActorHandler { (object: Object, change: ObservedChange<Value>) in
             if let owner = link.object as? Owner { handler(owner, object, change) }
         }
-        return start(object, keyPath, options: options, delivery: .mainActor) { Caller(.mainActor, call) }
+        return start(object, keyPath, options: options, delivery: .mainActor, shared: true) { Caller(.mainActor, call) }
     }
 
     /// The owner's weak link, checked to be an `Owner`; nil (nothing observed) when the owner is gone.
@@ -126,10 +126,11 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         return owner.link
     }
 
-    /// Registers the observation unless the pair is observed already, filing it under its pair before the initial call.
+    /// Registers the observation unless the pair is observed already, filing it under its pair before the initial call
+    /// (`shared` as `register` takes it).
     private func start<Object: KeyValueObservable, Value>(
         _ object: Object, _ keyPath: KeyPath<Object, Value> & Sendable, options: ObservationOptions,
-        delivery: ObservationDelivery, caller: () -> Caller<Object, Value>
+        delivery: ObservationDelivery, shared: Bool, caller: () -> Caller<Object, Value>
     ) -> Bool {
         if let owner, owner.link.object == nil {
             unobserveAll()
@@ -138,7 +139,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
         // A pair already observed is refused before its key path is evaluated (which runs getters). A storage found
         // without evaluating is observed and then refused by the filing, which costs less than asking first.
         let registered = object.register(
-            keyPath, options: options, delivery: delivery, caller: caller(), owner: owner,
+            keyPath, options: options, delivery: delivery, shared: shared, caller: caller(), owner: owner,
             mayEvaluate: { !isObserving(object, keyPath) },
             file: { Registry.insert($0, pair: pair(ObjectIdentifier(object), keyPath)) })
         return registered != nil
@@ -155,9 +156,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     @discardableResult
     public func unobserve<Object: KeyValueObservable, Value>(
         _ object: Object, _ keyPath: KeyPath<Object, Value> & Sendable
-    )
-        -> Bool
-    {
+    ) -> Bool {
         guard let observation = Registry.removeObservation(for: pair(ObjectIdentifier(object), keyPath)) else {
             return false
         }
@@ -183,9 +182,7 @@ public final class KeyValueObserver: Sendable, CustomDebugStringConvertible {
     /// Whether `keyPath` of `object` is observed (active: not ended, object and owner alive).
     public func isObserving<Object: KeyValueObservable, Value>(
         _ object: Object, _ keyPath: KeyPath<Object, Value> & Sendable
-    )
-        -> Bool
-    {
+    ) -> Bool {
         Registry.observation(for: pair(ObjectIdentifier(object), keyPath))?.isActive == true
     }
 

@@ -56,6 +56,8 @@ public enum ObservationIssue: Sendable, CustomStringConvertible {
     case unsettledCycle(source: CycleSource, rounds: Int)
     /// `observe` was called with a key path that reads no `@Observed` property: it can never notify.
     case unobservableKeyPath(objectType: String, keyPath: String)
+    /// A chain from an object not known to be `Sendable` does not follow a `Sendable` one (see `observe(_:options:_:)`).
+    case sharedObjectNotFollowed(objectType: String, keyPath: String)
 
     /// A one-line description.
     public var description: String {
@@ -64,6 +66,8 @@ public enum ObservationIssue: Sendable, CustomStringConvertible {
             "Observing: a change cycle did not settle after \(rounds) rounds; stopped at \(source)"
         case .unobservableKeyPath(let objectType, let keyPath):
             "Observing: \(keyPath) of \(objectType) reads no @Observed property and will never notify"
+        case .sharedObjectNotFollowed(let objectType, let keyPath):
+            "Observing: \(keyPath) of \(objectType) (not Sendable) does not follow the Sendable objects it goes through"
         }
     }
 }

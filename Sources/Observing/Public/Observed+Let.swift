@@ -24,13 +24,15 @@
 ///
 /// The storage must be stored in the object it is read through, once per property, and the key path must name the
 /// property that forwards to it (as the wrapper does for you): a key path to another property would file its
-/// notifications under the wrong name.
+/// notifications under the wrong name. The object must be `Sendable`: a chain through it is then followed only from
+/// roots known to be `Sendable` (see `observe(_:options:_:)`).
 extension Observed {
     /// The value, read or written as the property `keyPath` of `instance` (what `@Observed`'s accessors do).
-    @inlinable public subscript<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, Value>)
-        -> Value
-    {
-        get { storage.read(instance, keyPath) }
+    @inlinable
+    public subscript<Instance: KeyValueObservable & Sendable>(
+        _ instance: Instance, _ keyPath: KeyPath<Instance, Value>
+    ) -> Value {
+        get { storage.read(instance, keyPath, shared: true) }
         nonmutating set { storage.set(newValue, of: instance) }
     }
 }
@@ -38,10 +40,10 @@ extension Observed {
 extension ObservedArray {
     /// The array, read or assigned as the property `keyPath` of `instance` (what `@ObservedArray`'s accessors do).
     @inlinable
-    public subscript<Instance: KeyValueObservable>(_ instance: Instance, _ keyPath: KeyPath<Instance, [Element]>)
-        -> [Element]
-    {
-        get { storage.read(instance, keyPath) }
+    public subscript<Instance: KeyValueObservable & Sendable>(
+        _ instance: Instance, _ keyPath: KeyPath<Instance, [Element]>
+    ) -> [Element] {
+        get { storage.read(instance, keyPath, shared: true) }
         nonmutating set { storage.set(newValue, of: instance) }
     }
 
