@@ -26,9 +26,7 @@ final class CallGate<Handler: Sendable>: Sendable {
         self.handler = handler
     }
 
-    var hasEnded: Bool {
-        turns.with { $0.ended }
-    }
+    var hasEnded: Bool { turns.with { $0.ended } }
 
     /// Makes `turn` the first one, and delivers what was parked for it meanwhile.
     func open(at turn: UInt64, _ context: ThreadContext) {

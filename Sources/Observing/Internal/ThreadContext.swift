@@ -106,9 +106,7 @@
     }
 
     /// Whether this thread is inside a call of `gate`'s handler.
-    func isCalling(_ gate: AnyObject) -> Bool {
-        calling.contains(ObjectIdentifier(gate))
-    }
+    func isCalling(_ gate: AnyObject) -> Bool { calling.contains(ObjectIdentifier(gate)) }
 
     // MARK: Recording reads
 
