@@ -53,6 +53,25 @@ struct DraftListingTests {
         #expect(throws: DraftError.self) { try BoardDraft.drafts(in: url("nowhere")) }
     }
 
+    @Test("a storage of its own: the folder's entries and the files are read through it, not on the file system")
+    func customStorage() async throws {
+        let storage = PowerLossStorage()
+        let options = DraftTests.options(storage)
+        let url = { (name: String) in URL(fileURLWithPath: "/in-memory/\(name)") }
+        for name in ["a.draft", "b.draft"] {
+            let board = try CanvasBoard(draftAt: url(name), newBoard: BoardState(canvasCount: 2), options: options)
+            #expect(board.send(.tap(0)).isAccepted)
+            try await board.draft!.close()
+        }
+        try storage.write(Array("notes".utf8), to: url("notes.txt").path)
+        try storage.write([1, 2, 3], to: "/in-memory/other/c.draft.snapshot")
+        let inUse = try CanvasBoard(draftAt: url("b.draft"), newBoard: BoardState(canvasCount: 2), options: options)
+        let found = try BoardDraft.drafts(in: URL(fileURLWithPath: "/in-memory"), options: options)
+        #expect(found.map(\.url.lastPathComponent) == ["a.draft", "b.draft"])
+        #expect(found.map(\.state) == [.readable, .inUse])
+        try await inUse.draft!.close()
+    }
+
     /// Every regular file's bytes but the lock files'.
     static func contents(of folder: URL) throws -> [String: Data] {
         var contents: [String: Data] = [:]

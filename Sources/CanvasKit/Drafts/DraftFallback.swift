@@ -46,7 +46,7 @@ extension CanvasBoard {
     private static func isFree(_ path: String, _ storage: any DraftStorage) -> Bool {
         [path, path + ".snapshot", path + ".lock"].allSatisfy { name in
             do {
-                return try storage.contents(of: name) == nil
+                return try storage.openForReading(name) == nil
             } catch {
                 return false
             }

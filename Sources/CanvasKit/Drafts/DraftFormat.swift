@@ -49,10 +49,12 @@ enum DraftFormat {
     static let version = 2
     static let headerSize = 32
     static let recordHeaderSize = 16
-    /// The largest payload a record may declare: a length above it is damage, not a record.
+    /// The largest payload a record may declare (64 MiB): a length above it is damage, not a record. A restore reads
+    /// a file in pieces (`DraftRecordReader`) and holds at most one piece and one record, so this bounds its memory.
     static let maximumPayload = 64 << 20
-    /// The largest file a draft reads: a journal or snapshot above it is refused before it is read (a journal of
-    /// 100,000 events is about 2 MiB; compaction keeps it far below).
+    /// The largest file a draft reads (256 MiB): a journal or snapshot above it is refused before it is read (a
+    /// journal of 100,000 events is about 2 MiB; compaction keeps it far below). It bounds a restore's time; its
+    /// memory is bounded by ``maximumPayload``.
     static let maximumFileSize = 256 << 20
 
     enum Kind: UInt8 {
@@ -145,41 +147,9 @@ enum DraftFormat {
         case zeros
         /// A partial or damaged last record (a kill or a power loss in the middle of a write), no whole record after.
         case torn
-        /// A damaged record followed by whole, checksummed ones: damage, not a torn write. `later` are the whole
-        /// records found after it.
-        case corrupt(later: [Record])
-    }
-
-    /// The whole records of `bytes` after the header up to the first damaged or partial one, where that one starts
-    /// (the end of `bytes` when there is none), and what follows it. Records after the damage count only when their
-    /// number is after `after` (the last one before the damage) and within what the bytes can hold.
-    static func records(_ bytes: [UInt8]) -> (records: [Record], validEnd: Int, tail: Tail) {
-        var records: [Record] = []
-        var offset = headerSize
-        while let record = record(in: bytes, at: offset) {
-            records.append(record)
-            offset += recordHeaderSize + record.payload.count
-        }
-        guard offset < bytes.count else { return (records, offset, .none) }
-        let last = records.last?.sequence ?? (bytes.count >= headerSize ? read(UInt64.self, bytes, at: 12) : 0)
-        var later: [Record] = []
-        var cursor = offset + 1
-        while cursor + recordHeaderSize <= bytes.count {
-            // A cheap look at the number first: damage seldom frames a plausible one, and only then is the CRC worth
-            // computing (so a scan of a large damaged file stays linear).
-            let sequence = read(UInt64.self, bytes, at: cursor + 8)
-            let newest = later.last?.sequence ?? last
-            if sequence > newest, sequence - newest <= UInt64(bytes.count - cursor) / UInt64(recordHeaderSize) + 1,
-                let record = record(in: bytes, at: cursor)
-            {
-                later.append(record)
-                cursor += recordHeaderSize + record.payload.count
-            } else {
-                cursor += 1
-            }
-        }
-        if !later.isEmpty { return (records, offset, .corrupt(later: later)) }
-        return (records, offset, bytes[offset...].allSatisfy { $0 == 0 } ? .zeros : .torn)
+        /// A damaged record followed by whole, checksummed ones: damage, not a torn write: `laterRecords` of them,
+        /// the last numbered `lastLater`.
+        case corrupt(laterRecords: Int, lastLater: UInt64)
     }
 
     /// The whole, checksummed record at `offset`, or nil when there is none (the end, a partial or a damaged one).

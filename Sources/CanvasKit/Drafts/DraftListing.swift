@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A draft found in a folder by ``BoardDraft/drafts(in:options:)``.
 public struct DraftSummary: Sendable, Hashable {
     /// Whether a board could be opened on the draft now.
@@ -33,7 +27,8 @@ extension BoardDraft {
     /// (`NAME.snapshot`, which names the draft `NAME`); temporary files (`.tmp`), locks (`.lock`) and damaged journals
     /// kept aside (`.damaged`) are not drafts. Only regular files are looked at (links, FIFOs and devices are passed
     /// over), and of each only its first 32 bytes, until a draft is found: a folder of large takes is listed quickly.
-    /// Each draft is then read as an opening reads it (through `options.storage`, under its lock, taken and released
+    /// The folder's entries and every file are read through `options.storage` (``DraftStorage/entries(of:)``,
+    /// ``DraftStorage/openForReading(_:)``). Each draft is then read as an opening reads it (under its lock, taken and released
     /// again), changing nothing: no file is written, kept aside or removed, except the draft's lock file, created
     /// when missing as an opening creates it.
     ///
@@ -41,19 +36,16 @@ extension BoardDraft {
     public static func drafts(in folder: URL, options: DraftOptions = DraftOptions()) throws(DraftError)
         -> [DraftSummary]
     {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-        } catch {
-            let code = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)?.code
-            throw .io(path: folder.path, operation: "list", errno: Int32(code ?? Int(ENOENT)))
-        }
+        let storage = options.storage
+        let names = try storage.entries(of: folder.path)
         let present = Set(names)
         var drafts = Set<String>()
         for name in names where !DraftSummary.isCompanion(name) {
             if name.hasSuffix(".snapshot") {
                 drafts.insert(String(name.dropLast(".snapshot".count)))
-            } else if !present.contains(name + ".snapshot"), DraftSummary.isJournal(folder.appending(path: name).path) {
+            } else if !present.contains(name + ".snapshot"),
+                DraftSummary.isJournal(folder.appending(path: name).path, storage)
+            {
                 drafts.insert(name)
             }
         }
@@ -71,16 +63,12 @@ extension DraftSummary {
     }
 
     /// Whether the file at `path` is a regular file whose first bytes are a journal's header (signature and kind;
-    /// its checksum is judged by the opening). Reads at most 32 bytes; never follows a link or blocks on a FIFO.
-    static func isJournal(_ path: String) -> Bool {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, FileDraftStorage.kind(of: status.st_mode) == nil else { return false }
-        var header = [UInt8](repeating: 0, count: DraftFormat.headerSize)
-        let count = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 10 else { return false }
+    /// its checksum is judged by the opening). Reads at most 32 bytes through `storage` (``FileDraftStorage`` never
+    /// follows a link or blocks on a FIFO: those are not drafts).
+    static func isJournal(_ path: String, _ storage: any DraftStorage) -> Bool {
+        guard let file = try? storage.openForReading(path),
+            let header = try? file.read(at: 0, count: DraftFormat.headerSize), header.count > 10
+        else { return false }
         return header[0..<DraftFormat.signature.count].elementsEqual(DraftFormat.signature)
             && header[10] == DraftFormat.Kind.journal.rawValue
     }

@@ -53,39 +53,38 @@ struct DraftOpening {
     }
 
     /// What the snapshot and the journal hold, replayed; `isNew` when neither exists. With `keepsDamage`, a damaged
-    /// journal is kept aside (see ``keep(_:storage:)``).
+    /// journal is kept aside (see ``keep(_:storage:)``). Each file is read in pieces (`DraftRecordReader`), never
+    /// whole.
     private static func read(
         _ path: String, storage: any DraftStorage, root: DraftRoot, keepsDamage: Bool, newBoard: () -> BoardState
     ) throws(DraftError) -> (Read, isNew: Bool) {
         let snapshotPath = path + ".snapshot"
-        let journalBytes = try storage.contents(of: path)
-        let snapshotBytes = try storage.contents(of: snapshotPath)
+        let journal = try DraftRecordReader(path: path, storage: storage)
+        let snapshot = try DraftRecordReader(path: snapshotPath, storage: storage)
         var read: Read
-        if let snapshotBytes {
-            read = try Self.readSnapshot(snapshotBytes, path: snapshotPath, root: root)
+        if var snapshot {
+            read = try Self.readSnapshot(&snapshot, root: root)
         } else {
             read = Read(state: DraftState(board: newBoard(), recordingFile: nil))
         }
-        if let journalBytes {
-            let header = try DraftFormat.parseHeader(journalBytes, path: path, expecting: .journal)
-            guard snapshotBytes != nil else {
+        if var journal {
+            let header = try journal.header(expecting: .journal)
+            guard snapshot != nil else {
                 throw .snapshotMismatch(path: path, reason: "its snapshot '\(snapshotPath)' is missing")
             }
-            try Self.replay(
-                journalBytes, header: header, path: path, storage: keepsDamage ? storage : nil, root: root, into: &read)
+            try Self.replay(&journal, header: header, storage: keepsDamage ? storage : nil, root: root, into: &read)
         } else {
             // A new draft, or a snapshot whose journal was never put in place: the writer writes both.
             read.needsCompaction = true
         }
-        return (read, journalBytes == nil && snapshotBytes == nil)
+        return (read, journal == nil && snapshot == nil)
     }
 
-    /// The board the snapshot holds.
-    private static func readSnapshot(_ bytes: [UInt8], path: String, root: DraftRoot) throws(DraftError) -> Read {
-        let header = try DraftFormat.parseHeader(bytes, path: path, expecting: .snapshot)
-        let (records, validEnd, _) = DraftFormat.records(bytes)
-        guard let record = records.first, records.count == 1, validEnd == bytes.count, record.sequence == header.base
-        else {
+    /// The board the snapshot holds: its one record, which must end the file.
+    private static func readSnapshot(_ reader: inout DraftRecordReader, root: DraftRoot) throws(DraftError) -> Read {
+        let path = reader.path
+        let header = try reader.header(expecting: .snapshot)
+        guard let record = try reader.next(), reader.isAtEnd, record.sequence == header.base else {
             throw .corrupt(path: path, reason: "its board record is damaged or missing")
         }
         let state: DraftState
@@ -100,12 +99,13 @@ struct DraftOpening {
             needsCompaction: header.version < DraftFormat.version)
     }
 
-    /// Replays the journal's records after the snapshot into `read`, and judges its tail; a damaged journal is kept
-    /// through `storage` (nothing is kept without one).
+    /// Replays the journal's records after the snapshot into `read` as they are read, and judges its tail; a damaged
+    /// journal is kept through `storage` (nothing is kept without one).
     private static func replay(
-        _ bytes: [UInt8], header: DraftFormat.Header, path: String, storage: (any DraftStorage)?, root: DraftRoot,
+        _ reader: inout DraftRecordReader, header: DraftFormat.Header, storage: (any DraftStorage)?, root: DraftRoot,
         into read: inout Read
     ) throws(DraftError) {
+        let path = reader.path
         if header.version < DraftFormat.version { read.needsCompaction = true }
         guard header.identity == read.identity else {
             throw .snapshotMismatch(path: path, reason: "the snapshot '\(path).snapshot' belongs to another draft")
@@ -115,39 +115,46 @@ struct DraftOpening {
                 path: path,
                 reason: "the journal continues record \(header.base), the snapshot holds only \(read.snapshotSequence)")
         }
-        let (records, validEnd, tail) = DraftFormat.records(bytes)
         var expected = header.base + 1
-        for record in records {
+        while let record = try reader.next() {
             guard record.sequence == expected else {
                 throw .corrupt(path: path, reason: "record \(record.sequence) follows record \(expected - 1)")
             }
             expected += 1
             guard record.sequence > read.snapshotSequence else { continue }
-            let entry: DraftEntry
-            do {
-                entry = try DraftRecordCodec.decode(record.payload, root: root)
-            } catch {
-                throw .corrupt(path: path, reason: "record \(record.sequence) does not decode (\(error))")
-            }
-            if let rejection = read.state.apply(entry) {
-                throw .corrupt(path: path, reason: "record \(record.sequence) is rejected by the board: \(rejection)")
-            }
-            read.sequence = record.sequence
-            read.replayed += 1
+            try apply(record, path: path, root: root, to: &read)
         }
-        switch tail {
+        let validEnd = reader.offset
+        switch try reader.tail(after: expected - 1) {
         case .none: return
         case .zeros: read.dropped = 0
         case .torn: read.dropped = 1
-        case .corrupt(let later):
-            read.dropped = later.count + 1
+        case .corrupt(let later, let lastLater):
+            read.dropped = later + 1
             var keptAt = ""
             if let storage { keptAt = try keep(path, storage: storage) }
             read.corruption = DraftCorruption(
-                lastGoodRecord: expected - 1, offset: validEnd, laterRecords: later.count,
-                lastLaterRecord: later.last?.sequence ?? 0, keptAt: keptAt)
+                lastGoodRecord: expected - 1, offset: validEnd, laterRecords: later, lastLaterRecord: lastLater,
+                keptAt: keptAt)
         }
         read.needsCompaction = true
+    }
+
+    /// Decodes one journal record and applies it to `read`'s board.
+    private static func apply(
+        _ record: DraftFormat.Record, path: String, root: DraftRoot, to read: inout Read
+    ) throws(DraftError) {
+        let entry: DraftEntry
+        do {
+            entry = try DraftRecordCodec.decode(record.payload, root: root)
+        } catch {
+            throw .corrupt(path: path, reason: "record \(record.sequence) does not decode (\(error))")
+        }
+        if let rejection = read.state.apply(entry) {
+            throw .corrupt(path: path, reason: "record \(record.sequence) is rejected by the board: \(rejection)")
+        }
+        read.sequence = record.sequence
+        read.replayed += 1
     }
 
     /// Links the damaged journal under the first free name `<path>.damaged`, `<path>.damaged-2`, ... (a link never

@@ -27,6 +27,15 @@ public enum DraftSync: Sendable, Hashable {
 public protocol DraftStorage: Sendable {
     /// The whole file at `path`, or nil when there is no such file.
     func contents(of path: String) throws(DraftError) -> [UInt8]?
+    /// The file at `path` opened for reading in pieces, or nil when there is no such file: a restore reads every
+    /// draft file through it, from the start to the end. The default implementation reads the whole file with
+    /// ``contents(of:)``; implement it to read a part of a file at a time, so that a restore holds at most one piece
+    /// and one record of a file, never the whole file.
+    func openForReading(_ path: String) throws(DraftError) -> (any DraftReadableFile)?
+    /// The names of the entries of the folder at `folder` (not `.` and `..`), in any order: what
+    /// ``BoardDraft/drafts(in:options:)`` looks through. The default implementation lists the folder on the file
+    /// system (`FileManager`). - Throws: `.io` when the folder cannot be listed.
+    func entries(of folder: String) throws(DraftError) -> [String]
     /// Appends `bytes` at the end of the file at `path`, which exists. They survive the process being killed once this
     /// returns; a power loss may drop them until ``sync(_:_:)`` returns.
     func append(_ bytes: [UInt8], to path: String) throws(DraftError)
@@ -83,38 +92,23 @@ public struct FileDraftStorage: DraftStorage {
     /// The file system.
     public init() {}
 
-    /// Reads the whole file (`read` until the end); nil when it does not exist. Opened with `O_NOFOLLOW | O_NONBLOCK`
-    /// (a link, a FIFO never block or lead elsewhere) and checked with `fstat` before any read: anything but a regular
-    /// file is ``DraftError/notAFile(path:kind:)``, a file larger than a draft can be is refused unread.
+    /// Reads the whole file (``openForReading(_:)``, then every piece); nil when it does not exist.
     public func contents(of path: String) throws(DraftError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
-            if errno == ELOOP { throw .notAFile(path: path, kind: "a symbolic link") }
-            throw .io(path: path, operation: "open", errno: errno)
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw .io(path: path, operation: "stat", errno: errno) }
-        if let kind = Self.kind(of: status.st_mode) { throw .notAFile(path: path, kind: kind) }
-        guard Int(status.st_size) <= DraftFormat.maximumFileSize else {
-            throw .corrupt(
-                path: path,
-                reason: "it holds \(status.st_size) bytes, more than a draft can (\(DraftFormat.maximumFileSize))")
-        }
+        guard let file = try openForReading(path) else { return nil }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(status.st_size))
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while bytes.count <= DraftFormat.maximumFileSize {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .io(path: path, operation: "read", errno: errno)
-            }
-            if count == 0 { return bytes }
-            bytes += chunk[0..<count]
+        while bytes.count < file.size {
+            let piece = try file.read(at: bytes.count, count: file.size - bytes.count)
+            if piece.isEmpty { break }
+            bytes += piece
         }
-        throw .corrupt(path: path, reason: "it grew past what a draft can hold while it was read")
+        return bytes
+    }
+
+    /// Opens the file with `O_NOFOLLOW | O_NONBLOCK` (a link, a FIFO never block or lead elsewhere) and checks it
+    /// with `fstat` before any read: anything but a regular file is ``DraftError/notAFile(path:kind:)``, a file
+    /// larger than a draft can be (256 MiB) is refused unread (`.corrupt`). Each piece is one `pread`.
+    public func openForReading(_ path: String) throws(DraftError) -> (any DraftReadableFile)? {
+        try DraftDescriptorFile(path: path)
     }
 
     /// What a file of mode `mode` is when it is not a regular file ("a folder", "a FIFO", ...); nil for a regular

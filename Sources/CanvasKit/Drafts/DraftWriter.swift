@@ -126,6 +126,13 @@ struct DraftWriter: Sendable {
         } catch {
             throw .corrupt(path: snapshotPath, reason: "the board could not be encoded (\(error))")
         }
+        // A restore refuses a larger record: the old files stay, and the failure is reported.
+        guard payload.count <= DraftFormat.maximumPayload else {
+            throw .corrupt(
+                path: snapshotPath,
+                reason:
+                    "the board takes \(payload.count) bytes, more than a record holds (\(DraftFormat.maximumPayload))")
+        }
         DraftFormat.appendRecord(sequence: mirrorSequence, payload: payload, to: &snapshot)
         snapshotSize = snapshot.count
         try replace(snapshotPath, with: snapshot)

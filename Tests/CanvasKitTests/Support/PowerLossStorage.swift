@@ -49,6 +49,18 @@ final class PowerLossStorage: DraftStorage {
         var protections: [(path: String, protection: DraftProtection)] = []
         /// Fail every `write` to a path ending with it with `ENOSPC` (appends and syncs go on), when set.
         var failsWritesEnding: String?
+        /// The bytes the files may hold together, when set: an append or a write past it fails with `ENOSPC`.
+        var capacity: Int?
+
+        /// The bytes the files hold, but the file at `replaced` (a write replaces it).
+        func used(replacing replaced: String? = nil) -> Int {
+            var seen: Set<ObjectIdentifier> = []
+            var total = 0
+            for (path, inode) in entries where path != replaced && seen.insert(ObjectIdentifier(inode)).inserted {
+                total += inode.data.count
+            }
+            return total
+        }
     }
 
     private let state = LockedValue(State())
@@ -208,6 +220,17 @@ final class PowerLossStorage: DraftStorage {
         state.withLockUnchecked { $0.failsWritesEnding = suffix }
     }
 
+    /// Gives the files room for `free` more bytes than they hold now (a disk that filled up, or got some space back),
+    /// or any number of bytes with nil.
+    func setFreeSpace(_ free: Int?) {
+        state.withLockUnchecked { state in state.capacity = free.map { state.used() + $0 } }
+    }
+
+    /// The bytes the files hold now.
+    var usedBytes: Int {
+        state.withLockUnchecked { $0.used() }
+    }
+
     /// How many writes were asked for (failed ones too) to a path ending with `suffix`.
     func writes(endingWith suffix: String) -> Int {
         state.withLockUnchecked { $0.writePaths.filter { $0.hasSuffix(suffix) }.count }
@@ -227,10 +250,22 @@ final class PowerLossStorage: DraftStorage {
         state.withLockUnchecked { $0.entries[path]?.data }
     }
 
+    /// The names of the entries directly in `folder`, as the files are now.
+    func entries(of folder: String) throws(DraftError) -> [String] {
+        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        return state.withLockUnchecked { state in
+            state.entries.keys.filter { $0.hasPrefix(prefix) && !$0.dropFirst(prefix.count).contains("/") }
+                .map { String($0.dropFirst(prefix.count)) }
+        }
+    }
+
     func append(_ bytes: [UInt8], to path: String) throws(DraftError) {
         waitForWriteGate()
         try operation(path) { state throws(DraftError) in
             guard let inode = state.entries[path] else { throw .io(path: path, operation: "open", errno: ENOENT) }
+            if let capacity = state.capacity, state.used() + bytes.count > capacity {
+                throw .io(path: path, operation: "write", errno: ENOSPC)
+            }
             inode.pending.append(Write(offset: inode.data.count, bytes: bytes))
             inode.data += bytes
         }
@@ -263,7 +298,10 @@ final class PowerLossStorage: DraftStorage {
                 throw .io(path: path, operation: "write", errno: ENOSPC)
             }
         }
-        try operation(path) { state in
+        try operation(path) { state throws(DraftError) in
+            if let capacity = state.capacity, state.used(replacing: path) + bytes.count > capacity {
+                throw .io(path: path, operation: "write", errno: ENOSPC)
+            }
             let inode = Inode()
             inode.data = bytes
             inode.pending = [Write(offset: 0, bytes: bytes)]
