@@ -28,9 +28,10 @@ public protocol DraftStorage: Sendable {
     /// The whole file at `path`, or nil when there is no such file.
     func contents(of path: String) throws(DraftError) -> [UInt8]?
     /// The file at `path` opened for reading in pieces, or nil when there is no such file: a restore reads every
-    /// draft file through it, from the start to the end. The default implementation reads the whole file with
-    /// ``contents(of:)``; implement it to read a part of a file at a time, so that a restore holds at most one piece
-    /// and one record of a file, never the whole file.
+    /// draft file through it, from the start to the end, and a listing the first 32 bytes of each file of the
+    /// folder. The default implementation reads the whole file with ``contents(of:)``; implement it to read a part of
+    /// a file at a time, so that a restore holds at most one piece and one record of a file, never the whole file, and
+    /// a listing does not read a folder's takes whole.
     func openForReading(_ path: String) throws(DraftError) -> (any DraftReadableFile)?
     /// The names of the entries of the folder at `folder` (not `.` and `..`), in any order: what
     /// ``BoardDraft/drafts(in:options:)`` looks through. The default implementation lists the folder on the file
