@@ -88,8 +88,8 @@ public enum CoverBatch {
     /// ``CoverGenerator/cancelAll()`` stopped them: each job it stopped, running or not started
     /// yet, is reported with `.cancelled` (one not started yet on the cancelling thread).
     ///
-    /// The jobs go through `generator`'s scheduler, started in their order, at most
-    /// `concurrency` at once, and never more than the generator's
+    /// The jobs go through `generator` (``CoverGenerator/submitJobs(count:concurrency:run:dropped:)``), started in their
+    /// order, at most `concurrency` at once, and never more than the generator's
     /// ``CoverGenerator/maximumConcurrency`` together with its other covers. Options that cannot be
     /// right fail every job with the same one-line `.invalidArgument`, before anything is opened.
     ///
@@ -112,9 +112,8 @@ public enum CoverBatch {
         generator: CoverGenerator = CoverGenerator(),
         report: @escaping @Sendable (CoverJobResult) -> Void
     ) {
-        let validated: ValidatedCoverOptions
         do throws(ThumbnailError) {
-            validated = try ValidatedCoverOptions(options)
+            try options.validate()
         } catch {
             for (index, job) in jobs.enumerated() {
                 report(CoverJobResult(index: index, job: job, result: .failure(CoverJobError(error))))
@@ -122,24 +121,24 @@ public enum CoverBatch {
             return
         }
         removeAbandonedTemporaryFiles(of: jobs)
-        let lanes = DecodeScheduler.Group(limit: laneCount(concurrency, jobs: jobs))
         let finished = DispatchGroup()
-        for (index, job) in jobs.enumerated() {
-            finished.enter()
-            generator.scheduler.submit(group: lanes) { cancellation in
-                let result = write(job, as: format) { () throws(ThumbnailError) in
-                    try generator.makeCover(forFileAt: job.input, checkedOptions: validated, cancellation: cancellation)
-                }.mapError(CoverJobError.init)
-                // Reported once the job's slot is free.
-                return {
-                    report(CoverJobResult(index: index, job: job, result: result))
-                    finished.leave()
-                }
-            } dropped: {
-                let cancelled = CoverJobError(.cover(.cancelled), reason: "\(job.input.escaped): cancelled")
-                report(CoverJobResult(index: index, job: job, result: .failure(cancelled)))
+        for _ in jobs { finished.enter() }
+        generator.submitJobs(count: jobs.count, concurrency: laneCount(concurrency, jobs: jobs)) { admitted in
+            let index = admitted.index
+            let job = jobs[index]
+            let result = write(job, as: format) { () throws(ThumbnailError) in
+                try admitted.makeCover(forFileAt: job.input, options: options)
+            }.mapError(CoverJobError.init)
+            // Reported once the job's slot is free.
+            return {
+                report(CoverJobResult(index: index, job: job, result: result))
                 finished.leave()
             }
+        } dropped: { index in
+            let job = jobs[index]
+            let cancelled = CoverJobError(.cover(.cancelled), reason: "\(job.input.escaped): cancelled")
+            report(CoverJobResult(index: index, job: job, result: .failure(cancelled)))
+            finished.leave()
         }
         finished.wait()
     }

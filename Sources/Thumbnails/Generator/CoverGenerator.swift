@@ -128,14 +128,6 @@ public final class CoverGenerator: Sendable {
         try blockingCover(forFileAt: path, options: ValidatedCoverOptions(options))
     }
 
-    /// The cover of the file at `path` with options already checked, decoded on the calling thread once the scheduler
-    /// admits it (a cover worker's jobs: CoverBatch).
-    package func blockingCover(forFileAt path: FileSystemPath, checkedOptions options: ValidatedCoverOptions)
-        throws(ThumbnailError) -> CoverImage
-    {
-        try blockingCover(forFileAt: path, options: options, probe: .whenIncomplete)
-    }
-
     /// The cover of the file at `path`, decoded on the calling thread once the scheduler admits it.
     func blockingCover(
         forFileAt path: FileSystemPath,
@@ -172,16 +164,6 @@ public final class CoverGenerator: Sendable {
         return try makeCover(
             forFileAt: path, options: options, cancellation: cancellation,
             status: identity.map { FileStatus(identity: $0, path: path) })
-    }
-
-    /// The cover of the file at `path` with options already checked, on the thread the scheduler admitted it on (a
-    /// batch's jobs: CoverBatch).
-    package func makeCover(
-        forFileAt path: FileSystemPath,
-        checkedOptions options: ValidatedCoverOptions,
-        cancellation: DecodeScheduler.Cancellation
-    ) throws(ThumbnailError) -> CoverImage {
-        try makeCover(forFileAt: path, options: options, cancellation: cancellation, probe: .whenIncomplete)
     }
 
     func makeCover(
