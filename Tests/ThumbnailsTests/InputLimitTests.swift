@@ -59,4 +59,25 @@ struct InputLimitTests {
         #expect(error?.refusal == InputLimits.streamsRefusal)
         _ = try FormatContext(bytes: HeaderBombs.manyTracks(InputLimits.maximumStreams))
     }
+
+    @Test(
+        "a hostile input held in memory is refused as the same bytes in a file are, with the same reason",
+        arguments: AttackShapes.headerShapes.keys.sorted() + ["playlist.m3u8"])
+    func inMemoryRefusedAsFile(_ name: String) throws {
+        let bytes =
+            AttackShapes.headerShapes[name]
+            ?? Data("#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n/etc/hostname\n#EXT-X-ENDLIST\n".utf8)
+        let folder = FileManager.default.temporaryDirectory.appending(path: "in-memory-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appending(path: name)
+        try bytes.write(to: file)
+        let generator = CoverGenerator()
+        let fromFile = #expect(throws: ThumbnailError.self) { try generator.makeCover(for: file) }
+        let fromMemory = #expect(throws: ThumbnailError.self) {
+            try generator.makeCover(from: bytes, name: file.path)
+        }
+        #expect(fromFile?.kind == .refused)
+        #expect(fromMemory == fromFile)
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why the guarded opening refused an input: a neutral value that each caller (a cover's input, a composition's take)
 /// words once in its own error type.
 package enum InputRefusal: Error, Sendable {
@@ -10,7 +12,16 @@ package enum InputRefusal: Error, Sendable {
     case frameTooLarge(String)
 }
 
-/// The one guarded opening of an input file, for covers and composition alike.
+/// What an input is opened from.
+package enum InputSource: Sendable {
+    /// A file, by its path's bytes (a name need not be UTF-8).
+    case file(FileSystemPath)
+    /// A media file held in memory.
+    case bytes(Data)
+}
+
+/// The one guarded opening of an input, a file or bytes in memory, for covers and composition alike (the first
+/// opening and any later one of the same input).
 ///
 /// In order: the file itself (``InputFileProblem``: a regular, readable, non-empty file, never a FIFO, device or
 /// folder, checked before FFmpeg sees the path); then FFmpeg's open under `policy` (``InputPolicy``: which demuxers, no
@@ -31,6 +42,26 @@ package enum GuardedInput {
             return try FormatContext(path: path, interruption: interruption, policy: policy)
         } catch {
             throw .open(error)
+        }
+    }
+
+    /// Opens `source` under the rules above: a file as ``open(_:status:interruption:policy:)``; bytes held in memory
+    /// under the same policy and limits (empty bytes are refused as an empty file is, `.file(.empty)`).
+    ///
+    /// - Throws: ``InputRefusal`` `.file` or `.open`.
+    package static func open(
+        _ source: InputSource, status: FileStatus? = nil, interruption: Interruption?, policy: InputPolicy
+    ) throws(InputRefusal) -> FormatContext {
+        switch source {
+        case .file(let path):
+            return try open(path, status: status, interruption: interruption, policy: policy)
+        case .bytes(let bytes):
+            if bytes.isEmpty { throw .file(.empty) }
+            do {
+                return try FormatContext(bytes: bytes, interruption: interruption, policy: policy)
+            } catch {
+                throw .open(error)
+            }
         }
     }
 

@@ -30,13 +30,7 @@ final class MediaInput {
     let probed: Bool
 
     /// What the input was opened from, so ``reopen()`` can open it again.
-    private enum Source {
-        /// A file, by its path's bytes (a name need not be UTF-8).
-        case file(FileSystemPath)
-        case bytes(Data)
-    }
-
-    private let source: Source
+    private let source: InputSource
     private let interruption: Interruption?
     /// What FFmpeg may open besides the input (kept for ``reopen()``).
     private let policy: InputPolicy
@@ -76,24 +70,15 @@ final class MediaInput {
         status: FileStatus? = nil,
         policy: InputPolicy = .selfContained
     ) throws(ThumbnailError) {
-        let path = file.escaped
-        let format: FormatContext
-        do throws(InputRefusal) {
-            format = try GuardedInput.open(file, status: status, interruption: interruption, policy: policy)
-        } catch {
-            switch error {
-            case .file(let problem): throw Self.fileFailure(problem, name: path)
-            case .open(let error): throw Self.openFailure(error, path: path) { FormatContext.probe(fileAt: file) }
-            case .frameTooLarge(let refusal): throw ThumbnailError(.refused, reason: "\(path): \(refusal)")
-            }
-        }
         try self.init(
-            format: format, path: path, source: .file(file), probe: probe, interruption: interruption, policy: policy)
+            source: .file(file), name: file.escaped, probe: probe, interruption: interruption, status: status,
+            policy: policy)
     }
 
-    /// Opens a media file held in memory; `name` stands for it in error reasons.
+    /// Opens a media file held in memory; `name` stands for it in error reasons. The bytes are opened under the same
+    /// policy and limits as a file (``GuardedInput``).
     ///
-    /// - Throws: ``ThumbnailError`` `.notAMediaFile` (empty or unrecognised bytes),
+    /// - Throws: ``ThumbnailError`` `.notAMediaFile` (empty or unrecognised bytes), `.refused`,
     ///   `.noVideoStream`, `.unsupportedCodec`, `.decodeFailed`.
     convenience init(
         bytes: Data,
@@ -102,23 +87,27 @@ final class MediaInput {
         interruption: Interruption? = nil,
         policy: InputPolicy = .selfContained
     ) throws(ThumbnailError) {
-        guard !bytes.isEmpty else {
-            throw ThumbnailError(.notAMediaFile, reason: "\(name): the data is empty (0 bytes)")
-        }
-        let format: FormatContext
-        do {
-            format = try FormatContext(bytes: bytes, interruption: interruption, policy: policy)
-        } catch {
-            throw Self.openFailure(error, path: name) { FormatContext.probe(bytes: bytes) }
-        }
+        try self.init(source: .bytes(bytes), name: name, probe: probe, interruption: interruption, policy: policy)
+    }
+
+    /// Opens `source` through the one guarded opening, then chooses its video stream.
+    private convenience init(
+        source: InputSource,
+        name: String,
+        probe: ProbePolicy,
+        interruption: Interruption?,
+        status: FileStatus? = nil,
+        policy: InputPolicy
+    ) throws(ThumbnailError) {
+        let format = try Self.open(source, name: name, status: status, interruption: interruption, policy: policy)
         try self.init(
-            format: format, path: name, source: .bytes(bytes), probe: probe, interruption: interruption, policy: policy)
+            format: format, path: name, source: source, probe: probe, interruption: interruption, policy: policy)
     }
 
     private init(
         format: FormatContext,
         path: String,
-        source: Source,
+        source: InputSource,
         probe: ProbePolicy,
         interruption: Interruption?,
         policy: InputPolicy
@@ -180,21 +169,9 @@ final class MediaInput {
     /// - Throws: ``ThumbnailError`` as the first opening, and `.decodeFailed` when the video
     ///   stream is no longer where it was (the file changed in between).
     func reopen() throws(ThumbnailError) {
-        let reopened: FormatContext
-        do {
-            switch source {
-            case .file(let file): reopened = try FormatContext(path: file, interruption: interruption, policy: policy)
-            case .bytes(let bytes):
-                reopened = try FormatContext(bytes: bytes, interruption: interruption, policy: policy)
-            }
-        } catch {
-            throw Self.openFailure(error, path: path) {
-                switch source {
-                case .file(let file): FormatContext.probe(fileAt: file)
-                case .bytes(let bytes): FormatContext.probe(bytes: bytes)
-                }
-            }
-        }
+        // The same guarded opening as the first: the file checked again (it may have been replaced meanwhile by a
+        // FIFO or a folder), the same policy and limits.
+        let reopened = try Self.open(source, name: path, interruption: interruption, policy: policy)
         if probed {
             do {
                 try reopened.findStreamInfo()
@@ -218,6 +195,27 @@ final class MediaInput {
             && format.startTimestamp(ofStream: videoIndex) != nil
     }
 
+    /// Opens `source` through ``GuardedInput``, wording its refusal once: each case its own error kind.
+    private static func open(
+        _ source: InputSource, name: String, status: FileStatus? = nil, interruption: Interruption?,
+        policy: InputPolicy
+    ) throws(ThumbnailError) -> FormatContext {
+        do throws(InputRefusal) {
+            return try GuardedInput.open(source, status: status, interruption: interruption, policy: policy)
+        } catch {
+            switch (error, source) {
+            case (.file(.empty), .bytes):
+                throw ThumbnailError(.notAMediaFile, reason: "\(name): the data is empty (0 bytes)")
+            case (.file(let problem), _): throw fileFailure(problem, name: name)
+            case (.open(let error), .file(let file)):
+                throw openFailure(error, path: name) { FormatContext.probe(fileAt: file) }
+            case (.open(let error), .bytes(let bytes)):
+                throw openFailure(error, path: name) { FormatContext.probe(bytes: bytes) }
+            case (.frameTooLarge(let refusal), _): throw ThumbnailError(.refused, reason: "\(name): \(refusal)")
+            }
+        }
+    }
+
     /// The error of a path refused before FFmpeg saw it (``InputFileProblem``): each case its own error kind.
     private static func fileFailure(_ problem: InputFileProblem, name path: String) -> ThumbnailError {
         let kind: ThumbnailError.Kind =
@@ -231,7 +229,10 @@ final class MediaInput {
 
     /// Refuses a video stream whose stated frame size exceeds ``FrameLimits`` (before any decoder allocates a frame).
     private static func checkFrameSize(_ video: StreamParameters, path: String) throws(ThumbnailError) {
-        if let refusal = FrameLimits.refusal(width: video.width, height: video.height, codec: video.codecName) {
+        do throws(InputRefusal) {
+            try GuardedInput.checkFrameSizes(of: [video])
+        } catch {
+            guard case .frameTooLarge(let refusal) = error else { return }
             throw ThumbnailError(.refused, reason: "\(path): \(refusal)")
         }
     }
