@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -296,5 +297,33 @@ struct CanvasThumbFaultTests {
         #expect(next.status == 0, "\(next.standardError)")
         #expect(out.contents.allSatisfy { !$0.hasPrefix(".") }, "temporary files removed: \(out.contents)")
         #expect(out.contents.contains("next.png"))
+    }
+
+    @Test(
+        "a disk filling mid-cover (a file-size limit) fails it in one line, leaving the old file and nothing else",
+        arguments: [false, true])
+    func fileSizeLimit(inWorkers: Bool) throws {
+        let scratch = try ScratchFolder()
+        let input = BuiltBinary.root.appendingPathComponent("Fixtures/h264.mp4").path
+        let output = scratch.url.appendingPathComponent("h264.png")
+        try Data("previous".utf8).write(to: output)
+        let arguments =
+            inWorkers
+            ? [
+                input, BuiltBinary.root.appendingPathComponent("Fixtures/hevc.mp4").path, "--output-dir",
+                scratch.url.path,
+                "--jobs", "2",
+            ]
+            : [input, "-o", output.path]
+        // A limit of 2 blocks (1-2 KiB) with SIGXFSZ ignored: write(2) writes up to the limit, then fails with EFBIG,
+        // as on a disk that fills mid-file. The workers inherit both.
+        let run = try runSubprocess(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", #"ulimit -f 2 && trap '' XFSZ && exec "$0" "$@""#, tool.url.path] + arguments)
+        #expect(run.status == 1, "\(run.errorText)")
+        let failures = run.errorText.split(separator: "\n").filter { $0.contains("cannot write: File too large") }
+        #expect(failures.count == (inWorkers ? 2 : 1), "\(run.errorText)")
+        #expect(try Data(contentsOf: output) == Data("previous".utf8))
+        #expect(scratch.contents == ["h264.png"], "no temporary file left")
     }
 }

@@ -17,31 +17,6 @@ struct AtomicOutputTests {
         try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
     }
 
-    @Test("a write failing mid-file (disk full) leaves the old file, no temporary file, and a one-line error")
-    func failureMidFile() throws {
-        let folder = try TemporaryFolder()
-        let output = folder.url.appending(path: "cover.png")
-        try Data("previous".utf8).write(to: output)
-        var calls = 0
-        let writer = try AtomicOutput(replacing: FileSystemPath(output))
-        let error = try #require(throws: OutputFailure.self) {
-            try writer.write(data) { descriptor, buffer in
-                calls += 1
-                // The first call writes part of the bytes, the second finds the disk full.
-                if calls == 1 {
-                    return AtomicOutput.systemWrite(descriptor, UnsafeRawBufferPointer(rebasing: buffer.prefix(4096)))
-                }
-                errno = ENOSPC
-                return -1
-            }
-        }
-        #expect(calls == 2)
-        #expect(error.problem == .cannotWrite("No space left on device"))
-        #expect(error.detail == "cannot write: No space left on device")
-        #expect(try Data(contentsOf: output) == Data("previous".utf8))
-        #expect(try contents(of: folder.url) == ["cover.png"])
-    }
-
     @Test(
         "on a full tmpfs the write fails with a one-line error and leaves nothing",
         .enabled(if: geteuid() == 0, "mounting a tmpfs needs root"))
@@ -51,7 +26,7 @@ struct AtomicOutputTests {
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: false)
         let mounted = mount("tmpfs", mountPoint.path, "tmpfs", 0, "size=64k")
         try #require(mounted == 0 || errno == EPERM, "mount: \(String(cString: strerror(errno)))")
-        guard mounted == 0 else { return }  // a container without CAP_SYS_ADMIN: covered by the seam test
+        guard mounted == 0 else { return }  // a container without CAP_SYS_ADMIN: see CanvasThumbFaultTests' size limit
         defer { umount(mountPoint.path) }
         let output = FileSystemPath(mountPoint.appending(path: "cover.png"))
         let error = try #require(throws: OutputFailure.self) { try AtomicOutput.replace(output, with: data) }
@@ -61,7 +36,7 @@ struct AtomicOutputTests {
         #expect(try contents(of: mountPoint) == ["cover.png"])
     }
 
-    @Test("a link planted at the temporary name is not followed: its target is untouched, another name is used")
+    @Test("a link planted at a temporary name is never followed: creating that name fails, its target is untouched")
     func linkAtTemporaryName() throws {
         let folder = try TemporaryFolder()
         let victim = folder.url.appending(path: "victim.txt")
@@ -69,14 +44,20 @@ struct AtomicOutputTests {
         let output = FileSystemPath(folder.url.appending(path: "cover.png"))
         let planted = AtomicOutput.temporaryName(for: output.lastComponent, suffix: Array("AAAAAA".utf8))
         let plantedPath = folder.url.appending(path: String(decoding: planted, as: UTF8.self))
+        let other = AtomicOutput.temporaryName(for: output.lastComponent, suffix: Array("BBBBBB".utf8))
+        let dangling = folder.url.appending(path: String(decoding: other, as: UTF8.self))
         try FileManager.default.createSymbolicLink(at: plantedPath, withDestinationURL: victim)
-        var suffixes = [Array("AAAAAA".utf8), Array("BBBBBB".utf8)].makeIterator()
-        let writer = try AtomicOutput(replacing: output, randomSuffix: { suffixes.next()! })
-        try writer.write(data)
-        try writer.commit()
+        try FileManager.default.createSymbolicLink(
+            at: dangling, withDestinationURL: folder.url.appending(path: "created-through-the-link"))
+        for link in [plantedPath, dangling] {
+            #expect(AtomicOutput.createExclusively(FileSystemPath(link)) == -1)
+            #expect(errno == EEXIST)
+        }
+        try AtomicOutput.replace(output, with: data)
         #expect(try Data(contentsOf: victim) == Data("precious".utf8))
         #expect(try Data(contentsOf: folder.url.appending(path: "cover.png")) == data)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: plantedPath.path) == victim.path)
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appending(path: "created-through-the-link").path))
     }
 
     @Test("a link at the output is replaced by the cover; the file it points to is untouched")

@@ -17,7 +17,7 @@ import Locking
 /// `.NAME.writing-PID-XXXXXX` (the output's name, this process's id, six random letters or digits), with
 /// `O_CREAT | O_EXCL | O_NOFOLLOW`: only where nothing exists, so a link planted at its name makes the creation fail
 /// and another name is tried. The writer holds an exclusive `flock` on it until it is renamed or removed. The bytes go
-/// to it through ``write(_:through:)``, or a muxer writes it by its name (``temporary``); ``commit()`` renames it over
+/// to it through ``write(_:)``, or a muxer writes it by its name (``temporary``); ``commit()`` renames it over
 /// the output. An output that is not committed (an error, a cancellation, the owner freed) has its temporary file
 /// removed, and so has every one of this process when it exits or ``removeInProgress()`` runs (a termination signal):
 /// nothing half-written is left.
@@ -50,13 +50,11 @@ package final class AtomicOutput {
     ///
     /// - Parameters:
     ///   - inputs: the files of the job (a composition's takes, a cover's video): the output is none of them.
-    ///   - randomSuffix: the six characters that make a temporary name unique.
     /// - Throws: ``OutputFailure``: the path names a folder or has one, a device, FIFO or socket, or one of
     ///   `inputs`; the temporary file cannot be created (no such folder, no permission); the process is ending.
-    package init(
-        replacing destination: FileSystemPath, neverReplacing inputs: [FileSystemPath] = [],
-        randomSuffix: () -> [UInt8] = AtomicOutput.randomSuffix
-    ) throws(OutputFailure) {
+    package init(replacing destination: FileSystemPath, neverReplacing inputs: [FileSystemPath] = [])
+        throws(OutputFailure)
+    {
         let name = destination.lastComponent
         guard !name.isEmpty, destination.bytes.last != UInt8(ascii: "/") else {
             throw OutputFailure(.namesAFolder)
@@ -67,10 +65,8 @@ package final class AtomicOutput {
         var temporary = destination
         // A name taken (by an earlier writer's file, or a planted link) is not ours: try another.
         for _ in 0..<100 {
-            temporary = folder.appending(component: Self.temporaryName(for: name, suffix: randomSuffix()))
-            descriptor = temporary.withCString {
-                open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            }
+            temporary = folder.appending(component: Self.temporaryName(for: name, suffix: Self.randomSuffix()))
+            descriptor = Self.createExclusively(temporary)
             if descriptor >= 0 || errno != EEXIST { break }
         }
         guard descriptor >= 0 else {
@@ -95,7 +91,7 @@ package final class AtomicOutput {
 
     /// Writes `data` to an output at `destination` in one call: creates the temporary file, writes, renames.
     ///
-    /// - Throws: ``OutputFailure``, as ``init(replacing:neverReplacing:randomSuffix:)``, ``write(_:through:)`` and
+    /// - Throws: ``OutputFailure``, as ``init(replacing:neverReplacing:)``, ``write(_:)`` and
     ///   ``commit()`` do; the output is then as it was.
     package static func replace(
         _ destination: FileSystemPath, with data: Data, neverReplacing inputs: [FileSystemPath] = []
@@ -105,19 +101,17 @@ package final class AtomicOutput {
         try output.commit()
     }
 
-    /// Appends `data` to the temporary file, through `write` (`write(2)`: a caller may pass a function that fails
-    /// part way, as a full disk does).
+    /// Appends `data` to the temporary file.
     ///
-    /// - Throws: ``OutputFailure`` `.cannotWrite` with the system's reason (a file-size limit: "File too large" when
-    ///   `SIGXFSZ` is ignored); the output is then discarded.
-    package func write(
-        _ data: Data, through write: (Int32, UnsafeRawBufferPointer) -> Int = AtomicOutput.systemWrite
-    ) throws(OutputFailure) {
+    /// - Throws: ``OutputFailure`` `.cannotWrite` with the system's reason (a full disk: "No space left on device"; a
+    ///   file-size limit: "File too large" when `SIGXFSZ` is ignored); the output is then discarded.
+    package func write(_ data: Data) throws(OutputFailure) {
         let descriptor = descriptor
         let complete = data.withUnsafeBytes { raw -> Bool in
             var offset = 0
             while offset < raw.count {
-                let written = write(descriptor, UnsafeRawBufferPointer(rebasing: raw[offset...]))
+                let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                let written = systemWrite(descriptor, rest.baseAddress, rest.count)
                 if written < 0 {
                     if errno == EINTR { continue }
                     return false
@@ -210,13 +204,16 @@ package final class AtomicOutput {
         return [UInt8(ascii: ".")] + kept + marker + Array(String(getpid()).utf8) + [UInt8(ascii: "-")] + suffix
     }
 
-    /// `write(2)`.
-    package static func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) -> Int {
-        systemWriteCall(descriptor, buffer.baseAddress, buffer.count)
+    /// Creates a new file at `path` for writing, only where nothing exists, never through a link (`O_CREAT | O_EXCL |
+    /// O_NOFOLLOW`): a link planted at the name, even a dangling one, makes it fail with `EEXIST`.
+    ///
+    /// - Returns: the open descriptor, or -1 with `errno` set.
+    package static func createExclusively(_ path: FileSystemPath) -> Int32 {
+        path.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
     }
 
     /// Six random letters and digits.
-    package static func randomSuffix() -> [UInt8] {
+    private static func randomSuffix() -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         return (0..<6).map { _ in suffixAlphabet[Int(generator.next(upperBound: UInt(suffixAlphabet.count)))] }
     }
@@ -227,7 +224,7 @@ package final class AtomicOutput {
     static func systemMessage() -> String { String(cString: strerror(errno)) }
 }
 
-/// `write(2)`, named apart from ``AtomicOutput/write(_:through:)``.
-private func systemWriteCall(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+/// `write(2)`, named apart from ``AtomicOutput/write(_:)``.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
     write(descriptor, bytes, count)
 }
