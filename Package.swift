@@ -189,15 +189,19 @@ targets += [
         dependencies: ["CanvasKit", "Observing", "Locking", "SeededRandom", "TestSupport", "CanvasTestSupport"],
         swiftSettings: swiftSettings),
     // `swift run -c release DraftBenchmark`: a draft's cost against the same board in memory (Docs/Drafts.md).
+    // The event scripts both board benchmarks replay.
+    .target(
+        name: "BenchmarkScripts", dependencies: ["CanvasKit"], path: "Tools/BenchmarkScripts",
+        swiftSettings: swiftSettings),
     .executableTarget(
         name: "DraftBenchmark",
-        dependencies: ["CanvasKit", "Observing", "Locking"],
+        dependencies: ["BenchmarkScripts", "CanvasKit", "Observing", "Locking"],
         path: "Tools/DraftBenchmark",
         swiftSettings: swiftSettings
     ),
     .executableTarget(
         name: "CanvasBenchmark",
-        dependencies: ["CanvasKit", "Observing", "Locking"],
+        dependencies: ["BenchmarkScripts", "CanvasKit", "Observing", "Locking"],
         path: "Tools/CanvasBenchmark",
         swiftSettings: swiftSettings
     ),

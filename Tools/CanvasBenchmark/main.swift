@@ -1,3 +1,4 @@
+import BenchmarkScripts
 import CanvasKit
 import Foundation
 import Locking
@@ -26,32 +27,6 @@ func eventsPerSecond(operations: Int, _ body: () -> Void) -> Double {
     }
     let seconds = Double(best.components.seconds) + Double(best.components.attoseconds) * 1e-18
     return Double(operations) / seconds
-}
-
-/// Taps that move the preview around the board: every tap is accepted and attaches or moves the preview.
-func tapScript(count: Int, length: Int) -> [CanvasEvent] {
-    var events: [CanvasEvent] = []
-    var previous = -1
-    for step in 0..<length {
-        var index = (step * 7 + 3) % count
-        if index == previous { index = (index + 1) % count }
-        events.append(.tap(index))
-        previous = index
-    }
-    return events
-}
-
-/// A recording session: preview, record, stop into a fresh file, move, record, cancel, deselect, delete the take.
-func sessionScript(count: Int, cycles: Int) -> [CanvasEvent] {
-    var events: [CanvasEvent] = []
-    let base = URL(fileURLWithPath: "/bench/", isDirectory: true)
-    for cycle in 0..<cycles {
-        let i = (cycle * 7) % count
-        let j = (i + 1) % count
-        let take = URL(fileURLWithPath: "take-\(cycle).mov", relativeTo: base)
-        events += [.tap(i), .record, .stop(take), .tap(j), .record, .cancel, .tap(j), .delete(i)]
-    }
-    return events
 }
 
 /// The baseline: the representation of the original product, a flag per canvas and a scan per event, value-copied

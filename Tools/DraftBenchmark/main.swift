@@ -1,3 +1,4 @@
+import BenchmarkScripts
 import CanvasKit
 import Foundation
 import Locking
@@ -32,32 +33,6 @@ func newDraftURL() -> URL {
 /// The takes are names: a restore keeps them.
 let options = DraftOptions(compactionThreshold: 1_000_000, takeExists: { _ in true })
 
-/// Taps that move the preview around the board.
-func tapScript(count: Int, length: Int) -> [CanvasEvent] {
-    var events: [CanvasEvent] = []
-    var previous = -1
-    for step in 0..<length {
-        var index = (step * 7 + 3) % count
-        if index == previous { index = (index + 1) % count }
-        events.append(.tap(index))
-        previous = index
-    }
-    return events
-}
-
-/// A recording session: preview, record, stop into a new file, move, record, cancel, deselect, delete the take.
-func sessionScript(count: Int, cycles: Int) -> [CanvasEvent] {
-    var events: [CanvasEvent] = []
-    let base = URL(fileURLWithPath: "/bench/takes/", isDirectory: true)
-    for cycle in 0..<cycles {
-        let i = (cycle * 7) % count
-        let j = (i + 1) % count
-        let take = URL(fileURLWithPath: "take-\(cycle).mov", relativeTo: base)
-        events += [.tap(i), .record, .stop(take), .tap(j), .record, .cancel, .tap(j), .delete(i)]
-    }
-    return events
-}
-
 /// Blocks until everything `board` journaled is durable.
 func waitUntilDurable(_ board: CanvasBoard) {
     let done = DispatchSemaphore(value: 0)
@@ -91,7 +66,7 @@ func nanosecondsPerEvent(_ events: [CanvasEvent], _ makeBoard: () throws -> Canv
 }
 
 if CommandLine.arguments.contains("--profile-restore") {
-    let events = sessionScript(count: 1_000, cycles: 12_500)
+    let events = sessionScript(count: 1_000, cycles: 12_500, folder: "/bench/takes/")
     let url = newDraftURL()
     do {
         let board = try CanvasBoard(draftAt: url, newBoard: BoardState(canvasCount: 1_000), options: options)
@@ -109,7 +84,8 @@ print("| events | board | in memory | with a draft | difference | ratio |")
 print("| --- | --- | --- | --- | --- | --- |")
 for size in [9, 1_000] {
     for (name, events) in [
-        ("taps", tapScript(count: size, length: 20_000)), ("sessions", sessionScript(count: size, cycles: 2_500)),
+        ("taps", tapScript(count: size, length: 20_000)),
+        ("sessions", sessionScript(count: size, cycles: 2_500, folder: "/bench/takes/")),
     ] {
         let memory = try nanosecondsPerEvent(events) { CanvasBoard(canvasCount: size) }
         let drafted = try nanosecondsPerEvent(events) {
@@ -161,7 +137,7 @@ do {
 // Restore: a snapshot of 1,000 canvases and 100,000 journaled events after it.
 print("")
 do {
-    let events = sessionScript(count: 1_000, cycles: 12_500)
+    let events = sessionScript(count: 1_000, cycles: 12_500, folder: "/bench/takes/")
     let url = newDraftURL()
     do {
         let board = try CanvasBoard(draftAt: url, newBoard: BoardState(canvasCount: 1_000), options: options)
