@@ -149,6 +149,16 @@ static inline int cffmpeg_frame_field_order(const AVFrame *frame) {
     return frame->top_field_first ? 1 : 2;
 #endif
 }
+/// Marks the frame progressive (a field copied out of an interlaced frame into a frame of its own).
+static inline void cffmpeg_frame_set_progressive(AVFrame *frame) {
+#if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(58, 29, 100)
+    frame->flags &= ~(AV_FRAME_FLAG_INTERLACED | AV_FRAME_FLAG_TOP_FIELD_FIRST);
+#else
+    frame->interlaced_frame = 0;
+    frame->top_field_first = 0;
+#endif
+}
+
 /// The brightest light the frame's HDR metadata promises, in cd/m2: the content light level's
 /// MaxCLL when present, else the mastering display's peak; 0 when the frame carries neither.
 static inline double cffmpeg_frame_peak_luminance(const AVFrame *frame) {

@@ -16,12 +16,15 @@ enum PictureReference {
     }
 
     /// The first frame of `input` (a file, or a lavfi source with `lavfi: true`) as the `ffmpeg`
-    /// command shows it (autorotate on), through `filter` when given, as RGB24 of `width` x `height`.
+    /// command shows it (autorotate on, unless `noAutorotate`), through `filter` when given, as RGB24 of `width` x
+    /// `height`.
     static func frame(
-        _ input: String, lavfi: Bool = false, filter: String? = nil, width: Int, height: Int
+        _ input: String, lavfi: Bool = false, noAutorotate: Bool = false, filter: String? = nil, width: Int,
+        height: Int
     ) throws -> Picture {
         var arguments = ["-hide_banner", "-nostdin", "-loglevel", "error"]
         if lavfi { arguments += ["-f", "lavfi"] }
+        if noAutorotate { arguments += ["-noautorotate"] }
         arguments += ["-i", input, "-frames:v", "1"]
         if let filter { arguments += ["-vf", filter] }
         arguments += ["-f", "rawvideo", "-pix_fmt", "rgb24", "-"]

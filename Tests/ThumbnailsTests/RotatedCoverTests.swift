@@ -94,4 +94,57 @@ struct RotatedCoverTests {
                 "\(rotation) degrees within \(maximum): \(worst) levels from the upright cover, turned; means \(means)")
         }
     }
+
+    /// An interlaced take (testsrc2 scrolling sideways, woven two pictures a frame, coded interlaced, top field first)
+    /// and the same stream given a display matrix that turns it by `rotation` degrees.
+    func interlacedVideos(rotation: Int) throws -> (upright: URL, turned: URL) {
+        let upright = scratch.url.appending(path: "interlaced.mp4")
+        try CutStreamTests.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=50:duration=0.2", "-vf",
+            "scroll=h=0.01,tinterlace=interleave_top,setfield=tff", "-c:v", "libx264", "-preset", "veryfast", "-crf",
+            "20", "-x264-params", "tff=1", "-flags", "+ildct+ilme", "-pix_fmt", "yuv420p", "-bf", "0", upright.path,
+        ])
+        let turned = scratch.url.appending(path: "interlaced-turned.mp4")
+        try CutStreamTests.ffmpeg([
+            "-i", upright.path, "-c", "copy", "-metadata:s:v:0", "rotate=\(rotation)", turned.path,
+        ])
+        return (upright, turned)
+    }
+
+    /// A turned interlaced take, at its own size and fitted into 160x160, is as close to the CLI's deinterlaced frame
+    /// turned upright as the upright take's cover is to the CLI's deinterlaced frame (within 1.5 dB). The CLI
+    /// deinterlaces with `yadif` (as the interlacing tests compare); its autorotate inserts its turn before any `-vf`
+    /// filter, which would hand `yadif` fields turned on their side, so the oracle deinterlaces first and then turns as
+    /// autorotate does (`-noautorotate -vf yadif,transpose=...`).
+    @Test(arguments: [90, 180, 270])
+    func turnedInterlacedCoverMatchesTheCLI(rotation: Int) throws {
+        let (upright, turned) = try interlacedVideos(rotation: rotation)
+        let turn =
+            switch rotation {
+            case 90: "transpose=cclock"
+            case 180: "hflip,vflip"
+            default: "transpose=clock"
+            }
+        for maximum in [PixelSize.zero, PixelSize(width: 160, height: 160)] {
+            let options = CoverOptions(maximumSize: maximum)
+            let uprightCover = try CoverGenerator().makeCover(for: upright, options: options)
+            let turnedCover = try CoverGenerator().makeCover(for: turned, options: options)
+            let size = uprightCover.size
+            let turnedSize = rotation % 180 != 0 ? PixelSize(width: size.height, height: size.width) : size
+            try #require(turnedCover.size == turnedSize)
+            let scale = { (size: PixelSize) in
+                maximum == .zero ? "" : ",scale=\(size.width):\(size.height):flags=bilinear"
+            }
+            let uprightCLI = try PictureReference.frame(
+                upright.path, filter: "yadif" + scale(size), width: size.width, height: size.height)
+            let turnedCLI = try PictureReference.frame(
+                turned.path, noAutorotate: true, filter: "yadif,\(turn)" + scale(turnedSize), width: turnedSize.width,
+                height: turnedSize.height)
+            let uprightPSNR = PictureReference.psnr(uprightCover.pixels, uprightCLI.pixels)
+            let turnedPSNR = PictureReference.psnr(turnedCover.pixels, turnedCLI.pixels)
+            #expect(
+                turnedPSNR >= min(uprightPSNR, 60) - 1.5,
+                "\(rotation) degrees within \(maximum): \(turnedPSNR) dB from the CLI, upright \(uprightPSNR) dB")
+        }
+    }
 }

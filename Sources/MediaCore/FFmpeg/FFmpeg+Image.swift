@@ -98,6 +98,11 @@ extension FFmpeg {
         }
     }
 
+    /// Marks `frame` progressive.
+    static func setProgressive(_ frame: FramePointer) {
+        cffmpeg_frame_set_progressive(frame)
+    }
+
     /// The peak light level (cd/m2) the frame's HDR metadata states (MaxCLL, else the mastering
     /// display's peak), nil when it states none.
     static func peakLuminance(of frame: FramePointer) -> Double? {

@@ -48,7 +48,8 @@ package enum FrameConverter {
     /// mirrored frame has its planes turned first (``Frame/turnedUpright(by:)``), as the ffmpeg CLI's autorotate
     /// turns them before it scales, so the picture is the CLI's at any size (swscale shares chroma between
     /// neighbours across, not down: a picture scaled and then turned would share it down). An interlaced frame
-    /// scales only its first field, so the two moments it holds never mix into combs, and is turned after. An HDR
+    /// scales only its first field, so the two moments it holds never mix into combs; turned, that field is first
+    /// brought back to the frame's height, then turned, then scaled. An HDR
     /// frame (PQ, HLG) scales to 16-bit RGB, and ``ToneMapper`` brings the small picture to BT.709.
     ///
     /// Throws ``PictureError/tooLarge(_:)`` when the upright size exceeds ``maximumSide`` or
@@ -75,7 +76,8 @@ package enum FrameConverter {
         }
         let turned: Frame?
         do {
-            turned = try frame.turnedUpright(by: orientation)
+            let planes = try frame.turnedUpright(by: orientation)
+            turned = try planes == nil ? turnedFirstField(of: frame, by: orientation) : planes
         } catch {
             throw failure(error)
         }
@@ -95,6 +97,26 @@ package enum FrameConverter {
             converted, width: scaled.width, height: scaled.height, bytesPerPixel: layout.bytesPerPixel,
             orientation: orientation)
         return UprightPicture(width: output.width, height: output.height, layout: layout, pixels: pixels)
+    }
+
+    /// The first field of an interlaced `frame` scaled back to the frame's height in its own pixel format (what stands
+    /// for the deinterlaced frame), as a progressive frame turned upright by `orientation`: the CLI deinterlaces, then
+    /// turns, then scales, and so does a cover. Nil for a progressive or upright frame, or planes that cannot be turned.
+    private static func turnedFirstField(of frame: Frame, by orientation: Orientation) throws(FFmpegError) -> Frame? {
+        guard !orientation.isUpright, let field = firstField(of: frame),
+            FFmpeg.turnablePlanes(of: frame.pixelFormat) != nil
+        else { return nil }
+        let whole = try Frame()
+        try FFmpeg.allocatePicture(whole.pointer, like: frame.pointer, width: frame.width, height: frame.height)
+        FFmpeg.setProgressive(whole.pointer)
+        let scaler = try Scaler(
+            from: FFmpeg.ScaleSide(
+                width: frame.width, height: field.height(ofFrameHeight: frame.height), format: frame.pixelFormat,
+                isFullRange: frame.isFullRange),
+            to: FFmpeg.ScaleSide(
+                width: frame.width, height: frame.height, format: frame.pixelFormat, isFullRange: frame.isFullRange))
+        try scaler.scale(field: field, of: frame, into: whole)
+        return try whole.turnedUpright(by: orientation)
     }
 
     /// `frame` scaled to `scaled` in `layout` (its first field only, when interlaced; tone-mapped, when HDR), not
