@@ -18,6 +18,8 @@ loops_4k=7
 loops_exact=3
 if [ "${1:-}" = "--quick" ]; then loops_1080=3; loops_4k=3; loops_exact=2; fi
 
+# What the run needs (hyperfine, GNU time, gcc, ...): installed when missing (as root), as the other benchmarks do.
+bash Tools/setup.sh --bench
 for tool in ffmpeg cc pkg-config; do
     command -v "$tool" >/dev/null || { echo "bench-thumbnails: '$tool' is missing (run Tools/setup.sh --bench)" >&2; exit 1; }
 done
