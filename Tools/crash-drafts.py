@@ -3,7 +3,8 @@
 it again (which restores the draft and continues), and checks every restore against an independent model of the board
 written here from the rules table (not the package's transition function): the restored board must be the model's
 board after a prefix of the killed run's accepted events that holds every event the run reported durable, with the
-restore's own change (a recording back in preview) applied; takes whose file is missing stay on their canvases.
+restore's own changes (a recording back in preview, takes whose file is missing marked missing) applied; takes whose
+file is missing stay on their canvases, marked, until a delete, a new take or a `relink`.
 
 usage: python3 Tools/crash-drafts.py [--kills N] [--seed S] [--binary PATH] [--snapshot-every K]
 Exit status: 0 no mismatch, 1 a mismatch (the draft and scripts are kept under .fuzz/drafts/), 2 usage.
@@ -21,16 +22,19 @@ import time
 
 
 class Model:
-    """The board: each canvas's take (a file name or None), the selected canvas and whether it records."""
+    """The board: each canvas's take (a file name or None) and whether it is marked missing, the selected canvas and
+    whether it records."""
 
     def __init__(self, count):
         self.takes = [None] * count
+        self.missing = [False] * count
         self.selected = None
         self.recording = False
 
     def copy(self):
         other = Model(0)
         other.takes = list(self.takes)
+        other.missing = list(self.missing)
         other.selected = self.selected
         other.recording = self.recording
         return other
@@ -57,6 +61,7 @@ class Model:
             if any(take == name for j, take in enumerate(self.takes) if j != self.selected):
                 return False
             self.takes[self.selected] = name
+            self.missing[self.selected] = False
             self.recording = False
             return True
         if kind == "cancel":
@@ -69,11 +74,20 @@ class Model:
             if not 0 <= i < n or self.recording or self.takes[i] is None:
                 return False
             self.takes[i] = None
+            self.missing[i] = False
             return True
         if kind == "add":
             if self.recording:
                 return False
             self.takes.append(None)
+            self.missing.append(False)
+            return True
+        if kind == "relink":
+            # The app says the file is back; the board checks nothing on disk.
+            i = event[1]
+            if not 0 <= i < n or not self.missing[i]:
+                return False
+            self.missing[i] = False
             return True
         if kind == "started":
             # The recorder's first sample: the board records when, nothing a restore shows.
@@ -100,46 +114,64 @@ class Model:
             elif self.selected is not None and self.selected > i:
                 self.selected -= 1
             self.takes.pop(i)
+            self.missing.pop(i)
             return True
         raise ValueError(event)
 
     def recovered(self, exists):
-        """The board as a restore leaves it: a recording back in preview; takes whose file is missing are reported and
-        stay (only the app's delete removes them)."""
+        """The board as a restore leaves it: a recording back in preview; takes whose file is missing are reported,
+        stay and are marked missing (only the app's delete removes them); a marked take whose file is back is
+        relinked (its cover wanted). Returns the board, the interrupted canvas (or None) and the kinds of the other
+        effects in order (`missing` or `wanted`, by canvas)."""
         board = self.copy()
         interrupted = board.selected if board.recording else None
         board.recording = False
-        missing = [i for i, take in enumerate(board.takes) if take is not None and not exists(take)]
-        return board, interrupted, missing
+        reports = []
+        for i, take in enumerate(board.takes):
+            if take is None:
+                continue
+            if not exists(take):
+                board.missing[i] = True
+                reports.append("missing")
+            elif board.missing[i]:
+                board.missing[i] = False
+                reports.append("wanted")
+        return board, interrupted, reports
 
     def canvases(self):
-        """The canvases as canvas-sim prints them (index, status, selected, video)."""
+        """The canvases as canvas-sim prints them (index, status, selected, video, marked missing)."""
         result = []
         for i, take in enumerate(self.takes):
             status = "noPreview"
             if i == self.selected:
                 status = "recording" if self.recording else "inPreview"
-            result.append((i, status, i == self.selected, take))
+            result.append((i, status, i == self.selected, take, self.missing[i]))
         return result
 
 
 def restore_states(board, exists):
     """The boards a restore of `board` goes through as the writer writes its own records: `board` itself, then the
-    board after the cancel of an interrupted recording (the one record canvas-sim journals for a restore, numbered
-    after the restored one; missing takes journal nothing). A kill before the writer wrote it leaves the earlier board
-    on the disk, and the next restore finds it and reports its effects again."""
+    board after the cancel of an interrupted recording, then after each mark of a take whose file is missing and not
+    marked yet, and each relink of a marked take whose file is back, by canvas (the records canvas-sim journals for a
+    restore, numbered after the restored one). A kill before the writer wrote them leaves an earlier board on the
+    disk, and the next restore finds it and reports its effects again (a missing take is reported at every restore)."""
     states = [board.copy()]
-    if board.recording:
-        current = board.copy()
+    current = board.copy()
+    if current.recording:
         current.recording = False
-        states.append(current)
+        states.append(current.copy())
+    for i, take in enumerate(current.takes):
+        if take is None or exists(take) != current.missing[i]:
+            continue
+        current.missing[i] = not exists(take)
+        states.append(current.copy())
     return states
 
 
-def effect_kinds(interrupted, missing):
+def effect_kinds(interrupted, reports):
     """The kinds of the effects a restore reports for a recording interrupted on canvas `interrupted` (or None) and the
-    missing takes at `missing`, in the order it reports them."""
-    return (["interrupted"] if interrupted is not None else []) + ["missing"] * len(missing)
+    other reports (`missing`, `wanted`), in the order it reports them."""
+    return (["interrupted"] if interrupted is not None else []) + reports
 
 
 def check_restore(head, candidates, durable, ambiguous, exists):
@@ -176,7 +208,7 @@ def check_restore(head, candidates, durable, ambiguous, exists):
 
 
 def printed(canvases):
-    return [(c["index"], c["status"], c["selected"], c["video"]) for c in canvases]
+    return [(c["index"], c["status"], c["selected"], c["video"], c.get("missing") is not None) for c in canvases]
 
 
 def script_word(event):
@@ -221,8 +253,11 @@ def make_script(rng, board, length, names):
             event = ("delete", rng.randrange(n))
         elif roll < 80:
             event = ("add",) if n < 12 else ("tap", rng.randrange(n))
-        elif roll < 88:
+        elif roll < 86:
             event = ("remove", rng.randrange(n))
+        elif roll < 88:
+            # The app saying a take's file is back (accepted only on a take marked missing).
+            event = ("relink", rng.randrange(n))
         elif roll % 3 == 0:
             event = ("started", 1.5) if roll % 2 else ("failed", "call")
         else:
@@ -239,8 +274,9 @@ def self_check():
     exists = lambda name: not name.startswith("missing-")
 
     def head(sequence, board, effects):
-        canvases = [{"index": i, "status": status, "selected": selected, "video": video}
-                    for i, status, selected, video in board.canvases()]
+        canvases = [{"index": i, "status": status, "selected": selected, "video": video,
+                     "missing": video if missing else None}
+                    for i, status, selected, video, missing in board.canvases()]
         return {"sequence": sequence, "effects": effects, "canvases": canvases}
 
     # A board whose canvas 1 holds a take whose file is gone, and one recording into a file that is gone too.
@@ -255,15 +291,16 @@ def self_check():
         restored = found.recovered(exists)[0]
         problem, first = check_restore(head(143, restored, effects), {143: found}, 140, False, exists)
         assert problem is None and first.canvases() == found.canvases(), problem
-        # The prediction after that restore: its own records, then (here) nothing else.
+        # The prediction after that restore: its own records (a cancel, the mark), then (here) nothing else.
         states = restore_states(first, exists)
         prediction = {143 + j: state for j, state in enumerate(states)}
-        assert len(states) == 1 + found.recording and states[-1].canvases() == restored.canvases()
+        assert len(states) == 2 + found.recording and states[-1].canvases() == restored.canvases()
         # Killed before the writer wrote the restore's records: the next restore reads the same board again.
         assert check_restore(head(143, restored, effects), prediction, 143, False, exists)[0] is None, effects
-        # Or after it wrote all or some of them: fewer effects, each time the ones left.
+        # Or after it wrote all or some of them: the interruption is reported until its cancel is written, the missing
+        # take at every restore.
         for j in range(1, len(states)):
-            left = effects[j:]
+            left = [e for e in effects if states[j].recording or not e.startswith("take interrupted")]
             assert check_restore(head(143 + j, restored, left), prediction, 143, False, exists)[0] is None, (j, left)
             # The same through a run killed before it printed its restore (which may have written them).
             assert check_restore(head(143 + j, restored, left), {141: Model(2), 143: found}, 141, True,

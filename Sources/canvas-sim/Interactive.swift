@@ -263,6 +263,7 @@ struct Interactive {
             case .cover: "cover"
             case .playback: "playing"
             case .addButton: "+ add"
+            case .missing: "MISSING"
             }
         return display.take?.isUndoArmed == true ? picture + " delete?" : picture
     }

@@ -76,6 +76,9 @@ enum Output {
         object.add("video", .nullable(canvas.videoURL.map(TakeName.describe)))
         object.add("segments", .array(canvas.segments.map { .string(TakeName.describe($0.url)) }))
         object.add("undoArmed", .bool(canvas.isUndoArmed))
+        if let missing = canvas.segments.first(where: \.isMissing) {
+            object.add("missing", .string(TakeName.describe(missing.url)))
+        }
         object.add("shows", .string(canvas.shows.name))
         return object
     }
@@ -161,8 +164,14 @@ enum Output {
     }
 
     /// The take's files joined by `+`, with the number of segments and the length when there are several (`a.mov+b.mov
-    /// (2 segments, 3s)`), or `-`.
+    /// (2 segments, 3s)`), then `missing a.mov` when a file is marked missing; or `-`.
     private static func videoColumn(_ canvas: SimulationCanvas) -> String {
+        let files = takeColumn(canvas)
+        guard let missing = canvas.segments.first(where: \.isMissing) else { return files }
+        return files + ", missing " + TakeName.describe(missing.url)
+    }
+
+    private static func takeColumn(_ canvas: SimulationCanvas) -> String {
         guard !canvas.segments.isEmpty else { return canvas.videoURL.map(TakeName.describe) ?? "-" }
         let files = canvas.segments.map { TakeName.describe($0.url) }.joined(separator: "+")
         guard canvas.segments.count > 1 else { return files }

@@ -246,7 +246,7 @@ struct CanvasCellStateMachineTests {
             guard !stale else { return }
             let values = values(of: Self.models[index])
             let expected = CanvasDisplay(
-                status: values.status, videoURL: values.videoURL, take: values.take,
+                status: values.status, videoURL: values.videoURL, missingFile: values.missingFile, take: values.take,
                 boardIsRecording: values.boardIsRecording)
             if display != expected {
                 problems.append("\(event): shows \(String(describing: display)), not \(expected)")

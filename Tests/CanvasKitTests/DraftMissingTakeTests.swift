@@ -20,6 +20,11 @@ struct DraftMissingTakeTests {
         return (folder, url, takes)
     }
 
+    /// `state` after a tap on the canvas at `index`, which holds the preview.
+    static func deselected(_ state: BoardState, _ index: Int) -> BoardState {
+        BoardState.transition(from: state, on: .tap(index)).next!
+    }
+
     static func open(_ url: URL) throws -> CanvasBoard {
         try CanvasBoard(draftAt: url, newBoard: BoardState(canvasCount: 1))
     }
@@ -58,9 +63,99 @@ struct DraftMissingTakeTests {
 
         try FileManager.default.moveItem(at: aside, to: takes[0])
         let back = try Self.open(url)
-        #expect(back.draft!.restore.effects == [])
+        // The restore finds it back: it relinks the take (journaled) and wants its cover again.
+        #expect(back.draft!.restore.effects == [.coverWanted(index: 0, url: takes[0])])
+        #expect(back.state.missingFile(at: 0) == nil)
         #expect(back.state.timelineTakes.map(\.url) == takes)
         #expect(back.state.selection == nil)
         try await back.draft!.close()
+    }
+
+    @Test("a restore with a file gone shows the take missing and reports it; the mark survives a restore and a kill")
+    func shownMissing() async throws {
+        let (folder, url, takes) = try await Self.draft()
+        defer { withExtendedLifetime(folder) {} }
+        try FileManager.default.removeItem(at: takes[1])
+        let board = try Self.open(url)
+        #expect(board.draft!.restore.effects == [.takeMissing(index: 1, url: takes[1])])
+        #expect(board.state.missingFile(at: 1) == takes[1])
+        // Canvas 1 holds the preview; once it gives it up, it shows its take missing.
+        #expect(board.display(at: 1).take?.segmentCount == 1, "the take is still there")
+        #expect(Self.deselected(board.state, 1).display(at: 1).picture == .missing(takes[1]))
+        #expect(board.model(at: 1).missingFile == takes[1])
+        #expect(board.display(at: 0).picture == .cover(takes[0]))
+        try await board.draft!.close()
+        let again = try Self.open(url)
+        #expect(again.draft!.restore.effects == [.takeMissing(index: 1, url: takes[1])])
+        #expect(again.draft!.restore.replayedRecords == board.draft!.restore.replayedRecords + 1, "marked once")
+        #expect(Self.deselected(again.state, 1).display(at: 1).picture == .missing(takes[1]))
+        try await again.draft!.close()
+    }
+
+    @Test("the restore's mark is journaled: a kill after it is durable keeps it, a kill before marks again")
+    func markSurvivesKill() async throws {
+        let storage = PowerLossStorage()
+        let take = Boards.take("a.mov")
+        let path = "/drafts/board.draft"
+        let url = URL(fileURLWithPath: path)
+        do {
+            let board = try CanvasBoard(
+                draftAt: url, newBoard: BoardState(canvasCount: 2), options: DraftTests.options(storage))
+            for event: CanvasEvent in [.tap(0), .record, .stop(take), .tap(0)] { #expect(board.send(event).isAccepted) }
+            try await board.draft!.close()
+        }
+        var options = DraftTests.options(storage)
+        options.takeExists = { $0 != take }
+        let restored = try CanvasBoard(draftAt: url, newBoard: BoardState(canvasCount: 1), options: options)
+        #expect(restored.draft!.restore.effects == [.takeMissing(index: 0, url: take)])
+        #expect(restored.display(at: 0).picture == .missing(take))
+        try await restored.draft!.waitUntilDurable()
+        // Killed: not closed. The mark is in the journal, and the next restore finds it there (nothing to mark).
+        let killed = storage.afterKill()
+        var killedOptions = DraftTests.options(killed)
+        killedOptions.takeExists = options.takeExists
+        let next = try CanvasBoard(draftAt: url, newBoard: BoardState(canvasCount: 1), options: killedOptions)
+        #expect(next.draft!.restore.sequence == restored.draft!.restore.sequence + 1, "the mark's record")
+        #expect(next.draft!.restore.effects == [.takeMissing(index: 0, url: take)])
+        #expect(next.draft!.progress.appended == next.draft!.restore.sequence, "nothing journaled again")
+        #expect(next.state == restored.state)
+        try await next.draft!.close()
+    }
+
+    @Test("relink clears the mark and wants the cover; relinking a take that is not missing is rejected")
+    func relink() async throws {
+        let (folder, url, takes) = try await Self.draft()
+        defer { withExtendedLifetime(folder) {} }
+        let aside = folder.url.appending(path: "aside.mov")
+        try FileManager.default.moveItem(at: takes[1], to: aside)
+        let board = try Self.open(url)
+        #expect(board.send(.relink(0)).rejection == .takeNotMissing(index: 0))
+        #expect(board.send(.relink(5)).rejection == .indexOutOfRange(index: 5, count: 2))
+        // The app finds the file again and says so; the board checks nothing on disk.
+        try FileManager.default.moveItem(at: aside, to: takes[1])
+        #expect(board.send(.relink(1)).effects == [.coverWanted(index: 1, url: takes[1])])
+        #expect(Self.deselected(board.state, 1).display(at: 1).picture == .cover(takes[1]))
+        #expect(board.send(.relink(1)).rejection == .takeNotMissing(index: 1))
+        try await board.draft!.close()
+        let after = try Self.open(url)
+        #expect(after.draft!.restore.effects == [])
+        #expect(after.state.missingFile(at: 1) == nil)
+        try await after.draft!.close()
+    }
+
+    @Test("a new take or a delete clears the mark")
+    func replacedOrDeleted() async throws {
+        let (folder, url, takes) = try await Self.draft()
+        defer { withExtendedLifetime(folder) {} }
+        for take in takes { try FileManager.default.removeItem(at: take) }
+        let board = try Self.open(url)
+        #expect(board.state.missingFile(at: 0) == takes[0] && board.state.missingFile(at: 1) == takes[1])
+        let fresh = folder.url.appending(path: "c.mov")
+        for event: CanvasEvent in [.tap(0), .record, .stop(fresh), .delete(1)] {
+            #expect(board.send(event).isAccepted, "\(event)")
+        }
+        #expect(board.state.missingFile(at: 0) == nil && board.state.missingFile(at: 1) == nil)
+        #expect(board.display(at: 1).picture == .addButton)
+        try await board.draft!.close()
     }
 }

@@ -83,6 +83,7 @@ struct DraftTests {
                 .disarmUndo, .setSoundtrack(nil),
                 .setSoundtrack(Soundtrack(url: url, start: -1.5, gain: 0.25, loops: true)),
                 .setSoundtrack(Soundtrack(url: url)), .setMicrophone(false), .setMicrophone(true),
+                .markMissing(2, url), .markMissing(-1, URL(string: "https://x.test/a")!), .relink(4), .relink(-2),
             ] + RecorderProblem.allCases.map { .recordingFailed($0) }
         let relative = URL(
             fileURLWithPath: "take 2.mov", relativeTo: URL(fileURLWithPath: "/takes/", isDirectory: true))
@@ -116,8 +117,8 @@ struct DraftTests {
         board.maximumTakeLength = 15
         _ = board.handle(.setSoundtrack(Soundtrack(url: Boards.take("song.m4a"), start: 3, gain: 0.5, loops: true)))
         _ = board.handle(.setMicrophone(false))
-        for event in [CanvasEvent.undo(0), .resume] {
-            // An armed undo, then a recording that continues its take.
+        for event in [CanvasEvent.undo(0), .markMissing(0, Boards.take("a2.mov")), .resume] {
+            // An armed undo, a take's file marked missing, then a recording that continues its take.
             let armed = board
             _ = board.handle(event)
             let state = DraftState(board: board, recordingFile: Boards.take("c.mov"))

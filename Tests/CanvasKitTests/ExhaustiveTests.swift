@@ -9,7 +9,7 @@ import Testing
 @Suite("Exhaustive over small boards")
 struct ExhaustiveTests {
     /// `state`, and the states one or two events away from it that the base states cannot express: each canvas's
-    /// undo armed, and the recording continuing its take instead of starting a new one.
+    /// undo armed, the recording continuing its take instead of starting a new one, and a take's file marked missing.
     static func variants(of state: BoardState) -> [BoardState] {
         var states = [state]
         for index in state.indices {
@@ -21,6 +21,16 @@ struct ExhaustiveTests {
             let resuming = BoardState.transition(from: previewing, on: .resume).next
         {
             states.append(resuming)
+        }
+        // Takes marked missing (their first or their last file), on boards of up to three canvases.
+        guard state.count <= 3 else { return states }
+        for index in state.indices {
+            let files = state.segments(at: index).map(\.url)
+            for file in Set([files.first, files.last].compactMap(\.self)) {
+                if let marked = BoardState.transition(from: state, on: .markMissing(index, file)).next {
+                    states.append(marked)
+                }
+            }
         }
         return states
     }
@@ -48,9 +58,10 @@ struct ExhaustiveTests {
                     // A rejection says why in words.
                     #expect(!rejection.description.isEmpty)
                 case .accepted(_, let effects, _):
-                    // Every accepted event tells the host something, but arming or disarming an undo (the models
-                    // show it).
-                    #expect(!effects.isEmpty || event.word == "undo" || event == .disarmUndo, "\(event) on \(state)")
+                    // Every accepted event tells the host something, but arming or disarming an undo and marking a
+                    // take missing (the models show them).
+                    #expect(
+                        !effects.isEmpty || ["undo", "disarm", "missing"].contains(event.word), "\(event) on \(state)")
                     for effect in effects { effectKinds.insert(effect.kind) }
                 }
                 let problems = Invariants.check(before: state, event: event, outcome: outcome)

@@ -139,10 +139,12 @@ struct CanvasDisplayTests {
     @Test("Names are the canvas-sim JSON vocabulary and only previews are highlighted")
     func namesAndHighlight() {
         let take = Boards.take("a.mov")
-        let pictures: [CanvasDisplay.Picture] = [.livePreview, .recording, .cover(take), .playback(take), .addButton]
+        let pictures: [CanvasDisplay.Picture] = [
+            .livePreview, .recording, .cover(take), .playback(take), .addButton, .missing(take),
+        ]
         let all = pictures.map { CanvasDisplay(picture: $0) }
-        #expect(all.map(\.name) == ["livePreview", "recording", "cover", "playback", "addButton"])
-        #expect(all.map(\.isHighlighted) == [true, true, false, false, false])
+        #expect(all.map(\.name) == ["livePreview", "recording", "cover", "playback", "addButton", "missing"])
+        #expect(all.map(\.isHighlighted) == [true, true, false, false, false, false])
         #expect(Set(all.map(\.kind)) == Set(CanvasDisplay.Kind.allCases))
         #expect(CanvasDisplay(picture: .cover(take)).description == "cover a.mov")
         #expect(CanvasStatus.allCases.map(\.rawValue) == ["noPreview", "inPreview", "recording"])

@@ -62,8 +62,9 @@ package enum Boards {
 
     /// Every event worth trying on `state`: each index from -1 to `count` for tap, delete, undo and remove; record;
     /// resume; cancel; add; stop with a fresh file (one second long), with the file of another canvas's take, and with
-    /// a file of the recording canvas's own take; the soundtrack and microphone settings; disarming an undo.
-    package static func events(for state: BoardState, fresh: URL) -> [CanvasEvent] {
+    /// a file of the recording canvas's own take; the soundtrack and microphone settings; disarming an undo; and with
+    /// `includingMissing`, marking each take's first and last file missing (and a file of no take) and relinking.
+    package static func events(for state: BoardState, fresh: URL, includingMissing: Bool = true) -> [CanvasEvent] {
         var events: [CanvasEvent] = [
             .record, .resume, .cancel, .add, .stop(fresh, duration: 1), .recordingStarted(at: HostTime(seconds: 2)),
             .recordingFailed(.notAuthorized), .recordingCutShort(.call, file: fresh, duration: 1),
@@ -72,6 +73,15 @@ package enum Boards {
         ]
         for index in -1...state.count {
             events += [.tap(index), .delete(index), .remove(index), .undo(index)]
+        }
+        if includingMissing {
+            // The missing mark: each take's first and last file, a file of no take, out of range; relink everywhere.
+            for index in -1...state.count {
+                let own = state.indices.contains(index) ? state.segments(at: index).map(\.url) : []
+                events.append(.markMissing(index, own.first ?? fresh))
+                if own.count > 1, let last = own.last { events.append(.markMissing(index, last)) }
+                events.append(.relink(index))
+            }
         }
         // By identity: every canvas's, and one no canvas has.
         events += state.indices.map { .tapCanvas(state.id(at: $0)) } + [.tapCanvas(CanvasID(rawValue: .max))]

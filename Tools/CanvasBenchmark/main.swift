@@ -81,7 +81,8 @@ struct NaiveBoard {
             guard status.indices.contains(index), recording == nil, videoURL[index] != nil else { return false }
             videoURL[index] = nil
             return true
-        case .add, .remove, .tapCanvas, .resume, .undo, .disarmUndo, .setSoundtrack, .setMicrophone:
+        case .add, .remove, .tapCanvas, .resume, .undo, .disarmUndo, .setSoundtrack, .setMicrophone, .markMissing,
+            .relink:
             return false
         }
     }

@@ -20,6 +20,9 @@ public struct CanvasDisplay: Sendable, Hashable, CustomStringConvertible {
         case playback(URL)
         /// A canvas with no take that is not previewing: the add button.
         case addButton
+        /// A canvas whose take has a file marked missing (the URL: the first one gone), not previewing: the take
+        /// cannot be shown or played until the app relinks it or confirms its removal.
+        case missing(URL)
 
         /// The kind's name, followed by the take for `cover` and `playback`, e.g. `cover a.mov`.
         public var description: String {
@@ -29,6 +32,7 @@ public struct CanvasDisplay: Sendable, Hashable, CustomStringConvertible {
             case .cover(let url): "\(Kind.cover.rawValue) \(TakeName.describe(url))"
             case .playback(let url): "\(Kind.playback.rawValue) \(TakeName.describe(url))"
             case .addButton: Kind.addButton.rawValue
+            case .missing(let url): "\(Kind.missing.rawValue) \(TakeName.describe(url))"
             }
         }
     }
@@ -80,21 +84,25 @@ public struct CanvasDisplay: Sendable, Hashable, CustomStringConvertible {
     /// recording.
     ///
     /// Total over all inputs: the status decides the picture first (a canvas that holds the preview shows it), then the
-    /// take: its first segment's cover, or the take playing while another canvas records.
+    /// take: `missing` while a file of it is marked missing, else its first segment's cover, or the take playing while
+    /// another canvas records.
     public init(status: CanvasStatus, segments: [TakeSegment], isUndoArmed: Bool, boardIsRecording: Bool) {
         self.init(
-            status: status, videoURL: segments.first?.url, take: Take(segments: segments, isUndoArmed: isUndoArmed),
-            boardIsRecording: boardIsRecording)
+            status: status, videoURL: segments.first?.url, missingFile: segments.first(where: \.isMissing)?.url,
+            take: Take(segments: segments, isUndoArmed: isUndoArmed), boardIsRecording: boardIsRecording)
     }
 
-    /// The display of a canvas whose take's first segment is `videoURL` and whose take is summed up as `take`.
-    init(status: CanvasStatus, videoURL: URL?, take: Take?, boardIsRecording: Bool) {
+    /// The display of a canvas whose take's first segment is `videoURL`, whose file marked missing is `missingFile`
+    /// and whose take is summed up as `take`.
+    init(status: CanvasStatus, videoURL: URL?, missingFile: URL?, take: Take?, boardIsRecording: Bool) {
         self.take = take
         switch status {
         case .inPreview: picture = .livePreview
         case .recording: picture = .recording
         case .noPreview:
-            if let videoURL {
+            if let missingFile {
+                picture = .missing(missingFile)
+            } else if let videoURL {
                 picture = boardIsRecording ? .playback(videoURL) : .cover(videoURL)
             } else {
                 picture = .addButton
@@ -104,7 +112,7 @@ public struct CanvasDisplay: Sendable, Hashable, CustomStringConvertible {
 
     /// The kinds of picture, one per case; `rawValue` is the `canvas-sim` JSON vocabulary (`shows`).
     public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case livePreview, recording, cover, playback, addButton
+        case livePreview, recording, cover, playback, addButton, missing
     }
 
     /// The kind of the picture.
@@ -115,17 +123,19 @@ public struct CanvasDisplay: Sendable, Hashable, CustomStringConvertible {
         case .cover: .cover
         case .playback: .playback
         case .addButton: .addButton
+        case .missing: .missing
         }
     }
 
-    /// The stable short name of the picture: `livePreview`, `recording`, `cover`, `playback` or `addButton`.
+    /// The stable short name of the picture: `livePreview`, `recording`, `cover`, `playback`, `addButton` or
+    /// `missing`.
     public var name: String { kind.rawValue }
 
     /// Whether the canvas has the highlighted border: exactly when it shows the live preview (selected).
     public var isHighlighted: Bool {
         switch picture {
         case .livePreview, .recording: true
-        case .cover, .playback, .addButton: false
+        case .cover, .playback, .addButton, .missing: false
         }
     }
 
@@ -133,7 +143,7 @@ public struct CanvasDisplay: Sendable, Hashable, CustomStringConvertible {
     public var videoURL: URL? {
         switch picture {
         case .cover(let url), .playback(let url): url
-        case .livePreview, .recording, .addButton: nil
+        case .livePreview, .recording, .addButton, .missing: nil
         }
     }
 

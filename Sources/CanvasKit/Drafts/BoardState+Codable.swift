@@ -20,8 +20,8 @@ extension CanvasID: Codable {
 extension BoardState.Segment: Codable {
     // Every stored property but the derived file key (`file`, `fileHash`, recomputed from the URL). A property added
     // to `Segment` is added here too: `DraftTests` checks that a restored board equals the original, segments' starts
-    // and lengths included. Drafts of format 1 have no duration: 0.
-    private enum CodingKeys: String, CodingKey { case url, start, duration }
+    // and lengths included. Drafts of format 1 have no duration: 0. The missing mark is written only when set.
+    private enum CodingKeys: String, CodingKey { case url, start, duration, missing }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -31,7 +31,9 @@ extension BoardState.Segment: Codable {
             throw DecodingError.dataCorruptedError(
                 forKey: .start, in: container, debugDescription: "a segment's start or length is not finite")
         }
-        self.init(try container.decode(URL.self, forKey: .url), start: start, duration: duration)
+        self.init(
+            try container.decode(URL.self, forKey: .url), start: start, duration: duration,
+            isMissing: try container.decodeIfPresent(Bool.self, forKey: .missing) ?? false)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -39,6 +41,7 @@ extension BoardState.Segment: Codable {
         try container.encode(url, forKey: .url)
         try container.encode(start, forKey: .start)
         try container.encode(duration, forKey: .duration)
+        if isMissing { try container.encode(true, forKey: .missing) }
     }
 }
 

@@ -173,9 +173,10 @@ struct DraftOpening {
         }
     }
 
-    /// What a kill left behind: a recording in progress, takes whose files are gone. - Returns: the entries that
-    /// record the changes (journaled like events: the interrupted recording's `cancel`) and the effects reporting
-    /// them.
+    /// What a kill left behind: a recording in progress, takes whose files are gone (or back). - Returns: the entries
+    /// that record the changes (journaled like events: the interrupted recording's `cancel`, a `markMissing` for each
+    /// take whose first file gone is not marked yet, a `relink` for each marked take whose files are back) and the
+    /// effects reporting them.
     private static func recover(_ read: Read, options: DraftOptions) -> ([DraftEntry], [CanvasEffect]) {
         var effects: [CanvasEffect] = []
         if read.dropped > 0 { effects.append(.draftRecordsDropped(count: read.dropped)) }
@@ -189,12 +190,23 @@ struct DraftOpening {
             recovery.append(.event(.cancel))
             effects.append(.takeInterrupted(index: index, url: file))
         }
-        // A missing take stays on its canvas and nothing is journaled: a moved container or an unmounted volume is
-        // not a deletion. The app confirms a removal with `delete`; a file that returns is simply found next time.
+        // A missing take stays on its canvas, marked missing (journaled): a moved container or an unmounted volume is
+        // not a deletion. The app confirms a removal with `delete`, or relinks the take when its files are back; a
+        // restore that finds them back relinks it itself.
         for index in state.board.indices {
+            let marked = state.board.missingFile(at: index)
             // A take with a segment gone is missing (named by the first file that is gone).
             guard let url = state.board.segments(at: index).first(where: { !options.takeExists($0.url) })?.url else {
+                if marked != nil, let first = state.board.videoURL(at: index) {
+                    _ = state.apply(.event(.relink(index)))
+                    recovery.append(.event(.relink(index)))
+                    effects.append(.coverWanted(index: index, url: first))
+                }
                 continue
+            }
+            if marked != url {
+                _ = state.apply(.event(.markMissing(index, url)))
+                recovery.append(.event(.markMissing(index, url)))
             }
             effects.append(.takeMissing(index: index, url: url))
         }

@@ -151,7 +151,7 @@ struct DraftPipeline: Sendable {
     static func size(of entry: DraftEntry) -> Int {
         switch entry {
         case .recordingFile(let url), .event(.stop(let url, _, _)),
-            .event(.recordingCutShort(_, .some(let url), _, _)):
+            .event(.recordingCutShort(_, .some(let url), _, _)), .event(.markMissing(_, let url)):
             32 + url.relativeString.utf8.count
         case .event(.setSoundtrack(.some(let soundtrack))): 48 + soundtrack.url.relativeString.utf8.count
         case .event: 32

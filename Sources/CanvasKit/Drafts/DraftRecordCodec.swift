@@ -14,7 +14,8 @@ import Foundation
 /// `recordingStarted`: the host time (a `Double`). 10 `recordingFailed`: the problem's name (a string). 14
 /// `recordingCutShort`: the problem's name, 0 or 1 and the file, then the start and the duration. 12 `tap` by
 /// identity: the identity's raw number (LEB128). 18 `setSoundtrack`: 0, or 1, the URL, the start, the gain and 0 or
-/// 1 for loops. 19 `setMicrophone`: 0 or 1. A string is its UTF-8 length (LEB128) and its bytes. A URL is its
+/// 1 for loops. 19 `setMicrophone`: 0 or 1. 20 `markMissing`: the index, then the URL. 21 `relink`: the index. (A
+/// version-2 draft written before kinds 20 and 21 existed reads as before.) A string is its UTF-8 length (LEB128) and its bytes. A URL is its
 /// relative string, then 0, or 1 and its base URL (the form `URL`'s own `Codable` conformance keeps); or, for a file
 /// inside the draft's root (`DraftRoot`, format version 2), its path below the root, then 2. Format version 1 wrote
 /// `stop` as 3 (the URL and the start) and `recordingCutShort` as 11 (without the duration): they are still read,
@@ -76,6 +77,10 @@ enum DraftRecordCodec {
                     bytes.append(0)
                 }
             case .setMicrophone(let isOn): bytes.append(contentsOf: [19, isOn ? 1 : 0])
+            case .markMissing(let index, let url):
+                integer(20, index, &bytes)
+                write(url, root, &bytes)
+            case .relink(let index): integer(21, index, &bytes)
             }
         case .recordingFile(let url):
             bytes.append(8)
@@ -152,6 +157,10 @@ enum DraftRecordCodec {
         case 18:
             entry = .event(.setSoundtrack(try reader.flag("a soundtrack's marker") ? try reader.soundtrack() : nil))
         case 19: entry = .event(.setMicrophone(try reader.flag("a microphone setting")))
+        case 20:
+            let index = try reader.integer()
+            entry = .event(.markMissing(index, try reader.url(depth: 0)))
+        case 21: entry = .event(.relink(try reader.integer()))
         default: throw Failure(description: "unknown entry kind \(kind)")
         }
         guard reader.offset == payload.endIndex else { throw Failure(description: "bytes after the entry") }

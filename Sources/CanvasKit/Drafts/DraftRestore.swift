@@ -57,8 +57,9 @@ public struct DraftOptions: Sendable {
 /// when a torn or corrupt tail was dropped, ``CanvasEffect/takeInterrupted(index:url:)`` for a recording that was in
 /// progress (its canvas is back `inPreview`, still selected; journaled like an event, so the next restore does not
 /// report it again), ``CanvasEffect/takeMissing(index:url:)`` for each take whose file is not there (it stays on its
-/// canvas and nothing is journaled: the app confirms its removal with `delete`, or the next restore finds the file
-/// back).
+/// canvas, marked missing: the app confirms its removal with `delete`, or relinks it with ``CanvasEvent/relink(_:)``),
+/// and ``CanvasEffect/coverWanted(index:url:)`` for a take marked missing whose files are back (the restore relinked
+/// it).
 public struct DraftRestore: Sendable, Hashable {
     /// True when there was no draft at the path: the board is the new one, and the draft was created.
     public var isNew: Bool

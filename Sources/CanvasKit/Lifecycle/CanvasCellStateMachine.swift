@@ -5,6 +5,8 @@ import Foundation
 struct CanvasCellValues: Sendable, Hashable {
     var status: CanvasStatus
     var videoURL: URL?
+    /// The take's file marked missing, if any.
+    var missingFile: URL? = nil
     /// The take's segment count, length and undo arming (nil without a take).
     var take: CanvasDisplay.Take? = nil
     var boardIsRecording: Bool
@@ -307,7 +309,7 @@ struct CanvasCellStateMachine: Sendable {
 
     private static func display(_ values: CanvasCellValues) -> CanvasDisplay {
         CanvasDisplay(
-            status: values.status, videoURL: values.videoURL, take: values.take,
+            status: values.status, videoURL: values.videoURL, missingFile: values.missingFile, take: values.take,
             boardIsRecording: values.boardIsRecording)
     }
 
@@ -318,7 +320,8 @@ struct CanvasCellStateMachine: Sendable {
         recomputations += 1
         bound!.values = values
         bound!.display = Self.display(values)
-        bound!.take = values.videoURL
+        // A take shown missing has no cover to keep: once relinked, its cover is asked for again.
+        bound!.take = bound!.display.kind == .missing ? nil : values.videoURL
         updateCover(into: &actions)
         actions.publish = needsPublication
     }

@@ -151,9 +151,10 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
     /// Reads what a derivation needs; called under the machine's lock, which orders derivations.
     private static func read(_ binding: CanvasCellStateMachine.Binding) -> CanvasCellValues {
         let model = binding.model
+        let segments = model.segments
         return CanvasCellValues(
-            status: model.status, videoURL: model.videoURL,
-            take: CanvasDisplay.Take(segments: model.segments, isUndoArmed: model.isUndoArmed),
+            status: model.status, videoURL: model.videoURL, missingFile: segments.first(where: \.isMissing)?.url,
+            take: CanvasDisplay.Take(segments: segments, isUndoArmed: model.isUndoArmed),
             boardIsRecording: binding.board.isRecording)
     }
 

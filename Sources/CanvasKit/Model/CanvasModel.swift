@@ -56,6 +56,10 @@ public final class CanvasModel: KeyValueObservable, Identifiable, Sendable, Cust
         set { _isUndoArmed[self, \.isUndoArmed] = newValue }
     }
 
+    /// The take's file marked missing (its first file a restore found gone), or nil: derived from ``segments``, so
+    /// an observer of `segments` sees it change.
+    public var missingFile: URL? { segments.first(where: \.isMissing)?.url }
+
     /// A model mirroring `state`.
     init(_ state: CanvasState) {
         id = state.id

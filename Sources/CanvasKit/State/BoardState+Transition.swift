@@ -137,6 +137,8 @@ extension BoardState {
         case .setMicrophone(let isOn):
             recordsSound = isOn
             rule = .accepted(Step.Effects(.microphoneChanged(recordsSound: isOn)))
+        case .markMissing(let index, let url): rule = markMissing(index, url, &change)
+        case .relink(let index): rule = relink(index, &change)
         }
         switch rule {
         case .accepted(let effects):

@@ -79,24 +79,32 @@ public struct BoardState: Sendable, Hashable {
         let file: String
         /// A hash of `file`, compared first so that scanning a board for a file is mostly integer comparisons.
         let fileHash: Int
+        /// Whether its file is marked missing (``CanvasEvent/markMissing(_:_:)``) until a `relink`.
+        let isMissing: Bool
 
-        init(_ url: URL, start: Double = 0, duration: Double = 0) {
+        init(_ url: URL, start: Double = 0, duration: Double = 0, isMissing: Bool = false) {
             self.url = url
             self.start = start
             self.duration = duration
+            self.isMissing = isMissing
             file = url.absoluteURL.absoluteString
             fileHash = file.hashValue
         }
 
         init(_ segment: TakeSegment) {
-            self.init(segment.url, start: segment.start, duration: segment.duration)
+            self.init(segment.url, start: segment.start, duration: segment.duration, isMissing: segment.isMissing)
+        }
+
+        /// The same segment, its file marked missing or not.
+        func marked(missing: Bool) -> Segment {
+            missing == isMissing ? self : Segment(url, start: start, duration: duration, isMissing: missing)
         }
 
         func isSameFile(as other: Segment) -> Bool {
             fileHash == other.fileHash && file == other.file
         }
 
-        var value: TakeSegment { TakeSegment(url: url, start: start, duration: duration) }
+        var value: TakeSegment { TakeSegment(url: url, start: start, duration: duration, isMissing: isMissing) }
     }
 
     /// What the board stores per canvas: identity and take (its segments; none: no take). Status and selection live

@@ -59,10 +59,11 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
     /// the app never said: the host keeps the partial file (as a take, by recording into that canvas again) or
     /// removes it.
     case takeInterrupted(index: Int, url: URL?)
-    /// Restoring a draft: the take of the canvas at the index is missing from the disk. It stays on its canvas and
-    /// nothing is journaled (a moved container or an unmounted volume is not a deletion): each restore reports it
-    /// again while the file is missing. The app confirms its removal with `delete` (journaled like any event), or
-    /// does nothing, and a restore once the file is back finds it.
+    /// Restoring a draft: the take of the canvas at the index is missing from the disk (the URL: its first file gone).
+    /// It stays on its canvas, marked missing (the restore journals ``CanvasEvent/markMissing(_:_:)``, so the canvas
+    /// shows ``CanvasDisplay/Picture/missing(_:)``; a moved container or an unmounted volume is not a deletion), and
+    /// each restore reports it again while the file is missing. The app confirms its removal with `delete`, or sends
+    /// ``CanvasEvent/relink(_:)`` when the file is back (a restore that finds it back relinks it itself).
     case takeMissing(index: Int, url: URL)
     /// Restoring a draft: this many records of a torn or corrupt journal tail were dropped (what a kill during a write
     /// or a power loss leaves); the board is as of the last whole record.

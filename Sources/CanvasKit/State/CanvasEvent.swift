@@ -50,6 +50,14 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     case setSoundtrack(Soundtrack?)
     /// The board's microphone setting: whether takes record their own sound (true) or the picture only.
     case setMicrophone(Bool)
+    /// The file at the URL, a segment of the take of the canvas at the index, is missing from the disk: it becomes the
+    /// take's one file marked missing, and the canvas shows it (``CanvasDisplay/Picture/missing(_:)``) until
+    /// ``relink(_:)``. A draft's restore sends it for each take whose first file gone is not marked yet; the board
+    /// checks nothing on disk. Rejected when the file is not a segment of that take.
+    case markMissing(Int, URL)
+    /// The files of the take of the canvas at the index are back (the app found them): its missing mark is cleared
+    /// and its cover is wanted again. Rejected when the take has no file marked missing.
+    case relink(Int)
     /// The user deletes the take of the canvas at the index.
     case delete(Int)
     /// A new empty canvas is appended to the board.
@@ -58,7 +66,7 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     case remove(Int)
 
     /// The event word: `tap`, `record`, `stop`, `cancel`, `started`, `failed`, `cut-short`, `delete`, `add`,
-    /// `remove`, `resume`, `undo`, `disarm`, `music` or `mic`.
+    /// `remove`, `resume`, `undo`, `disarm`, `music`, `mic`, `missing` or `relink`.
     public var word: String {
         switch self {
         case .tap, .tapCanvas: "tap"
@@ -76,6 +84,8 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
         case .disarmUndo: "disarm"
         case .setSoundtrack: "music"
         case .setMicrophone: "mic"
+        case .markMissing: "missing"
+        case .relink: "relink"
         }
     }
 
@@ -85,7 +95,9 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     /// The event with its index written by `name`, e.g. `tap j`; used by the transition-table export.
     package func description(naming name: (Int) -> String) -> String {
         switch self {
-        case .tap(let index), .delete(let index), .remove(let index), .undo(let index): "\(word) \(name(index))"
+        case .tap(let index), .delete(let index), .remove(let index), .undo(let index), .relink(let index):
+            "\(word) \(name(index))"
+        case .markMissing(let index, let url): "missing \(name(index)) \(TakeName.scriptWord(for: url))"
         case .tapCanvas(let id): "\(word) \(id)"
         case .stop(let url, _, _): "stop \(TakeName.scriptWord(for: url))"
         case .recordingStarted(let time): "started \(time.seconds)"

@@ -32,11 +32,16 @@ public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
     case takeAtLimit(index: Int, length: Double)
     /// `disarmUndo` with no undo armed.
     case nothingArmed
+    /// `markMissing` with a file that is not a segment of the canvas's take (or a canvas without a take).
+    case notInTake(url: URL, index: Int)
+    /// `relink` of a canvas whose take has no file marked missing (or that has no take).
+    case takeNotMissing(index: Int)
 
     /// The kinds of rejection, one per case, for coverage checks and for JSON.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case indexOutOfRange, lockedWhileRecording, nothingToRecord, alreadyRecording, nothingRecording, noTake
         case lastCanvas, takeInUse, canvasNotOnBoard, noTakeToResume, takeAtLimit, nothingArmed
+        case notInTake, takeNotMissing
     }
 
     /// The kind of this rejection; its `rawValue` is the stable short name (`lockedWhileRecording`, ...).
@@ -54,6 +59,8 @@ public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
         case .noTakeToResume: .noTakeToResume
         case .takeAtLimit: .takeAtLimit
         case .nothingArmed: .nothingArmed
+        case .notInTake: .notInTake
+        case .takeNotMissing: .takeNotMissing
         }
     }
 
@@ -86,6 +93,10 @@ public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
             "take at its limit: the take of \(name(index)) is already \(TakeLength.describe(length)) long"
         case .nothingArmed:
             "nothing armed: no undo waits for its confirmation"
+        case .notInTake(let url, let index):
+            "not in the take: \(TakeName.describe(url)) is no segment of the take of \(name(index))"
+        case .takeNotMissing(let index):
+            "take not missing: the take of \(name(index)) has no file marked missing"
         }
     }
 }

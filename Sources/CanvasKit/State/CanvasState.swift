@@ -19,6 +19,9 @@ public struct CanvasState: Sendable, Hashable, Identifiable, CustomStringConvert
     /// The take's first segment's file (its cover is the take's), or nil without a take.
     public var videoURL: URL? { segments.first?.url }
 
+    /// The take's file marked missing (its first file a restore found gone), or nil.
+    public var missingFile: URL? { segments.first(where: \.isMissing)?.url }
+
     /// How long the take is: its segments' lengths added (0 without a take).
     public var takeLength: Double { segments.reduce(0) { $0 + $1.duration } }
 
@@ -44,11 +47,13 @@ public struct CanvasState: Sendable, Hashable, Identifiable, CustomStringConvert
         CanvasDisplay(status: status, segments: segments, isUndoArmed: isUndoArmed, boardIsRecording: boardIsRecording)
     }
 
-    /// For example `#2 inPreview selected take=a.mov` or `#1 noPreview take=a.mov+b.mov undo armed`.
+    /// For example `#2 inPreview selected take=a.mov`, `#1 noPreview take=a.mov+b.mov undo armed` or
+    /// `#0 noPreview take=a.mov missing=a.mov`.
     public var description: String {
         var text = "\(id) \(status)"
         if isSelected { text += " selected" }
         if !segments.isEmpty { text += " take=" + segments.map { TakeName.describe($0.url) }.joined(separator: "+") }
+        if let missingFile { text += " missing=" + TakeName.describe(missingFile) }
         if isUndoArmed { text += " undo armed" }
         return text
     }

@@ -11,16 +11,23 @@ public struct TakeSegment: Sendable, Hashable, CustomStringConvertible {
     public var start: Double
     /// How long it is, in seconds (what its `stop` event carried; 0 when the recorder did not say).
     public var duration: Double
+    /// Whether its file is marked missing: the take's first file a restore (or the app) found gone
+    /// (``CanvasEvent/markMissing(_:_:)``), until the app says the files are back (``CanvasEvent/relink(_:)``).
+    public var isMissing: Bool
 
-    /// A segment of the file at `url`, starting at `start` on the timeline and lasting `duration` seconds.
-    public init(url: URL, start: Double = 0, duration: Double = 0) {
+    /// A segment of the file at `url`, starting at `start` on the timeline and lasting `duration` seconds, its file
+    /// marked missing or not.
+    public init(url: URL, start: Double = 0, duration: Double = 0, isMissing: Bool = false) {
         self.url = url
         self.start = start
         self.duration = duration
+        self.isMissing = isMissing
     }
 
-    /// For example `a.mov 2.5s`.
-    public var description: String { "\(TakeName.describe(url)) \(TakeLength.describe(duration))" }
+    /// For example `a.mov 2.5s`, or `a.mov 2.5s missing`.
+    public var description: String {
+        "\(TakeName.describe(url)) \(TakeLength.describe(duration))" + (isMissing ? " missing" : "")
+    }
 }
 
 /// How take lengths are written in descriptions and transcripts.

@@ -9,12 +9,15 @@ enum Keyword: String, CaseIterable {
     case cutShort = "cut-short"
     // Segments, the soundtrack, the microphone and the simulation's clock.
     case resume, undo, disarm, music, mic, wait
+    // A take whose files are missing (a restore marks it) or back.
+    case missing, relink
 
-    enum Arity { case none, index, optionalFile, recorderAnswer, music, toggle, seconds }
+    enum Arity { case none, index, optionalFile, recorderAnswer, music, toggle, seconds, indexAndFile }
 
     var arity: Arity {
         switch self {
-        case .tap, .delete, .remove, .scroll, .undo: .index
+        case .tap, .delete, .remove, .scroll, .undo, .relink: .index
+        case .missing: .indexAndFile
         case .stop: .optionalFile
         case .record, .cancel, .add, .disappear, .appear, .resume, .disarm: .none
         case .started, .failed, .cutShort: .recorderAnswer
@@ -34,6 +37,7 @@ enum Keyword: String, CaseIterable {
         case .music: "sound file or 'off'"
         case .mic: "'on' or 'off'"
         case .wait: "number of seconds"
+        case .missing: "canvas index and file"
         default: "canvas index"
         }
     }
@@ -42,7 +46,7 @@ enum Keyword: String, CaseIterable {
     var argumentName: String {
         switch self {
         case .scroll: "an item index"
-        case .music, .mic: argumentNoun
+        case .music, .mic, .missing: argumentNoun
         default: "a \(argumentNoun)"
         }
     }
@@ -55,6 +59,7 @@ enum Keyword: String, CaseIterable {
         case .music: "music song.m4a 0 gain 0.5 loop"
         case .toggle: "mic off"
         case .seconds: "wait 2.5"
+        case .indexAndFile: "missing 0 take.mov"
         case .recorderAnswer:
             switch self {
             case .started: "started 12.5"
@@ -217,6 +222,7 @@ extension CanvasScript {
                     case .delete: .event(.delete(index))
                     case .remove: .event(.remove(index))
                     case .undo: .event(.undo(index))
+                    case .relink: .event(.relink(index))
                     default: .scroll(index)
                     }
             case .recorderAnswer:
@@ -229,6 +235,15 @@ extension CanvasScript {
                 command = .event(.setMicrophone(try Self.toggle(arguments, keyword, head: head)))
             case .seconds:
                 command = .wait(try Self.seconds(arguments, keyword, head: head))
+            case .indexAndFile:
+                let index = try Self.index(Array(arguments.prefix(1)), keyword, head: head)
+                guard let file = arguments.dropFirst().first else {
+                    throw ParseError(
+                        line: arguments[0].line, column: arguments[0].endColumn,
+                        reason: .missingArgument(word: keyword.rawValue))
+                }
+                try Self.expectNoMore(arguments, after: 2, keyword)
+                command = .event(.markMissing(index, try fileURL(file)))
             }
             steps.append(Step(command: command, line: head.line, column: head.column))
         }
@@ -255,7 +270,8 @@ extension CanvasScript {
                 reason: .extraArgument(word: keyword.rawValue, argument: extra.text))
         }
 
-        /// The one integer argument of `tap`, `delete`, `remove`, `undo` and `scroll`.
+        /// The one integer argument of `tap`, `delete`, `remove`, `undo`, `relink` and `scroll` (and the first of
+        /// `missing`).
         private static func index(_ arguments: [Token], _ keyword: Keyword, head: Token) throws(ParseError) -> Int {
             guard let argument = arguments.first else {
                 throw ParseError(

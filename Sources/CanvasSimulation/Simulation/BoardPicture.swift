@@ -95,6 +95,10 @@ public struct BoardPicture: Sendable, Hashable {
                 drawFilmFrame(x: x, y: y, failed: canvas.coverError != nil)
             }
             if canvas.shows.kind == .playback { drawPlayTriangle(centerX: x + w / 2, centerY: y + h / 2) }
+        case .missing:
+            // A take whose file is gone: an empty film frame, drawn as failed.
+            fill(x: x, y: y, width: w, height: h, rgb(0, 0, 0))
+            drawFilmFrame(x: x, y: y, failed: true)
         case .addButton:
             fill(x: x, y: y, width: w, height: h, Self.addTile)
             let plus = rgb(220, 220, 225)

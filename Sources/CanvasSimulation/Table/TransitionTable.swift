@@ -103,7 +103,7 @@ public struct TransitionTable: Sendable {
     }
 
     /// The boards and events the exported table shows: every row of the rules table, and each rejection.
-    public static let representativeScenarios: [Scenario] = basicScenarios + segmentScenarios
+    public static let representativeScenarios: [Scenario] = basicScenarios + segmentScenarios + missingScenarios
 
     private static let basicScenarios: [Scenario] = [
         Scenario(
@@ -200,6 +200,28 @@ public struct TransitionTable: Sendable {
             events: [.stop(take("new.mov"), duration: 3)]),
     ]
 
+    /// Takes whose files are missing: marked (as a draft's restore does), relinked, replaced or deleted.
+    private static let missingScenarios: [Scenario] = [
+        Scenario(
+            label: "s inPreview, j's take missing",
+            board: board(
+                [["j.mov", "j2.mov"], ["s.mov"], []], selection: .init(index: 1, phase: .inPreview),
+                after: [.markMissing(0, take("j.mov"))]),
+            names: ["j", "s", "k", "n"],
+            events: [
+                .relink(0), .relink(1), .relink(2), .relink(3), .markMissing(0, take("j2.mov")),
+                .markMissing(1, take("s.mov")), .markMissing(1, take("j.mov")), .markMissing(2, take("new.mov")),
+                .delete(0), .tap(0), .undo(0),
+            ]),
+        Scenario(
+            label: "s recording, s's take missing",
+            board: board(
+                [["j.mov"], ["s.mov"]], selection: .init(index: 1, phase: .inPreview),
+                after: [.markMissing(1, take("s.mov")), .record]),
+            names: ["j", "s", "n"],
+            events: [.stop(take("new.mov")), .relink(1), .markMissing(0, take("j.mov"))]),
+    ]
+
     // MARK: Rows
 
     static func phase(of board: BoardState) -> String {
@@ -254,6 +276,14 @@ public struct TransitionTable: Sendable {
             if old.segments.map(\.url) != canvas.segments.map(\.url) {
                 changes.append("take = " + takeName(canvas))
             }
+            if old.missingFile != canvas.missingFile {
+                // A take that goes takes its mark along; only a mark set or cleared on the same take is said.
+                if let file = canvas.missingFile {
+                    changes.append("missing \(TakeName.describe(file))")
+                } else if old.segments.map(\.url) == canvas.segments.map(\.url) {
+                    changes.append("relinked")
+                }
+            }
             if old.isUndoArmed != canvas.isUndoArmed {
                 changes.append(canvas.isUndoArmed ? "undo armed" : "undo disarmed")
             }
@@ -283,7 +313,7 @@ public struct TransitionTable: Sendable {
     }
 
     private static func displayRows() -> [DisplayRow] {
-        // Canvas 0 is selected in the given phase; canvas 1 has a take; canvas 2 has none.
+        // Canvas 0 is selected in the given phase; canvas 1 has a take; canvas 2 has none; canvas 3's take is missing.
         let cases: [(BoardState.Selection.Phase?, Int, String)] = [
             (.inPreview, 0, "selected, inPreview"),
             (.recording, 0, "selected, recording"),
@@ -291,9 +321,12 @@ public struct TransitionTable: Sendable {
             (.recording, 1, "not selected, has a take, another canvas recording"),
             (nil, 2, "not selected, no take, screen not recording"),
             (.recording, 2, "not selected, no take, another canvas recording"),
+            (nil, 3, "not selected, a file of its take marked missing"),
         ]
         return cases.map { phase, index, label in
-            let state = board([nil, "a.mov", nil], selection: phase.map { .init(index: 0, phase: $0) })
+            let state = board(
+                [[], ["a.mov"], [], ["b.mov"]], selection: phase.map { .init(index: 0, phase: $0) },
+                after: [.markMissing(3, take("b.mov"))])
             let display = state.display(at: index)
             return DisplayRow(canvas: label, shows: display.picture.description, isHighlighted: display.isHighlighted)
         }

@@ -113,7 +113,7 @@ enum Invariants {
         case .tap, .tapCanvas, .delete, .add, .remove, .undo:
             if before.isRecording { problems.append("I2: \(event) accepted while recording") }
         case .record, .resume, .stop, .cancel, .recordingStarted, .recordingFailed, .recordingCutShort, .disarmUndo,
-            .setSoundtrack, .setMicrophone:
+            .setSoundtrack, .setMicrophone, .markMissing, .relink:
             break
         }
         // Every accepted event but an undo leaves no undo armed; an undo leaves at most its own canvas's armed.

@@ -155,6 +155,20 @@ struct ReferenceBoard: Equatable {
         case .setMicrophone(let isOn):
             recordsSound = isOn
             return .success([.microphoneChanged(recordsSound: isOn)])
+        case .markMissing(let i, let url):
+            guard inRange(i) else { return .failure(.init(.indexOutOfRange(index: i, count: canvases.count))) }
+            guard let marked = canvases[i].segments.firstIndex(where: { sameFile($0.url, url) }) else {
+                return .failure(.init(.notInTake(url: url, index: i)))
+            }
+            for k in canvases[i].segments.indices { canvases[i].segments[k].isMissing = k == marked }
+            return .success([])
+        case .relink(let i):
+            guard inRange(i) else { return .failure(.init(.indexOutOfRange(index: i, count: canvases.count))) }
+            guard let first = canvases[i].segments.first, canvases[i].segments.contains(where: \.isMissing) else {
+                return .failure(.init(.takeNotMissing(index: i)))
+            }
+            for k in canvases[i].segments.indices { canvases[i].segments[k].isMissing = false }
+            return .success([.coverWanted(index: i, url: first.url)])
         case .add:
             if let recording { return .failure(.init(.lockedWhileRecording(recordingIndex: recording))) }
             canvases.append(Canvas())
