@@ -6,7 +6,8 @@
 
     /// A cell base class for the canvas screen: the screen adapter tells it what to show (`CanvasScreenCell`), and it
     /// shows it: the live preview (hosting the capture performer's preview layer when the adapter says so), the recording
-    /// indicator, the take's cover, the take playing while another canvas records, or the add button, with a border when
+    /// indicator, the take's cover, the take playing while another canvas records, the add button, or a warning mark for a
+    /// take whose file is missing (until the app relinks it or confirms its removal), with a border when
     /// highlighted; and, for a canvas with a take, a caption with its segment count and length, and a confirmation mark
     /// while its undo is armed (a second undo of the canvas removes the last segment). Subclass it to change the look (override a `draw` and call `super`), or use it as it is:
     ///
@@ -30,6 +31,8 @@
         public let takeLabel = UILabel(frame: .zero)
         /// Shows that the canvas's undo is armed: the next undo removes the take's last segment.
         public let undoArmedView = UIImageView(image: UIImage(systemName: "trash.circle.fill"))
+        /// Shows that the take's file is missing (found so at a restore): the app relinks it or confirms its removal.
+        public let missingView = UIImageView(image: UIImage(systemName: "exclamationmark.triangle"))
         private var playerLayer: AVPlayerLayer?
         private var hostsPreview = false
 
@@ -46,7 +49,7 @@
         }
 
         private func addContentViews() {
-            for view in [coverView, addButtonView, recordingView, takeLabel, undoArmedView] {
+            for view in [coverView, addButtonView, recordingView, missingView, takeLabel, undoArmedView] {
                 view.isHidden = true
                 contentView.addSubview(view)
             }
@@ -57,6 +60,7 @@
             coverView.isHidden = display?.kind != .cover
             addButtonView.isHidden = display?.kind != .addButton
             recordingView.isHidden = display?.kind != .recording
+            missingView.isHidden = display?.kind != .missing
             let take = display?.take
             takeLabel.text = take?.description
             takeLabel.isHidden = take == nil
@@ -97,8 +101,9 @@
             playerLayer?.frame = bounds
             if hostsPreview { Self.stage?.previewLayer.frame = bounds }
             let side = min(bounds.width, bounds.height) / 3
-            addButtonView.frame = CGRect(
-                x: bounds.midX - side / 2, y: bounds.midY - side / 2, width: side, height: side)
+            let middle = CGRect(x: bounds.midX - side / 2, y: bounds.midY - side / 2, width: side, height: side)
+            addButtonView.frame = middle
+            missingView.frame = middle
             recordingView.frame = CGRect(x: 8, y: 8, width: 24, height: 24)
             undoArmedView.frame = CGRect(x: bounds.maxX - 32, y: 8, width: 24, height: 24)
             takeLabel.frame = CGRect(x: 8, y: bounds.maxY - 24, width: bounds.width - 16, height: 18)

@@ -7,9 +7,10 @@
 
     /// The other canvases' takes playing while one canvas records, started together on the board's timeline.
     ///
-    /// ``start(_:)`` takes the `SyncedPlayback` of the board's `startRecording` effect: one `AVQueuePlayer` per take,
-    /// whose queue holds the take's segments from the one where it starts (`SyncedPlayback.queue(for:)`), so a take
-    /// of several segments plays them back to back. As
+    /// ``start(_:)`` takes the `SyncedPlayback` of the board's `startRecording` effect: one `AVQueuePlayer` per
+    /// playable take (`SyncedPlayback.playableTakes`: a take whose file was found missing does not play), whose queue
+    /// holds the take's segments from the one where it starts (`SyncedPlayback.queue(for:)`), so a take of several
+    /// segments plays them back to back. As
     /// `PrerollGate` decides (CanvasKit), each player is prerolled once its `status` is `readyToPlay`
     /// (`preroll(atRate:completionHandler:)` raises an exception before that); a player that fails counts as
     /// prerolled and starts with the others. Once every player has prerolled, each starts with `setRate(1, time:atHostTime:)` at the times
@@ -50,7 +51,7 @@
         }
 
         private func queuePlayer(for index: Int) -> AVQueuePlayer? {
-            playback?.takes.first { $0.index == index }.flatMap { players[$0.url] }
+            playback?.playableTakes.first { $0.index == index }.flatMap { players[$0.url] }
         }
 
         /// The player of the take at `url` (what a cell showing `.playback(url)` shows): made the first time it is
@@ -73,12 +74,12 @@
         public func start(_ playback: SyncedPlayback) {
             halt()
             self.playback = playback
-            gate = PrerollGate(takes: playback.takes.map(\.index))
-            let files = Set(playback.takes.map(\.url))
+            gate = PrerollGate(takes: playback.playableTakes.map(\.index))
+            let files = Set(playback.playableTakes.map(\.url))
             players = players.filter { files.contains($0.key) }
             let generation = self.generation
             firstSegments = [:]
-            statusObservations = playback.takes.map { take in
+            statusObservations = playback.playableTakes.map { take in
                 let index = take.index
                 let player = queuePlayer(playing: take.url)
                 let (files, first) = playback.queue(for: take)

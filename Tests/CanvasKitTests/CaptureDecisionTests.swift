@@ -219,6 +219,22 @@ struct CaptureDecisionTests {
         #expect(starts.map(\.hostTime) == [HostTime(seconds: 10), HostTime(seconds: 13)])
     }
 
+    @Test("a take whose file was found missing gets no player: the others start as before")
+    func missingTakeDoesNotPlay() {
+        let missing = TakeSegment(url: URL(fileURLWithPath: "/gone.mov"), duration: 2, isMissing: true)
+        let playback = SyncedPlayback(
+            hostTime: HostTime(seconds: 10),
+            takes: [
+                .init(index: 0, url: URL(fileURLWithPath: "/a.mov"), start: -2),
+                .init(index: 1, segments: [TakeSegment(url: URL(fileURLWithPath: "/b.mov"), duration: 1), missing]),
+                .init(index: 2, url: URL(fileURLWithPath: "/c.mov"), start: 3),
+            ])
+        #expect(playback.playableTakes.map(\.index) == [0, 2])
+        let starts = playback.playerStarts(ready: HostTime(seconds: 9), margin: 0.05)
+        #expect(starts.map(\.index) == [0, 2])
+        #expect(starts.map(\.itemTime) == [2, 0])
+    }
+
     @Test("the cover cache keys by file state and size, and drops the least recently used over its limit")
     func coverCache() throws {
         let folder = try TemporaryFolder()

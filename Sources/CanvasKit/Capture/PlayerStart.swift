@@ -47,7 +47,7 @@ extension SyncedPlayback.Take {
 }
 
 extension SyncedPlayback {
-    /// When each take's player starts, once every player has prerolled (`AVPlayer.preroll(atRate:completionHandler:)`)
+    /// When each playable take's player starts (``playableTakes``), once every player has prerolled (`AVPlayer.preroll(atRate:completionHandler:)`)
     /// at host time `ready`: no player starts before all are ready, so that they start together.
     ///
     /// Each take starts where the timeline is at ``hostTime`` (``position``: 0 for a new take, where the resumed take
@@ -57,7 +57,7 @@ extension SyncedPlayback {
     /// take; a take that starts later on the timeline keeps its planned host time.
     public func playerStarts(ready: HostTime, margin: Double = 0.05) -> [PlayerStart] {
         let earliest = ready + margin
-        return takes.map { take in
+        return playableTakes.map { take in
             var (itemTime, start) = take.playerStart(at: position, hostTime: hostTime)
             if start < earliest {
                 itemTime += earliest - start

@@ -60,6 +60,10 @@ public struct SyncedPlayback: Sendable, Hashable {
     public var hostTime: HostTime
     /// The takes that play, in canvas order (every canvas with a take but the recording one).
     public var takes: [Take]
+    /// The takes that can play: ``takes`` without those with a file found missing at a restore
+    /// (``TakeSegment/isMissing``), which show as missing instead until the app relinks them. The players, their
+    /// preroll and their starts (``playerStarts(ready:margin:)``) are for these.
+    public var playableTakes: [Take] { takes.filter { take in !take.segments.contains(where: \.isMissing) } }
     /// The timeline time at ``hostTime``: 0 for a new take, where the take ends for its next segment (`resume`).
     public var position: Double
     /// The board's soundtrack, which starts at ``hostTime`` too (``Soundtrack/playerStart(at:hostTime:)``), or nil.
