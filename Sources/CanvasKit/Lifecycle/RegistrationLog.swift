@@ -155,16 +155,18 @@ public final class RegistrationLog: Sendable {
     /// every owner this log audits. Key paths are matched by their property name (`status` for `\CanvasModel.status`).
     public func record(_ action: RegistrationEntry.Action, _ key: RegistrationKey, in hook: LifecycleHook) {
         let audited = hook != .teardown
-        // At a registration every live observation of the log is read (for the peak); otherwise only the key's
-        // object's.
+        // One pass over the registry: the log's observations are counted (for the peak), and only the key's object's
+        // are listed with their property.
+        var members = 0
         let live =
             audited
             ? ObservationDiagnostics.liveObservations { object, owner in
-                (action == .registered || object == key.object) && audits(owner)
+                guard audits(owner) else { return false }
+                members += 1
+                return object == key.object
             } : []
         let observed = live.count { filing in
-            ObjectIdentifier(filing.object) == key.object && filing.property == key.keyPath
-                && (key.observer == nil || key.observer == ObjectIdentifier(filing.owner))
+            filing.property == key.keyPath && (key.observer == nil || key.observer == ObjectIdentifier(filing.owner))
         }
         state.withLock { state in
             if state.keepsEntries { state.entries.append(RegistrationEntry(action: action, key: key, hook: hook)) }
@@ -176,7 +178,7 @@ public final class RegistrationLog: Sendable {
             default:
                 break
             }
-            if action == .registered { state.peakLiveCount = max(state.peakLiveCount, live.count) }
+            if action == .registered { state.peakLiveCount = max(state.peakLiveCount, members) }
         }
     }
 
