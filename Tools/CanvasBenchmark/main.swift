@@ -280,6 +280,13 @@ for row in rows where !row.figures.isEmpty {
     print("| \(row.name) | \(format(small)) | \(format(large)) | \(String(format: "%.2fx", large / small)) |")
 }
 
+// The sizes of the values every event moves: an event, an effect, and what the in-place form returns.
+print("")
+print(
+    "value sizes: CanvasEvent \(MemoryLayout<CanvasEvent>.size) B, CanvasEffect \(MemoryLayout<CanvasEffect>.size) B, "
+        + "BoardChange \(MemoryLayout<BoardChange>.size) B, a step of `handle` \(MemoryLayout<BoardState.Step>.size) B, "
+        + "BoardState \(MemoryLayout<BoardState>.size) B")
+
 // Notifications per tap, with every property of every model observed (so a write to an uninvolved canvas would be
 // counted): must not depend on the board size.
 @MainActor

@@ -13,6 +13,18 @@ public struct BoardChange: Sendable, Hashable {
         case removed(index: Int, id: CanvasID)
     }
 
+    /// What the event did to the canvases besides the selection and the armed undo: an event sets, changes or clears
+    /// one take, or inserts or removes one canvas, never both. (One value for the two keeps a change, which every
+    /// event returns, small: `CanvasBenchmark` prints its size.)
+    enum CanvasChange: Sendable, Hashable {
+        /// The take of the canvas at the index (after the event) was set, changed or cleared; it is read from the
+        /// board after the event. `firstFileChanged`: its first file changed with it (a new take, a removed take),
+        /// not when a segment was added to or removed from the end of a take that keeps its first.
+        case take(index: Int, firstFileChanged: Bool)
+        /// A canvas was inserted at the end or removed from the board.
+        case list(ListChange)
+    }
+
     /// The selection before the event, with its index as it is after the event (a removal shifts it); nil when
     /// nothing was selected or the selected canvas was removed.
     var selectionBefore: BoardState.Selection?
@@ -20,18 +32,12 @@ public struct BoardChange: Sendable, Hashable {
     var wasRecording: Bool
     /// The selection after the event.
     var selectionAfter: BoardState.Selection?
-    /// The canvas whose take the event set, changed or cleared (index after the event); its take is read from the
-    /// board after the event. (Only trivial values are stored, so recording a change costs no reference counting.)
-    var takeIndex: Int?
-    /// Whether the take's first file changed with it (a new take, a removed take); not when a segment was added to or
-    /// removed from the end of a take that keeps its first.
-    var videoURLChanged = false
-    /// The canvas whose undo was armed before the event, if any.
+    /// The canvas whose undo was armed before the event, if any; the one armed after it is the next board's
+    /// ``BoardState/armedUndo``.
     var armedBefore: CanvasID?
-    /// The canvas whose undo is armed after the event, if any.
-    var armedAfter: CanvasID?
-    /// The canvas the event inserted or removed, if any.
-    var list: ListChange?
+    /// The take the event set, changed or cleared, or the canvas it inserted or removed, if any. (Only trivial values
+    /// are stored, so recording a change costs no reference counting.)
+    var canvas: CanvasChange?
     /// The number of the draft record that journals the event, when a ``CanvasBoard`` on a draft accepted it.
     var draftRecord: UInt64?
 
@@ -42,11 +48,22 @@ public struct BoardChange: Sendable, Hashable {
         wasRecording = selection?.phase == .recording
         selectionAfter = selection
         armedBefore = armedUndo
-        armedAfter = armedUndo
     }
 
     /// Whether a canvas records after the event.
     var isRecording: Bool { selectionAfter?.phase == .recording }
+
+    /// The canvas whose take the event set, changed or cleared (index after the event), if any.
+    var takeIndex: Int? {
+        if case .take(let index, _) = canvas { return index }
+        return nil
+    }
+
+    /// The canvas the event inserted or removed, if any.
+    var list: ListChange? {
+        if case .list(let change) = canvas { return change }
+        return nil
+    }
 
     /// The writes that take one model per canvas from the board before the event to the board after it, in the order
     /// a board performs them; only values that change are written.
@@ -85,10 +102,12 @@ public struct BoardChange: Sendable, Hashable {
             if takeIndex == new.index { takeWrites(at: new.index, next, body) }
         }
         if let takeIndex, takeIndex != old?.index, takeIndex != new?.index { takeWrites(at: takeIndex, next, body) }
-        if armedBefore != armedAfter {
+        if armedBefore != next.armedUndo {
             // Linear in the board size, and only when the arming changes.
             if let armedBefore, let index = next.index(of: armedBefore) { body(.isUndoArmed(index: index, false)) }
-            if let armedAfter, let index = next.index(of: armedAfter) { body(.isUndoArmed(index: index, true)) }
+            if let armedAfter = next.armedUndo, let index = next.index(of: armedAfter) {
+                body(.isUndoArmed(index: index, true))
+            }
         }
         if wasRecording != isRecording { body(.isRecording(isRecording)) }
         if case .inserted(let index, _) = list { body(.insertCanvas(index: index)) }
@@ -96,7 +115,7 @@ public struct BoardChange: Sendable, Hashable {
 
     /// The writes of the take of the canvas at `index`: its first file when it changed, then its segments.
     private func takeWrites(at index: Int, _ next: BoardState, _ body: (BoardWrite) -> Void) {
-        if videoURLChanged { body(.videoURL(index: index, next.videoURL(at: index))) }
+        if case .take(_, firstFileChanged: true) = canvas { body(.videoURL(index: index, next.videoURL(at: index))) }
         body(.segments(index: index, next.segments(at: index)))
     }
 }

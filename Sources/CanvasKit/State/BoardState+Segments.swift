@@ -9,22 +9,21 @@ extension BoardState {
     /// already a segment of another take, or of the take being continued, is refused.
     mutating func stop(_ segment: Segment, _ change: inout BoardChange) -> Rule {
         guard let index = recordingIndex else { return .rejected(.nothingRecording) }
-        if let owner = owner(of: segment, other: index) {
+        if let owner = owner(of: segment.key, other: index) {
             return .rejected(.takeInUse(url: segment.url, index: owner))
         }
-        let old = slots[index].segments
         var rest: [CanvasEffect] = []
         if isResuming {
-            if slots[index].contains(segment) { return .rejected(.takeInUse(url: segment.url, index: index)) }
-            setSegments(old + [segment], at: index, &change)
+            if slots[index].contains(segment.key) { return .rejected(.takeInUse(url: segment.url, index: index)) }
+            editTake(at: index, &change) { $0.append(segment) }
         } else {
-            setSegments([segment], at: index, &change)
             // The recorder may overwrite a file of the previous take; that file is the new take, so it is not
             // reported as replaced (the host would otherwise remove the take it just recorded).
-            let replaced = old.filter { !$0.isSameFile(as: segment) }
+            let replaced = slots[index].urls(besides: segment.key)
+            editTake(at: index, &change) { $0.setTake(segment) }
             if !replaced.isEmpty {
                 rest.reserveCapacity(2)
-                rest.append(.takeReplaced(index: index, oldURLs: replaced.map(\.url)))
+                rest.append(.takeReplaced(index: index, oldURLs: replaced))
             }
             rest.append(.coverWanted(index: index, url: segment.url))
         }
@@ -43,7 +42,7 @@ extension BoardState {
         guard let current = selection else { return .rejected(.nothingToRecord) }
         if current.phase == .recording { return .rejected(.alreadyRecording(index: current.index)) }
         let slot = slots[current.index]
-        guard let first = slot.segments.first else { return .rejected(.noTakeToResume(index: current.index)) }
+        guard let first = slot.take.first else { return .rejected(.noTakeToResume(index: current.index)) }
         let length = slot.length
         var remaining: Double?
         if let limit = maximumTakeLength {
@@ -52,7 +51,7 @@ extension BoardState {
         }
         isResuming = true
         let settings = RecordingSettings(
-            segment: slot.segments.count, recordsSound: recordsSound, maximumDuration: remaining)
+            segment: slot.take.count, recordsSound: recordsSound, maximumDuration: remaining)
         return startRecording(
             into: current.index, settings: settings, position: first.start + length, playbackStart: playbackStart)
     }
@@ -63,13 +62,13 @@ extension BoardState {
         guard indices.contains(index) else { return .rejected(.indexOutOfRange(index: index, count: count)) }
         if let recording = recordingIndex { return .rejected(.lockedWhileRecording(recordingIndex: recording)) }
         let slot = slots[index]
-        guard let last = slot.segments.last else { return .rejected(.noTake(index: index)) }
+        guard let last = slot.take.last else { return .rejected(.noTake(index: index)) }
         guard armedUndo == slot.id else {
             armedUndo = slot.id
             return .accepted(.none)
         }
         armedUndo = nil
-        setSegments(Array(slot.segments.dropLast()), at: index, &change)
+        editTake(at: index, &change) { $0.removeLast() }
         return .accepted(Step.Effects(.segmentRemoved(index: index, url: last.url)))
     }
 }

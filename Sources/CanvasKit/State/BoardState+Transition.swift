@@ -144,7 +144,6 @@ extension BoardState {
         case .accepted(let effects):
             change.selectionAfter = selection
             if armedUndo != nil, !event.isUndo { armedUndo = nil }
-            change.armedAfter = armedUndo
             return .accepted(effects: effects, change: change)
         case .rejected(let rejection):
             return .rejected(rejection)
@@ -158,15 +157,21 @@ extension BoardState {
         case rejected(CanvasRejection)
     }
 
-    /// Sets the take of the canvas at `index` to `segments`, recording in `change` that it changed (and whether its
+    /// Changes the take of the canvas at `index` with `edit`, recording in `change` that it changed (and whether its
     /// first file did) when it does.
-    mutating func setSegments(_ segments: [Segment], at index: Int, _ change: inout BoardChange) {
-        let old = slots[index].segments
-        if old != segments {
-            change.takeIndex = index
-            change.videoURLChanged = old.first?.url != segments.first?.url
+    mutating func editTake(at index: Int, _ change: inout BoardChange, _ edit: (inout Slot) -> Void) {
+        var slot = slots[index]
+        let old = slot.take
+        edit(&slot)
+        if slot.take != old {
+            change.canvas = .take(index: index, firstFileChanged: old.first?.url != slot.take.first?.url)
         }
-        slots[index].segments = segments
+        slots[index] = slot
+    }
+
+    /// Sets the take of the canvas at `index` to `segments` (empty: no take), recording the change as ``editTake(at:_:_:)``.
+    mutating func setSegments(_ segments: [Segment], at index: Int, _ change: inout BoardChange) {
+        editTake(at: index, &change) { $0.setTake(segments) }
     }
 
     private mutating func tap(_ index: Int) -> Rule {
@@ -211,8 +216,8 @@ extension BoardState {
     private func playingTakes(besides recording: Int) -> [SyncedPlayback.Take] {
         var takes: [SyncedPlayback.Take] = []
         for index in indices where index != recording {
-            let slot = slots[index]
-            if slot.hasTake { takes.append(SyncedPlayback.Take(index: index, segments: slot.takeSegments)) }
+            let take = slots[index].take
+            if !take.isEmpty { takes.append(SyncedPlayback.Take(index: index, segments: take)) }
         }
         return takes
     }
@@ -258,18 +263,18 @@ extension BoardState {
     private mutating func delete(_ index: Int, _ change: inout BoardChange) -> Rule {
         guard indices.contains(index) else { return .rejected(.indexOutOfRange(index: index, count: count)) }
         if let recording = recordingIndex { return .rejected(.lockedWhileRecording(recordingIndex: recording)) }
-        let old = slots[index].segments
+        let old = slots[index].take
         guard !old.isEmpty else { return .rejected(.noTake(index: index)) }
-        setSegments([], at: index, &change)
+        editTake(at: index, &change) { $0.setTake([]) }
         return .accepted(Step.Effects(.takeRemoved(index: index, urls: old.map(\.url))))
     }
 
     private mutating func add(_ change: inout BoardChange) -> Rule {
         if let recording = recordingIndex { return .rejected(.lockedWhileRecording(recordingIndex: recording)) }
         let id = CanvasID(rawValue: nextIdentity)
-        slots.append(Slot(id: id, videoURL: nil))
+        slots.append(Slot(id: id))
         nextIdentity += 1
-        change.list = .inserted(index: slots.count - 1, id: id)
+        change.canvas = .list(.inserted(index: slots.count - 1, id: id))
         return .accepted(Step.Effects(.canvasesInserted(IndexSet(integer: slots.count - 1))))
     }
 
@@ -291,9 +296,9 @@ extension BoardState {
             }
         }
         if slots[index].hasTake {
-            effects.append(.takeRemoved(index: index, urls: slots[index].segments.map(\.url)))
+            effects.append(.takeRemoved(index: index, urls: slots[index].take.map(\.url)))
         }
-        change.list = .removed(index: index, id: slots[index].id)
+        change.canvas = .list(.removed(index: index, id: slots[index].id))
         slots.remove(at: index)
         effects.append(.canvasesRemoved(IndexSet(integer: index)))
         return .accepted(Step.Effects(effects))

@@ -67,69 +67,127 @@ public struct BoardState: Sendable, Hashable {
         }
     }
 
-    /// One finished segment: its URL, its start on the board's timeline, its length, and the key that says whether two
-    /// URLs name the same file.
-    struct Segment: Sendable, Hashable {
-        let url: URL
-        /// Where its first frame lies on the board's timeline, in seconds (see ``SyncedPlayback``).
-        let start: Double
-        /// Its length in seconds (0 when the recorder did not say).
-        let duration: Double
-        /// The absolute URL as a string, computed once so that comparing segments is a string comparison.
+    /// What says whether two URLs name the same file: the absolute URL as a string, computed once, and its hash,
+    /// compared first so that scanning a board for a file is mostly integer comparisons.
+    struct FileKey: Sendable, Hashable {
         let file: String
-        /// A hash of `file`, compared first so that scanning a board for a file is mostly integer comparisons.
         let fileHash: Int
-        /// Whether its file is marked missing (``CanvasEvent/markMissing(_:_:)``) until a `relink`.
-        let isMissing: Bool
 
-        init(_ url: URL, start: Double = 0, duration: Double = 0, isMissing: Bool = false) {
-            self.url = url
-            self.start = start
-            self.duration = duration
-            self.isMissing = isMissing
+        init(_ url: URL) {
             file = url.absoluteURL.absoluteString
             fileHash = file.hashValue
         }
 
-        init(_ segment: TakeSegment) {
-            self.init(segment.url, start: segment.start, duration: segment.duration, isMissing: segment.isMissing)
+        static func == (lhs: FileKey, rhs: FileKey) -> Bool {
+            lhs.fileHash == rhs.fileHash && lhs.file == rhs.file
         }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(file) }
+    }
+
+    /// One finished segment: its value (URL, start on the board's timeline, length, missing mark) and its file's key.
+    struct Segment: Sendable, Hashable {
+        let value: TakeSegment
+        let key: FileKey
+
+        init(_ url: URL, start: Double = 0, duration: Double = 0, isMissing: Bool = false) {
+            self.init(TakeSegment(url: url, start: start, duration: duration, isMissing: isMissing))
+        }
+
+        init(_ segment: TakeSegment) {
+            self.init(segment, key: FileKey(segment.url))
+        }
+
+        init(_ segment: TakeSegment, key: FileKey) {
+            value = segment
+            self.key = key
+        }
+
+        var url: URL { value.url }
+        /// Where its first frame lies on the board's timeline, in seconds (see ``SyncedPlayback``).
+        var start: Double { value.start }
+        /// Its length in seconds (0 when the recorder did not say).
+        var duration: Double { value.duration }
+        /// Whether its file is marked missing (``CanvasEvent/markMissing(_:_:)``) until a `relink`.
+        var isMissing: Bool { value.isMissing }
+        /// The absolute URL as a string: two segments with the same one are the same file.
+        var file: String { key.file }
+
+        func isSameFile(as other: Segment) -> Bool { key == other.key }
 
         /// The same segment, its file marked missing or not.
         func marked(missing: Bool) -> Segment {
-            missing == isMissing ? self : Segment(url, start: start, duration: duration, isMissing: missing)
+            guard missing != isMissing else { return self }
+            var marked = value
+            marked.isMissing = missing
+            return Segment(marked, key: key)
         }
-
-        func isSameFile(as other: Segment) -> Bool {
-            fileHash == other.fileHash && file == other.file
-        }
-
-        var value: TakeSegment { TakeSegment(url: url, start: start, duration: duration, isMissing: isMissing) }
     }
 
     /// What the board stores per canvas: identity and take (its segments; none: no take). Status and selection live
     /// in `selection`.
+    ///
+    /// The take is kept as the values that snapshots, effects and playback hand out, so they share its array instead
+    /// of building one each time (a `record` lists every other take). The files' keys are kept beside it, the first
+    /// one inline: scanning the board for a file reads nothing else for a take of one segment, the common case.
     struct Slot: Sendable, Hashable {
         let id: CanvasID
-        var segments: [Segment]
+        /// The take's segments, in order; empty: no take.
+        private(set) var take: [TakeSegment] = []
+        /// The key of the first segment's file; nil without a take.
+        private(set) var firstFile: FileKey?
+        /// The keys of the later segments' files, in order (empty, and so not allocated, for a take of one segment).
+        private(set) var laterFiles: [FileKey] = []
 
-        init(id: CanvasID, videoURL: URL?) {
+        init(id: CanvasID, segments: [Segment] = []) {
             self.id = id
-            segments = videoURL.map { [Segment($0)] } ?? []
+            setTake(segments)
         }
 
-        init(id: CanvasID, segments: [Segment]) {
-            self.id = id
-            self.segments = segments
-        }
-
-        var videoURL: URL? { segments.first?.url }
-        var hasTake: Bool { !segments.isEmpty }
+        /// The take's segments with their files' keys.
+        var segments: [Segment] { take.indices.map { Segment(take[$0], key: file(at: $0)) } }
+        var videoURL: URL? { take.first?.url }
+        var hasTake: Bool { !take.isEmpty }
         /// The take's length: its segments' lengths added.
-        var length: Double { segments.reduce(0) { $0 + $1.duration } }
-        var takeSegments: [TakeSegment] { segments.map(\.value) }
+        var length: Double { take.reduce(0) { $0 + $1.duration } }
 
-        func contains(_ segment: Segment) -> Bool { segments.contains { $0.isSameFile(as: segment) } }
+        /// The key of segment `index`'s file. - Precondition: `index` is in `take.indices`.
+        func file(at index: Int) -> FileKey { index == 0 ? firstFile! : laterFiles[index - 1] }
+
+        /// Whether a segment of the take is the file `key` names.
+        func contains(_ key: FileKey) -> Bool {
+            guard let firstFile else { return false }
+            return firstFile == key || laterFiles.contains(key)
+        }
+
+        /// The URLs of the take's segments whose file is not `key`'s, in order.
+        func urls(besides key: FileKey) -> [URL] { take.indices.filter { file(at: $0) != key }.map { take[$0].url } }
+
+        /// Makes `segments` the take (empty: no take).
+        mutating func setTake(_ segments: [Segment]) {
+            take = segments.map(\.value)
+            firstFile = segments.first?.key
+            laterFiles = segments.count > 1 ? segments.dropFirst().map(\.key) : []
+        }
+
+        /// Makes `segment` the take's one segment.
+        mutating func setTake(_ segment: Segment) {
+            take = [segment.value]
+            firstFile = segment.key
+            laterFiles = []
+        }
+
+        /// Appends `segment` to the take (it becomes the take when there is none).
+        mutating func append(_ segment: Segment) {
+            take.append(segment.value)
+            if firstFile == nil { firstFile = segment.key } else { laterFiles.append(segment.key) }
+        }
+
+        /// Removes the take's last segment. - Precondition: the slot has a take.
+        mutating func removeLast() {
+            take.removeLast()
+            if laterFiles.isEmpty { firstFile = nil } else { laterFiles.removeLast() }
+        }
     }
 
     /// The canvases, in chunks: a transition that changes one take copies one chunk, not the board (see
@@ -149,18 +207,8 @@ public struct BoardState: Sendable, Hashable {
     /// The canvas whose undo waits for its confirmation (a second `undo`), if any. Every other accepted event clears it.
     public internal(set) var armedUndo: CanvasID?
 
-    /// The board's soundtrack: it plays while a canvas records and is mixed under the takes. Set by
-    /// ``CanvasEvent/setSoundtrack(_:)``.
-    public internal(set) var soundtrack: Soundtrack?
-
-    /// The board's microphone setting: whether takes record their own sound (the default) or the picture only. Set by
-    /// ``CanvasEvent/setMicrophone(_:)``.
-    public internal(set) var recordsSound = true
-
-    /// The longest a take may be, in seconds (all its segments together), or nil for no limit. A recording that
-    /// reaches it is stopped by the recorder (``RecordingSettings/maximumDuration``), and `resume` on a take that has
-    /// reached it is rejected. Set it before handing the board to a ``CanvasBoard``.
-    public var maximumTakeLength: Double?
+    /// The soundtrack, the microphone setting and the maximum take length, out of line (see `Settings`).
+    var storedSettings = OutOfLine.settings(Settings())
 
     /// A board of `canvasCount` empty canvases, none selected, identities `#0`, `#1`, ...
     ///
@@ -168,7 +216,7 @@ public struct BoardState: Sendable, Hashable {
     ///   is a programming error).
     public init(canvasCount: Int) {
         precondition(canvasCount >= 1, "a board has at least one canvas, got \(canvasCount)")
-        slots = ChunkedArray((0..<canvasCount).lazy.map { Slot(id: CanvasID(rawValue: UInt64($0)), videoURL: nil) })
+        slots = ChunkedArray((0..<canvasCount).lazy.map { Slot(id: CanvasID(rawValue: UInt64($0))) })
         selection = nil
         nextIdentity = UInt64(canvasCount)
     }
@@ -227,11 +275,11 @@ public struct BoardState: Sendable, Hashable {
         let armed = armedUndo == slot.id
         if let selection, selection.index == index {
             return CanvasState(
-                id: slot.id, status: selection.phase.status, isSelected: true, segments: slot.takeSegments,
+                id: slot.id, status: selection.phase.status, isSelected: true, segments: slot.take,
                 isUndoArmed: armed)
         }
         return CanvasState(
-            id: slot.id, status: .noPreview, isSelected: false, segments: slot.takeSegments, isUndoArmed: armed)
+            id: slot.id, status: .noPreview, isSelected: false, segments: slot.take, isUndoArmed: armed)
     }
 
     /// A snapshot of the canvas at `index`, or nil when the index is out of range.
@@ -250,11 +298,11 @@ public struct BoardState: Sendable, Hashable {
 
     /// Where the take of the canvas at `index` starts on the board's timeline, in seconds (the start its first
     /// segment's `stop` event carried), or nil when the canvas has no take. - Precondition: `index` is in `indices`.
-    public func takeStart(at index: Int) -> Double? { slots[index].segments.first?.start }
+    public func takeStart(at index: Int) -> Double? { slots[index].take.first?.start }
 
     /// The segments of the take of the canvas at `index`, in order; empty when it has no take.
     /// - Precondition: `index` is in `indices`.
-    public func segments(at index: Int) -> [TakeSegment] { slots[index].takeSegments }
+    public func segments(at index: Int) -> [TakeSegment] { slots[index].take }
 
     /// How long the take of the canvas at `index` is: its segments' lengths added (0 without a take).
     /// - Precondition: `index` is in `indices`.
@@ -264,8 +312,8 @@ public struct BoardState: Sendable, Hashable {
     /// a take are left out; `index` says which canvas each take belongs to): what a composition of the board needs.
     public var timelineTakes: [SyncedPlayback.Take] {
         indices.compactMap { index in
-            let slot = slots[index]
-            return slot.hasTake ? SyncedPlayback.Take(index: index, segments: slot.takeSegments) : nil
+            let take = slots[index].take
+            return take.isEmpty ? nil : SyncedPlayback.Take(index: index, segments: take)
         }
     }
 
@@ -292,11 +340,11 @@ public struct BoardState: Sendable, Hashable {
     /// What every canvas shows, in board order.
     public var displays: [CanvasDisplay] { indices.map(display(at:)) }
 
-    /// The index of another canvas than `index` whose take has a segment in the same file as `segment`, if any.
-    /// Linear in the segments on the board: one integer comparison per segment, and a string comparison on a match.
-    func owner(of segment: Segment, other index: Int) -> Int? {
+    /// The index of another canvas than `index` whose take has a segment in the file `key` names, if any. Linear in
+    /// the canvases: one integer comparison per take of one segment, and a string comparison on a match.
+    func owner(of key: FileKey, other index: Int) -> Int? {
         let excluded = slots[index].id
-        return slots.firstIndex { $0.id != excluded && $0.contains(segment) }
+        return slots.firstIndex { $0.id != excluded && $0.contains(key) }
     }
 }
 

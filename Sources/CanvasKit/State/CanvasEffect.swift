@@ -12,12 +12,14 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
     case movePreview(from: Int, to: Int)
     /// Detach the camera preview from the canvas at the index (nothing previews afterwards).
     case detachPreview(from: Int)
+    // The two rare effects whose payloads are larger than two words are stored out of line (`indirect`), so that every
+    // effect value stays small: the effects of a step are copied on every event.
     /// Start recording into the canvas at the index, and start the takes of the other canvases and the board's
     /// soundtrack playing together (see ``SyncedPlayback``): the board's timeline is at `playback.position` at
     /// `playback.hostTime`. `settings` says which segment it is (0: a new take, after `record`; more: the next segment
     /// of the take, after `resume`), whether it records sound (the board's microphone setting) and how long it may
     /// last (the board's maximum take length).
-    case startRecording(into: Int, playback: SyncedPlayback, settings: RecordingSettings)
+    indirect case startRecording(into: Int, playback: SyncedPlayback, settings: RecordingSettings)
     /// The segment at the URL is finished: after `record`, it is the new take of the canvas at the index; after
     /// `resume`, the take's last segment.
     case takeFinished(index: Int, url: URL)
@@ -36,7 +38,7 @@ public enum CanvasEffect: Sendable, Hashable, CustomStringConvertible {
     /// stopped by itself, and the board ended the segment as `stop` (the effects that follow report it).
     case takeLimitReached(index: Int, length: Double)
     /// The board's soundtrack became the value (nil: none). It plays from the next recording on.
-    case soundtrackChanged(Soundtrack?)
+    indirect case soundtrackChanged(Soundtrack?)
     /// The board's microphone setting changed: takes recorded from now on record their own sound, or the picture only.
     case microphoneChanged(recordsSound: Bool)
     /// The cover of the take at the URL will be wanted for the canvas at the index; the host may prepare it now.

@@ -33,10 +33,12 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     /// The recorder's answer to `record`: it could not start. The recording canvas returns to `inPreview`, still
     /// selected; nothing was recorded.
     case recordingFailed(RecorderProblem)
+    // The two rare events whose payloads are larger than `stop`'s are stored out of line (`indirect`), so that every
+    // event value stays as small as a `stop`: events are copied on every step of a board.
     /// The system ended the recording early (a call, the camera taken, ...). With a playable `file`, the board ends it
     /// as `stop(file, start:duration:)`; without one, as `cancel`; either way it says which
     /// (``CanvasEffect/recordingCutShort(index:problem:endedAs:)``).
-    case recordingCutShort(RecorderProblem, file: URL?, start: Double = 0, duration: Double = 0)
+    indirect case recordingCutShort(RecorderProblem, file: URL?, start: Double = 0, duration: Double = 0)
     /// The user records the next segment of the previewing canvas's take (it must have one, shorter than the board's
     /// maximum take length).
     case resume
@@ -47,7 +49,7 @@ public enum CanvasEvent: Sendable, Hashable, CustomStringConvertible {
     /// sends it for what is not a board event. Rejected when nothing is armed.
     case disarmUndo
     /// The board's soundtrack becomes the value (nil: no soundtrack).
-    case setSoundtrack(Soundtrack?)
+    indirect case setSoundtrack(Soundtrack?)
     /// The board's microphone setting: whether takes record their own sound (true) or the picture only.
     case setMicrophone(Bool)
     /// The file at the URL, a segment of the take of the canvas at the index, is missing from the disk: it becomes the

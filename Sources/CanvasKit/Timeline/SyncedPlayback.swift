@@ -19,12 +19,22 @@ public struct SyncedPlayback: Sendable, Hashable {
     public struct Take: Sendable, Hashable {
         /// The canvas that shows it.
         public var index: Int
-        /// The take's file (its first segment's).
-        public var url: URL
-        /// Where its first frame lies on the board's timeline, in seconds (negative: before timeline 0).
-        public var start: Double
-        /// The take's segments, in order: they play back to back from `start` (`url` is the first one's file).
+        /// The take's segments, in order: they play back to back from `start` (`url` is the first one's file). Never
+        /// empty: a take has at least one segment.
         public var segments: [TakeSegment]
+
+        /// The take's file (its first segment's).
+        public var url: URL {
+            get { segments[0].url }
+            set { segments[0].url = newValue }
+        }
+
+        /// Where its first frame lies on the board's timeline, in seconds (negative: before timeline 0): its first
+        /// segment's start.
+        public var start: Double {
+            get { segments[0].start }
+            set { segments[0].start = newValue }
+        }
 
         /// A take of one segment of the canvas at `index`, whose first frame lies at `start` on the timeline.
         public init(index: Int, url: URL, start: Double) {
@@ -36,8 +46,6 @@ public struct SyncedPlayback: Sendable, Hashable {
         public init(index: Int, segments: [TakeSegment]) {
             precondition(!segments.isEmpty, "a take has at least one segment")
             self.index = index
-            url = segments[0].url
-            start = segments[0].start
             self.segments = segments
         }
 
