@@ -136,6 +136,23 @@ struct CanvasComposeTests {
         try? FileManager.default.removeItem(at: folder)
     }
 
+    /// Without a target, every preset writes H.264 High, as the docs say: `ultrafast` turns the 8x8 transform off,
+    /// and libx264 would then state Constrained Baseline. Read by ffprobe.
+    @Test(arguments: ["ultrafast", "veryfast"])
+    func everyPresetWritesHigh(preset: String) throws {
+        let output = folder.appendingPathComponent("\(preset).mp4")
+        let run = try tool.run([
+            Self.fixtures.appendingPathComponent("h264.mp4").path, "-o", output.path, "--size", "64x64", "--preset",
+            preset,
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let probe = try runTool(
+            "ffprobe",
+            ["-v", "error", "-select_streams", "v", "-show_entries", "stream=profile", "-of", "csv=p=0", output.path])
+        #expect(probe.outputText.trimmingCharacters(in: .whitespacesAndNewlines) == "High")
+        try? FileManager.default.removeItem(at: folder)
+    }
+
     /// `canvas-compose in.mp4 -o in.mp4` (or the same file under another name) is refused and the take kept, as the
     /// ffmpeg command refuses it.
     @Test func outputNeverReplacesATake() throws {

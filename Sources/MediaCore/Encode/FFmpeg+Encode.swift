@@ -9,9 +9,9 @@ extension FFmpeg {
     // MARK: Encoders
 
     /// Opens libx264 for `width` x `height` 8-bit 4:2:0 BT.709 frames at `frameRate` (frames, seconds), with `crf`
-    /// and `preset`, High profile (lossless when `crf` is 0, which libx264 encodes as High 4:4:4 Predictive), and
-    /// `threadCount` threads (0: libx264's own choice), within `constraints` when given. `globalHeader` puts the
-    /// parameter sets in the stream header, as MP4 wants.
+    /// and `preset`, High profile whatever the preset (lossless when `crf` is 0, which libx264 encodes as High 4:4:4
+    /// Predictive), and `threadCount` threads (0: libx264's own choice), within `constraints` when given.
+    /// `globalHeader` puts the parameter sets in the stream header, as MP4 wants.
     static func openH264Encoder(
         width: Int, height: Int, frameRate: (frames: Int, seconds: Int), crf: Int, preset: String, threadCount: Int,
         constraints: H264Constraints?, globalHeader: Bool
@@ -37,12 +37,19 @@ extension FFmpeg {
         do {
             try check(av_dict_set(&options, "crf", String(crf), 0))
             try check(av_dict_set(&options, "preset", preset, 0))
-            if crf > 0 { try check(av_dict_set(&options, "profile", "high", 0)) }
+            var parameters: [String] = []
+            if crf > 0 {
+                // High with every preset: libx264 states the lowest profile the features it uses need, and
+                // `ultrafast` turns the 8x8 transform off, which would make the stream Constrained Baseline.
+                try check(av_dict_set(&options, "profile", "high", 0))
+                parameters.append("8x8dct=1")
+            }
             if constraints != nil {
-                // Keyframes only every `keyframeInterval` frames (none at scene cuts), every GOP closed, and the
-                // 8x8 transform on: libx264 states the lowest profile the features it uses need, and the fast
-                // presets turn it off, which would make the stream Main.
-                try check(av_dict_set(&options, "x264-params", "scenecut=0:open-gop=0:8x8dct=1", 0))
+                // Keyframes only every `keyframeInterval` frames (none at scene cuts), and every GOP closed.
+                parameters += ["scenecut=0", "open-gop=0"]
+            }
+            if !parameters.isEmpty {
+                try check(av_dict_set(&options, "x264-params", parameters.joined(separator: ":"), 0))
             }
             try capturingLog { () throws(FFmpegError) in try check(avcodec_open2(context, codec, &options)) }
         } catch {
