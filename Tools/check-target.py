@@ -21,6 +21,8 @@ TARGETS = {
     "reels": ("Instagram Reels", lambda fps: 25_000_000, 128_000, 3, 900),
     "shorts": ("YouTube Shorts", lambda fps: 8_000_000 if fps <= 30 else 12_000_000, 384_000, 0, 180),
 }
+# target: the largest file, in bytes (Reels); the others' limits are beyond what their length and cap can write
+FILE_SIZES = {"reels": 300_000_000}
 SIZE = (1080, 1920)
 RATES = (23, 60)
 B_FRAMES = 2
@@ -240,6 +242,10 @@ def main(arguments):
     holds = video_duration <= longest and duration <= longest + AAC_FRAME and duration >= shortest
     report.check(holds, f"{platform} length, {shortest}-{longest} s",
                  f"{duration:.3f} s (video {video_duration:.3f} s)")
+    size, limit = int(info["format"].get("size", 0)), FILE_SIZES.get(target)
+    report.check(limit is None or size <= limit,
+                 f"{platform} file size, at most {limit / 1e6:g} MB" if limit else f"{platform} file size, no limit within reach",
+                 f"{size / 1e6:.3f} MB")
     return 1 if report.failed else 0
 
 

@@ -49,6 +49,30 @@ struct PublishingTargetTests {
         #expect(PublishingTarget.reels.minimumDuration == 3 && PublishingTarget.tiktok.maximumDuration == 180)
     }
 
+    /// The largest file a target can write at each length it takes, at 30 and 60 frames a second: the video's VBV
+    /// bound (a quarter of the cap, plus three quarters of it a second), the sound at its rate plus a tenth, and 2%
+    /// for the index. A Reel stays within 300 MB, so a long one gets a lower cap (at 25 Mbit/s a 15-minute Reel could
+    /// reach 2.1 GB); a short one keeps the published cap. TikTok and Shorts stay under 1 GB at their caps.
+    @Test func everyLengthFitsTheFileSizeLimit() {
+        for target in PublishingTarget.allCases {
+            for rate in [FrameRate(frames: 30), FrameRate(frames: 60)] {
+                for seconds in stride(from: 3.0, through: target.maximumDuration, by: 0.5) {
+                    let cap = Double(target.maximumVideoBitRate(at: rate, duration: seconds))
+                    let bits = cap / 4 + 0.75 * cap * seconds + 1.1 * Double(target.audioBitRate) * seconds
+                    let bytes = bits / 8 / 0.98
+                    #expect(bytes <= Double(target.maximumFileSize ?? 1_000_000_000), "\(target) \(seconds) s")
+                    #expect(cap <= Double(target.maximumVideoBitRate(at: rate)))
+                }
+            }
+        }
+        let reels = PublishingTarget.reels
+        #expect(reels.maximumFileSize == 300_000_000)
+        #expect(reels.maximumVideoBitRate(at: FrameRate(frames: 30), duration: 120) == 25_000_000)
+        let fifteenMinutes = reels.maximumVideoBitRate(at: FrameRate(frames: 30), duration: 900)
+        #expect((3_200_000...3_300_000).contains(fifteenMinutes), "\(fifteenMinutes)")
+        #expect(PublishingTarget.tiktok.maximumVideoBitRate(at: FrameRate(frames: 60), duration: 180) == 25_000_000)
+    }
+
     @Test func aTargetPlanFillsAndValidates() throws {
         let files = ["a.mp4", "b.mp4"].map { folder.appendingPathComponent($0) }
         let plan = try CompositionPlan(files: files, grid: GridLayout(columns: 1, rows: 2), target: .reels).validated()

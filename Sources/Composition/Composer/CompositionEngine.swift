@@ -39,7 +39,8 @@ enum CompositionEngine {
             var mixer = SoundMixer(
                 takes.sources, music: takes.music, duration: duration, frameRate: plan.frameRate,
                 frameCount: frameCount)
-            let streams = try OutputStreams(plan, temporary: file.temporary, output: output, threadCount: threadCount)
+            let streams = try OutputStreams(
+                plan, duration: duration, temporary: file.temporary, output: output, threadCount: threadCount)
             let picture = try Frame.yuv420(width: plan.size.width, height: plan.size.height)
             for index in 0..<frameCount {
                 if cancellation.isCancelled { throw CompositionError.cancelled }

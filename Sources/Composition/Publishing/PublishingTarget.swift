@@ -30,6 +30,10 @@ public enum PublishingTarget: String, Sendable, Hashable, CaseIterable {
     /// The output's size: 1080x1920 (9:16), what all three recommend.
     public var size: PixelSize { PixelSize(width: 1080, height: 1920) }
 
+    /// The largest file the platform takes, in bytes: Reels 300,000,000 (300 MB); nil for TikTok and Shorts, whose
+    /// limits no output within their length and bit-rate caps can reach.
+    public var maximumFileSize: Int? { self == .reels ? 300_000_000 : nil }
+
     /// The frame rates accepted, in frames per second: 23-60.
     public var frameRateRange: ClosedRange<Double> { 23...60 }
 
@@ -57,6 +61,21 @@ public enum PublishingTarget: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The video's bit-rate cap for an output of `duration` seconds at `frameRate`, in bits per second:
+    /// ``maximumVideoBitRate(at:)``, lowered when a file that long at that cap could exceed ``maximumFileSize``.
+    ///
+    /// The video of an output of `duration` seconds holds at most `cap * (1 + 3 * duration) / 4` bits (the VBV's
+    /// buffer plus `duration` times its rate), and the sound at most its bit rate plus a tenth. The cap is the
+    /// highest at which those, with 2% of the file left for its index, fit in the file-size limit: a Reel of more
+    /// than about two minutes (124 s) is capped below 25 Mbit/s, one of 15 minutes at 3.3 Mbit/s.
+    public func maximumVideoBitRate(at frameRate: FrameRate, duration: Double) -> Int {
+        let cap = maximumVideoBitRate(at: frameRate)
+        guard let fileSize = maximumFileSize, duration > 0 else { return cap }
+        let videoBits = Double(fileSize) * 8 * 0.98 - Double(audioBitRate) * 1.1 * duration
+        let fitting = videoBits * 4 / (1 + 3 * duration)
+        return fitting >= Double(cap) ? cap : max(0, Int(fitting))
+    }
+
     /// Frames from one keyframe to the next at `frameRate`: half the frame rate, rounded down (15 at 30 frames a
     /// second, 14 at 29.97), so no GOP lasts more than half a second.
     public func keyframeInterval(at frameRate: FrameRate) -> Int { max(1, frameRate.frames / (2 * frameRate.seconds)) }
@@ -74,17 +93,20 @@ public enum PublishingTarget: String, Sendable, Hashable, CaseIterable {
         return H264Level.lowest(for: size, frameRate: frameRate, bitRate: rate, bufferSize: buffer)
     }
 
-    /// The VBV's rate (bits per second) and buffer (bits): three quarters and a quarter of the cap, so any second
+    /// The VBV's rate (bits per second) and buffer (bits): three quarters and a quarter of `cap`, so any second
     /// holds at most the cap.
+    private func vbv(cap: Int) -> (rate: Int, buffer: Int) { (cap / 4 * 3, cap / 4) }
+
+    /// The VBV at `frameRate` for an output of any length within the file-size limit's reach.
     private func vbv(at frameRate: FrameRate) -> (rate: Int, buffer: Int) {
-        let cap = maximumVideoBitRate(at: frameRate)
-        return (cap / 4 * 3, cap / 4)
+        vbv(cap: maximumVideoBitRate(at: frameRate))
     }
 
-    /// What libx264 is held to at `frameRate`.
-    func constraints(at frameRate: FrameRate) -> H264Constraints? {
+    /// What libx264 is held to at `frameRate` for an output of `duration` seconds: the level of the published cap
+    /// (a lower rate never needs a higher level) and the VBV of ``maximumVideoBitRate(at:duration:)``.
+    func constraints(at frameRate: FrameRate, duration: Double) -> H264Constraints? {
         guard let level = level(at: frameRate) else { return nil }
-        let (rate, buffer) = vbv(at: frameRate)
+        let (rate, buffer) = vbv(cap: maximumVideoBitRate(at: frameRate, duration: duration))
         return H264Constraints(
             level: level.idc, keyframeInterval: keyframeInterval(at: frameRate), bFrames: bFrames,
             maximumBitRate: rate, bufferSize: buffer)

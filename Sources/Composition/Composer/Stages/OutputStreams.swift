@@ -21,12 +21,12 @@ final class OutputStreams {
     private let output: URL
 
     /// Opens the encoders for `plan` and starts an MP4 (`+faststart`) at `temporary`. A plan with a target gets its
-    /// encoder limits and no edit list.
-    init(_ plan: CompositionPlan, temporary: FileSystemPath, output: URL, threadCount: Int) throws {
+    /// encoder limits for an output of `duration` seconds and no edit list.
+    init(_ plan: CompositionPlan, duration: Double, temporary: FileSystemPath, output: URL, threadCount: Int) throws {
         video = try Encoder.h264(
             width: plan.size.width, height: plan.size.height, frames: plan.frameRate.frames,
             perSeconds: plan.frameRate.seconds, crf: plan.video.constantRateFactor, preset: plan.video.preset,
-            threadCount: threadCount, constraints: plan.target?.constraints(at: plan.frameRate))
+            threadCount: threadCount, constraints: plan.target?.constraints(at: plan.frameRate, duration: duration))
         audio = try Encoder.aac(
             sampleRate: CompositionPlan.AudioSettings.sampleRate, channels: 2,
             bitRate: plan.target?.audioBitRate ?? plan.audio.bitRate)
