@@ -67,9 +67,9 @@ private func terminalSize() -> (columns: Int, rows: Int) {
 }
 
 /// The terminal UI of `--interactive`: a grid of canvases redrawn after every key. Arrows move the cursor, Enter taps
-/// the canvas under it, `r` records, `s` stops (a simulated take), `c` cancels, `d` deletes the take under the cursor,
-/// `a` adds a canvas, `x` removes the one under the cursor, `q` (or Ctrl-D) quits. Moving the cursor onto a canvas
-/// outside the viewport scrolls the screen to it (a `scroll N` step).
+/// the canvas under it, the letters send what ``InteractiveKeys`` says (record, resume, stop, cancel, undo, delete,
+/// add, remove, music, mic, wait), `q` (or Ctrl-D) quits. Moving the cursor onto a canvas outside the viewport
+/// scrolls the screen to it (a `scroll N` step).
 ///
 /// The grid fits the terminal (``TerminalGridLayout``): its rows scroll with the cursor, it is redrawn when the
 /// terminal is resized, and below the minimum size a one-line notice replaces it until the terminal grows (a
@@ -175,13 +175,11 @@ struct Interactive {
         case .up: moveCursor(to: cursor - columns)
         case .down: moveCursor(to: cursor + columns)
         case .enter: perform(.event(.tap(cursor)))
-        case .character("r"): perform(.event(.record))
-        case .character("s"): perform(.event(.stop(simulation.nextSimulatedTake())), takeIsSynthetic: true)
-        case .character("c"): perform(.event(.cancel))
-        case .character("d"): perform(.event(.delete(cursor)))
-        case .character("a"): perform(.event(.add))
-        case .character("x"): perform(.event(.remove(cursor)))
-        case .character, .quit, .resize: break
+        case .character(let key):
+            if let sent = InteractiveKeys.command(for: key, cursor: cursor, on: simulation) {
+                perform(sent.command, takeIsSynthetic: sent.takeIsSynthetic)
+            }
+        case .quit, .resize: break
         }
         cursor = min(cursor, simulation.board.canvases.count - 1)
     }
@@ -213,9 +211,7 @@ struct Interactive {
         firstRow = layout.rows.lowerBound
         columns = layout.columns
         // Every line is cut to the terminal's width, so nothing wraps and the screen never scrolls by itself.
-        var lines = [
-            "canvas-sim: arrows move, Enter taps, r record, s stop, c cancel, d delete, a add, x remove, q quit", "",
-        ]
+        var lines = InteractiveKeys.help
         let width = TerminalGridLayout.cellWidth - 3
         let shown = layout.canvases(of: canvases.count)
         for rowStart in stride(from: shown.lowerBound, to: shown.upperBound, by: layout.columns) {

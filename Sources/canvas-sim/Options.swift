@@ -51,8 +51,9 @@ struct Options {
           --script FILE        events from FILE, one per line or separated by ';' ('#' starts a comment);
                                relative take files resolve against FILE's folder
           --events "..."       events from the argument, e.g. "tap 0; record; stop; tap 1"
-          --interactive        a terminal UI (arrows and Enter tap, r record, s stop, c cancel, d delete,
-                               a add, x remove, q quit); reads one event per line when stdin is not a terminal
+          --interactive        a terminal UI (arrows and Enter tap, r record, e resume, s stop, c cancel,
+                               u undo, d delete, a add, x remove, m music on/off, i mic on/off, w wait 1 s,
+                               q quit); reads one event per line when stdin is not a terminal
           --format text|json   a table per step and a summary (default), or one JSON object per step
           --render FILE.png    draw the final board (real covers for takes that are real files) as a PNG
           --draft FILE         open the draft FILE (created with --cells canvases when missing) or resume it:

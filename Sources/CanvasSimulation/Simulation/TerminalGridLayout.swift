@@ -8,7 +8,7 @@ package struct TerminalGridLayout: Equatable, Sendable {
     package static let cellWidth = 19
     /// Lines of one canvas: the box's top, two text lines, the box's bottom.
     package static let cellHeight = 4
-    /// The keys line and a blank line above the grid.
+    /// The two lines of keys above the grid (`InteractiveKeys.help`).
     package static let headerLines = 2
     /// A blank line, the step and its effects, the summary, and the line the cursor rests on.
     package static let footerLines = 5
