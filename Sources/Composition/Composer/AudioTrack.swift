@@ -202,7 +202,8 @@ final class AudioPieceReader {
     /// How many samples have been converted since the piece was placed.
     private(set) var played = 0
 
-    /// Opens `piece`'s file for its audio stream, which probing found.
+    /// Opens `piece`'s file for its audio stream, which probing found, under the same rules as its first opening
+    /// (`TakeSource.open`: the file is checked again, so a file swapped since for a FIFO, device or folder is refused).
     ///
     /// The file is not probed again when its header names the same stream: probing decodes a few video frames, and
     /// the audio decoder takes its format from the frames it decodes. Other streams' packets are dropped by the
@@ -211,7 +212,7 @@ final class AudioPieceReader {
         self.piece = piece
         let stream = piece.stream
         do {
-            format = try FormatContext(path: piece.path, interruption: interruption, policy: .selfContained)
+            format = try TakeSource.open(piece.path, interruption: interruption, fail: piece.fail, probing: false)
             let header = stream.index < format.streamCount ? format.stream(at: stream.index) : nil
             let decoder: Decoder
             if let header, header.mediaType == stream.mediaType, header.codecName == stream.codecName,
