@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what MultiCanvas needs from Debian, only when it is missing.
-#   Tools/setup.sh          build + test needs: FFmpeg dev libraries, pkg-config, the ffmpeg command, python3, strace
+#   Tools/setup.sh          build + test needs: FFmpeg dev libraries, pkg-config, the ffmpeg command, python3, strace,
+#                           addr2line (binutils)
 #   Tools/setup.sh --bench  also the benchmark tools: hyperfine, ffmpegthumbnailer, GNU time, gcc, bc
 # Quiet and idempotent when everything is present. As root it runs apt-get; otherwise it prints
 # the exact command to run and exits 1.
@@ -28,6 +29,8 @@ command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 # Tools/check-opens.sh traces covers to prove only the input is opened.
 command -v strace >/dev/null 2>&1 || missing+=(strace)
+# The tap-to-cell path test symbolizes its call stacks with addr2line.
+command -v addr2line >/dev/null 2>&1 || missing+=(binutils)
 if [ "$want_bench" -eq 1 ]; then
     command -v hyperfine >/dev/null 2>&1 || missing+=(hyperfine)
     command -v ffmpegthumbnailer >/dev/null 2>&1 || missing+=(ffmpegthumbnailer)
