@@ -301,6 +301,9 @@ struct CanvasThumbFaultTests {
 
     @Test(
         "a disk filling mid-cover (a file-size limit) fails it in one line, leaving the old file and nothing else",
+        .disabled(
+            if: ProcessInfo.processInfo.environment["MULTICANVAS_SANITIZER"] != nil,
+            "a sanitizer's runtime writes files of its own, and a file-size limit stops it with SIGBUS"),
         arguments: [false, true])
     func fileSizeLimit(inWorkers: Bool) throws {
         let scratch = try ScratchFolder()

@@ -29,6 +29,9 @@ struct DraftListingTests {
         try FileManager.default.copyItem(at: url("a.draft"), to: url("a.draft.damaged"))
         #expect(mkfifo(url("pipe").path, 0o600) == 0)
         let inUse = try CanvasBoard(draftAt: url("b.draft"), newBoard: BoardState(canvasCount: 2))
+        // The opening's own writes run in the background: the folder is compared once they are done, so that only
+        // the listing could change it.
+        try await inUse.draft!.waitUntilDurable()
         let before = try Self.contents(of: folder.url)
 
         let found = try BoardDraft.drafts(in: folder.url)
