@@ -49,6 +49,28 @@ import Testing
         tracker.expectAllFreed()
     }
 
+    /// A handler that ends its own observation is let go once that call returns, though the token lives on (it keeps
+    /// the ended observation, so that a later `invalidate()` from another thread can wait for the call).
+    @Test func handlerThatEndedItsOwnObservationIsFreedAfterTheCall() {
+        let circle = Circle()
+        let captured = InstanceCounter()
+        let holder = Protected<ObservationToken?>(nil)
+        let token: ObservationToken
+        do {
+            let instance = captured.make()
+            token = circle.observe(\.radius) { _, _ in
+                _ = instance
+                holder.withLock { $0 }?.invalidate()
+            }
+        }
+        holder.withLock { $0 = token }
+        #expect(captured.live == 1)
+        circle.radius = 1
+        #expect(!token.isActive)
+        #expect(captured.live == 0, "the ended observation still holds its handler")
+        holder.withLock { $0 = nil }
+    }
+
     @Test func observerFreedFirstEndsItsObservation() {
         let tracker = LifetimeTracker()
         let circle = Circle()

@@ -10,20 +10,19 @@ import Locking
 /// - Calls: a handler runs holding `calls`, a `Mutex` (on Apple platforms an `os_unfair_lock`, which donates priority).
 ///   `end()` marks the gate ended, then takes `calls` once: it returns only when no call is running, and no call starts
 ///   after. An end made inside the gate's own call (the thread's context knows it is making it) does not wait for
-///   itself.
+///   itself; a later end from another thread still waits for that call.
+/// - The handler is let go when the gate ends (by the running call as it returns, when the end was made inside it), so
+///   what it captures goes then, whoever still holds the observation.
 final class CallGate<Handler: Sendable>: Sendable {
     private let turns = Guarded(Turns())
     /// Held while this gate's deliveries run. Locks around a `Bool` nobody reads, not `()`: a value of size zero lies at
     /// the address of the next lock's atomic word, and ThreadSanitizer reports the two as a race.
     private let delivering = LockedValue(false)
-    /// Held while the handler runs.
-    private let calls = LockedValue(false)
-    /// Released with the gate: an observation that ended is let go by its token, the registry and its storage, so
-    /// what the handler captures goes then (after the running call, when it ended from inside it).
-    private let handler: Handler
+    /// Held while the handler runs; the handler, until the gate ends.
+    private let calls: LockedValue<Handler?>
 
     init(_ handler: Handler) {
-        self.handler = handler
+        calls = LockedValue(handler)
     }
 
     var hasEnded: Bool { turns.with { $0.ended } }
@@ -68,9 +67,12 @@ final class CallGate<Handler: Sendable>: Sendable {
         // The frame is opened outside `calls`: when it is the thread's outermost one (a call handed to a queue), the
         // writes the handler made are delivered once `calls` is released, never under it.
         context.frame {
-            calls.withLock { _ in
-                if !hasEnded { context.calling(self) { body(handler) } }
+            let ended = calls.withLock { handler -> Handler? in
+                if !hasEnded, let running = handler { context.calling(self) { body(running) } }
+                // Ended (during this call, from inside it): let the handler go, outside the lock.
+                return hasEnded ? handler.take() : nil
             }
+            withExtendedLifetime(ended) {}
         }
     }
 
@@ -82,8 +84,8 @@ final class CallGate<Handler: Sendable>: Sendable {
         }
     }
 
-    /// Marks the gate ended, drops the parked deliveries, and waits for a handler call running on another thread.
-    /// Returns whether this was the first call.
+    /// Marks the gate ended, drops the parked deliveries and the handler, and waits for a handler call running on
+    /// another thread (every call does, the first or not). Returns whether this was the first call.
     @discardableResult
     func end() -> Bool {
         let (first, parked) = turns.with { turns in
@@ -92,7 +94,8 @@ final class CallGate<Handler: Sendable>: Sendable {
         }
         withExtendedLifetime(parked) {}
         if ThreadContext.existing?.isCalling(self) == true { return first }
-        calls.withLock { _ in }
+        let handler = calls.withLock { $0.take() }
+        withExtendedLifetime(handler) {}
         return first
     }
 }

@@ -1,5 +1,3 @@
-import Locking
-
 /// One registered observation (guarantee O1).
 ///
 /// Every call to `observe` returns a new token with its own identity (`===`, `Hashable`), even for the same object and
@@ -10,15 +8,11 @@ import Locking
 /// A token retains neither the observed object nor anything on its key path (O3); it retains the handler (and what the
 /// handler captures) until it is invalidated.
 public final class ObservationToken: Sendable, Hashable, CustomStringConvertible {
-    /// Let go once invalidated, which releases the handler.
-    private let slot: LockedValue<(any AnyObservation)?>
+    /// Kept for the token's life: ending it releases the handler, and a later `invalidate()` still finds it to wait on.
+    private let observation: (any AnyObservation)?
 
     init(_ observation: (any AnyObservation)?) {
-        slot = LockedValue(observation)
-    }
-
-    private var observation: (any AnyObservation)? {
-        slot.withLock { $0 }
+        self.observation = observation
     }
 
     /// A token that observes nothing (already invalidated).
@@ -32,10 +26,7 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
     /// for, so don't call this while holding a lock that handler needs. A call from inside the handler itself returns
     /// at once and lets that call finish.
     public func invalidate() {
-        // Ended before it is let go: a concurrent `invalidate()` that finds it still here waits for the same end.
-        guard let observation else { return }
-        observation.end()
-        slot.withLock { $0 = nil }
+        observation?.end()
     }
 
     /// Whether the observation can still deliver: not invalidated, and the observed object still exists.
