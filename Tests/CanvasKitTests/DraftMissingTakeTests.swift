@@ -143,6 +143,30 @@ struct DraftMissingTakeTests {
         try await after.draft!.close()
     }
 
+    @Test("resume on a take marked missing is rejected, names the file, and is accepted once the take is relinked")
+    func resumeMissing() async throws {
+        let (folder, url, takes) = try await Self.draft()
+        defer { withExtendedLifetime(folder) {} }
+        let aside = folder.url.appending(path: "aside.mov")
+        try FileManager.default.moveItem(at: takes[1], to: aside)
+        let board = try Self.open(url)
+        #expect(board.state.selection == .init(index: 1, phase: .inPreview))
+        let before = board.state
+        let rejection = board.send(.resume).rejection
+        #expect(rejection == .takeMissing(index: 1, url: takes[1]))
+        #expect(rejection?.kind.rawValue == "takeMissing")
+        #expect(
+            rejection?.description
+                == "take missing: the take of canvas 1 cannot be continued, its file \(takes[1].path) is missing")
+        #expect(board.state == before, "a rejection changes nothing")
+        // A new take on the canvas is still allowed: it replaces the missing one.
+        #expect(BoardState.transition(from: board.state, on: .record).isAccepted)
+        try FileManager.default.moveItem(at: aside, to: takes[1])
+        #expect(board.send(.relink(1)).isAccepted)
+        #expect(board.send(.resume).isAccepted)
+        try await board.draft!.close()
+    }
+
     @Test("a new take or a delete clears the mark")
     func replacedOrDeleted() async throws {
         let (folder, url, takes) = try await Self.draft()

@@ -36,7 +36,7 @@ struct ModelCheckTests {
         #expect(
             report.effectKinds == Set(CanvasEffect.Kind.allCases.filter { !$0.isRestoreReport }),
             "an effect no event produces is dead code")
-        let missingRejections: Set<CanvasRejection.Kind> = [.notInTake, .takeNotMissing]
+        let missingRejections: Set<CanvasRejection.Kind> = [.notInTake, .takeNotMissing, .takeMissing]
         #expect(
             report.rejectionKinds
                 == Set(CanvasRejection.Kind.allCases).subtracting(marksMissing ? [] : missingRejections),

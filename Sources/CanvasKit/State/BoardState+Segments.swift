@@ -37,12 +37,17 @@ extension BoardState {
         return .accepted(Step.Effects(finished, then: rest))
     }
 
-    /// Records the next segment of the previewing canvas's take, with the other takes playing from where it ends.
+    /// Records the next segment of the previewing canvas's take, with the other takes playing from where it ends; a
+    /// take with a file marked missing is not continued (``CanvasRejection/takeMissing(index:url:)``).
     mutating func resume(playbackStart: HostTime) -> Rule {
         guard let current = selection else { return .rejected(.nothingToRecord) }
         if current.phase == .recording { return .rejected(.alreadyRecording(index: current.index)) }
         let slot = slots[current.index]
         guard let first = slot.take.first else { return .rejected(.noTakeToResume(index: current.index)) }
+        // A file of the take is gone: a segment recorded onto it would make a take that cannot be composed.
+        if let missing = slot.take.first(where: \.isMissing) {
+            return .rejected(.takeMissing(index: current.index, url: missing.url))
+        }
         let length = slot.length
         var remaining: Double?
         if let limit = maximumTakeLength {

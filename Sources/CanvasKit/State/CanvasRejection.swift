@@ -36,12 +36,15 @@ public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
     case notInTake(url: URL, index: Int)
     /// `relink` of a canvas whose take has no file marked missing (or that has no take).
     case takeNotMissing(index: Int)
+    /// `resume` of a take with a file marked missing (`url`, ``CanvasEvent/markMissing(_:_:)``): its file is gone, so
+    /// a segment recorded after it would make a take that cannot be played or composed. Relink or delete it first.
+    case takeMissing(index: Int, url: URL)
 
     /// The kinds of rejection, one per case, for coverage checks and for JSON.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case indexOutOfRange, lockedWhileRecording, nothingToRecord, alreadyRecording, nothingRecording, noTake
         case lastCanvas, takeInUse, canvasNotOnBoard, noTakeToResume, takeAtLimit, nothingArmed
-        case notInTake, takeNotMissing
+        case notInTake, takeNotMissing, takeMissing
     }
 
     /// The kind of this rejection; its `rawValue` is the stable short name (`lockedWhileRecording`, ...).
@@ -61,6 +64,7 @@ public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
         case .nothingArmed: .nothingArmed
         case .notInTake: .notInTake
         case .takeNotMissing: .takeNotMissing
+        case .takeMissing: .takeMissing
         }
     }
 
@@ -97,6 +101,8 @@ public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
             "not in the take: \(TakeName.describe(url)) is no segment of the take of \(name(index))"
         case .takeNotMissing(let index):
             "take not missing: the take of \(name(index)) has no file marked missing"
+        case .takeMissing(let index, let url):
+            "take missing: the take of \(name(index)) cannot be continued, its file \(TakeName.describe(url)) is missing"
         }
     }
 }

@@ -220,6 +220,13 @@ public struct TransitionTable: Sendable {
                 after: [.markMissing(1, take("s.mov")), .record]),
             names: ["j", "s", "n"],
             events: [.stop(take("new.mov")), .relink(1), .markMissing(0, take("j.mov"))]),
+        Scenario(
+            label: "s inPreview, s's take missing",
+            board: board(
+                [["j.mov"], ["s.mov", "s2.mov"]], selection: .init(index: 1, phase: .inPreview),
+                after: [.markMissing(1, take("s2.mov"))]),
+            names: ["j", "s", "n"],
+            events: [.resume, .record, .relink(1)]),
     ]
 
     // MARK: Rows

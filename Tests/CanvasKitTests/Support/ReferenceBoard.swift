@@ -88,6 +88,9 @@ struct ReferenceBoard: Equatable {
             var position = 0.0
             if event == .resume {
                 guard let first = canvases[s].segments.first else { return .failure(.init(.noTakeToResume(index: s))) }
+                if let missing = canvases[s].segments.first(where: \.isMissing) {
+                    return .failure(.init(.takeMissing(index: s, url: missing.url)))
+                }
                 if let limit, length(s) >= limit { return .failure(.init(.takeAtLimit(index: s, length: length(s)))) }
                 settings.segment = canvases[s].segments.count
                 settings.maximumDuration = limit.map { $0 - length(s) }
