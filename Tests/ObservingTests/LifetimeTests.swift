@@ -50,7 +50,7 @@ import Testing
     }
 
     /// A handler that ends its own observation is let go once that call returns, though the token lives on (it keeps
-    /// the ended observation, so that a later `invalidate()` from another thread can wait for the call).
+    /// the observation's call gate, so that a later `invalidate()` from another thread can wait for the call).
     @Test func handlerThatEndedItsOwnObservationIsFreedAfterTheCall() {
         let circle = Circle()
         let captured = InstanceCounter()

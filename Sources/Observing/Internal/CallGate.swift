@@ -1,4 +1,5 @@
 import Locking
+import Synchronization
 
 /// The order and the end of one observation's handler calls (O7, O11).
 ///
@@ -11,21 +12,19 @@ import Locking
 ///   `end()` marks the gate ended, then takes `calls` once: it returns only when no call is running, and no call starts
 ///   after. An end made inside the gate's own call (the thread's context knows it is making it) does not wait for
 ///   itself; a later end from another thread still waits for that call.
-/// - The handler is let go when the gate ends (by the running call as it returns, when the end was made inside it), so
-///   what it captures goes then, whoever still holds the observation.
-final class CallGate<Handler: Sendable>: Sendable {
+/// - The handler is not the gate's: its observation holds it and passes each call's body. A token lets its observation
+///   (and so the handler) go when it is invalidated, and keeps the gate, so that a later `invalidate()` still waits.
+final class CallGate: Sendable {
     private let turns = Guarded(Turns())
+    /// Set once by `end()`; an atomic flag, so that the check every call and delivery makes costs no lock.
+    private let ended = Atomic<Bool>(false)
     /// Held while this gate's deliveries run. Locks around a `Bool` nobody reads, not `()`: a value of size zero lies at
     /// the address of the next lock's atomic word, and ThreadSanitizer reports the two as a race.
     private let delivering = LockedValue(false)
-    /// Held while the handler runs; the handler, until the gate ends.
-    private let calls: LockedValue<Handler?>
+    /// Held while the handler runs.
+    private let calls = LockedValue(false)
 
-    init(_ handler: Handler) {
-        calls = LockedValue(handler)
-    }
-
-    var hasEnded: Bool { turns.with { $0.ended } }
+    var hasEnded: Bool { ended.load(ordering: .acquiring) }
 
     /// Makes `turn` the first one, and delivers what was parked for it meanwhile.
     func open(at turn: UInt64, _ context: ThreadContext) {
@@ -39,7 +38,8 @@ final class CallGate<Handler: Sendable>: Sendable {
     func deliver(turn: UInt64, _ context: ThreadContext, _ delivery: @escaping (ThreadContext) -> Void) {
         delivering.withLock { _ in
             let now = turns.with { turns -> Bool in
-                guard !turns.ended else { return false }
+                // Checked under `turns`: `end()` sets the flag before it empties `parked` under the same lock.
+                guard !hasEnded else { return false }
                 if turns.next == turn { return true }
                 turns.parked[turn] = delivery
                 return false
@@ -55,24 +55,21 @@ final class CallGate<Handler: Sendable>: Sendable {
         var turn = turn
         while let parked = turns.with({ turns in
             turns.next = turn
-            return turns.ended ? nil : turns.parked.removeValue(forKey: turn)
+            return hasEnded ? nil : turns.parked.removeValue(forKey: turn)
         }) {
             parked(context)
             turn &+= 1
         }
     }
 
-    /// Runs `body` with the handler (a handler call) holding `calls`, unless the gate ended.
-    func call(_ context: ThreadContext, _ body: (Handler) -> Void) {
+    /// Runs `body` (a handler call) holding `calls`, unless the gate ended.
+    func call(_ context: ThreadContext, _ body: () -> Void) {
         // The frame is opened outside `calls`: when it is the thread's outermost one (a call handed to a queue), the
         // writes the handler made are delivered once `calls` is released, never under it.
         context.frame {
-            let ended = calls.withLock { handler -> Handler? in
-                if !hasEnded, let running = handler { context.calling(self) { body(running) } }
-                // Ended (during this call, from inside it): let the handler go, outside the lock.
-                return hasEnded ? handler.take() : nil
+            calls.withLock { _ in
+                if !hasEnded { context.calling(self, body) }
             }
-            withExtendedLifetime(ended) {}
         }
     }
 
@@ -84,29 +81,23 @@ final class CallGate<Handler: Sendable>: Sendable {
         }
     }
 
-    /// Marks the gate ended, drops the parked deliveries and the handler, and waits for a handler call running on
-    /// another thread (every call does, the first or not). Returns whether this was the first call.
+    /// Marks the gate ended, drops the parked deliveries, and waits for a handler call running on another thread (every
+    /// call does, the first or not). Returns whether this was the first call.
     @discardableResult
     func end() -> Bool {
-        let (first, parked) = turns.with { turns in
-            defer { (turns.ended, turns.parked) = (true, [:]) }
-            return (!turns.ended, turns.parked)
-        }
-        withExtendedLifetime(parked) {}
+        let first = !ended.exchange(true, ordering: .acquiringAndReleasing)
+        var parked: [UInt64: (ThreadContext) -> Void] = [:]
+        turns.with { swap(&$0.parked, &parked) }  // What it captures goes here, outside the lock.
         if ThreadContext.existing?.isCalling(self) == true { return first }
-        let handler = calls.withLock { $0.take() }
-        withExtendedLifetime(handler) {}
+        calls.withLock { _ in }
         return first
     }
 }
 
-/// A call gate's turns; not nested in the generic `CallGate`, so that code not compiled for a handler type looks no
-/// type up to reach them.
+/// A call gate's turns: the next one to deliver (none before `open`), and the deliveries parked for later ones.
 private struct Turns {
-    /// The next turn to deliver; none before `open`.
     var next = UInt64.max
     var parked: [UInt64: (ThreadContext) -> Void] = [:]
-    var ended = false
     /// Main-actor delivery: calls handed to the main queue and not yet made.
     var queuedOnMain = 0
 }

@@ -30,7 +30,8 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     private let rootIsSendable: Bool
     /// Set once a read not followed was reported.
     private let reportedUnfollowed = Atomic<Bool>(false)
-    private let gate: CallGate<Caller<Root, Value>>
+    let gate = CallGate()
+    private let caller: Caller<Root, Value>
     private let state = Guarded(State())
     /// Set once, by the first link's deinit that finds the root gone; read by `isActive` on any thread.
     private let rootGone = Atomic<Bool>(false)
@@ -44,7 +45,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         self.keyPath = keyPath
         self.root = WeakReference(root)
         self.rootIsSendable = rootIsSendable
-        gate = CallGate(caller)
+        self.caller = caller
         self.onGone = onGone
     }
 
@@ -60,7 +61,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     /// then evaluates again if a link was written in between.
     func start(root: Root, value: Value, reads: [TrackedRead], _ context: ThreadContext, file: () -> Bool) -> Bool {
         var started = true
-        gate.call(context) { (caller: Caller<Root, Value>) in
+        gate.call(context) {
             let stale = retarget(reads, of: root)
             guard file() else {
                 started = false
@@ -68,10 +69,10 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
                 return
             }
             if info.options.contains(.initial) {
-                send(root, ObservedChange(kind: .setting, oldValue: nil, newValue: value), caller)
+                send(root, ObservedChange(kind: .setting, oldValue: nil, newValue: value))
             }
             state.with { $0.last = value }
-            if stale { evaluateAndSend(context, caller) }
+            if stale { evaluateAndSend(context) }
         }
         // A key path that reads no `@Observed` property can never change: a sequence of its changes ends here.
         if started && reads.isEmpty { onGone?() }
@@ -80,12 +81,12 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
 
     func linkChanged(_ context: ThreadContext, skip: Bool) {
         guard !skip else { return }
-        gate.call(context) { (caller: Caller<Root, Value>) in evaluateAndSend(context, caller) }
+        gate.call(context) { evaluateAndSend(context) }
     }
 
     /// Evaluates the key path, follows its reads and reports a changed value; again while a link was written between a
     /// read and its subscription. Runs holding the call lock.
-    private func evaluateAndSend(_ context: ThreadContext, _ caller: Caller<Root, Value>) {
+    private func evaluateAndSend(_ context: ThreadContext) {
         var stale = true
         while stale && !gate.hasEnded {
             guard let root = self.root.object as? Root else { return }
@@ -98,18 +99,15 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
             }
             if let old, areEqual(old, value) == true { continue }
             if info.options.contains(.prior) {
-                send(root, ObservedChange(kind: .setting, oldValue: old, newValue: nil, isPrior: true), caller)
+                send(root, ObservedChange(kind: .setting, oldValue: old, newValue: nil, isPrior: true))
             }
-            send(root, ObservedChange(kind: .setting, oldValue: old, newValue: value), caller)
+            send(root, ObservedChange(kind: .setting, oldValue: old, newValue: value))
         }
     }
 
     /// Calls the handler (the call lock is held) or hands the call to its queue.
-    private func send(_ root: Root, _ change: ObservedChange<Value>, _ caller: Caller<Root, Value>) {
-        let change = change.filtered(by: info.options)
-        if caller.dispatch?(root, change, gate) != true {
-            caller.handler(root, change)
-        }
+    private func send(_ root: Root, _ change: ObservedChange<Value>) {
+        caller.callOrHand(root, change.filtered(by: info.options), gate)
     }
 
     /// Follows the storages `reads` went through; returns whether one was written since it was read. From a root not

@@ -4,7 +4,8 @@ import Synchronization
 /// every change, with the old and new values, in version order (see `CallGate`).
 final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObservation {
     let info: ObservationInfo
-    private let gate: CallGate<Caller<Root, Value>>
+    let gate = CallGate()
+    private let caller: Caller<Root, Value>
     private weak let storage: PropertyStorage<Value>?
     /// Set by the storage's deinit, on its thread; read by `isActive` on any thread.
     private let storageGone = Atomic<Bool>(false)
@@ -15,7 +16,7 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
         onGone: (@Sendable () -> Void)?
     ) {
         self.info = info
-        gate = CallGate(caller)
+        self.caller = caller
         self.storage = storage
         self.onGone = onGone
     }
@@ -49,7 +50,7 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
         // The initial call is the first turn's delivery; what was parked behind it follows.
         gate.deliver(turn: turn, context) { [self] context in
             let change = ObservedChange(kind: .setting, oldValue: nil, newValue: initial)
-            gate.send(root, change.filtered(by: info.options), context)
+            send(root, change, context)
         }
         gate.open(at: turn, context)
         return true
@@ -63,11 +64,16 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
             guard !skip, let root = object as? Root else { return }
             for change in note.changes {
                 if note.priors != .none && wantsPrior {
-                    gate.send(root, change.prior.filtered(by: info.options), context)
+                    send(root, change.prior, context)
                 }
-                if note.priors != .only { gate.send(root, change.filtered(by: info.options), context) }
+                if note.priors != .only { send(root, change, context) }
             }
         }
+    }
+
+    /// Calls the handler with `change` (or hands the call to its queue), unless the observation ended.
+    private func send(_ root: Root, _ change: ObservedChange<Value>, _ context: ThreadContext) {
+        gate.call(context) { caller.callOrHand(root, change.filtered(by: info.options), gate) }
     }
 
     /// Ends the observation (see `CallGate.end`) and unsubscribes it.

@@ -5,6 +5,8 @@ import Locking
 /// What every observation offers the registry, tokens and observers, whatever it observes.
 protocol AnyObservation: AnyObject, Sendable {
     var info: ObservationInfo { get }
+    /// Its handler calls' gate (a token keeps it after letting the observation go).
+    var gate: CallGate { get }
     /// The observed object, while it exists.
     var rootObject: AnyObject? { get }
     /// Not ended, its object still there, and its owner (if any) too.
@@ -67,24 +69,22 @@ final class WeakReference: Sendable {
 /// A handler and where it is called (O9). `dispatch` (queue and main-actor delivery) hands a call to another thread and
 /// returns true, or returns false when the call is to be made at once, here.
 struct Caller<Root: AnyObject, Value>: Sendable {
-    typealias Dispatch = @Sendable (Root, ObservedChange<Value>, CallGate<Caller>) -> Bool
-    let handler: @Sendable (Root, ObservedChange<Value>) -> Void
+    typealias Handler = @Sendable (Root, ObservedChange<Value>) -> Void
+    typealias Dispatch = @Sendable (Root, ObservedChange<Value>, CallGate) -> Bool
+    let handler: Handler
     let dispatch: Dispatch?
 
     /// Called on the mutating thread, or as `dispatch` says.
-    init(_ handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void, dispatch: Dispatch? = nil) {
+    init(_ handler: @escaping Handler, dispatch: Dispatch? = nil) {
         self.handler = handler
         self.dispatch = dispatch
     }
 }
 
-extension CallGate {
-    /// Calls the handler with `change`, or hands the call to its queue or the main actor, unless the gate ended.
-    func send<Root, Value>(_ root: Root, _ change: ObservedChange<Value>, _ context: ThreadContext)
-    where Handler == Caller<Root, Value> {
-        call(context) { caller in
-            if caller.dispatch?(root, change, self) != true { caller.handler(root, change) }
-        }
+extension Caller {
+    /// Inside a call of `gate`: calls the handler, or hands the call to its queue or the main actor.
+    func callOrHand(_ root: Root, _ change: ObservedChange<Value>, _ gate: CallGate) {
+        if dispatch?(root, change, gate) != true { handler(root, change) }
     }
 }
 
@@ -92,18 +92,17 @@ extension Caller where Root: Sendable, Value: Sendable {
     /// Called where `delivery` says. The dispatches of one observation happen in its turn order, so the calls reach the
     /// queue in store order (O11).
     init(_ delivery: ObservationDelivery, _ handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
-        self.init(handler, dispatch: Self.dispatch(delivery))
+        self.init(handler, dispatch: Self.dispatch(delivery, handler))
     }
 
-    /// How `delivery` hands a call to another thread; nil for the mutating thread. The dispatched calls take the
-    /// handler from the gate (none once the observation ended).
-    private static func dispatch(_ delivery: ObservationDelivery) -> Dispatch? {
+    /// How `delivery` hands a call of `handler` to another thread (made through the gate); nil for the mutating thread.
+    private static func dispatch(_ delivery: ObservationDelivery, _ handler: @escaping Handler) -> Dispatch? {
         switch delivery {
         case .mutatingThread:
             return nil
         case .queue(let queue):
             return { root, change, gate in
-                queue.async { gate.call(ThreadContext.current) { $0.handler(root, change) } }
+                queue.async { gate.call(ThreadContext.current) { handler(root, change) } }
                 return true
             }
         case .mainActor:
@@ -113,7 +112,7 @@ extension Caller where Root: Sendable, Value: Sendable {
                 if isOnMainActor && gate.queuedOnMain(0) == 0 { return false }
                 gate.queuedOnMain(1)
                 DispatchQueue.main.async {
-                    gate.call(ThreadContext.current) { $0.handler(root, change) }
+                    gate.call(ThreadContext.current) { handler(root, change) }
                     gate.queuedOnMain(-1)
                 }
                 return true

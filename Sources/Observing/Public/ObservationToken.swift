@@ -1,3 +1,5 @@
+import Locking
+
 /// One registered observation (guarantee O1).
 ///
 /// Every call to `observe` returns a new token with its own identity (`===`, `Hashable`), even for the same object and
@@ -8,11 +10,18 @@
 /// A token retains neither the observed object nor anything on its key path (O3); it retains the handler (and what the
 /// handler captures) until it is invalidated.
 public final class ObservationToken: Sendable, Hashable, CustomStringConvertible {
-    /// Kept for the token's life: ending it releases the handler, and a later `invalidate()` still finds it to wait on.
-    private let observation: (any AnyObservation)?
+    /// Let go once invalidated, which releases the handler.
+    private let slot: LockedValue<(any AnyObservation)?>
+    /// Kept after the observation is let go (by a call from inside the handler): a later `invalidate()` waits on it.
+    private let gate: CallGate?
 
     init(_ observation: (any AnyObservation)?) {
-        self.observation = observation
+        slot = LockedValue(observation)
+        gate = observation?.gate
+    }
+
+    private var observation: (any AnyObservation)? {
+        slot.withLock { $0 }
     }
 
     /// A token that observes nothing (already invalidated).
@@ -26,7 +35,13 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
     /// for, so don't call this while holding a lock that handler needs. A call from inside the handler itself returns
     /// at once and lets that call finish.
     public func invalidate() {
-        observation?.end()
+        // Ended before it is let go: a concurrent `invalidate()` that finds it still here waits for the same end.
+        guard let observation else {
+            gate?.end()
+            return
+        }
+        observation.end()
+        slot.withLock { $0 = nil }
     }
 
     /// Whether the observation can still deliver: not invalidated, and the observed object still exists.
