@@ -43,6 +43,21 @@ struct RecorderSetupTests {
         #expect(!board.send(.resume).isAccepted, "resume is held at the limit")
     }
 
+    @Test("resume needs a frame of room under the maximum take length: a take stopped closer to it is at its limit")
+    func resumeNeedsAFrame() throws {
+        func resumed(after length: Double) -> BoardOutcome {
+            var board = try! BoardState(
+                segments: [[TakeSegment(url: file, duration: length)]], selection: .init(index: 0, phase: .inPreview))
+            board.maximumTakeLength = 15
+            return BoardState.transition(from: board, on: .resume)
+        }
+        // The app stopped a hundredth of a second before the limit: the recorder would stop at once.
+        #expect(resumed(after: 14.99) == .rejected(.takeAtLimit(index: 0, length: 14.99)))
+        #expect(resumed(after: 15 - 1.0 / 25) == .rejected(.takeAtLimit(index: 0, length: 15 - 1.0 / 25)))
+        let room = try #require(resumed(after: 14.9).effects.first?.recordingSettings?.maximumDuration)
+        #expect(abs(room - 0.1) < 1e-9)
+    }
+
     @Test("a maximum-duration finish without a playable file, or after an interruption, is a cut short")
     func maximumDurationWithProblems() {
         let playback = SyncedPlayback(hostTime: HostTime(seconds: 10), takes: [])

@@ -37,8 +37,14 @@ extension BoardState {
         return .accepted(Step.Effects(finished, then: rest))
     }
 
+    /// The least that must be left of the maximum take length for `resume` to record: one frame at 24 frames per
+    /// second, the slowest rate a camera records at. A take that ends closer to the limit (stopped by the app a few
+    /// hundredths before it) is at its limit.
+    static let shortestResume = 1.0 / 24
+
     /// Records the next segment of the previewing canvas's take, with the other takes playing from where it ends; a
-    /// take with a file marked missing is not continued (``CanvasRejection/takeMissing(index:url:)``).
+    /// take with a file marked missing is not continued (``CanvasRejection/takeMissing(index:url:)``), and a take
+    /// less than ``shortestResume`` short of the maximum take length is refused as at its limit.
     mutating func resume(playbackStart: HostTime) -> Rule {
         guard let current = selection else { return .rejected(.nothingToRecord) }
         if current.phase == .recording { return .rejected(.alreadyRecording(index: current.index)) }
@@ -51,7 +57,10 @@ extension BoardState {
         let length = slot.length
         var remaining: Double?
         if let limit = maximumTakeLength {
-            guard length < limit else { return .rejected(.takeAtLimit(index: current.index, length: length)) }
+            // A take less than a frame short of the limit is at it: the recorder would stop at once.
+            guard limit - length >= Self.shortestResume else {
+                return .rejected(.takeAtLimit(index: current.index, length: length))
+            }
             remaining = limit - length
         }
         isResuming = true

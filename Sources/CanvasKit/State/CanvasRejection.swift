@@ -28,7 +28,8 @@ public enum CanvasRejection: Sendable, Hashable, CustomStringConvertible {
     case canvasNotOnBoard(CanvasID)
     /// `resume` on a previewing canvas that has no take to continue.
     case noTakeToResume(index: Int)
-    /// `resume` on a take that has reached the board's maximum take length (`length`, seconds).
+    /// `resume` on a take that has reached the board's maximum take length, or is less than a frame (1/24 s) short
+    /// of it: no room for a segment (`length`, seconds).
     case takeAtLimit(index: Int, length: Double)
     /// `disarmUndo` with no undo armed.
     case nothingArmed

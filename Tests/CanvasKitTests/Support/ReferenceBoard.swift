@@ -91,7 +91,9 @@ struct ReferenceBoard: Equatable {
                 if let missing = canvases[s].segments.first(where: \.isMissing) {
                     return .failure(.init(.takeMissing(index: s, url: missing.url)))
                 }
-                if let limit, length(s) >= limit { return .failure(.init(.takeAtLimit(index: s, length: length(s)))) }
+                if let limit, limit - length(s) < 1.0 / 24 {
+                    return .failure(.init(.takeAtLimit(index: s, length: length(s))))
+                }
                 settings.segment = canvases[s].segments.count
                 settings.maximumDuration = limit.map { $0 - length(s) }
                 position = first.start + length(s)
