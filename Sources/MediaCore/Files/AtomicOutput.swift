@@ -52,7 +52,21 @@ package final class AtomicOutput {
     ///   - inputs: the files of the job (a composition's takes, a cover's video): the output is none of them.
     /// - Throws: ``OutputFailure``: the path names a folder or has one, a device, FIFO or socket, or one of
     ///   `inputs`; the temporary file cannot be created (no such folder, no permission); the process is ending.
-    package init(replacing destination: FileSystemPath, neverReplacing inputs: [FileSystemPath] = [])
+    package convenience init(replacing destination: FileSystemPath, neverReplacing inputs: [FileSystemPath] = [])
+        throws(OutputFailure)
+    {
+        try self.init(
+            replacing: destination, neverReplacing: inputs, suffixes: (0..<100).lazy.map { _ in Self.randomSuffix() })
+    }
+
+    /// Creates the temporary file of an output at `destination` as ``init(replacing:neverReplacing:)`` does, trying
+    /// the temporary names that end in `suffixes`, in order, until one is free (that initialiser: 100 random ones).
+    ///
+    /// - Throws: ``OutputFailure``, as ``init(replacing:neverReplacing:)``; `.cannotCreate` with `EEXIST`'s message
+    ///   when every name was taken.
+    init(
+        replacing destination: FileSystemPath, neverReplacing inputs: [FileSystemPath], suffixes: some Sequence<[UInt8]>
+    )
         throws(OutputFailure)
     {
         let name = destination.lastComponent
@@ -64,8 +78,8 @@ package final class AtomicOutput {
         var descriptor: Int32 = -1
         var temporary = destination
         // A name taken (by an earlier writer's file, or a planted link) is not ours: try another.
-        for _ in 0..<100 {
-            temporary = folder.appending(component: Self.temporaryName(for: name, suffix: Self.randomSuffix()))
+        for suffix in suffixes {
+            temporary = folder.appending(component: Self.temporaryName(for: name, suffix: suffix))
             descriptor = Self.createExclusively(temporary)
             if descriptor >= 0 || errno != EEXIST { break }
         }
