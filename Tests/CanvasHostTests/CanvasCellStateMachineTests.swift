@@ -5,8 +5,9 @@ import Testing
 @testable import CanvasKit
 
 /// The cell view-model's state machine alone: no observation, no provider, no thread. A small world performs the
-/// actions it returns (registrations as a set, requests as numbers, publications as two values) and checks after every
-/// event that what it did is what the lifecycle promises.
+/// actions it returns (registrations as a set, requests as numbers, publications as two values), hands the machine
+/// what a registered observation would (the values at registration, then each change of them, once), and checks after
+/// every event that what it did is what the lifecycle promises.
 @Suite("Cell view-model state machine: every short sequence of events, and long seeded ones")
 struct CanvasCellStateMachineTests {
     /// A request object; the world tracks requests by number.
@@ -19,7 +20,7 @@ struct CanvasCellStateMachineTests {
     enum Event: CaseIterable {
         case bindFirst, bindSecond, unbind, start, stop
         /// Observation starts while another thread writes the bound model's take and `isRecording`: the writes land
-        /// after the machine read the values and before the registrations exist, so nobody is told of them.
+        /// after the machine decided to register and before the registration exists, so only its first call tells.
         case startWhileWritten
         /// A board event that writes two observed keys of the first (second) model: its take and its status.
         case eventOnFirst, eventOnSecond
@@ -56,7 +57,8 @@ struct CanvasCellStateMachineTests {
         var isRecording = false
 
         var registeredModels: Set<ObjectIdentifier> = []
-        var registeredBoard = false
+        /// What each registered observation handed last (it hands a value only when it changed).
+        var handed: [ObjectIdentifier: CanvasCellValues] = [:]
         var display: CanvasDisplay?
         var cover: CoverImage?
         /// Requests asked for, by number, with their take; whether the provider returned them, cancelled, completed.
@@ -70,14 +72,18 @@ struct CanvasCellStateMachineTests {
 
         func values(of model: CanvasModel) -> CanvasCellValues {
             let index = Self.models.firstIndex { $0 === model }!
-            return CanvasCellValues(
-                status: status[index], videoURL: Self.takes[index][takeNumber[index]], boardIsRecording: isRecording)
+            let take = Self.takes[index][takeNumber[index]]
+            let display = CanvasDisplay(
+                status: status[index], videoURL: take, missingFile: nil, take: nil, boardIsRecording: isRecording)
+            return CanvasCellValues(display: display, take: take)
         }
 
-        /// Reads the values as they are now (a copy: the machine calls it while the world is being changed).
-        func reader() -> (CanvasCellStateMachine.Binding) -> CanvasCellValues {
-            let now = self
-            return { now.values(of: $0.model) }
+        /// What a registered observation of `model` does after a change: hands the values when they changed.
+        mutating func observationHears(_ model: CanvasModel, _ event: Event) {
+            let id = ObjectIdentifier(model)
+            guard registeredModels.contains(id), handed[id] != values(of: model) else { return }
+            handed[id] = values(of: model)
+            perform(machine.changed(to: values(of: model), of: model), event)
         }
 
         var boundIndex: Int? {
@@ -86,23 +92,25 @@ struct CanvasCellStateMachineTests {
         }
 
         mutating func perform(_ actions: CanvasCellStateMachine.Actions, _ event: Event) {
-            if let model = actions.unregisterModel {
+            if actions.publish {
+                display = machine.shownDisplay
+                cover = machine.shownCover
+            } else if machine.shownDisplay != display || machine.shownCover != cover {
+                problems.append("\(event): a change was left unpublished")
+            }
+            if let model = actions.unregister {
                 if registeredModels.remove(ObjectIdentifier(model)) == nil {
                     problems.append("\(event): unregistered a model that was not registered")
                 }
+                handed[ObjectIdentifier(model)] = nil
             }
-            if actions.unregisterBoard != nil {
-                if !registeredBoard { problems.append("\(event): unregistered the board while not registered") }
-                registeredBoard = false
-            }
-            if let model = actions.registerModel {
+            if let model = actions.register {
                 if !registeredModels.insert(ObjectIdentifier(model)).inserted {
                     problems.append("\(event): registered a model twice")
                 }
-            }
-            if actions.registerBoard != nil {
-                if registeredBoard { problems.append("\(event): registered the board twice") }
-                registeredBoard = true
+                // The registration's `.initial` call, made before `observe` returns.
+                handed[ObjectIdentifier(model)] = values(of: model)
+                perform(machine.changed(to: values(of: model), of: model), event)
             }
             if let request = actions.cancel {
                 let number = (request as! StubRequest).number
@@ -111,25 +119,9 @@ struct CanvasCellStateMachineTests {
                 }
                 cancelled.insert(number)
             }
-            var written = CanvasCellStateMachine.Written()
-            if actions.publish {
-                while let publication = machine.nextPublication(after: &written) {
-                    switch publication {
-                    case .display(let value): display = value
-                    case .cover(let value): cover = value
-                    }
-                }
-            } else if case .display(let value)? = machine.nextPublication(after: &written), value != display {
-                problems.append("\(event): \(String(describing: value)) was left unpublished")
-            } else if case .cover? = machine.nextPublication(after: &written) {
-                problems.append("\(event): a cover was left unpublished")
-            }
             if let ticket = actions.requestCover {
                 if asked[ticket.number] != nil { problems.append("\(event): request number \(ticket.number) reused") }
                 asked[ticket.number] = ticket.take
-            }
-            if actions.deriveAfterRegistering {
-                perform(machine.registrationsPerformed(read: reader()), event)
             }
         }
 
@@ -138,19 +130,19 @@ struct CanvasCellStateMachineTests {
             switch event {
             case .bindFirst, .bindSecond:
                 let model = Self.models[event == .bindFirst ? 0 : 1]
-                let actions = machine.bind(model: model, board: Self.board, read: reader())
+                let actions = machine.bind(model: model, board: Self.board, values: values(of: model))
                 stale = false
                 perform(actions, event)
             case .unbind:
                 perform(machine.unbind(), event)
                 stale = false
             case .start:
-                let actions = machine.startObserving(read: reader())
+                let actions = machine.startObserving()
                 if boundIndex != nil { stale = false }
                 perform(actions, event)
             case .startWhileWritten:
-                let actions = machine.startObserving(read: reader())
-                if let index = boundIndex, actions.registerModel != nil {
+                let actions = machine.startObserving()
+                if let index = boundIndex, actions.register != nil {
                     takeNumber[index] = (takeNumber[index] + 1) % 3
                     isRecording.toggle()
                     stale = false
@@ -169,10 +161,8 @@ struct CanvasCellStateMachineTests {
                     if boundIndex == index { stale = true }
                     return
                 }
-                // Two notifications of one event (a transaction): the first derives from every value the event
-                // wrote, the second finds nothing new.
-                perform(machine.modelChanged(read: reader()), event)
-                perform(machine.modelChanged(read: reader()), event)
+                // One event (a transaction) that changed two of what the observation reads: it hands the values once.
+                observationHears(model, event)
                 if machine.recomputations != derivations + 1 {
                     problems.append("\(event): derived \(machine.recomputations - derivations) times")
                 }
@@ -183,12 +173,12 @@ struct CanvasCellStateMachineTests {
                 default: showsTake = false
                 }
                 isRecording.toggle()
-                guard registeredBoard else {
+                guard let model = machine.binding?.model, registeredModels.contains(ObjectIdentifier(model)) else {
                     if boundIndex != nil { stale = true }
                     return
                 }
                 let before = machine.recomputations
-                perform(machine.boardRecordingChanged(read: reader()), event)
+                observationHears(model, event)
                 if !showsTake && machine.recomputations != before {
                     problems.append("\(event): a canvas that shows no take re-derives")
                 }
@@ -203,7 +193,7 @@ struct CanvasCellStateMachineTests {
                     return
                 }
                 let before = machine.recomputations
-                perform(machine.modelChanged(read: reader()), event)
+                observationHears(Self.models[index], event)
                 if machine.recomputations == before { problems.append("\(event): the change was dropped") }
             case .providerReturns:
                 guard let number = asked.keys.filter({ !returned.contains($0) }).max() else { return }
@@ -232,7 +222,7 @@ struct CanvasCellStateMachineTests {
         mutating func check(after event: Event) {
             let expectedModels: Set<ObjectIdentifier> =
                 machine.isObserving ? [ObjectIdentifier(machine.binding!.model)] : []
-            if registeredModels != expectedModels || registeredBoard != machine.isObserving {
+            if registeredModels != expectedModels {
                 problems.append("\(event): registrations do not match the binding and the wish to observe")
             }
             guard let index = boundIndex else {
@@ -245,19 +235,17 @@ struct CanvasCellStateMachineTests {
             }
             guard !stale else { return }
             let values = values(of: Self.models[index])
-            let expected = CanvasDisplay(
-                status: values.status, videoURL: values.videoURL, missingFile: values.missingFile, take: values.take,
-                boardIsRecording: values.boardIsRecording)
+            let expected = values.display
             if display != expected {
                 problems.append("\(event): shows \(String(describing: display)), not \(expected)")
             }
-            if let cover, values.videoURL.map(CanvasCellStateMachineTests.image(for:)) != cover {
+            if let cover, values.take.map(CanvasCellStateMachineTests.image(for:)) != cover {
                 problems.append("\(event): shows a cover that is not the cover of its take")
             }
             // Requests still running (returned, not cancelled, not completed) are for the current take.
             for (number, url) in asked
             where returned.contains(number) && !cancelled.contains(number)
-                && !completed.contains(number) && url != values.videoURL
+                && !completed.contains(number) && url != values.take
             {
                 problems.append("\(event): request \(number) for an old take still runs")
             }

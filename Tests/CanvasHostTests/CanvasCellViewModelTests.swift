@@ -15,7 +15,7 @@ private func boardWithTake(_ url: URL = URL(fileURLWithPath: "/takes/a.mov"), ca
 @Suite("Cell view-model: binding, observing, covers")
 @MainActor
 struct CanvasCellViewModelTests {
-    @Test("binding derives the display and registers nothing; observing registers the three model keys and isRecording")
+    @Test("binding derives the display and registers nothing; observing registers one chain through what it shows")
     func bindThenObserve() {
         let board = CanvasBoard(canvasCount: 2)
         let log = RegistrationLog()
@@ -28,18 +28,15 @@ struct CanvasCellViewModelTests {
 
         viewModel.startObserving()
         #expect(
-            log.entries.map(\.description) == [
-                "registered #1.status in willDisplay", "registered #1.segments in willDisplay",
-                "registered #1.isUndoArmed in willDisplay", "registered board.isRecording in willDisplay",
-            ])
+            log.entries.map(\.description) == ["registered #1.status.segments.isUndoArmed.isRecording in willDisplay"])
         _ = board.send(.tap(1))
         #expect(viewModel.display?.picture == .livePreview)
 
         viewModel.startObserving(in: .willDisplay)
-        #expect(log.entries.count == 4, "a repeated start registers nothing")
+        #expect(log.entries.count == 1, "a repeated start registers nothing")
         viewModel.stopObserving()
         viewModel.stopObserving()
-        #expect(log.entries.count == 8, "a repeated stop removes nothing")
+        #expect(log.entries.count == 2, "a repeated stop removes nothing")
         #expect(log.violations.isEmpty)
         #expect(log.liveCount == 0)
         #expect(ObservationDiagnostics.liveObservations(of: board.canvases[1]).isEmpty)
@@ -84,7 +81,7 @@ struct CanvasCellViewModelTests {
         #expect(viewModel.recomputations > before)
     }
 
-    @Test("binding to another model while observing moves the observations, removing them from the old model")
+    @Test("binding to another model while observing moves the observation, removing it from the old model")
     func rebindWhileObserving() {
         let board = CanvasBoard(canvasCount: 3)
         let log = RegistrationLog()
@@ -95,12 +92,11 @@ struct CanvasCellViewModelTests {
         let rebinds = log.entries.filter { $0.hook == .rebind }.map(\.description)
         #expect(
             rebinds == [
-                "removed #0.status in rebind", "removed #0.segments in rebind", "removed #0.isUndoArmed in rebind",
-                "registered #2.status in rebind", "registered #2.segments in rebind",
-                "registered #2.isUndoArmed in rebind",
+                "removed #0.status.segments.isUndoArmed.isRecording in rebind",
+                "registered #2.status.segments.isUndoArmed.isRecording in rebind",
             ])
         #expect(ObservationDiagnostics.liveObservations(of: board.canvases[0]).isEmpty)
-        #expect(ObservationDiagnostics.liveObservations(of: board.canvases[2]).count == 3)
+        #expect(ObservationDiagnostics.liveObservations(of: board.canvases[2]).count == 1)
         #expect(log.violations.isEmpty)
         viewModel.unbind()
         #expect(log.liveCount == 0)
@@ -227,7 +223,7 @@ struct DisplayLifecycleBinderTests {
         #expect(binder.log.entries.isEmpty, "an end without a start removes nothing")
         binder.willDisplay(cell, at: 0)
         binder.willDisplay(cell, at: 0)
-        #expect(binder.log.liveCount == 4)
+        #expect(binder.log.liveCount == 1)
         binder.screenWillDisappear()
         #expect(binder.log.liveCount == 0)
         binder.didEndDisplaying(cell, at: 0)
@@ -237,7 +233,7 @@ struct DisplayLifecycleBinderTests {
         #expect(binder.log.liveCount == 0, "nothing registers while the screen is away")
         _ = board.send(.tap(0))
         binder.screenDidAppear()
-        #expect(binder.log.liveCount == 4)
+        #expect(binder.log.liveCount == 1)
         #expect(cell.shownDisplay?.picture == .livePreview, "re-derived on appear")
         #expect(binder.log.violations.isEmpty)
     }
@@ -256,9 +252,7 @@ struct DisplayLifecycleBinderTests {
         cell.viewModel?.bind(to: board.canvases[2], on: board)
         binder.willDisplay(cell, at: 2)
         #expect(
-            binder.log.liveRegistrations.map(\.description).sorted() == [
-                "#2.isUndoArmed", "#2.segments", "#2.status", "board.isRecording",
-            ])
+            binder.log.liveRegistrations.map(\.description) == ["#2.status.segments.isUndoArmed.isRecording"])
         #expect(ObservationDiagnostics.liveObservations(of: board.canvases[0]).isEmpty)
         #expect(binder.log.violations.isEmpty)
         #expect(!binder.isDisplaying(makeCell(binder)))
@@ -358,7 +352,7 @@ struct LateViewModelCellTests {
         #expect(cell.viewModel === first, "made once, kept for the cell's life")
         cell.viewModel?.bind(to: board.canvases[1], on: board)
         binder.willDisplay(cell, at: 1)
-        #expect(binder.log.liveCount == 4)
+        #expect(binder.log.liveCount == 1)
         board.send(.tap(1))
         #expect(cell.viewModel?.display?.picture == .livePreview)
         binder.didEndDisplaying(cell, at: 1)

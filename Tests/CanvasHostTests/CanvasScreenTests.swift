@@ -57,7 +57,7 @@ struct CanvasScreenSessionTests {
         screen.screenDidAppear()
         for step in 0..<200 { screen.scroll(toOffset: (step * 7) % 40) }
         #expect(screen.binder.log.entries.count == 0, "a long-lived screen must not grow with every scroll")
-        #expect(screen.binder.log.liveCount == screen.visibleCells.count * 4)
+        #expect(screen.binder.log.liveCount == screen.visibleCells.count * CanvasCellViewModel.modelKeyPaths.count)
         #expect(screen.binder.log.violations.isEmpty)
         #expect(screen.binder.log.peakLiveCount > 0)
     }

@@ -35,6 +35,8 @@ protocol LifecycleSubject: AnyObject {
     var shownDisplays: [(index: Int, shown: CanvasDisplay?)] { get }
     /// How many cells are displayed (between willDisplay and didEndDisplaying), visible or not.
     var displayedCount: Int { get }
+    /// How many model keys a displayed cell observes.
+    var keysPerCell: Int { get }
     func appear()
     func disappear()
     func scroll(toOffset offset: Int)
@@ -43,6 +45,7 @@ protocol LifecycleSubject: AnyObject {
 extension CanvasScreen: LifecycleSubject {
     var log: RegistrationLog { binder.log }
     var reloads: Int { reloadCount }
+    var keysPerCell: Int { CanvasCellViewModel.modelKeyPaths.count }
     var isOnScreen: Bool { host.isOnScreen }
     var shownDisplays: [(index: Int, shown: CanvasDisplay?)] {
         visibleCells.map { ($0.index, $0.cell.shownDisplay) }
@@ -127,7 +130,7 @@ extension LifecycleSubject {
     /// - the log's violations (a key registered twice, a removal without a registration);
     /// - a model observed twice for one key path, according to Observing's own diagnostics;
     /// - any live registration while the screen is away;
-    /// - more live model registrations than displayed cells x 3 keys;
+    /// - more live model registrations than displayed cells x the keys a cell observes;
     /// - a visible cell (screen on screen) not showing the display derived from its model;
     /// - any reload.
     func auditProblems(models: ModelRegistry) -> [String] {
@@ -147,7 +150,7 @@ extension LifecycleSubject {
             if log.liveCount != 0 { problems.append("\(log.liveCount) registrations while the screen is away") }
             if modelObservations != 0 { problems.append("\(modelObservations) model observations while away") }
         } else {
-            if modelObservations > displayedCount * CanvasCellViewModel.modelKeyPaths.count {
+            if modelObservations > displayedCount * keysPerCell {
                 problems.append("\(modelObservations) model observations for \(displayedCount) displayed cells")
             }
             let canvases = board.canvases

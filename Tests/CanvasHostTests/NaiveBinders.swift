@@ -52,7 +52,8 @@ final class NaiveSource: CollectionHostDataSource, CollectionHostDelegate {
     private var displayed: [ObjectIdentifier: NaiveCell] = [:]
     private var hasDisappeared = false
 
-    static let keyPaths = CanvasCellViewModel.modelKeyPaths
+    /// The keys a naive cell observes, one by one: what its display reads of the model.
+    static let keyPaths = ["status", "segments", "isUndoArmed"]
 
     init(strategy: NaiveStrategy, board: CanvasBoard) {
         self.strategy = strategy
@@ -181,6 +182,7 @@ final class NaiveSource: CollectionHostDataSource, CollectionHostDelegate {
 /// A canvas screen built on a naive strategy, wired to the board exactly like ``CanvasScreen``.
 @MainActor
 final class NaiveScreen: LifecycleSubject {
+    var keysPerCell: Int { NaiveSource.keyPaths.count }
     let board: CanvasBoard
     let source: NaiveSource
     let host: CollectionHost<NaiveSource>

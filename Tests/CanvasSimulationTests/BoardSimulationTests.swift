@@ -68,7 +68,7 @@ struct BoardSimulationTests {
         let summary = simulation.summary
         #expect(summary.accepted == 4 && summary.rejected == 1)
         #expect(summary.reloads == 0 && summary.staleCells == 0 && summary.registrationViolations == 0)
-        #expect(summary.cellRegistrations == 4 * 4)
+        #expect(summary.cellRegistrations == 4 * CanvasCellViewModel.modelKeyPaths.count)
     }
 
     @Test("scrolling reuses cells; an offscreen canvas reports its model, and its cell shows it when scrolled in")
@@ -87,7 +87,7 @@ struct BoardSimulationTests {
     func disappearAppear() throws {
         let (simulation, steps) = try run("disappear; tap 2; disappear; appear; appear")
         #expect(steps[0].isOnScreen == false)
-        #expect(simulation.screen.binder.log.liveCount == 16)
+        #expect(simulation.screen.binder.log.liveCount == 4 * CanvasCellViewModel.modelKeyPaths.count)
         #expect(steps[1].canvases.allSatisfy { !$0.isVisible })
         #expect(steps[2].isAccepted == false && steps[4].isAccepted == false)
         #expect(steps[3].canvases[2].isVisible && steps[3].canvases[2].shows.picture == .livePreview)

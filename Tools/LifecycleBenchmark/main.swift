@@ -12,8 +12,9 @@ import Observing
 
 let canvasCount = 1_000
 let visibleCount = 12
-/// Keys a visible cell observes: status, isSelected, videoURL on its canvas, isRecording on the board.
-let keysPerCell = CanvasCellViewModel.modelKeyPaths.count + CanvasCellViewModel.boardKeyPaths.count
+/// Keys a visible cell observes: one chain through its canvas's status, segments and undo arming and the board's
+/// isRecording.
+let keysPerCell = CanvasCellViewModel.modelKeyPaths.count
 /// The calling thread's CPU time in seconds: the time the work itself took, whatever else the shared machine runs
 /// meanwhile (the screen, the board and the instant covers all run on this thread).
 func threadCPUSeconds() -> Double {
@@ -104,19 +105,13 @@ func scrollEndToEnd(_ scroll: (Int) -> Void) {
     for offset in stride(from: scrollSteps - 1, through: 0, by: -1) { scroll(offset) }
 }
 
-/// One cell's keys bound and unbound `count` times through a `KeyValueObserver` (the floor row below): the keys a cell
-/// observes now (`status`, `segments`, `isUndoArmed`, the board's `isRecording`), with handlers handed the owner as the
-/// cell view-model's are.
-func bindCellKeys(_ observer: KeyValueObserver, _ model: CanvasModel, _ board: CanvasBoard, count: Int) {
+/// A bound cell view-model's observation registered and removed `count` times (the floor row below): what a cell does
+/// as it starts and ends display, its one chained observation through the owner-passing `KeyValueObserver`, with the
+/// first call that derives its display (no log).
+func bindCellKeys(_ viewModel: CanvasCellViewModel, count: Int) {
     for _ in 0..<count {
-        observer.observe(model, \.status, options: []) { (_: Owner, _, _) in }
-        observer.observe(model, \.segments, options: []) { (_: Owner, _, _) in }
-        observer.observe(model, \.isUndoArmed, options: []) { (_: Owner, _, _) in }
-        observer.observe(board, \.isRecording, options: []) { (_: Owner, _, _) in }
-        observer.unobserve(model, \.status)
-        observer.unobserve(model, \.segments)
-        observer.unobserve(model, \.isUndoArmed)
-        observer.unobserve(board, \.isRecording)
+        viewModel.startObserving()
+        viewModel.stopObserving()
     }
 }
 
@@ -134,16 +129,14 @@ func bindEarlierCellKeys(_ observer: KeyValueObserver, _ model: CanvasModel, _ b
     }
 }
 
-/// The owner of the floor row's observer (a cell view-model's stand-in).
-final class Owner: Sendable {}
-
 // `--profile-cell-keys`: only the floor row's loop, for a profiler (`PROFILE_ITERATIONS` iterations, default
 // 1,000,000; callgrind runs two counts and subtracts).
 if CommandLine.arguments.contains("--profile-cell-keys") {
     let board = CanvasBoard(canvasCount: 2)
     let count = Int(ProcessInfo.processInfo.environment["PROFILE_ITERATIONS"] ?? "") ?? 1_000_000
-    let owner = Owner()
-    bindCellKeys(KeyValueObserver(owner: owner), board.canvases[1], board, count: count)
+    let viewModel = CanvasCellViewModel()
+    viewModel.bind(to: board.canvases[1], on: board)
+    bindCellKeys(viewModel, count: count)
     exit(0)
 }
 
@@ -156,10 +149,10 @@ let bareScroll = bestTime(operations: 2 * scrollSteps) { scrollEndToEnd { bareHo
 /// and another starts, through Observing's `KeyValueObserver` alone.
 let floorBoard = CanvasBoard(canvasCount: 2)
 let floorModel = floorBoard.canvases[1]
-let floorOwner = Owner()
-let floorObserver = KeyValueObserver(owner: floorOwner)
+let floorViewModel = CanvasCellViewModel()
+floorViewModel.bind(to: floorModel, on: floorBoard)
 let observationFloor = bestTime(operations: 10_000) {
-    bindCellKeys(floorObserver, floorModel, floorBoard, count: 10_000)
+    bindCellKeys(floorViewModel, count: 10_000)
 }
 let earlierObserver = KeyValueObserver()
 let earlierFloor = bestTime(operations: 10_000) {
@@ -298,10 +291,10 @@ print(
     "| bare host, strings, no observation (baseline) | \(microseconds(bareScroll)) | 1.0x | 0 | - | \(visibleCount) | - | 0 |"
 )
 print(
-    "| 4 registrations + 4 removals through KeyValueObserver alone (floor of a step: a cell's keys, owner-passing) | "
+    "| a cell view-model's start + stop observing (floor of a step: its one chained observation, owner-passing) | "
         + "\(microseconds(observationFloor)) | \(ratio(observationFloor, bareScroll)) | - | - | - | - | - |")
 print(
-    "| the same with the earlier keys (isSelected, videoURL), ownerless | "
+    "| the earlier 4 keys (status, isSelected, videoURL, isRecording) through KeyValueObserver alone, ownerless | "
         + "\(microseconds(earlierFloor)) | \(ratio(earlierFloor, bareScroll)) | - | - | - | - | - |")
 for mode in [plain, prefetching] {
     print(

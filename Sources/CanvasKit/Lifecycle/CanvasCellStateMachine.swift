@@ -1,15 +1,11 @@
 import Foundation
 
-/// What a derivation of a cell's display reads: the bound model's status, take and undo arming, and whether the board
-/// records.
+/// What a cell shows for its canvas and the take whose cover it keeps: one value, `CanvasModel.cellValues`, which the
+/// cell observes.
 struct CanvasCellValues: Sendable, Hashable {
-    var status: CanvasStatus
-    var videoURL: URL?
-    /// The take's file marked missing, if any.
-    var missingFile: URL? = nil
-    /// The take's segment count, length and undo arming (nil without a take).
-    var take: CanvasDisplay.Take? = nil
-    var boardIsRecording: Bool
+    var display: CanvasDisplay
+    /// The take's first file, nil without a take or while a file of it is marked missing.
+    var take: URL?
 }
 
 /// The decisions of one ``CanvasCellViewModel`` as a value: each lifecycle hook, model change and cover completion is
@@ -19,26 +15,21 @@ struct CanvasCellValues: Sendable, Hashable {
 ///
 /// | event | state change | actions |
 /// | --- | --- | --- |
-/// | `bind(model:board:)` | bound to the pair; derived | moved observations if observing (`rebind`); cover; publish |
-/// | `registrationsPerformed()` | derived (again) | cover; publish |
+/// | `bind(model:board:values:)` | bound to the pair; derived | moved observation if observing (`rebind`); cover; publish |
 /// | `unbind()` | unbound, not observing | unregister, cancel the cover request, publish nil |
-/// | `startObserving()` | observing | register then derive (if bound and not yet), or derive; cover, publish |
+/// | `startObserving()` | observing | register (if bound and not yet) |
 /// | `stopObserving()` | not observing | unregister (if registered) |
-/// | `modelChanged(read:)` | derived, when the values read differ from the last derivation's | cover; publish |
-/// | `boardRecordingChanged(read:)` | as `modelChanged(read:)`, only when a take is shown | same |
+/// | `changed(to:of:)` | derived from the values handed, when they differ from the last derivation's | cover; publish |
 /// | `coverRequestStarted(_:number:)` | request kept | cancel it if no longer wanted |
 /// | `coverFinished(_:number:)` | cover loaded or failed | publish |
-/// | `nextPublication()` | published value recorded | write `display` or `cover`, or stop publishing |
 /// | `teardown()` | - | unregister, cancel |
 ///
-/// Registered observations are not stored: they are the bound model and board while observation is wanted, and the
-/// actions move them whenever either changes, so "observing a model that is not bound" cannot be expressed. Actions
-/// that register ask for a derivation after the registrations (`deriveAfterRegistering`): a value read before its
-/// observation exists could change unseen in between, and nothing would correct the display later. A
-/// derivation reads the values through `read`, which the view-model calls under its lock: derivations are therefore
-/// ordered, and a later one has read newer values. Every thread that changed something publishes (`nextPublication(after:)`): whoever
-/// publishes takes the newest derived values until nothing differs, so `display` and `cover` always end on the newest
-/// values, whatever the threads, with no lock held while they notify.
+/// The registered observation is not stored: it is the bound model's while observation is wanted, and the actions
+/// move it whenever either changes, so "observing a model that is not bound" cannot be expressed. The observation is
+/// registered with its `.initial` call, which hands the values current at registration (`changed(to:of:)`), and then
+/// every later change, in order: a value read before the observation existed is never left shown. The view-model
+/// publishes (`publish`) under its lock, inside an observation transaction, so `display` and `cover` are stored in the
+/// order the machine changed and their observers are told after the lock is left.
 struct CanvasCellStateMachine: Sendable {
     /// The model and board a view-model is bound to (compared by identity).
     struct Binding: Sendable {
@@ -90,28 +81,16 @@ struct CanvasCellStateMachine: Sendable {
         let number: UInt64
     }
 
-    /// One write of an observable property of the view-model.
-    enum Publication: Sendable, Hashable {
-        case display(CanvasDisplay?)
-        case cover(CoverImage?)
-    }
-
-    /// The actions of one event, carried out in this order: observations ended, then started; a cover request
-    /// cancelled; ``display`` and ``cover`` published (when `publish`); a cover requested. An event causes at most
-    /// one of each, so they are fields rather than a list (nothing is allocated per event).
+    /// The actions of one event, carried out in this order: ``display`` and ``cover`` published (when `publish`, under
+    /// the view-model's lock); the observation ended, then started; a cover request cancelled; a cover requested. An
+    /// event causes at most one of each, so they are fields rather than a list (nothing is allocated per event).
     struct Actions: Sendable {
-        var unregisterModel: CanvasModel?
-        var unregisterBoard: CanvasBoard?
-        var registerModel: CanvasModel?
-        var registerBoard: CanvasBoard?
+        var unregister: CanvasModel?
+        var register: CanvasModel?
         var cancel: (any CancellableCoverRequest)?
-        /// Whether to run the publication loop (`nextPublication()` until nil).
+        /// Whether to write the bound display and cover (``shownDisplay``, ``shownCover``).
         var publish = false
         var requestCover: CoverTicket?
-        /// Whether the view-model must call `registrationsPerformed(read:)` once the registrations are performed (and
-        /// carry out its actions): set whenever something is registered, so the display is derived from values read
-        /// while the observations that report their changes exist.
-        var deriveAfterRegistering = false
 
         /// Nothing to do.
         static var none: Actions { Actions() }
@@ -125,8 +104,6 @@ struct CanvasCellStateMachine: Sendable {
     /// How many times the display was derived.
     private(set) var recomputations = 0
     private var nextRequestNumber: UInt64 = 1
-    /// The request number of the cover last handed to a publishing loop (nil: no cover).
-    private var publishedCover: UInt64?
 
     init(requestsCovers: Bool) {
         self.requestsCovers = requestsCovers
@@ -145,73 +122,63 @@ struct CanvasCellStateMachine: Sendable {
         return reason
     }
 
+    /// What the view-model shows: the bound canvas's display, nil while unbound.
+    var shownDisplay: CanvasDisplay? { bound?.display }
+
+    /// The cover the view-model shows: the current take's, once loaded.
+    var shownCover: CoverImage? {
+        guard case .loaded(_, _, let image) = bound?.cover else { return nil }
+        return image
+    }
+
     // MARK: Lifecycle events
 
-    /// Bound to `model` on `board` (from `cellForItem`). Binding to the same pair again only re-derives; binding to
-    /// another while observing moves the observations (old removed first) and drops the old take's cover.
-    mutating func bind(
-        model: CanvasModel, board: CanvasBoard, read: (Binding) -> CanvasCellValues
-    ) -> Actions {
+    /// Bound to `model` on `board` (from `cellForItem`), whose values are `values` (read by the caller). Binding to
+    /// the same pair again re-derives from `values` unless observing (then the observation's values are newer); binding
+    /// to another while observing moves the observation (old removed first) and drops the old take's cover.
+    mutating func bind(model: CanvasModel, board: CanvasBoard, values: CanvasCellValues) -> Actions {
         var actions = Actions.none
         if let bound, bound.binding.model === model, bound.binding.board === board {
-            derive(read, into: &actions)
+            if !wantsObservation { derive(values, into: &actions) }
             return actions
         }
         let binding = Binding(model: model, board: board)
         if wantsObservation {
-            moveObservations(from: bound?.binding, to: binding, into: &actions)
+            actions.unregister = bound?.binding.model
+            actions.register = model
         }
         if case .requested(_, _, let request) = bound?.cover { actions.cancel = request }
-        let values = read(binding)
-        recomputations += 1
-        bound = Bound(
-            binding: binding, display: Self.display(values), take: values.videoURL)
-        updateCover(into: &actions)
-        actions.publish = needsPublication
+        bound = Bound(binding: binding, display: values.display)
+        derive(values, into: &actions)
         return actions
     }
 
-    /// Unbound (from `prepareForReuse`): observations end, the cover request is cancelled, nothing is shown.
+    /// Unbound (from `prepareForReuse`): the observation ends, the cover request is cancelled, nothing is shown.
     /// Idempotent.
     mutating func unbind() -> Actions {
         var actions = Actions.none
-        if wantsObservation { moveObservations(from: bound?.binding, to: nil, into: &actions) }
+        if wantsObservation { actions.unregister = bound?.binding.model }
         wantsObservation = false
         if case .requested(_, _, let request) = bound?.cover { actions.cancel = request }
         bound = nil
-        actions.publish = needsPublication
+        actions.publish = true
         return actions
     }
 
-    /// Observation wanted (from `willDisplay`, `screenDidAppear`): registers the bound pair if not yet, and
-    /// re-derives. Without a binding it only remembers the wish for the next `bind`.
-    mutating func startObserving(read: (Binding) -> CanvasCellValues) -> Actions {
+    /// Observation wanted (from `willDisplay`, `screenDidAppear`): registers the bound model's observation if not yet
+    /// (its `.initial` call derives). Without a binding it only remembers the wish for the next `bind`.
+    mutating func startObserving() -> Actions {
         var actions = Actions.none
-        if !wantsObservation, let binding = bound?.binding {
-            moveObservations(from: nil, to: binding, into: &actions)
-        }
+        if !wantsObservation { actions.register = bound?.binding.model }
         wantsObservation = true
-        // Registering: the derivation waits for the registrations (`registrationsPerformed(read:)`).
-        if !actions.deriveAfterRegistering { derive(read, into: &actions) }
         return actions
     }
 
-    /// The registrations of the last actions are performed: derives from values read now, whose every later change
-    /// is reported.
-    mutating func registrationsPerformed(read: (Binding) -> CanvasCellValues) -> Actions {
-        var actions = Actions.none
-        guard isObserving else { return actions }
-        derive(read, into: &actions)
-        return actions
-    }
-
-    /// Observation no longer wanted (from `didEndDisplaying`, `screenWillDisappear`): the observations end; the model
+    /// Observation no longer wanted (from `didEndDisplaying`, `screenWillDisappear`): the observation ends; the model
     /// stays bound and its cover keeps coming. Idempotent.
     mutating func stopObserving() -> Actions {
         var actions = Actions.none
-        if wantsObservation, let binding = bound?.binding {
-            moveObservations(from: binding, to: nil, into: &actions)
-        }
+        if wantsObservation { actions.unregister = bound?.binding.model }
         wantsObservation = false
         return actions
     }
@@ -226,25 +193,15 @@ struct CanvasCellStateMachine: Sendable {
 
     // MARK: Changes
 
-    /// An observed key of the bound model changed: derives again, unless the values are those of the last
-    /// derivation. The board writes an event's changes in one observation transaction, so the first notification of
-    /// an event already reads every value it wrote, and the event's other notifications find nothing new: one
-    /// derivation per event, with no call back into the board.
-    mutating func modelChanged(read: (Binding) -> CanvasCellValues) -> Actions {
+    /// The observation of `model` handed `values` (its `.initial` call, or a change): derives from them, unless
+    /// `model` is no longer bound (a call that started before the observation moved) or they are the values of the
+    /// last derivation. The board writes an event's changes in one observation transaction, and the observation
+    /// reports its value once after them: one derivation per event, with no read of the model here.
+    mutating func changed(to values: CanvasCellValues, of model: CanvasModel) -> Actions {
         var actions = Actions.none
-        guard let binding = bound?.binding else { return actions }
-        let values = read(binding)
-        guard values != bound?.values else { return actions }
-        derive({ _ in values }, into: &actions)
+        guard let bound, bound.binding.model === model, values != bound.values else { return actions }
+        derive(values, into: &actions)
         return actions
-    }
-
-    /// The board's `isRecording` changed: only a canvas that shows its take (as a cover, or playing) depends on it.
-    mutating func boardRecordingChanged(read: (Binding) -> CanvasCellValues) -> Actions {
-        switch bound?.display.picture {
-        case .cover?, .playback?: modelChanged(read: read)
-        default: .none
-        }
     }
 
     // MARK: Covers
@@ -273,57 +230,17 @@ struct CanvasCellStateMachine: Sendable {
         return actions
     }
 
-    // MARK: Publication
-
-    /// What one publishing loop wrote last (nil: nothing yet).
-    struct Written: Sendable {
-        var display: CanvasDisplay??
-        var cover: UInt64??
-    }
-
-    /// The next write of ``CanvasCellViewModel/display`` or ``CanvasCellViewModel/cover`` for a publishing loop that
-    /// wrote `written` so far, or nil when what it wrote last is the newest. Every thread that changed something runs
-    /// its own loop (so a change made on the main thread is written there, at once); whoever writes last finds its
-    /// values still newest, so the properties always end on the newest values.
-    mutating func nextPublication(after written: inout Written) -> Publication? {
-        let display = bound?.display
-        if written.display.map({ $0 != display }) ?? true {
-            written.display = .some(display)
-            return .display(display)
-        }
-        var cover: (number: UInt64, image: CoverImage)?
-        if case .loaded(_, let number, let image) = bound?.cover { cover = (number, image) }
-        if cover?.number != (written.cover ?? publishedCover) {
-            publishedCover = cover?.number
-            written.cover = .some(cover?.number)
-            return .cover(cover?.image)
-        }
-        return nil
-    }
-
     // MARK: Helpers
 
-    /// Whether the caller should publish: always after a derivation, an unbind or a finished cover (writing an equal
-    /// value notifies nothing; the publishing loop skips a cover already handed out).
-    private var needsPublication: Bool { true }
-
-    private static func display(_ values: CanvasCellValues) -> CanvasDisplay {
-        CanvasDisplay(
-            status: values.status, videoURL: values.videoURL, missingFile: values.missingFile, take: values.take,
-            boardIsRecording: values.boardIsRecording)
-    }
-
-    /// Re-derives the bound canvas's display from `read`, then brings the cover request and the publications in line.
-    private mutating func derive(_ read: (Binding) -> CanvasCellValues, into actions: inout Actions) {
-        guard let binding = bound?.binding else { return }
-        let values = read(binding)
+    /// Derives the bound canvas's display from `values`, then brings the cover request in line and publishes.
+    private mutating func derive(_ values: CanvasCellValues, into actions: inout Actions) {
+        guard bound != nil else { return }
         recomputations += 1
         bound!.values = values
-        bound!.display = Self.display(values)
-        // A take shown missing has no cover to keep: once relinked, its cover is asked for again.
-        bound!.take = bound!.display.kind == .missing ? nil : values.videoURL
+        bound!.display = values.display
+        bound!.take = values.take
         updateCover(into: &actions)
-        actions.publish = needsPublication
+        actions.publish = true
     }
 
     /// Cancels the request for a take the canvas no longer has, and asks for the cover of a take it shows as a cover
@@ -341,18 +258,5 @@ struct CanvasCellStateMachine: Sendable {
         nextRequestNumber += 1
         self.bound!.cover = .requested(take: take, number: number, request: nil)
         actions.requestCover = CoverTicket(take: take, number: number)
-    }
-
-    /// The registration actions that take the observations from `old` to `new` (each object only if it changes).
-    private func moveObservations(from old: Binding?, to new: Binding?, into actions: inout Actions) {
-        if old?.model !== new?.model {
-            actions.unregisterModel = old?.model
-            actions.registerModel = new?.model
-        }
-        if old?.board !== new?.board {
-            actions.unregisterBoard = old?.board
-            actions.registerBoard = new?.board
-        }
-        actions.deriveAfterRegistering = actions.registerModel != nil || actions.registerBoard != nil
     }
 }

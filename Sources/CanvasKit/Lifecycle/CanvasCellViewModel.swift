@@ -7,31 +7,34 @@ import Observing
 /// loaded.
 ///
 /// Binding and observing are separate on purpose:
-/// - ``bind(to:on:)`` (from `cellForItem`) remembers the model and computes the display once; it registers nothing.
-/// - ``startObserving(in:)`` (from `willDisplay` and `screenDidAppear`) registers the observations: the model's
-///   `status`, `segments` (the take: the cover is its first segment's, and the display says how many segments and how
-///   long the take is) and `isUndoArmed`, and the board's `isRecording` (a canvas with a take shows its cover, or its
-///   take playing while another canvas records).
-/// - ``stopObserving(in:)`` (from `didEndDisplaying` and `screenWillDisappear`) removes them.
-/// - ``unbind(in:)`` (from `prepareForReuse`) removes them, cancels the cover request and forgets the model.
+/// - ``bind(to:on:)`` (from `cellForItem`) remembers the model and derives the display once; it registers nothing.
+/// - ``startObserving(in:)`` (from `willDisplay` and `screenDidAppear`) registers one observation of the model: a chain
+///   through what the display reads (the model's `status`, `segments` and `isUndoArmed`, and its board's
+///   `isRecording`), which hands the view-model what the cell shows, at once and after every change of it.
+/// - ``stopObserving(in:)`` (from `didEndDisplaying` and `screenWillDisappear`) removes it.
+/// - ``unbind(in:)`` (from `prepareForReuse`) removes it, cancels the cover request and forgets the model.
 ///
-/// Observations go through a `KeyValueObserver`, keyed by (object identity, key path), and every registration and
-/// removal is recorded in the ``RegistrationLog`` given at creation (which made the observer, and audits what it
-/// observes). So a repeated start, a stop without a start, a
-/// stop after the screen disappeared, or a bind to another model while observing are all harmless: a key is never
-/// registered twice, and a removal always targets the object that was registered.
+/// The observation goes through a `KeyValueObserver` owned by the view-model, keyed by (object identity, key path),
+/// and every registration and removal is recorded in the ``RegistrationLog`` given at creation (which audits what the
+/// view-model observes). So a repeated start, a stop without a start, a stop after the screen disappeared, or a bind
+/// to another model while observing are all harmless: the key is never registered twice, and a removal always targets
+/// the object that was registered.
 ///
 /// When the display is a cover, the view-model asks its ``CoverProvider`` once per take; it cancels that request when
 /// it is unbound or the canvas's take changes (not when the cell merely ends display: a prefetched or scrolled-away
 /// cell keeps its cover coming).
 ///
-/// One board event makes one derivation per view-model: the board writes an event's changes in one observation
-/// transaction, so the first notification already reads every value the event wrote (a tap that selects a canvas
-/// writes its `isSelected` and its `status`, a `stop` its `segments` and `videoURL`; the cell derives once, from all of
-/// them) and the others find nothing new.
+/// One board event makes at most one derivation per view-model: the board writes an event's changes in one observation
+/// transaction, and the observation reports the value it follows once, after all of them (a tap that selects a
+/// canvas writes its `isSelected` and its `status`, a `stop` its `segments`, `status` and the board's `isRecording`),
+/// and not at all when what the cell shows did not change. The view-model uses the value it is handed: it reads
+/// nothing back from the model.
 ///
 /// The decisions are a value, `CanvasCellStateMachine` (events in, actions out); this class only carries out its
-/// actions: registrations, cover requests and the writes of ``display`` and ``cover``.
+/// actions: registrations, cover requests and the writes of ``display`` and ``cover``. Those writes are made under the
+/// view-model's lock, inside an observation transaction: they are stored in the order the view-model changed, and
+/// their observers are told once the lock is left. Swift Observation's `onChange` of ``display`` or ``cover`` runs
+/// while the write is stored, so it must not call back into the view-model (SwiftUI only schedules a redraw there).
 ///
 /// Thread safety: `Sendable`; every method may be called from any thread, and model changes are handled on the thread
 /// that makes them (a board may be driven from a background queue). The lifecycle calls (bind, unbind, start, stop)
@@ -56,8 +59,8 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
     }
 
     private let machine: LockedValue<CanvasCellStateMachine>
-    /// The observer holding the model and board observations, owned by the view-model (so each handler is handed the
-    /// view-model, and the log given at creation audits them); made once, in `init`.
+    /// The observer holding the model observation, owned by the view-model (so each handler is handed the view-model,
+    /// and the log given at creation audits it); made once, in `init`.
     private let observerSlot = LockedValue<KeyValueObserver?>(nil)
     private let coverProvider: (any CoverProvider)?
     private let coverSize: PixelSize
@@ -84,13 +87,11 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
         observerSlot.withLock { $0 = observer }
     }
 
-    /// The observer holding the model and board observations.
+    /// The observer holding the model observation.
     var observer: KeyValueObserver { observerSlot.withLock { $0! } }
 
     deinit {
-        var actions = machine.withLock { $0.teardown() }
-        actions.publish = false
-        perform(actions, in: .teardown)
+        perform(machine.withLock { $0.teardown() }, in: .teardown)
     }
 
     // MARK: Queries
@@ -101,98 +102,85 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
     /// Whether observations are registered now.
     public var isObserving: Bool { machine.withLock { $0.isObserving } }
 
-    /// How many times the display was derived: at bind, at start, and once per board event that changed an observed
-    /// key (however many of them it changed).
+    /// How many times the display was derived: at bind, and each time the observation handed a value that changes
+    /// what the cell shows (when it starts, and once per board event that changed it).
     public var recomputations: Int { machine.withLock { $0.recomputations } }
 
     /// The one-line reason of the last failed cover request for the current take, if any.
     public var coverError: String? { machine.withLock { $0.coverError } }
 
-    /// The keys observed on a model.
-    public static var modelKeyPaths: [String] { modelKeys.map(\.name) }
+    /// The key observed on a bound model, as the ``RegistrationLog`` names it: one chain through the properties the
+    /// display reads, in the order it reads them (the board's `isRecording` is reached through the model).
+    public static var modelKeyPaths: [String] { [observedKeyName] }
 
-    /// The keys observed on the board.
-    public static var boardKeyPaths: [String] { boardKeys.map(\.name) }
+    /// The name Observing gives the observed chain: the properties its evaluation reads, joined by dots.
+    static let observedKeyName = "status.segments.isUndoArmed.isRecording"
 
     // MARK: Lifecycle
 
     /// Binds to `model` on `board` (from `cellForItem`) and derives the display; registers nothing. Binding to the
-    /// same model again only re-derives. Binding to another model while observing moves the observations to the new
-    /// model (removing them from the old one first).
+    /// same model again only re-derives. Binding to another model while observing moves the observation to the new
+    /// model (removing it from the old one first).
     public func bind(to model: CanvasModel, on board: CanvasBoard) {
-        let actions = machine.withLock { $0.bind(model: model, board: board, read: Self.read) }
-        perform(actions, in: .rebind)
+        let values = model.cellValues
+        perform(update { $0.bind(model: model, board: board, values: values) }, in: .rebind)
     }
 
-    /// Removes the observations, cancels the cover request and forgets the model (from `prepareForReuse`).
+    /// Removes the observation, cancels the cover request and forgets the model (from `prepareForReuse`).
     /// Idempotent.
     public func unbind(in hook: LifecycleHook = .prepareForReuse) {
-        let actions = machine.withLock { $0.unbind() }
-        perform(actions, in: hook)
+        perform(update { $0.unbind() }, in: hook)
     }
 
-    /// Registers the observations of the bound model and board, if not registered yet, and re-derives the display
-    /// (from `willDisplay` and `screenDidAppear`). Without a bound model it only remembers that observations are
-    /// wanted, for the next ``bind(to:on:)``.
+    /// Registers the observation of the bound model, if not registered yet; its first call derives the display from
+    /// the values current then (from `willDisplay` and `screenDidAppear`). Without a bound model it only remembers
+    /// that observation is wanted, for the next ``bind(to:on:)``.
     public func startObserving(in hook: LifecycleHook = .willDisplay) {
-        let actions = machine.withLock { $0.startObserving(read: Self.read) }
-        perform(actions, in: hook)
+        perform(update { $0.startObserving() }, in: hook)
     }
 
-    /// Removes the observations, if any (from `didEndDisplaying` and `screenWillDisappear`). Idempotent. The model
+    /// Removes the observation, if any (from `didEndDisplaying` and `screenWillDisappear`). Idempotent. The model
     /// stays bound and the cover request keeps running.
     public func stopObserving(in hook: LifecycleHook = .didEndDisplaying) {
-        let actions = machine.withLock { $0.stopObserving() }
-        perform(actions, in: hook)
-    }
-
-    // MARK: Changes
-
-    /// Reads what a derivation needs; called under the machine's lock, which orders derivations.
-    private static func read(_ binding: CanvasCellStateMachine.Binding) -> CanvasCellValues {
-        let model = binding.model
-        let segments = model.segments
-        return CanvasCellValues(
-            status: model.status, videoURL: model.videoURL, missingFile: segments.first(where: \.isMissing)?.url,
-            take: CanvasDisplay.Take(segments: segments, isUndoArmed: model.isUndoArmed),
-            boardIsRecording: binding.board.isRecording)
-    }
-
-    fileprivate func modelDidChange() {
-        perform(machine.withLock { $0.modelChanged(read: Self.read) }, in: .willDisplay)
-    }
-
-    fileprivate func boardRecordingDidChange() {
-        perform(machine.withLock { $0.boardRecordingChanged(read: Self.read) }, in: .willDisplay)
+        perform(update { $0.stopObserving() }, in: hook)
     }
 
     // MARK: Actions
 
-    /// Carries out `actions` in their order, with no lock held. `hook` names the hook in the registration log.
-    private func perform(_ actions: CanvasCellStateMachine.Actions, in hook: LifecycleHook) {
-        if let model = actions.unregisterModel { unregister(model, in: hook) }
-        if let board = actions.unregisterBoard { unregister(board, in: hook) }
-        if let model = actions.registerModel { register(model, in: hook) }
-        if let board = actions.registerBoard { register(board, in: hook) }
-        actions.cancel?.cancel()
-        if actions.publish { publish() }
-        if let ticket = actions.requestCover { requestCover(ticket) }
-        if actions.deriveAfterRegistering {
-            // What was read before the observations existed may have changed unseen: read again now.
-            perform(machine.withLock { $0.registrationsPerformed(read: Self.read) }, in: hook)
+    /// Runs `event` on the machine and, when it asks to, writes ``display`` and ``cover`` in the same locked section,
+    /// inside an observation transaction: the writes are stored in the order the machine changed, and their observers
+    /// are told after the section. Returns the other actions.
+    private func update(_ event: (inout CanvasCellStateMachine) -> CanvasCellStateMachine.Actions)
+        -> CanvasCellStateMachine.Actions
+    {
+        withObservationTransaction { updateInHandler(event) }
+    }
+
+    /// `update(_:)` for a call from an observation's handler, which needs no transaction of its own: the writes a
+    /// handler makes are delivered after it returns (O8 in Docs/Observing.md), so after the locked section too.
+    private func updateInHandler(_ event: (inout CanvasCellStateMachine) -> CanvasCellStateMachine.Actions)
+        -> CanvasCellStateMachine.Actions
+    {
+        machine.withLock { machine in
+            let actions = event(&machine)
+            // Only a value that changes is written: a write wakes the chains that read the property even when equal.
+            if actions.publish {
+                let shown = machine.shownDisplay
+                if display != shown { display = shown }
+                let cover = machine.shownCover
+                if self.cover != cover { self.cover = cover }
+            }
+            return actions
         }
     }
 
-    /// Writes ``display`` and ``cover`` until what this thread wrote last is the newest (see
-    /// `CanvasCellStateMachine.nextPublication(after:)`), with no lock held.
-    private func publish() {
-        var written = CanvasCellStateMachine.Written()
-        while let publication = machine.withLock({ $0.nextPublication(after: &written) }) {
-            switch publication {
-            case .display(let value): display = value
-            case .cover(let value): cover = value
-            }
-        }
+    /// Carries out the actions other than publishing, in their order, with no lock held. `hook` names the hook in the
+    /// registration log.
+    private func perform(_ actions: CanvasCellStateMachine.Actions, in hook: LifecycleHook) {
+        if let model = actions.unregister { unregister(model, in: hook) }
+        if let model = actions.register { register(model, in: hook) }
+        actions.cancel?.cancel()
+        if let ticket = actions.requestCover { requestCover(ticket) }
     }
 
     private func requestCover(_ ticket: CanvasCellStateMachine.CoverTicket) {
@@ -200,103 +188,36 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
         let number = ticket.number
         let request = coverProvider.loadCover(for: ticket.take, maximumSize: coverSize) { [weak self] result in
             guard let self else { return }
-            let actions = machine.withLock { $0.coverFinished(result, number: number) }
-            perform(actions, in: .willDisplay)
+            perform(update { $0.coverFinished(result, number: number) }, in: .willDisplay)
         }
         // Unbound, rebound or the take changed while the provider was asked: cancel what was just started.
         machine.withLock { $0.coverRequestStarted(request, number: number) }?.cancel()
     }
 
-    // MARK: Registrations
+    // MARK: Registration
 
+    /// Observes the model's `cellValues`, starting with the values current now (`.initial`), then each change of them,
+    /// and records the registration.
     private func register(_ model: CanvasModel, in hook: LifecycleHook) {
-        let observer = observer
-        for key in Self.modelKeys where key.observe(observer, model) {
-            log?.record(.registered, modelKey(model, key.name), in: hook)
+        let registered = observer.observe(model, \.cellValues, options: [.initial, .new]) {
+            (viewModel: CanvasCellViewModel, model, change) in
+            guard let values = change.newValue else { return }
+            viewModel.perform(viewModel.updateInHandler { $0.changed(to: values, of: model) }, in: .willDisplay)
         }
+        if registered { log?.record(.registered, key(model), in: hook) }
     }
 
-    /// Records each removal before making it, so the log audits it against what is observed then. As the view-model
-    /// goes away (`teardown`) its observations are already inactive (their owner is going): each is recorded as it
-    /// ends.
+    /// Records the removal before making it, so the log audits it against what is observed then. As the view-model
+    /// goes away (`teardown`) its observation is already inactive (its owner is going): it is recorded as it ends.
     private func unregister(_ model: CanvasModel, in hook: LifecycleHook) {
         let observer = observer
-        for key in Self.modelKeys {
-            if hook == .teardown || key.isObserving(observer, model) {
-                log?.record(.removed, modelKey(model, key.name), in: hook)
-            }
-            key.unobserve(observer, model)
+        if hook == .teardown || observer.isObserving(model, \.cellValues) {
+            log?.record(.removed, key(model), in: hook)
         }
+        observer.unobserve(model, \.cellValues)
     }
 
-    private func register(_ board: CanvasBoard, in hook: LifecycleHook) {
-        let observer = observer
-        for key in Self.boardKeys where key.observe(observer, board) {
-            log?.record(.registered, boardKey(board, key.name), in: hook)
-        }
+    private func key(_ model: CanvasModel) -> RegistrationKey {
+        RegistrationKey(object: model, objectName: model.id.description, keyPath: Self.observedKeyName)
     }
-
-    private func unregister(_ board: CanvasBoard, in hook: LifecycleHook) {
-        let observer = observer
-        for key in Self.boardKeys {
-            if hook == .teardown || key.isObserving(observer, board) {
-                log?.record(.removed, boardKey(board, key.name), in: hook)
-            }
-            key.unobserve(observer, board)
-        }
-    }
-
-    private func modelKey(_ model: CanvasModel, _ name: String) -> RegistrationKey {
-        RegistrationKey(object: model, objectName: model.id.description, keyPath: name)
-    }
-
-    /// The board's keys are scoped to each view-model (every cell observes the one board).
-    private func boardKey(_ board: CanvasBoard, _ name: String) -> RegistrationKey {
-        RegistrationKey(object: board, objectName: "board", keyPath: name, observer: self)
-    }
-}
-
-// MARK: The observed keys
-
-/// One observed key: its name (in the registration log) and its key path, in one row of the tables below.
-struct ObservedKey<Object: KeyValueObservable>: Sendable {
-    let name: String
-    /// Observes the key through an observer owned by a view-model, unless already observed; true when a new
-    /// observation started. The handler is handed the view-model.
-    let observe: @Sendable (KeyValueObserver, Object) -> Bool
-    /// Ends the observation of the key, if any.
-    let unobserve: @Sendable (KeyValueObserver, Object) -> Void
-    /// Whether the key is observed.
-    let isObserving: @Sendable (KeyValueObserver, Object) -> Bool
-
-    init<Value>(
-        _ name: String, _ keyPath: KeyPath<Object, Value> & Sendable,
-        _ changed: @escaping @Sendable (CanvasCellViewModel) -> Void
-    ) {
-        self.name = name
-        observe = { observer, object in
-            observer.observe(object, keyPath, options: []) { (viewModel: CanvasCellViewModel, _, _) in
-                changed(viewModel)
-            }
-        }
-        unobserve = { observer, object in observer.unobserve(object, keyPath) }
-        isObserving = { observer, object in observer.isObserving(object, keyPath) }
-    }
-}
-
-extension CanvasCellViewModel {
-    /// What a cell observes on its canvas: everything its display and cover are derived from. The board writes an
-    /// event's changes in one transaction, and writes `status` whenever it writes `isSelected` (selected exactly when
-    /// previewing) and `segments` whenever it writes `videoURL` (the first segment's file), so those two need no
-    /// observation of their own.
-    static let modelKeys: [ObservedKey<CanvasModel>] = [
-        ObservedKey("status", \.status) { $0.modelDidChange() },
-        ObservedKey("segments", \.segments) { $0.modelDidChange() },
-        ObservedKey("isUndoArmed", \.isUndoArmed) { $0.modelDidChange() },
-    ]
-
-    /// What a cell observes on the board: a canvas with a take shows it playing while another canvas records.
-    static let boardKeys: [ObservedKey<CanvasBoard>] = [
-        ObservedKey("isRecording", \.isRecording) { $0.boardRecordingDidChange() }
-    ]
 }

@@ -76,10 +76,13 @@ public final class CanvasBoard: KeyValueObservable, Sendable {
         self.clock = clock
         self.playbackLead = playbackLead
         self.draft = draft
-        let canvases = state.indices.map { CanvasModel(state[$0]) }
-        _canvases = ObservedArray(wrappedValue: canvases)
+        _canvases = ObservedArray(wrappedValue: [])
         _isRecording = Observed(wrappedValue: state.isRecording)
-        core = LockedValue(Core(state: state, models: Dictionary(uniqueKeysWithValues: canvases.map { ($0.id, $0) })))
+        core = LockedValue(Core(state: state, models: [:]))
+        // Each model knows its board (a cell's display reads `isRecording`), so the models are made once `self` is.
+        let canvases = state.indices.map { CanvasModel(state[$0], board: self) }
+        _canvases[self, \.canvases] = canvases
+        core.withLock { $0.models = Dictionary(uniqueKeysWithValues: canvases.map { ($0.id, $0) }) }
     }
 
     /// The board as a value: the result of the last accepted event.
@@ -160,7 +163,7 @@ extension CanvasBoard.Core {
     fileprivate mutating func apply(_ change: BoardChange, to board: CanvasBoard) {
         switch change.list {
         case .removed(_, let id): models[id] = nil
-        case .inserted(let index, let id): models[id] = CanvasModel(state[index])
+        case .inserted(let index, let id): models[id] = CanvasModel(state[index], board: board)
         case nil: break
         }
         change.forEachWrite(after: state) { write in

@@ -60,9 +60,13 @@ public final class CanvasModel: KeyValueObservable, Identifiable, Sendable, Cust
     /// an observer of `segments` sees it change.
     public var missingFile: URL? { segments.first(where: \.isMissing)?.url }
 
-    /// A model mirroring `state`.
-    init(_ state: CanvasState) {
+    /// The board that owns the model (held weakly: the board holds its models); nil once it is gone.
+    weak let board: CanvasBoard?
+
+    /// A model mirroring `state`, owned by `board`.
+    init(_ state: CanvasState, board: CanvasBoard?) {
         id = state.id
+        self.board = board
         _status = Observed(wrappedValue: state.status)
         _isSelected = Observed(wrappedValue: state.isSelected)
         _videoURL = Observed(wrappedValue: state.videoURL)
@@ -78,6 +82,20 @@ public final class CanvasModel: KeyValueObservable, Identifiable, Sendable, Cust
     /// What the canvas shows, given whether some canvas on the board is recording (`CanvasBoard.isRecording`).
     public func display(boardIsRecording: Bool) -> CanvasDisplay {
         CanvasDisplay(status: status, segments: segments, isUndoArmed: isUndoArmed, boardIsRecording: boardIsRecording)
+    }
+
+    /// What a cell of this canvas shows now, and the take whose cover it keeps: read from `status`, `segments`,
+    /// `isUndoArmed` and the board's `isRecording`, in that order. A cell observes this one value (a chain through
+    /// those four properties): the board writes an event's changes in one transaction, so the value is evaluated after
+    /// all of them and reported once per event that changes it, and an event that changes none of what the cell shows
+    /// (a take's cover while another canvas starts recording does change: it plays) reports nothing.
+    var cellValues: CanvasCellValues {
+        let status = status
+        let segments = segments
+        let display = CanvasDisplay(
+            status: status, segments: segments, isUndoArmed: isUndoArmed, boardIsRecording: board?.isRecording ?? false)
+        // A take shown missing has no cover to keep: once relinked, its cover is asked for again.
+        return CanvasCellValues(display: display, take: display.kind == .missing ? nil : segments.first?.url)
     }
 
     /// The snapshot's description, e.g. `#2 inPreview selected take=a.mov`.

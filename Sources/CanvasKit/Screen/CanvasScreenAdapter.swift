@@ -212,13 +212,18 @@ public final class CanvasScreenAdapter<CollectionView: CanvasCollectionView, Cel
             // Each delivery draws the view-model's value now, not the one it carries: a change made on another thread
             // is delivered later on the main actor, possibly after the cell was reused for another canvas, and the
             // value it carries is then the old canvas's.
-            viewModel.observeOnMainActor(\.display, options: [.initial, .new]) { [weak self, weak binding] _, _ in
-                guard let self, let binding else { return }
-                displayChanged(binding, to: binding.model.display)
+            // Delivered on the main actor (at once when the change is made there); the handler is entered there.
+            viewModel.observe(\.display, options: [.initial], delivery: .mainActor) { [weak self, weak binding] _, _ in
+                MainActor.assumeIsolated {
+                    guard let self, let binding else { return }
+                    self.displayChanged(binding, to: binding.model.display)
+                }
             },
-            viewModel.observeOnMainActor(\.cover, options: [.initial, .new]) { [weak binding] _, _ in
-                guard let binding else { return }
-                binding.cell.draw(binding.model.cover)
+            viewModel.observe(\.cover, options: [.initial], delivery: .mainActor) { [weak binding] _, _ in
+                MainActor.assumeIsolated {
+                    guard let binding else { return }
+                    binding.cell.draw(binding.model.cover)
+                }
             },
         ]
         return binding
