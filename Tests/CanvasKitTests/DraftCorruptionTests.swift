@@ -110,15 +110,16 @@ struct DraftCorruptionTests {
     @Test("a draft from a newer version, an empty file, a file that is not a draft")
     func foreignFiles() async throws {
         let (journal, snapshot) = try await Self.files()
+        let newer = UInt16(DraftFormat.version + 1)
         #expect(
-            Self.open([Self.path: Self.withVersion(journal, 3), Self.path + ".snapshot": snapshot])
-                == .newerVersion(path: Self.path, found: 3, supported: 2))
+            Self.open([Self.path: Self.withVersion(journal, newer), Self.path + ".snapshot": snapshot])
+                == .newerVersion(path: Self.path, found: Int(newer), supported: DraftFormat.version))
         #expect(
             Self.open([Self.path: journal, Self.path + ".snapshot": Self.withVersion(snapshot, 257)])
-                == .newerVersion(path: Self.path + ".snapshot", found: 257, supported: 2))
+                == .newerVersion(path: Self.path + ".snapshot", found: 257, supported: DraftFormat.version))
         // A damaged version byte (its checksum no longer matches) is damage, not a newer version.
         var flipped = journal
-        flipped[8] = 3
+        flipped[8] = UInt8(newer)
         #expect(
             Self.open([Self.path: flipped, Self.path + ".snapshot": snapshot])
                 == .corrupt(path: Self.path, reason: "the header's checksum does not match"))

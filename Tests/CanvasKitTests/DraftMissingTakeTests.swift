@@ -167,6 +167,30 @@ struct DraftMissingTakeTests {
         try await board.draft!.close()
     }
 
+    @Test("an armed undo survives a restore that marks or relinks a take: the next undo removes the segment")
+    func armedUndoSurvivesRestore() async throws {
+        let (folder, url, takes) = try await Self.draft()
+        defer { withExtendedLifetime(folder) {} }
+        let board = try Self.open(url)
+        #expect(board.send(.undo(0)).isAccepted)
+        #expect(board.display(at: 0).take?.isUndoArmed == true)
+        try await board.draft!.close()
+        let aside = folder.url.appending(path: "aside.mov")
+        try FileManager.default.moveItem(at: takes[1], to: aside)
+        let marked = try Self.open(url)
+        #expect(marked.draft!.restore.effects == [.takeMissing(index: 1, url: takes[1])])
+        #expect(marked.display(at: 0).take?.isUndoArmed == true, "the restore's mark leaves it armed")
+        try await marked.draft!.close()
+        // The files are back: this restore relinks the take, reading the journal the last one wrote (its mark and
+        // the undo armed again).
+        try FileManager.default.moveItem(at: aside, to: takes[1])
+        let relinked = try Self.open(url)
+        #expect(relinked.draft!.restore.effects == [.coverWanted(index: 1, url: takes[1])])
+        #expect(relinked.display(at: 0).take?.isUndoArmed == true, "the restore's relink leaves it armed")
+        #expect(relinked.send(.undo(0)).effects == [.segmentRemoved(index: 0, url: takes[0])])
+        try await relinked.draft!.close()
+    }
+
     @Test("a new take or a delete clears the mark")
     func replacedOrDeleted() async throws {
         let (folder, url, takes) = try await Self.draft()

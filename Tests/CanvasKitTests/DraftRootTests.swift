@@ -93,6 +93,61 @@ struct DraftRootTests {
     static let versionOne = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appending(path: "Fixtures/drafts/version-1")
 
+    /// `Fixtures/drafts/version-2`: drafts written in format version 2 by the library that journaled missing marks
+    /// under it: takes `a.mov`, `b.mov`, `c.mov` beside the draft on canvases 0-2, `b.mov` marked missing and `c.mov`
+    /// marked then relinked (record kinds 20 and 21 in `journal.draft`; the mark in `board.draft.snapshot`).
+    static let versionTwo = versionOne.deletingLastPathComponent().appending(path: "version-2")
+
+    @Test(
+        "a version 2 draft holding missing marks is read with them, then rewritten in version 3",
+        arguments: ["board", "journal"])
+    func versionTwoFixture(name: String) async throws {
+        let folder = try TemporaryFolder()
+        for file in ["\(name).draft", "\(name).draft.snapshot"] {
+            try FileManager.default.copyItem(
+                at: Self.versionTwo.appending(path: file), to: folder.url.appending(path: file))
+            #expect(try Data(contentsOf: folder.url.appending(path: file))[8] == 2, "\(file) as written")
+        }
+        let takes = ["a.mov", "b.mov", "c.mov"].map { folder.url.appending(path: $0) }
+        for take in [takes[0], takes[2]] { try Data().write(to: take) }
+        let url = folder.url.appending(path: "\(name).draft")
+        for pass in 0..<2 {
+            let board = try CanvasBoard(draftAt: url, newBoard: BoardState(canvasCount: 1))
+            #expect(board.draft!.restore.sequence == 16, "pass \(pass)")
+            // canvas-sim wrote each take as its name relative to the folder it ran in, which was the draft's.
+            let missing = try #require(board.state.missingFile(at: 1))
+            #expect(missing.path == takes[1].path, "pass \(pass)")
+            #expect(board.draft!.restore.effects == [.takeMissing(index: 1, url: missing)], "pass \(pass)")
+            #expect((0..<3).map { board.state.videoURL(at: $0)?.path } == takes.map(\.path))
+            #expect(board.state.missingFile(at: 0) == nil && board.state.missingFile(at: 2) == nil)
+            try await board.draft!.close()
+            for file in ["\(name).draft", "\(name).draft.snapshot"] {
+                let bytes = try Data(contentsOf: folder.url.appending(path: file))
+                #expect(bytes[8] == 3, "\(file) is rewritten in version 3 (pass \(pass))")
+            }
+        }
+    }
+
+    @Test("a draft holding a missing mark is written in format version 3, which a version 2 reader refuses as newer")
+    func marksAreVersionThree() async throws {
+        let folder = try TemporaryFolder()
+        let url = folder.url.appending(path: "board.draft")
+        let take = folder.url.appending(path: "a.mov")
+        let board = try CanvasBoard(draftAt: url, newBoard: BoardState(canvasCount: 1))
+        Self.record([take], on: board)
+        #expect(board.send(.markMissing(0, take)).isAccepted)
+        try await board.draft!.close()
+        for file in ["board.draft", "board.draft.snapshot"] {
+            let bytes = try Data(contentsOf: folder.url.appending(path: file))
+            // A reader refuses every version above the one it reads (DraftCorruptionTests), so a library that reads up
+            // to version 2, from before the marks, says "from a newer version" instead of "corrupt".
+            #expect(bytes[8] == 3 && bytes[9] == 0, "\(file)")
+        }
+        let again = try CanvasBoard(draftAt: url, newBoard: BoardState(canvasCount: 1))
+        #expect(again.state.missingFile(at: 0) == take)
+        try await again.draft!.close()
+    }
+
     @Test(
         "a draft of the first format version is read as it was written, then rewritten in the current version",
         arguments: ["board", "journal"])

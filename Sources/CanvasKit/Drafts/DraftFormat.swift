@@ -43,10 +43,13 @@ struct DraftState: Sendable, Hashable, Codable {
 enum DraftFormat {
     static let signature: [UInt8] = Array("MCDRAFT".utf8) + [0]
     /// The version this library writes and the newest it reads. Version 2 writes a take inside the draft's root as
-    /// its path below the root (`DraftRoot`); version 1 wrote every URL whole, and reads the same (an opened version 1
-    /// draft is rewritten as version 2 before anything is appended to it). Version 2 also journals takes of several
-    /// segments, the armed undo, the soundtrack, the microphone setting and the maximum take length (`DraftRecordCodec`).
-    static let version = 2
+    /// its path below the root (`DraftRoot`); version 1 wrote every URL whole, and reads the same. Version 2 also
+    /// journals takes of several segments, the armed undo, the soundtrack, the microphone setting and the maximum take
+    /// length (`DraftRecordCodec`). Version 3 journals the missing marks (`markMissing`, `relink`) and keeps them in
+    /// the snapshot, so a library that reads up to version 2 refuses such a draft as newer instead of calling it
+    /// corrupt. An opened draft of an older version is read as it was written, then rewritten in this version before
+    /// anything is appended to it: a file never holds records of two versions.
+    static let version = 3
     static let headerSize = 32
     static let recordHeaderSize = 16
     /// The largest payload a record may declare (64 MiB): a length above it is damage, not a record. A restore reads

@@ -175,8 +175,8 @@ struct DraftOpening {
 
     /// What a kill left behind: a recording in progress, takes whose files are gone (or back). - Returns: the entries
     /// that record the changes (journaled like events: the interrupted recording's `cancel`, a `markMissing` for each
-    /// take whose first file gone is not marked yet, a `relink` for each marked take whose files are back) and the
-    /// effects reporting them.
+    /// take whose first file gone is not marked yet, a `relink` for each marked take whose files are back, and the
+    /// `undo` that arms again an armed undo those disarmed) and the effects reporting them.
     private static func recover(_ read: Read, options: DraftOptions) -> ([DraftEntry], [CanvasEffect]) {
         var effects: [CanvasEffect] = []
         if read.dropped > 0 { effects.append(.draftRecordsDropped(count: read.dropped)) }
@@ -209,6 +209,14 @@ struct DraftOpening {
                 recovery.append(.event(.markMissing(index, url)))
             }
             effects.append(.takeMissing(index: index, url: url))
+        }
+        // The marks and relinks are accepted events, and any accepted event but an undo disarms an armed undo. The
+        // user's durable "delete the last segment?" is not the restore's to take: it is armed again (journaled).
+        if let armed = read.state.board.armedUndo, state.board.armedUndo == nil,
+            let index = state.board.index(of: armed)
+        {
+            _ = state.apply(.event(.undo(index)))
+            recovery.append(.event(.undo(index)))
         }
         return (recovery, effects)
     }

@@ -14,8 +14,9 @@ import Foundation
 /// `recordingStarted`: the host time (a `Double`). 10 `recordingFailed`: the problem's name (a string). 14
 /// `recordingCutShort`: the problem's name, 0 or 1 and the file, then the start and the duration. 12 `tap` by
 /// identity: the identity's raw number (LEB128). 18 `setSoundtrack`: 0, or 1, the URL, the start, the gain and 0 or
-/// 1 for loops. 19 `setMicrophone`: 0 or 1. 20 `markMissing`: the index, then the URL. 21 `relink`: the index. (A
-/// version-2 draft written before kinds 20 and 21 existed reads as before.) A string is its UTF-8 length (LEB128) and its bytes. A URL is its
+/// 1 for loops. 19 `setMicrophone`: 0 or 1. 20 `markMissing`: the index, then the URL. 21 `relink`: the index
+/// (both from format version 3 on; a version 2 draft written by a library that had them holds them too, and reads the
+/// same). A string is its UTF-8 length (LEB128) and its bytes. A URL is its
 /// relative string, then 0, or 1 and its base URL (the form `URL`'s own `Codable` conformance keeps); or, for a file
 /// inside the draft's root (`DraftRoot`, format version 2), its path below the root, then 2. Format version 1 wrote
 /// `stop` as 3 (the URL and the start) and `recordingCutShort` as 11 (without the duration): they are still read,
