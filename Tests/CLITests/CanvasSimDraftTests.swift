@@ -1,6 +1,12 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 @Suite("canvas-sim --draft")
 struct CanvasSimDraftTests {
     let tool: BuiltBinary
@@ -93,5 +99,30 @@ extension CanvasSimDraftTests {
         let after = try tool.run(["--draft", "board.draft", "--events", "", "--format", "json"], in: moved)
         #expect(after.outputLines.first?.contains(#""effects":[]"#) == true)
         #expect(after.outputLines.first?.contains(#""video":null"#) == true)
+    }
+}
+
+extension CanvasSimDraftTests {
+    @Test("a draft path that is a planted link, a folder or a FIFO: exit 3, one line, nothing written")
+    func specialPaths() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let victim = folder.appendingPathComponent("victim.txt")
+        try Data("keep me".utf8).write(to: victim)
+        let manager = FileManager.default
+        try manager.createSymbolicLink(
+            atPath: folder.appendingPathComponent("link.draft").path, withDestinationPath: "victim.txt")
+        try manager.createDirectory(
+            at: folder.appendingPathComponent("folder.draft"), withIntermediateDirectories: false)
+        #expect(mkfifo(folder.appendingPathComponent("fifo.draft").path, 0o600) == 0)
+        let before = try manager.contentsOfDirectory(atPath: folder.path).sorted()
+        for (name, kind) in [("link.draft", "a symbolic link"), ("folder.draft", "a folder"), ("fifo.draft", "a FIFO")]
+        {
+            let run = try tool.run(["--draft", name, "--cells", "2", "--events", "tap 0"], in: folder)
+            #expect(run.status == 3, "\(name)")
+            #expect(run.standardOutput.isEmpty, "\(name)")
+            #expect(run.errorLines == ["canvas-sim: draft '\(name)' is \(kind), not a regular file"])
+        }
+        #expect(try manager.contentsOfDirectory(atPath: folder.path).sorted() == before, "nothing written beside them")
+        #expect(try Data(contentsOf: victim) == Data("keep me".utf8))
     }
 }

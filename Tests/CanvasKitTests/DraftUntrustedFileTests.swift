@@ -76,4 +76,61 @@ struct DraftUntrustedFileTests {
         #expect(reopened.state == board.state)
         try await reopened.draft!.close()
     }
+
+    @Test("links planted at the snapshot's and the lock's names are refused, and their target is left as it was")
+    func plantedSnapshotAndLockLinks() throws {
+        let folder = try TemporaryFolder()
+        let victim = folder.url.appending(path: "victim.txt")
+        try Data("keep me".utf8).write(to: victim)
+        for name in ["a.draft.snapshot", "b.draft.lock"] {
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.url.appending(path: name).path, withDestinationPath: victim.path)
+        }
+        let snapshot = folder.url.appending(path: "a.draft.snapshot")
+        #expect(
+            Self.open(folder.url.appending(path: "a.draft")) == .notAFile(path: snapshot.path, kind: "a symbolic link"))
+        guard case .io(let path, "open", ELOOP) = Self.open(folder.url.appending(path: "b.draft")) else {
+            Issue.record("a link at the lock's name was followed")
+            return
+        }
+        #expect(path.hasSuffix("b.draft.lock"))
+        #expect(try Data(contentsOf: victim) == Data("keep me".utf8))
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+        #expect(left == ["a.draft.lock", "a.draft.snapshot", "b.draft.lock", "victim.txt"], "only the empty lock file")
+    }
+
+    @Test("a record of an absurd length: damage in the journal's middle, a torn write at its end, a refused snapshot")
+    func absurdLength() async throws {
+        let (journal, snapshot) = try await DraftCorruptionTests.files()
+        let path = DraftCorruptionTests.path
+        let absurd: [UInt8] = [0xF0, 0xFF, 0xFF, 0xFF]
+        // The third record says it is almost 4 GiB long: above the format's limit, so it is not read, and the whole
+        // records after it make it damage, kept aside.
+        var offset = DraftFormat.headerSize
+        for _ in 0..<2 {
+            offset += DraftFormat.recordHeaderSize + Int(DraftFormat.read(UInt32.self, journal, at: offset))
+        }
+        var middle = journal
+        middle.replaceSubrange(offset..<(offset + 4), with: absurd)
+        let storage = PowerLossStorage(files: [path: middle, path + ".snapshot": snapshot])
+        let board = try CanvasBoard(
+            draftAt: DraftCorruptionTests.url, newBoard: DraftCorruptionTests.start,
+            options: DraftTests.options(storage))
+        #expect(board.draft!.restore.sequence == 2)
+        #expect(board.draft!.restore.corruption?.lastGoodRecord == 2)
+        #expect(storage.killImage()[path + ".damaged"] == middle, "the damaged journal is kept as it was")
+        // At the end, with nothing whole after it: a write torn by a kill, one record dropped.
+        let tail = journal + absurd + [UInt8](repeating: 0, count: 12)
+        let torn = try CanvasBoard(
+            draftAt: DraftCorruptionTests.url, newBoard: DraftCorruptionTests.start,
+            options: DraftTests.options(PowerLossStorage(files: [path: tail, path + ".snapshot": snapshot])))
+        #expect(torn.draft!.restore.sequence == UInt64(DraftCorruptionTests.events.count))
+        #expect(torn.draft!.restore.droppedRecords == 1 && torn.draft!.restore.corruption == nil)
+        // In the snapshot, whose one record must be whole: refused.
+        var badSnapshot = snapshot
+        badSnapshot.replaceSubrange(DraftFormat.headerSize..<(DraftFormat.headerSize + 4), with: absurd)
+        #expect(
+            DraftCorruptionTests.open([path: journal, path + ".snapshot": badSnapshot])
+                == .corrupt(path: path + ".snapshot", reason: "its board record is damaged or missing"))
+    }
 }
