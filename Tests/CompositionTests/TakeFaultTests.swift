@@ -64,6 +64,26 @@ struct TakeFaultTests {
         #expect(!FileManager.default.fileExists(atPath: file("board.mp4").path))
     }
 
+    /// A take whose header declares more than the file holds (a sample table whose count runs past the end): one line
+    /// saying the file is damaged, with FFmpeg's words once (they were repeated: "End of file (error reading header):
+    /// error reading header").
+    @Test func headerCutShortIsOneClearLine() async throws {
+        var bytes = try Data(contentsOf: Fixtures.url("h264.mp4"))
+        let table = try #require(bytes.firstRange(of: Data("stts".utf8)))
+        bytes.replaceSubrange((table.upperBound + 4)..<(table.upperBound + 8), with: [0x0F, 0, 0, 0])
+        let take = file("cut-header.mp4")
+        try bytes.write(to: take)
+        let plan = CompositionPlan(
+            files: [take], grid: GridLayout(columns: 1, rows: 1), size: PixelSize(width: 32, height: 32))
+        await #expect {
+            _ = try await Composer().compose(plan, to: file("board.mp4"))
+        } throws: { error in
+            String(describing: error)
+                == "canvas 0 (cut-header.mp4): damaged or truncated file: End of file (error reading header)"
+        }
+        #expect(try Self.contents(folder.url) == ["cut-header.mp4"])
+    }
+
     /// A FIFO posing as a take is refused before FFmpeg opens it (opening would block until a writer came).
     @Test(.timeLimit(.minutes(10)))
     func fifoTakeIsRefused() async throws {

@@ -168,9 +168,9 @@ final class TakeSource {
             case .permissionDenied: return "permission denied"
             case .invalidData: return "not a media file FFmpeg can read (invalid data)"
             case .exit: return "cancelled"
-            default:
-                let logged = error.loggedLines.last.map { ": \($0)" } ?? ""
-                return error.message + logged
+            // The message holds the lines FFmpeg logged ("End of file (error reading header)").
+            case .endOfFile: return "damaged or truncated file: \(error.message)"
+            default: return error.message
             }
         }
         return String(describing: error).split(separator: "\n").first.map(String.init) ?? "unreadable"
