@@ -7,7 +7,7 @@ import Synchronization
 
 // CanvasBenchmark: events per second through the pure transition function and the in-place form, on boards of 9 and
 // 1,000 canvases, side by side with a naive baseline measured in the same run.
-// Run: swift run -c release CanvasBenchmark
+// Run: swift run -c release CanvasBenchmark [FILTER | --cpu [CANVASES]]
 
 /// Best-of-nine throughput (the machine is shared: the best run is the least disturbed one) of `body`, which performs `operations` events per call.
 func eventsPerSecond(operations: Int, _ body: () -> Void) -> Double {
@@ -104,6 +104,64 @@ var rows: [Row] = []
 
 /// Optional filter: `CanvasBenchmark board` runs only the workloads whose name contains "board" (case-insensitive).
 let filter = CommandLine.arguments.dropFirst().first?.lowercased()
+
+/// The CPU model, as `/proc/cpuinfo` names it (Linux), or "?": figures measured elsewhere do not carry over.
+func cpuModel() -> String {
+    let text = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    let line = text.split(separator: "\n").first { $0.hasPrefix("model name") }
+    return line.flatMap { $0.split(separator: ":", maxSplits: 1).last }.map { $0.trimmingCharacters(in: .whitespaces) }
+        ?? "?"
+}
+
+/// `CanvasBenchmark --cpu [N [R]]` (N canvases, default 9; R rounds, default 2,000): the process's CPU time per event of
+/// the session script replayed R times in place, then R times in the pure form. CPU time leaves out the time other processes hold the cores, so on a
+/// shared machine it moves less than the events per second above; under `valgrind --tool=callgrind` the same run
+/// counts the instructions (a few rounds are enough there).
+func sessionCPUTime(canvases size: Int, rounds: Int) {
+    func cpuSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
+    }
+    let events = sessionScript(count: size, cycles: 125)
+    let empty = BoardState(canvasCount: size)
+    var start = cpuSeconds()
+    for _ in 0..<rounds {
+        var board = empty
+        for event in events { precondition(board.handle(event).isAccepted) }
+    }
+    let inPlace = (cpuSeconds() - start) / Double(rounds * events.count) * 1e9
+    start = cpuSeconds()
+    for _ in 0..<rounds {
+        var board = empty
+        var previous = board
+        for event in events {
+            guard case .accepted(let next, _, _) = BoardState.transition(from: board, on: event) else {
+                preconditionFailure("\(event) rejected")
+            }
+            previous = board
+            board = next
+        }
+        precondition(previous.count == size)
+    }
+    let pure = (cpuSeconds() - start) / Double(rounds * events.count) * 1e9
+    print("CPU: \(cpuModel())")
+    print(
+        String(format: "session, %d canvases, CPU time per event: in place %.0f ns, pure %.0f ns", size, inPlace, pure))
+}
+
+if CommandLine.arguments.dropFirst().first == "--cpu" {
+    let arguments = Array(CommandLine.arguments.dropFirst(2))
+    let numbers = arguments.compactMap { Int($0) }.filter { $0 >= 1 }
+    guard arguments.count <= 2, numbers.count == arguments.count else {
+        let got = arguments.joined(separator: " ")
+        FileHandle.standardError.write(
+            Data("CanvasBenchmark: --cpu wants a number of canvases and of rounds (1 or more), got '\(got)'\n".utf8))
+        exit(2)
+    }
+    sessionCPUTime(canvases: numbers.first ?? 9, rounds: numbers.count > 1 ? numbers[1] : 2_000)
+    exit(0)
+}
 
 @MainActor
 func measure(_ name: String, _ body: (Int) -> Double) {
@@ -272,6 +330,7 @@ measure("session through `CanvasBoard`, 12 models observed, events among them") 
     }
 }
 
+print("CPU: \(cpuModel())")
 print("| workload | events/s, 9 canvases | events/s, 1,000 canvases | 1,000 vs 9 |")
 print("| --- | ---: | ---: | ---: |")
 for row in rows where !row.figures.isEmpty {

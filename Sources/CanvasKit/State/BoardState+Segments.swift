@@ -19,8 +19,11 @@ extension BoardState {
         } else {
             // The recorder may overwrite a file of the previous take; that file is the new take, so it is not
             // reported as replaced (the host would otherwise remove the take it just recorded).
-            let replaced = slots[index].urls(besides: segment.key)
-            editTake(at: index, &change) { $0.setTake(segment) }
+            var replaced: [URL] = []
+            editTake(at: index, &change) { slot in
+                replaced = slot.urls(besides: segment.key)
+                slot.setTake(segment)
+            }
             if !replaced.isEmpty {
                 rest.reserveCapacity(2)
                 rest.append(.takeReplaced(index: index, oldURLs: replaced))

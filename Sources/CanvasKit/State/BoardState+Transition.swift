@@ -157,16 +157,16 @@ extension BoardState {
         case rejected(CanvasRejection)
     }
 
-    /// Changes the take of the canvas at `index` with `edit`, recording in `change` that it changed (and whether its
-    /// first file did) when it does.
+    /// Changes the take of the canvas at `index` with `edit`, in place (the slot is not copied out and back),
+    /// recording in `change` that it changed (and whether its first file did) when it does.
     mutating func editTake(at index: Int, _ change: inout BoardChange, _ edit: (inout Slot) -> Void) {
-        var slot = slots[index]
-        let old = slot.take
-        edit(&slot)
-        if slot.take != old {
-            change.canvas = .take(index: index, firstFileChanged: old.first?.url != slot.take.first?.url)
+        slots.update(at: index) { slot in
+            let old = slot.take
+            edit(&slot)
+            if slot.take != old {
+                change.canvas = .take(index: index, firstFileChanged: old.first?.url != slot.take.first?.url)
+            }
         }
-        slots[index] = slot
     }
 
     /// Sets the take of the canvas at `index` to `segments` (empty: no take), recording the change as ``editTake(at:_:_:)``.
@@ -263,10 +263,13 @@ extension BoardState {
     private mutating func delete(_ index: Int, _ change: inout BoardChange) -> Rule {
         guard indices.contains(index) else { return .rejected(.indexOutOfRange(index: index, count: count)) }
         if let recording = recordingIndex { return .rejected(.lockedWhileRecording(recordingIndex: recording)) }
-        let old = slots[index].take
-        guard !old.isEmpty else { return .rejected(.noTake(index: index)) }
-        editTake(at: index, &change) { $0.setTake([]) }
-        return .accepted(Step.Effects(.takeRemoved(index: index, urls: old.map(\.url))))
+        guard slots[index].hasTake else { return .rejected(.noTake(index: index)) }
+        var urls: [URL] = []
+        editTake(at: index, &change) { slot in
+            urls = slot.take.map(\.url)
+            slot.setTake([])
+        }
+        return .accepted(Step.Effects(.takeRemoved(index: index, urls: urls)))
     }
 
     private mutating func add(_ change: inout BoardChange) -> Rule {

@@ -197,12 +197,13 @@ public struct BoardState: Sendable, Hashable {
     /// The selected canvas, if any. At most one canvas is selected (I1) and at most one records (I2).
     public internal(set) var selection: Selection?
 
+    /// Whether the recording in progress continues its canvas's take (`resume`) rather than starting a new one;
+    /// always false when nothing records. (Stored after `selection`, in its padding: a board is copied on every pure
+    /// transition.)
+    var isResuming = false
+
     /// The raw value of the next `CanvasID` this board hands out.
     var nextIdentity: UInt64
-
-    /// Whether the recording in progress continues its canvas's take (`resume`) rather than starting a new one;
-    /// always false when nothing records.
-    var isResuming = false
 
     /// The canvas whose undo waits for its confirmation (a second `undo`), if any. Every other accepted event clears it.
     public internal(set) var armedUndo: CanvasID?

@@ -66,6 +66,14 @@ extension ChunkedArray: RandomAccessCollection, MutableCollection {
 }
 
 extension ChunkedArray {
+    /// Calls `body` with the element at `position` to change it in place. Unlike a get followed by a set, the element
+    /// is not copied out, so what it holds stays uniquely referenced and changes without a copy or a reference count.
+    /// - Precondition: `position` is in `indices`.
+    mutating func update<Result>(at position: Int, _ body: (inout Element) -> Result) -> Result {
+        precondition(position >= 0 && position < count, "index out of range")
+        return body(&chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)])
+    }
+
     /// The first index whose element satisfies `predicate`, scanning chunk by chunk (no per-element index arithmetic).
     func firstIndex(where predicate: (Element) throws -> Bool) rethrows -> Int? {
         var base = 0
