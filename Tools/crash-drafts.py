@@ -4,7 +4,8 @@ it again (which restores the draft and continues), and checks every restore agai
 written here from the rules table (not the package's transition function): the restored board must be the model's
 board after a prefix of the killed run's accepted events that holds every event the run reported durable, with the
 restore's own changes (a recording back in preview, takes whose file is missing marked missing) applied; takes whose
-file is missing stay on their canvases, marked, until a delete, a new take or a `relink`.
+file is missing stay on their canvases, marked, until a delete, a new take or a `relink`; an armed undo stays armed
+through a restore (the restore arms it again after its own marks).
 
 usage: python3 Tools/crash-drafts.py [--kills N] [--seed S] [--binary PATH] [--snapshot-every K]
 Exit status: 0 no mismatch, 1 a mismatch (the draft and scripts are kept under .fuzz/drafts/), 2 usage.
@@ -22,14 +23,15 @@ import time
 
 
 class Model:
-    """The board: each canvas's take (a file name or None) and whether it is marked missing, the selected canvas and
-    whether it records."""
+    """The board: each canvas's take (a file name or None) and whether it is marked missing, the selected canvas,
+    whether it records, and the canvas whose undo is armed (or None)."""
 
     def __init__(self, count):
         self.takes = [None] * count
         self.missing = [False] * count
         self.selected = None
         self.recording = False
+        self.armed = None
 
     def copy(self):
         other = Model(0)
@@ -37,10 +39,18 @@ class Model:
         other.missing = list(self.missing)
         other.selected = self.selected
         other.recording = self.recording
+        other.armed = self.armed
         return other
 
     def apply(self, event):
-        """Applies one event (a tuple); returns True when accepted."""
+        """Applies one event (a tuple); returns True when accepted. Every accepted event but an undo disarms an armed
+        undo."""
+        accepted = self.rule(event)
+        if accepted and event[0] != "undo":
+            self.armed = None
+        return accepted
+
+    def rule(self, event):
         kind = event[0]
         n = len(self.takes)
         if kind == "tap":
@@ -82,6 +92,20 @@ class Model:
             self.takes.append(None)
             self.missing.append(False)
             return True
+        if kind == "undo":
+            # The first arms it; the second in a row removes the take's last segment (here every take has one).
+            i = event[1]
+            if not 0 <= i < n or self.recording or self.takes[i] is None:
+                return False
+            if self.armed == i:
+                self.takes[i] = None
+                self.missing[i] = False
+                self.armed = None
+            else:
+                self.armed = i
+            return True
+        if kind == "disarm":
+            return self.armed is not None
         if kind == "relink":
             # The app says the file is back; the board checks nothing on disk.
             i = event[1]
@@ -121,7 +145,8 @@ class Model:
     def recovered(self, exists):
         """The board as a restore leaves it: a recording back in preview; takes whose file is missing are reported,
         stay and are marked missing (only the app's delete removes them); a marked take whose file is back is
-        relinked (its cover wanted). Returns the board, the interrupted canvas (or None) and the kinds of the other
+        relinked (its cover wanted); an armed undo stays armed (the restore arms it again after its own marks).
+        Returns the board, the interrupted canvas (or None) and the kinds of the other
         effects in order (`missing` or `wanted`, by canvas)."""
         board = self.copy()
         interrupted = board.selected if board.recording else None
@@ -139,13 +164,13 @@ class Model:
         return board, interrupted, reports
 
     def canvases(self):
-        """The canvases as canvas-sim prints them (index, status, selected, video, marked missing)."""
+        """The canvases as canvas-sim prints them (index, status, selected, video, marked missing, undo armed)."""
         result = []
         for i, take in enumerate(self.takes):
             status = "noPreview"
             if i == self.selected:
                 status = "recording" if self.recording else "inPreview"
-            result.append((i, status, i == self.selected, take, self.missing[i]))
+            result.append((i, status, i == self.selected, take, self.missing[i], i == self.armed))
         return result
 
 
@@ -153,7 +178,8 @@ def restore_states(board, exists):
     """The boards a restore of `board` goes through as the writer writes its own records: `board` itself, then the
     board after the cancel of an interrupted recording, then after each mark of a take whose file is missing and not
     marked yet, and each relink of a marked take whose file is back, by canvas (the records canvas-sim journals for a
-    restore, numbered after the restored one). A kill before the writer wrote them leaves an earlier board on the
+    restore, numbered after the restored one), then, when those disarmed an armed undo, after the undo that arms it
+    again. A kill before the writer wrote them leaves an earlier board on the
     disk, and the next restore finds it and reports its effects again (a missing take is reported at every restore)."""
     states = [board.copy()]
     current = board.copy()
@@ -164,6 +190,10 @@ def restore_states(board, exists):
         if take is None or exists(take) != current.missing[i]:
             continue
         current.missing[i] = not exists(take)
+        current.armed = None
+        states.append(current.copy())
+    if board.armed is not None and current.armed is None:
+        current.armed = board.armed
         states.append(current.copy())
     return states
 
@@ -208,7 +238,8 @@ def check_restore(head, candidates, durable, ambiguous, exists):
 
 
 def printed(canvases):
-    return [(c["index"], c["status"], c["selected"], c["video"], c.get("missing") is not None) for c in canvases]
+    return [(c["index"], c["status"], c["selected"], c["video"], c.get("missing") is not None, c["undoArmed"])
+            for c in canvases]
 
 
 def script_word(event):
@@ -258,6 +289,11 @@ def make_script(rng, board, length, names):
         elif roll < 88:
             # The app saying a take's file is back (accepted only on a take marked missing).
             event = ("relink", rng.randrange(n))
+        elif roll < 93:
+            # An undo: armed by the first, the take removed by a second of the same canvas in a row.
+            event = ("undo", model.armed if model.armed is not None and roll % 2 else rng.randrange(n))
+        elif roll == 93:
+            event = ("disarm",)
         elif roll % 3 == 0:
             event = ("started", 1.5) if roll % 2 else ("failed", "call")
         else:
@@ -275,8 +311,8 @@ def self_check():
 
     def head(sequence, board, effects):
         canvases = [{"index": i, "status": status, "selected": selected, "video": video,
-                     "missing": video if missing else None}
-                    for i, status, selected, video, missing in board.canvases()]
+                     "missing": video if missing else None, "undoArmed": armed}
+                    for i, status, selected, video, missing, armed in board.canvases()]
         return {"sequence": sequence, "effects": effects, "canvases": canvases}
 
     # A board whose canvas 1 holds a take whose file is gone, and one recording into a file that is gone too.
