@@ -113,6 +113,20 @@ func cpuModel() -> String {
         ?? "?"
 }
 
+/// Plays `events` from `empty` through the pure `transition`, keeping the state before each one (as an undo would).
+func playPure(_ events: [CanvasEvent], from empty: BoardState, size: Int) {
+    var board = empty
+    var previous = board
+    for event in events {
+        guard case .accepted(let next, _, _) = BoardState.transition(from: board, on: event) else {
+            preconditionFailure("\(event) rejected")
+        }
+        previous = board
+        board = next
+    }
+    precondition(previous.count == size)
+}
+
 /// `CanvasBenchmark --cpu [N [R]]` (N canvases, default 9; R rounds, default 2,000): the process's CPU time per event of
 /// the session script replayed R times in place, then R times in the pure form. CPU time leaves out the time other processes hold the cores, so on a
 /// shared machine it moves less than the events per second above; under `valgrind --tool=callgrind` the same run
@@ -133,16 +147,7 @@ func sessionCPUTime(canvases size: Int, rounds: Int) {
     let inPlace = (cpuSeconds() - start) / Double(rounds * events.count) * 1e9
     start = cpuSeconds()
     for _ in 0..<rounds {
-        var board = empty
-        var previous = board
-        for event in events {
-            guard case .accepted(let next, _, _) = BoardState.transition(from: board, on: event) else {
-                preconditionFailure("\(event) rejected")
-            }
-            previous = board
-            board = next
-        }
-        precondition(previous.count == size)
+        playPure(events, from: empty, size: size)
     }
     let pure = (cpuSeconds() - start) / Double(rounds * events.count) * 1e9
     print("CPU: \(cpuModel())")
@@ -216,16 +221,7 @@ measure("session, pure (`transition`), old state kept") { size in
     let events = sessionScript(count: size, cycles: 125)
     let empty = BoardState(canvasCount: size)  // copies share storage: creating it is not measured
     return eventsPerSecond(operations: events.count) {
-        var board = empty
-        var previous = board
-        for event in events {
-            guard case .accepted(let next, _, _) = BoardState.transition(from: board, on: event) else {
-                preconditionFailure("\(event) rejected")
-            }
-            previous = board
-            board = next
-        }
-        precondition(previous.count == size)
+        playPure(events, from: empty, size: size)
     }
 }
 measure("session, naive baseline (flags + scan)") { size in
