@@ -160,6 +160,10 @@ targets += [
     .testTarget(
         name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "OrderedJSON"],
         swiftSettings: swiftSettings),
+    // `signal-probe [ROUNDS]`: a termination signal sent the moment `TerminationSignals` is made is handled (CLITests).
+    .executableTarget(
+        name: "signal-probe", dependencies: ["CommandLineSupport"], path: "Tools/SignalProbe",
+        swiftSettings: swiftSettings),
 ]
 
 // MARK: Observing
@@ -275,8 +279,8 @@ targets += [
     .testTarget(
         name: "CLITests",
         dependencies: [
-            "canvas-thumb", "canvas-sim", "canvas-compose", "recording-screen-example", "CommandLineSupport", "Locking",
-            "TestSupport",
+            "canvas-thumb", "canvas-sim", "canvas-compose", "recording-screen-example", "signal-probe",
+            "CommandLineSupport", "Locking", "TestSupport",
         ],
         swiftSettings: swiftSettings),
 ]

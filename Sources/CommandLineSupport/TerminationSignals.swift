@@ -16,12 +16,19 @@ import Synchronization
 /// be asked (a read that never returns), after removing the temporary file of every output still in progress.
 ///
 /// The signals are delivered to dispatch sources, never to a C handler, so the cancellation runs as ordinary code.
+/// Make it on the main thread before the job starts threads of its own: from then on, on Linux, a signal is never
+/// lost, even one that comes before Dispatch listens for it (it starts listening on a thread of its own, a moment
+/// after the sources are made). The two signals are blocked in the calling thread, and so in every thread it starts
+/// (Dispatch's threads block them anyway): one that comes early stays pending, and Dispatch takes it when it listens;
+/// so does one that came while the process was started with them blocked.
 /// Deliberately not `Sendable`: the tool's main code keeps it as long as the job runs (the sources live until
 /// ``stop()``).
 public final class TerminationSignals {
     /// The first termination signal received, 0 before any.
     private let received = Received()
     private var sources: [any DispatchSourceSignal] = []
+    /// Signalled once by each source when Dispatch no longer listens for it (its cancel handler).
+    private let stopped = DispatchSemaphore(value: 0)
     /// Whether a signal ends the process (``init(endingAfter:)``).
     private var ends = false
 
@@ -44,13 +51,22 @@ public final class TerminationSignals {
     }
 
     private init(handler: @escaping @Sendable (_ status: Int32) -> Void) {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for number in [SIGINT, SIGTERM] { sigaddset(&blocked, number) }
+        pthread_sigmask(SIG_BLOCK, &blocked, nil)
         for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
+            // Darwin's Dispatch watches a signal without taking it: ignored, it ends nothing. On Linux, Dispatch takes
+            // it from the blocked ones, and ignoring it here would throw away one already pending.
+            #if canImport(Darwin)
+                signal(number, SIG_IGN)
+            #endif
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [received] in
                 received.record(number)
                 handler(128 + number)
             }
+            source.setCancelHandler { [stopped] in stopped.signal() }
             source.resume()
             sources.append(source)
         }
@@ -59,7 +75,8 @@ public final class TerminationSignals {
     /// 128 + the number of the termination signal received (130, 143), or nil when none was.
     public var exitStatus: Int32? { received.status }
 
-    /// Stops handling the signals (they stay ignored until another `TerminationSignals` handles them). After
+    /// Stops handling the signals, once Dispatch no longer listens for them (one that comes later waits for another
+    /// `TerminationSignals`, if any). After
     /// ``init(endingAfter:)``, when a signal already arrived, waits for its handler to end the process instead: call it
     /// before any exit of the tool's own, so that a job that returned because of the signal (its workers killed) does
     /// not end the process before the clean-up has.
@@ -68,6 +85,9 @@ public final class TerminationSignals {
             while true { pause() }
         }
         for source in sources { source.cancel() }
+        // Dispatch stops listening on a thread of its own: until it has, a signal could still go to a cancelled
+        // source (and be lost) instead of waiting for the next `TerminationSignals`.
+        for _ in sources { stopped.wait() }
         sources = []
     }
 

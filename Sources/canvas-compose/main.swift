@@ -37,7 +37,12 @@ let line = LockedValue<ProgressLine?>(nil)
 let began = ContinuousClock.now
 let done = DispatchSemaphore(value: 0)
 let outcome = LockedValue<Result<CompositionResult, CompositionError>?>(nil)
-let job = Composer().compose(
+// Ctrl-C and SIGTERM cancel: the composition stops at its next frame, leaves nothing behind, and the tool ends with
+// the shell's status for the signal (130, 143). Handled before the composition starts (its temporary file may appear
+// at once): a signal that comes before the job exists cancels it as soon as it does.
+let job = LockedValue<CompositionJob?>(nil)
+let signals = TerminationSignals { job.withLock { $0 }?.cancel() }
+let started = Composer().compose(
     plan, to: output,
     progress: { progress in
         line.withLock { line in
@@ -49,9 +54,8 @@ let job = Composer().compose(
         outcome.withLock { $0 = result }
         done.signal()
     })
-// Ctrl-C and SIGTERM cancel: the composition stops at its next frame, leaves nothing behind, and the tool ends with
-// the shell's status for the signal (130, 143).
-let signals = TerminationSignals { job.cancel() }
+job.withLock { $0 = started }
+if signals.exitStatus != nil { started.cancel() }
 done.wait()
 line.withLock { $0?.finish() }
 if case .failure = outcome.withLock({ $0 })!, let status = signals.exitStatus {

@@ -12,7 +12,7 @@ final class RawProcess {
 
     /// Starts `executable` with `arguments` (without `argv[0]`; paths in them absolute: it runs in
     /// this process's directory), in a process group of its own (so a test can kill it with every
-    /// worker it started), `input` on its standard input.
+    /// worker it started), `input` on its standard input, no signal blocked.
     init(_ executable: URL, _ arguments: [[UInt8]], input: [UInt8] = []) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("RawProcess-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -28,7 +28,17 @@ final class RawProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        // As a shell starts it: no signal blocked, SIGINT and SIGTERM at their default action (a test runs on a
+        // thread of Swift's pool, which blocks nearly every signal, and a spawned process inherits that mask).
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var terminations = sigset_t()
+        sigemptyset(&terminations)
+        for number in [SIGINT, SIGTERM] { sigaddset(&terminations, number) }
+        posix_spawnattr_setsigdefault(&attributes, &terminations)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         posix_spawnattr_setpgroup(&attributes, 0)
         let argv: [UnsafeMutablePointer<CChar>?] =
             ([Array(executable.path.utf8)] + arguments).map { bytes in
