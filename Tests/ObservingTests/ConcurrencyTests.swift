@@ -189,7 +189,7 @@ import Testing
                 iterations += 1
                 switch generator.next() % 8 {
                 case 0:
-                    let instance = instances.make()
+                    let instance = instances.make("observe value")
                     let last = Protected(Int.min)
                     tokens.append(
                         shared.observe(\.value, options: [.new]) { _, change in
@@ -232,7 +232,7 @@ import Testing
                         watchers.remove(at: Int(generator.next() % UInt64(watchers.count)))
                     }
                 case 6:
-                    let instance = instances.make()
+                    let instance = instances.make("KeyValueObserver label")
                     observer.observe(shared, \.label) { _, _ in _ = instance }
                     if generator.next() % 2 == 0 {
                         observer.unobserve(shared, \.label)
@@ -254,7 +254,7 @@ import Testing
         observer.unobserveAll()
         #expect(disorder.count == 0)
         #expect(deliveries.count > 0)
-        #expect(instances.live == 0)
+        #expect(instances.live == 0, "live captures by case: \(instances.liveTags)")
         #expect(ObservationDiagnostics.liveObservations(of: shared).isEmpty)
         #expect(ObservationDiagnostics.liveObservations(of: folder.model).isEmpty)
     }
@@ -270,7 +270,7 @@ final class SelfWatcher: KeyValueObservable, @unchecked Sendable {
 
     init(document: Document, instances: InstanceCounter) {
         self.document = document
-        let instance = instances.make()
+        let instance = instances.make("SelfWatcher chain")
         token = observe(\.document?.title) { _, _ in _ = instance }
     }
 }

@@ -16,23 +16,32 @@ extension LifetimeTracker {
     }
 }
 
-/// Counts live instances across threads (for objects created inside the stress test).
+/// Counts live instances across threads (for objects created inside the stress test), each made with a tag (where it
+/// was captured) so that a survivor says which case kept it.
 final class InstanceCounter: Sendable {
     private let count = Atomic<Int>(0)
+    private let tags = Mutex<[String: Int]>([:])
 
     var live: Int { count.load(ordering: .acquiring) }
 
-    func make() -> Instance { Instance(counter: self) }
+    /// The tags of the live instances, with how many of each.
+    var liveTags: [String: Int] { tags.withLock { $0.filter { $0.value != 0 } } }
+
+    func make(_ tag: String = "") -> Instance { Instance(counter: self, tag: tag) }
 
     final class Instance: Sendable {
         private let counter: InstanceCounter
+        private let tag: String
 
-        init(counter: InstanceCounter) {
+        init(counter: InstanceCounter, tag: String) {
             self.counter = counter
+            self.tag = tag
+            counter.tags.withLock { $0[tag, default: 0] += 1 }
             counter.count.add(1, ordering: .relaxed)
         }
 
         deinit {
+            counter.tags.withLock { $0[tag, default: 0] -= 1 }
             counter.count.subtract(1, ordering: .releasing)
         }
     }
