@@ -75,11 +75,10 @@ public final class TerminationSignals {
     /// 128 + the number of the termination signal received (130, 143), or nil when none was.
     public var exitStatus: Int32? { received.status }
 
-    /// Stops handling the signals, once Dispatch no longer listens for them (one that comes later waits for another
-    /// `TerminationSignals`, if any). After
-    /// ``init(endingAfter:)``, when a signal already arrived, waits for its handler to end the process instead: call it
-    /// before any exit of the tool's own, so that a job that returned because of the signal (its workers killed) does
-    /// not end the process before the clean-up has.
+    /// Stops handling the signals, once Dispatch no longer listens for them (on Linux, one that comes later waits for
+    /// another `TerminationSignals`, if any). After ``init(endingAfter:)``, when a signal already arrived, waits for
+    /// its handler to end the process instead: call it before any exit of the tool's own, so that a job that returned
+    /// because of the signal (its workers killed) does not end the process before the clean-up has.
     public func stop() {
         if ends, received.status != nil {
             while true { pause() }
