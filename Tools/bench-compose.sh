@@ -122,7 +122,13 @@ filter+="[0:a][1:a][2:a][3:a]amix=inputs=4:normalize=0[m]"
 # The composed frames, raw, for the encode-alone floor (made once from canvas-compose's own output).
 "$bin" "${takes[@]}" -o "$dir/ours.mp4" --grid 2x2 --size 720x1280 --crf 23 --preset veryfast
 ffmpeg -nostdin -v error -y -i "$dir/ours.mp4" -f rawvideo -pix_fmt yuv420p "$dir/composed.yuv"
+# Each round runs the segments and the soundtrack just before the whole takes, and the whole takes just before the CLI:
+# the ratios compare commands run next to each other (the host's speed drifts from minute to minute).
 for round in $(seq "$runs"); do
+    measure segments "$bin" "${segmented[@]}" -o "$dir/segments.mp4" --grid 2x2 --size 720x1280 --crf 23 \
+        --preset veryfast
+    measure music "$bin" "${takes[@]}" -o "$dir/music.mp4" --grid 2x2 --size 720x1280 --crf 23 --preset veryfast \
+        --music "$dir/music.m4a" --music-loop
     measure compose "$bin" "${takes[@]}" -o "$dir/ours.mp4" --grid 2x2 --size 720x1280 --crf 23 --preset veryfast
     measure ffmpeg ffmpeg -nostdin -v error -y -i "${takes[0]}" -i "${takes[1]}" -i "${takes[2]}" -i "${takes[3]}" \
         -filter_complex "$filter" -map "[v]" -map "[m]" -c:v libx264 -preset veryfast -crf 23 \
@@ -133,10 +139,6 @@ for round in $(seq "$runs"); do
         -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=10" -c:v libx264 -preset veryfast -crf 23 \
         -c:a aac -b:a 128k -f mp4 /dev/null
     measure realtime "$bin" "$dir"/hd-{0,1,2,3,4,5,6,7,8}.mp4 -o "$dir/nine.mp4" --grid 3x3 --size 1080x1920
-    measure segments "$bin" "${segmented[@]}" -o "$dir/segments.mp4" --grid 2x2 --size 720x1280 --crf 23 \
-        --preset veryfast
-    measure music "$bin" "${takes[@]}" -o "$dir/music.mp4" --grid 2x2 --size 720x1280 --crf 23 --preset veryfast \
-        --music "$dir/music.m4a" --music-loop
 done
 measure memory5 "$bin" "$dir"/fhd5-{0,1,2,3,4,5,6,7,8}.mp4 -o "$dir/fhd5.mp4" --grid 3x3 --size 1080x1920 --preset ultrafast
 measure memory15 "$bin" "$dir"/fhd15-{0,1,2,3,4,5,6,7,8}.mp4 -o "$dir/fhd15.mp4" --grid 3x3 --size 1080x1920 --preset ultrafast
