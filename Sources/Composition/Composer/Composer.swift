@@ -17,7 +17,9 @@ import MediaCore
 ///   plays from its own start; a take that ends early holds its last frame until the end, and its sound stops; a take
 ///   without video leaves its tile on the background; a take without audio adds silence.
 ///
-/// A composer is a value; compositions run on threads of their own (never the caller's cooperative pool).
+/// A composer is a value; compositions run on threads of their own (never the caller's cooperative pool). On Linux
+/// each take's decoding thread lowers its own priority (nice +5, which there changes that thread alone, never the
+/// process or the caller), so it decodes with the time the encoder leaves.
 public struct Composer: Sendable {
     /// Threads libx264 uses (0: its own choice, about 1.5 per core).
     public var encoderThreads: Int
