@@ -7,7 +7,7 @@ import Synchronization
 
 // CanvasBenchmark: events per second through the pure transition function and the in-place form, on boards of 9 and
 // 1,000 canvases, side by side with a naive baseline measured in the same run.
-// Run: swift run -c release CanvasBenchmark [FILTER | --cpu [CANVASES]]
+// Run: swift run -c release CanvasBenchmark [FILTER | --cpu [CANVASES [ROUNDS [in-place | pure]]]]
 
 /// Best-of-nine throughput (the machine is shared: the best run is the least disturbed one) of `body`, which performs `operations` events per call.
 func eventsPerSecond(operations: Int, _ body: () -> Void) -> Double {
@@ -127,11 +127,19 @@ func playPure(_ events: [CanvasEvent], from empty: BoardState, size: Int) {
     precondition(previous.count == size)
 }
 
-/// `CanvasBenchmark --cpu [N [R]]` (N canvases, default 9; R rounds, default 2,000): the process's CPU time per event of
-/// the session script replayed R times in place, then R times in the pure form. CPU time leaves out the time other processes hold the cores, so on a
-/// shared machine it moves less than the events per second above; under `valgrind --tool=callgrind` the same run
-/// counts the instructions (a few rounds are enough there).
-func sessionCPUTime(canvases size: Int, rounds: Int) {
+/// Which forms `--cpu` replays: both, or one alone (what a run under callgrind or memcheck counts).
+enum SessionForm: String, CaseIterable {
+    case inPlace = "in-place"
+    case pure
+}
+
+/// `CanvasBenchmark --cpu [N [R [FORM]]]` (N canvases, default 9; R rounds, default 2,000; FORM `in-place` or `pure`,
+/// default both): the process's CPU time per event of the session script replayed R times in place, then R times in
+/// the pure form. CPU time leaves out the time other processes hold the cores, so on a shared machine it moves less
+/// than the events per second above. Under `valgrind --tool=callgrind` (or memcheck) one form alone counts the
+/// instructions (or heap allocations) of the loop: the difference between two round counts, divided by the events
+/// between them, is the cost per event without the start-up.
+func sessionCPUTime(canvases size: Int, rounds: Int, forms: [SessionForm]) {
     func cpuSeconds() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
@@ -139,32 +147,42 @@ func sessionCPUTime(canvases size: Int, rounds: Int) {
     }
     let events = sessionScript(count: size, cycles: 125)
     let empty = BoardState(canvasCount: size)
-    var start = cpuSeconds()
-    for _ in 0..<rounds {
-        var board = empty
-        for event in events { precondition(board.handle(event).isAccepted) }
+    var figures: [String] = []
+    for form in forms {
+        let start = cpuSeconds()
+        for _ in 0..<rounds {
+            switch form {
+            case .inPlace:
+                var board = empty
+                for event in events { precondition(board.handle(event).isAccepted) }
+            case .pure:
+                playPure(events, from: empty, size: size)
+            }
+        }
+        let nanoseconds = (cpuSeconds() - start) / Double(rounds * events.count) * 1e9
+        figures.append(String(format: "%@ %.0f ns", form == .inPlace ? "in place" : "pure", nanoseconds))
     }
-    let inPlace = (cpuSeconds() - start) / Double(rounds * events.count) * 1e9
-    start = cpuSeconds()
-    for _ in 0..<rounds {
-        playPure(events, from: empty, size: size)
-    }
-    let pure = (cpuSeconds() - start) / Double(rounds * events.count) * 1e9
     print("CPU: \(cpuModel())")
     print(
-        String(format: "session, %d canvases, CPU time per event: in place %.0f ns, pure %.0f ns", size, inPlace, pure))
+        "session, \(size) canvases, \(rounds) rounds of \(events.count) events, CPU time per event: "
+            + figures.joined(separator: ", "))
 }
 
 if CommandLine.arguments.dropFirst().first == "--cpu" {
     let arguments = Array(CommandLine.arguments.dropFirst(2))
-    let numbers = arguments.compactMap { Int($0) }.filter { $0 >= 1 }
-    guard arguments.count <= 2, numbers.count == arguments.count else {
+    let numbers = arguments.prefix(2).compactMap { Int($0) }.filter { $0 >= 1 }
+    let form = arguments.count == 3 ? SessionForm(rawValue: arguments[2]) : nil
+    guard arguments.count <= 3, numbers.count == min(arguments.count, 2), arguments.count < 3 || form != nil else {
         let got = arguments.joined(separator: " ")
         FileHandle.standardError.write(
-            Data("CanvasBenchmark: --cpu wants a number of canvases and of rounds (1 or more), got '\(got)'\n".utf8))
+            Data(
+                ("CanvasBenchmark: --cpu wants a number of canvases and of rounds (1 or more), then `in-place` or "
+                    + "`pure`, got '\(got)'\n").utf8))
         exit(2)
     }
-    sessionCPUTime(canvases: numbers.first ?? 9, rounds: numbers.count > 1 ? numbers[1] : 2_000)
+    sessionCPUTime(
+        canvases: numbers.first ?? 9, rounds: numbers.count > 1 ? numbers[1] : 2_000,
+        forms: form.map { [$0] } ?? SessionForm.allCases)
     exit(0)
 }
 

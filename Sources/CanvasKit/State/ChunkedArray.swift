@@ -53,10 +53,12 @@ extension ChunkedArray: RandomAccessCollection, MutableCollection {
     var startIndex: Int { 0 }
     var endIndex: Int { count }
 
+    /// Reading borrows the element where it is stored (`_read`): `slots[i].take` copies the take, not the whole
+    /// element, so the element's other references are not retained and released on each read.
     subscript(position: Int) -> Element {
-        get {
+        _read {
             precondition(position >= 0 && position < count, "index out of range")
-            return chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)]
+            yield chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)]
         }
         set {
             precondition(position >= 0 && position < count, "index out of range")
