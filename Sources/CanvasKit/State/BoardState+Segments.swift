@@ -52,9 +52,9 @@ extension BoardState {
         guard let current = selection else { return .rejected(.nothingToRecord) }
         if current.phase == .recording { return .rejected(.alreadyRecording(index: current.index)) }
         let slot = slots[current.index]
-        guard let first = slot.take.first else { return .rejected(.noTakeToResume(index: current.index)) }
+        guard let first = slot.takeSegments.first else { return .rejected(.noTakeToResume(index: current.index)) }
         // A file of the take is gone: a segment recorded onto it would make a take that cannot be composed.
-        if let missing = slot.take.first(where: \.isMissing) {
+        if let missing = slot.takeSegments.first(where: \.isMissing) {
             return .rejected(.takeMissing(index: current.index, url: missing.url))
         }
         let length = slot.length
@@ -68,7 +68,7 @@ extension BoardState {
         }
         isResuming = true
         let settings = RecordingSettings(
-            segment: slot.take.count, recordsSound: recordsSound, maximumDuration: remaining)
+            segment: slot.takeSegments.count, recordsSound: recordsSound, maximumDuration: remaining)
         return startRecording(
             into: current.index, settings: settings, position: first.start + length, playbackStart: playbackStart)
     }
@@ -79,7 +79,7 @@ extension BoardState {
         guard indices.contains(index) else { return .rejected(.indexOutOfRange(index: index, count: count)) }
         if let recording = recordingIndex { return .rejected(.lockedWhileRecording(recordingIndex: recording)) }
         let slot = slots[index]
-        guard let last = slot.take.last else { return .rejected(.noTake(index: index)) }
+        guard let last = slot.takeSegments.last else { return .rejected(.noTake(index: index)) }
         guard armedUndo == slot.id else {
             armedUndo = slot.id
             return .accepted(.none)

@@ -161,10 +161,11 @@ extension BoardState {
     /// recording in `change` that it changed (and whether its first file did) when it does.
     mutating func editTake(at index: Int, _ change: inout BoardChange, _ edit: (inout Slot) -> Void) {
         slots.update(at: index) { slot in
-            let old = slot.take
+            let old = slot.take?.segments
             edit(&slot)
-            if slot.take != old {
-                change.canvas = .take(index: index, firstFileChanged: old.first?.url != slot.take.first?.url)
+            let new = slot.take?.segments
+            if new != old {
+                change.canvas = .take(index: index, firstFileChanged: old?[0].url != new?[0].url)
             }
         }
     }
@@ -216,8 +217,7 @@ extension BoardState {
     private func playingTakes(besides recording: Int) -> [SyncedPlayback.Take] {
         var takes: [SyncedPlayback.Take] = []
         for index in indices where index != recording {
-            let take = slots[index].take
-            if !take.isEmpty { takes.append(SyncedPlayback.Take(index: index, segments: take)) }
+            if let take = slots[index].take { takes.append(SyncedPlayback.Take(index: index, segments: take.segments)) }
         }
         return takes
     }
@@ -264,12 +264,9 @@ extension BoardState {
         guard indices.contains(index) else { return .rejected(.indexOutOfRange(index: index, count: count)) }
         if let recording = recordingIndex { return .rejected(.lockedWhileRecording(recordingIndex: recording)) }
         guard slots[index].hasTake else { return .rejected(.noTake(index: index)) }
-        var urls: [URL] = []
-        editTake(at: index, &change) { slot in
-            urls = slot.take.map(\.url)
-            slot.setTake([])
-        }
-        return .accepted(Step.Effects(.takeRemoved(index: index, urls: urls)))
+        let removed = slots.update(at: index) { $0.removeTake()! }
+        change.canvas = .take(index: index, firstFileChanged: true)
+        return .accepted(Step.Effects(.takeRemoved(index: index, urls: removed.segments.map(\.url))))
     }
 
     private mutating func add(_ change: inout BoardChange) -> Rule {
@@ -299,7 +296,7 @@ extension BoardState {
             }
         }
         if slots[index].hasTake {
-            effects.append(.takeRemoved(index: index, urls: slots[index].take.map(\.url)))
+            effects.append(.takeRemoved(index: index, urls: slots[index].takeSegments.map(\.url)))
         }
         change.canvas = .list(.removed(index: index, id: slots[index].id))
         slots.remove(at: index)

@@ -129,64 +129,94 @@ public struct BoardState: Sendable, Hashable {
     ///
     /// The take is kept as the values that snapshots, effects and playback hand out, so they share its array instead
     /// of building one each time (a `record` lists every other take). The files' keys are kept beside it, the first
-    /// one inline: scanning the board for a file reads nothing else for a take of one segment, the common case.
+    /// one inline: scanning the board for a file reads nothing else for a take of one segment, the common case. A
+    /// canvas without a take holds no reference at all, so copying a chunk of canvases (what `stop` and `delete` do in
+    /// the pure form) counts references only for the takes.
     struct Slot: Sendable, Hashable {
+        /// A take: its segments (never empty) and their files' keys.
+        struct Take: Sendable, Hashable {
+            /// The segments, in order.
+            var segments: [TakeSegment]
+            /// The key of the first segment's file.
+            var firstFile: FileKey
+            /// The keys of the later segments' files, in order (empty, and so not allocated, for one segment).
+            var laterFiles: [FileKey] = []
+        }
+
         let id: CanvasID
-        /// The take's segments, in order; empty: no take.
-        private(set) var take: [TakeSegment] = []
-        /// The key of the first segment's file; nil without a take.
-        private(set) var firstFile: FileKey?
-        /// The keys of the later segments' files, in order (empty, and so not allocated, for a take of one segment).
-        private(set) var laterFiles: [FileKey] = []
+        /// The take; nil: no take.
+        private(set) var take: Take?
 
         init(id: CanvasID, segments: [Segment] = []) {
             self.id = id
             setTake(segments)
         }
 
+        /// The take's segments, in order; empty: no take.
+        var takeSegments: [TakeSegment] { take?.segments ?? [] }
         /// The take's segments with their files' keys.
-        var segments: [Segment] { take.indices.map { Segment(take[$0], key: file(at: $0)) } }
-        var videoURL: URL? { take.first?.url }
-        var hasTake: Bool { !take.isEmpty }
+        var segments: [Segment] {
+            guard let take else { return [] }
+            return take.segments.indices.map { Segment(take.segments[$0], key: file(at: $0)) }
+        }
+        var videoURL: URL? { take?.segments[0].url }
+        /// (A pattern, not `take != nil`, which copies the take out to compare it and counts its references.)
+        var hasTake: Bool {
+            if case .some = take { return true }
+            return false
+        }
         /// The take's length: its segments' lengths added.
-        var length: Double { take.reduce(0) { $0 + $1.duration } }
+        var length: Double { take?.segments.reduce(0) { $0 + $1.duration } ?? 0 }
 
-        /// The key of segment `index`'s file. - Precondition: `index` is in `take.indices`.
-        func file(at index: Int) -> FileKey { index == 0 ? firstFile! : laterFiles[index - 1] }
+        /// The key of segment `index`'s file. - Precondition: `index` is in `take.segments.indices`.
+        func file(at index: Int) -> FileKey { index == 0 ? take!.firstFile : take!.laterFiles[index - 1] }
 
         /// Whether a segment of the take is the file `key` names.
         func contains(_ key: FileKey) -> Bool {
-            guard let firstFile else { return false }
-            return firstFile == key || laterFiles.contains(key)
+            guard let take else { return false }
+            return take.firstFile == key || take.laterFiles.contains(key)
         }
 
         /// The URLs of the take's segments whose file is not `key`'s, in order.
-        func urls(besides key: FileKey) -> [URL] { take.indices.filter { file(at: $0) != key }.map { take[$0].url } }
+        func urls(besides key: FileKey) -> [URL] {
+            guard let take else { return [] }
+            return take.segments.indices.filter { file(at: $0) != key }.map { take.segments[$0].url }
+        }
 
         /// Makes `segments` the take (empty: no take).
         mutating func setTake(_ segments: [Segment]) {
-            take = segments.map(\.value)
-            firstFile = segments.first?.key
-            laterFiles = segments.count > 1 ? segments.dropFirst().map(\.key) : []
+            guard let first = segments.first else {
+                take = nil
+                return
+            }
+            take = Take(
+                segments: segments.map(\.value), firstFile: first.key,
+                laterFiles: segments.count > 1 ? segments.dropFirst().map(\.key) : [])
         }
 
         /// Makes `segment` the take's one segment.
         mutating func setTake(_ segment: Segment) {
-            take = [segment.value]
-            firstFile = segment.key
-            laterFiles = []
+            take = Take(segments: [segment.value], firstFile: segment.key)
         }
 
         /// Appends `segment` to the take (it becomes the take when there is none).
         mutating func append(_ segment: Segment) {
-            take.append(segment.value)
-            if firstFile == nil { firstFile = segment.key } else { laterFiles.append(segment.key) }
+            guard take != nil else { return setTake(segment) }
+            take!.segments.append(segment.value)
+            take!.laterFiles.append(segment.key)
         }
+
+        /// Removes the take and returns it (moved out, not copied); nil when there was none.
+        mutating func removeTake() -> Take? { take.take() }
 
         /// Removes the take's last segment. - Precondition: the slot has a take.
         mutating func removeLast() {
-            take.removeLast()
-            if laterFiles.isEmpty { firstFile = nil } else { laterFiles.removeLast() }
+            guard take!.segments.count > 1 else {
+                take = nil
+                return
+            }
+            take!.segments.removeLast()
+            take!.laterFiles.removeLast()
         }
     }
 
@@ -276,11 +306,11 @@ public struct BoardState: Sendable, Hashable {
         let armed = armedUndo == slot.id
         if let selection, selection.index == index {
             return CanvasState(
-                id: slot.id, status: selection.phase.status, isSelected: true, segments: slot.take,
+                id: slot.id, status: selection.phase.status, isSelected: true, segments: slot.takeSegments,
                 isUndoArmed: armed)
         }
         return CanvasState(
-            id: slot.id, status: .noPreview, isSelected: false, segments: slot.take, isUndoArmed: armed)
+            id: slot.id, status: .noPreview, isSelected: false, segments: slot.takeSegments, isUndoArmed: armed)
     }
 
     /// A snapshot of the canvas at `index`, or nil when the index is out of range.
@@ -299,11 +329,11 @@ public struct BoardState: Sendable, Hashable {
 
     /// Where the take of the canvas at `index` starts on the board's timeline, in seconds (the start its first
     /// segment's `stop` event carried), or nil when the canvas has no take. - Precondition: `index` is in `indices`.
-    public func takeStart(at index: Int) -> Double? { slots[index].take.first?.start }
+    public func takeStart(at index: Int) -> Double? { slots[index].take?.segments[0].start }
 
     /// The segments of the take of the canvas at `index`, in order; empty when it has no take.
     /// - Precondition: `index` is in `indices`.
-    public func segments(at index: Int) -> [TakeSegment] { slots[index].take }
+    public func segments(at index: Int) -> [TakeSegment] { slots[index].takeSegments }
 
     /// How long the take of the canvas at `index` is: its segments' lengths added (0 without a take).
     /// - Precondition: `index` is in `indices`.
@@ -313,8 +343,7 @@ public struct BoardState: Sendable, Hashable {
     /// a take are left out; `index` says which canvas each take belongs to): what a composition of the board needs.
     public var timelineTakes: [SyncedPlayback.Take] {
         indices.compactMap { index in
-            let take = slots[index].take
-            return take.isEmpty ? nil : SyncedPlayback.Take(index: index, segments: take)
+            slots[index].take.map { SyncedPlayback.Take(index: index, segments: $0.segments) }
         }
     }
 
