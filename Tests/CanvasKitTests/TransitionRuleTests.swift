@@ -100,6 +100,24 @@ struct TransitionRuleTests {
         #expect(next.videoURL(at: 0) == own)
     }
 
+    @Test("a file is the same file however its URL spells it: relative to a base, with dot segments, percent-encoded")
+    func sameFileSpellings() throws {
+        let folder = URL(fileURLWithPath: "/takes/", isDirectory: true)
+        let spellings = [
+            URL(fileURLWithPath: "/takes/0.mov"), URL(fileURLWithPath: "sub/../0.mov", relativeTo: folder),
+            URL(string: "file:///takes/0.mov")!, URL(string: "0.mov", relativeTo: folder)!,
+        ]
+        let recording = Boards.board("t.", selection: .init(index: 1, phase: .recording))
+        for url in spellings {
+            #expect(BoardState.transition(from: recording, on: .stop(url)).rejection == .takeInUse(url: url, index: 0))
+        }
+        let spaced = try BoardState(takes: [URL(fileURLWithPath: "take 2.mov", relativeTo: folder), nil])
+        let other = URL(fileURLWithPath: "/takes/take 2.mov")
+        let onOne = try #require(BoardState.transition(from: spaced, on: .tap(1)).next)
+        let started = try #require(BoardState.transition(from: onOne, on: .record).next)
+        #expect(BoardState.transition(from: started, on: .stop(other)).rejection == .takeInUse(url: other, index: 0))
+    }
+
     @Test("s recording, cancel: inPreview, take unchanged, take discarded")
     func cancel() throws {
         let board = Boards.board("t", selection: .init(index: 0, phase: .recording))

@@ -74,7 +74,9 @@ public struct BoardState: Sendable, Hashable {
         let fileHash: Int
 
         init(_ url: URL) {
-            file = url.absoluteURL.absoluteString
+            // `absoluteString` resolves a URL relative to a base itself; `absoluteURL.absoluteString` gives the same
+            // string but parses it again into a new URL first (about 40% of a `stop` on the benchmark's takes).
+            file = url.absoluteString
             fileHash = file.hashValue
         }
 
