@@ -216,8 +216,10 @@ extension BoardState {
     /// The takes that play while the canvas at `recording` records: every other canvas's, in canvas order.
     private func playingTakes(besides recording: Int) -> [SyncedPlayback.Take] {
         var takes: [SyncedPlayback.Take] = []
-        for index in indices where index != recording {
-            if let take = slots[index].take { takes.append(SyncedPlayback.Take(index: index, segments: take.segments)) }
+        slots.enumerateElements { index, slot in
+            if index != recording, let take = slot.take {
+                takes.append(SyncedPlayback.Take(index: index, segments: take.segments))
+            }
         }
         return takes
     }

@@ -376,7 +376,7 @@ public struct BoardState: Sendable, Hashable {
     /// the canvases: one integer comparison per take of one segment, and a string comparison on a match.
     func owner(of key: FileKey, other index: Int) -> Int? {
         let excluded = slots[index].id
-        return slots.firstIndex { $0.id != excluded && $0.contains(key) }
+        return slots.firstIndex { $0.contains(key) && $0.id != excluded }
     }
 }
 

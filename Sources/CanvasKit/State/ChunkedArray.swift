@@ -76,6 +76,15 @@ extension ChunkedArray {
         return body(&chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)])
     }
 
+    /// Calls `body` with each index and its element, in order, chunk by chunk (no per-element index arithmetic).
+    func enumerateElements(_ body: (Int, Element) throws -> Void) rethrows {
+        var base = 0
+        for chunk in chunks {
+            for offset in chunk.indices { try body(base + offset, chunk[offset]) }
+            base += chunk.count
+        }
+    }
+
     /// The first index whose element satisfies `predicate`, scanning chunk by chunk (no per-element index arithmetic).
     func firstIndex(where predicate: (Element) throws -> Bool) rethrows -> Int? {
         var base = 0
