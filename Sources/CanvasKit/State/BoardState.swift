@@ -203,7 +203,7 @@ public struct BoardState: Sendable, Hashable {
 
         /// Appends `segment` to the take (it becomes the take when there is none).
         mutating func append(_ segment: Segment) {
-            guard take != nil else { return setTake(segment) }
+            guard hasTake else { return setTake(segment) }
             take!.segments.append(segment.value)
             take!.laterFiles.append(segment.key)
         }
