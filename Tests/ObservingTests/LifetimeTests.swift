@@ -71,6 +71,36 @@ import Testing
         holder.withLock { $0 = nil }
     }
 
+    /// A listing of the observations (diagnostics, an audit) holds each one until it returns, possibly on another
+    /// thread: an observation ended meanwhile still lets its handler, and what the handler captures, go at once.
+    @Test func observationEndedWhileAListingHoldsItFreesItsHandlerAtOnce() {
+        let circle = Circle()
+        let folder = Folder()
+        folder.document = Document(title: "a")
+        let owner = Circle()
+        let observer = KeyValueObserver(owner: owner)
+        let captured = InstanceCounter()
+        let token: ObservationToken
+        do {
+            let direct = captured.make("direct")
+            let chain = captured.make("chain")
+            let tokenHandler = captured.make("token")
+            observer.observe(circle, \.radius) { _, _ in _ = direct }
+            observer.observe(folder, \.document?.title) { _, _ in _ = chain }
+            token = circle.observe(\.borderWidth) { _, _ in _ = tokenHandler }
+        }
+        var liveWhileListed: [String: Int]?
+        _ = ObservationDiagnostics.liveObservations { _, listedOwner in
+            if listedOwner === owner && liveWhileListed == nil {
+                observer.unobserveAll()
+                token.invalidate()
+                liveWhileListed = captured.liveTags
+            }
+            return false
+        }
+        #expect(liveWhileListed == [:], "handlers held by the ended observations: \(liveWhileListed ?? [:])")
+    }
+
     @Test func observerFreedFirstEndsItsObservation() {
         let tracker = LifetimeTracker()
         let circle = Circle()

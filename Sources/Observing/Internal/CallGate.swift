@@ -12,8 +12,9 @@ import Synchronization
 ///   `end()` marks the gate ended, then takes `calls` once: it returns only when no call is running, and no call starts
 ///   after. An end made inside the gate's own call (the thread's context knows it is making it) does not wait for
 ///   itself; a later end from another thread still waits for that call.
-/// - The handler is not the gate's: its observation holds it and passes each call's body. A token lets its observation
-///   (and so the handler) go when it is invalidated, and keeps the gate, so that a later `invalidate()` still waits.
+/// - The gate holds the handler (its observation's `Caller`) in `calls` and lets it go when it ends, so that whoever
+///   holds the observation a moment longer (a write, a listing on another thread) holds no handler. A token keeps the
+///   gate after letting its observation go, so that a later `invalidate()` still waits.
 final class CallGate: Sendable {
     private let turns = Guarded(Turns())
     /// Set once by `end()`; an atomic flag, so that the check every call and delivery makes costs no lock.
@@ -21,8 +22,12 @@ final class CallGate: Sendable {
     /// Held while this gate's deliveries run. Locks around a `Bool` nobody reads, not `()`: a value of size zero lies at
     /// the address of the next lock's atomic word, and ThreadSanitizer reports the two as a race.
     private let delivering = LockedValue(false)
-    /// Held while the handler runs.
-    private let calls = LockedValue(false)
+    /// Held while the handler runs; holds the handler until the gate ends.
+    private let calls: LockedValue<(any AnyObject & Sendable)?>
+
+    init(holding handler: any AnyObject & Sendable) {
+        calls = LockedValue(handler)
+    }
 
     var hasEnded: Bool { ended.load(ordering: .acquiring) }
 
@@ -67,8 +72,10 @@ final class CallGate: Sendable {
         // The frame is opened outside `calls`: when it is the thread's outermost one (a call handed to a queue), the
         // writes the handler made are delivered once `calls` is released, never under it.
         context.frame {
-            calls.withLock { _ in
+            _ = calls.withLock { handler in
                 if !hasEnded { context.calling(self, body) }
+                // Ended meanwhile (this call's end could not wait for itself): the handler goes now, after the lock.
+                return hasEnded ? handler.take() : nil
             }
         }
     }
@@ -89,7 +96,7 @@ final class CallGate: Sendable {
         var parked: [UInt64: (ThreadContext) -> Void] = [:]
         turns.with { swap(&$0.parked, &parked) }  // What it captures goes here, outside the lock.
         if ThreadContext.existing?.isCalling(self) == true { return first }
-        calls.withLock { _ in }
+        _ = calls.withLock { $0.take() }  // Let go after the lock.
         return first
     }
 }

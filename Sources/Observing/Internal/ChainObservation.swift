@@ -30,8 +30,9 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     private let rootIsSendable: Bool
     /// Set once a read not followed was reported.
     private let reportedUnfollowed = Atomic<Bool>(false)
-    let gate = CallGate()
-    private let caller: Caller<Root, Value>
+    let gate: CallGate
+    /// Held by the gate until the observation ends; called only through the gate, so always there when called.
+    private unowned let caller: Caller<Root, Value>
     private let state = Guarded(State())
     /// Set once, by the first link's deinit that finds the root gone; read by `isActive` on any thread.
     private let rootGone = Atomic<Bool>(false)
@@ -46,12 +47,11 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         self.root = WeakReference(root)
         self.rootIsSendable = rootIsSendable
         self.caller = caller
+        gate = CallGate(holding: caller)
         self.onGone = onGone
     }
 
-    var rootObject: AnyObject? {
-        root.object
-    }
+    var rootObject: AnyObject? { root.object }
 
     var isActive: Bool {
         !gate.hasEnded && !rootGone.load(ordering: .acquiring) && self.root.object != nil && ownerIsAlive

@@ -4,8 +4,9 @@ import Synchronization
 /// every change, with the old and new values, in version order (see `CallGate`).
 final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObservation {
     let info: ObservationInfo
-    let gate = CallGate()
-    private let caller: Caller<Root, Value>
+    let gate: CallGate
+    /// Held by the gate until the observation ends; called only through the gate, so always there when called.
+    private unowned let caller: Caller<Root, Value>
     private weak let storage: PropertyStorage<Value>?
     /// Set by the storage's deinit, on its thread; read by `isActive` on any thread.
     private let storageGone = Atomic<Bool>(false)
@@ -17,20 +18,17 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
     ) {
         self.info = info
         self.caller = caller
+        gate = CallGate(holding: caller)
         self.storage = storage
         self.onGone = onGone
     }
 
     /// The observed object, through its storage (which holds it weakly).
-    var rootObject: AnyObject? {
-        storage?.object
-    }
+    var rootObject: AnyObject? { storage?.object }
 
     var wantsPrior: Bool { info.options.contains(.prior) }
 
-    var isActive: Bool {
-        !gate.hasEnded && !storageGone.load(ordering: .acquiring) && ownerIsAlive
-    }
+    var isActive: Bool { !gate.hasEnded && !storageGone.load(ordering: .acquiring) && ownerIsAlive }
 
     /// Subscribes to the storage, files the observation (`file` may refuse it: then it ends and is never called; a
     /// write made meanwhile is parked for the first turn, opened only now), then makes the `.initial` call in that

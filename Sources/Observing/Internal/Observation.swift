@@ -30,9 +30,7 @@ extension AnyObservation {
     }
 
     /// Whether its owner, if it has one, still exists.
-    var ownerIsAlive: Bool {
-        info.owner.map { $0.link.object != nil } != false
-    }
+    var ownerIsAlive: Bool { info.owner.map { $0.link.object != nil } != false }
 }
 
 /// What an observation was registered with.
@@ -61,14 +59,13 @@ final class WeakReference: Sendable {
         slot = Guarded(Slot(object: object))
     }
 
-    var object: AnyObject? {
-        slot.with { $0.object }
-    }
+    var object: AnyObject? { slot.with { $0.object } }
 }
 
 /// A handler and where it is called (O9). `dispatch` (queue and main-actor delivery) hands a call to another thread and
-/// returns true, or returns false when the call is to be made at once, here.
-struct Caller<Root: AnyObject, Value>: Sendable {
+/// returns true, or returns false when the call is to be made at once, here. Its observation's gate holds it, and lets
+/// it go when the observation ends (see `CallGate`).
+final class Caller<Root: AnyObject, Value>: Sendable {
     typealias Handler = @Sendable (Root, ObservedChange<Value>) -> Void
     typealias Dispatch = @Sendable (Root, ObservedChange<Value>, CallGate) -> Bool
     let handler: Handler
@@ -91,7 +88,7 @@ extension Caller {
 extension Caller where Root: Sendable, Value: Sendable {
     /// Called where `delivery` says. The dispatches of one observation happen in its turn order, so the calls reach the
     /// queue in store order (O11).
-    init(_ delivery: ObservationDelivery, _ handler: @escaping @Sendable (Root, ObservedChange<Value>) -> Void) {
+    convenience init(_ delivery: ObservationDelivery, _ handler: @escaping Handler) {
         self.init(handler, dispatch: Self.dispatch(delivery, handler))
     }
 

@@ -122,9 +122,7 @@ import Observation
     }
 
     /// The value, not recorded and not an access.
-    var untrackedValue: Value {
-        state.with { $0.value }
-    }
+    var untrackedValue: Value { state.with { $0.value } }
 
     // MARK: Writes
 
@@ -259,9 +257,7 @@ import Observation
     }
 
     /// The object the storage belongs to, while it exists (known once the storage was observed directly).
-    var object: AnyObject? {
-        state.with { $0.object }
-    }
+    var object: AnyObject? { state.with { $0.object } }
 
     func removeDirect(_ subscriber: any DirectSubscriber) {
         state.with { state in

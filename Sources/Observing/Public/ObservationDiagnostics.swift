@@ -22,11 +22,8 @@ public struct ObservationRecord: Sendable, CustomStringConvertible {
 
     /// A one-line description.
     public var description: String {
-        var text = "\(objectType) \(objectIdentifier) \(keyPath)"
-        if let ownerType, let ownerIdentifier {
-            text += " owned by \(ownerType) \(ownerIdentifier)"
-        }
-        return text
+        guard let ownerType, let ownerIdentifier else { return "\(objectType) \(objectIdentifier) \(keyPath)" }
+        return "\(objectType) \(objectIdentifier) \(keyPath) owned by \(ownerType) \(ownerIdentifier)"
     }
 }
 

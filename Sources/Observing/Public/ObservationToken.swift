@@ -8,7 +8,8 @@ import Locking
 /// handler called.
 ///
 /// A token retains neither the observed object nor anything on its key path (O3); it retains the handler (and what the
-/// handler captures) until it is invalidated.
+/// handler captures) until it is invalidated, and lets it go before `invalidate()` returns (made from inside the
+/// handler: when that call returns; a call already handed to a queue or the main actor keeps it until it runs).
 public final class ObservationToken: Sendable, Hashable, CustomStringConvertible {
     /// Let go once invalidated, which releases the handler.
     private let slot: LockedValue<(any AnyObservation)?>

@@ -29,6 +29,17 @@ final class InstanceCounter: Sendable {
 
     func make(_ tag: String = "") -> Instance { Instance(counter: self, tag: tag) }
 
+    /// The live instances and their tags once none is going away: waits (up to `seconds`) while some are live, since a
+    /// listing of the observations on another thread (or in a suite running in parallel) holds what it lists until it
+    /// returns and frees it there, just after the last reference here went. A leak still counts when the wait is over.
+    func settled(seconds: Double = 10) async -> (count: Int, tags: [String: Int]) {
+        let deadline = Deadline(seconds: seconds)
+        while live > 0 && !deadline.hasPassed {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return (live, liveTags)
+    }
+
     final class Instance: Sendable {
         private let counter: InstanceCounter
         private let tag: String
