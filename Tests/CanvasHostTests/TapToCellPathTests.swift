@@ -104,7 +104,7 @@ private enum CallPath {
     .enabled(if: stacksShowThePath, "a release build inlines the frames the path is read from"))
 @MainActor
 struct TapToCellPathTests {
-    @Test("a tap reaches the cell through at most 13 files of the package with at most one turn-back")
+    @Test("a tap reaches the cell through at most 12 files of the package with at most one turn-back")
     func tapToCell() throws {
         let board = CanvasBoard(canvasCount: 3)
         let adapter = CanvasScreenAdapter(
@@ -154,7 +154,7 @@ struct TapToCellPathTests {
         print(
             "to the view-model's write:\n" + CallPath.describe(first) + "to the redraw:\n" + CallPath.describe(second))
         #expect(!first.isEmpty && !second.isEmpty, "both stacks start at CanvasBoard.send")
-        #expect(files.count <= 13, "\(files)")
+        #expect(files.count <= 12, "\(files)")
         #expect(turnBacks.count <= 1, "\(turnBacks)")
     }
 }

@@ -62,62 +62,6 @@ final class WeakReference: Sendable {
     var object: AnyObject? { slot.with { $0.object } }
 }
 
-/// A handler and where it is called (O9). `dispatch` (queue and main-actor delivery) hands a call to another thread and
-/// returns true, or returns false when the call is to be made at once, here. Its observation's gate holds it, and lets
-/// it go when the observation ends (see `CallGate`).
-final class Caller<Root: AnyObject, Value>: Sendable {
-    typealias Handler = @Sendable (Root, ObservedChange<Value>) -> Void
-    typealias Dispatch = @Sendable (Root, ObservedChange<Value>, CallGate) -> Bool
-    let handler: Handler
-    let dispatch: Dispatch?
-
-    /// Called on the mutating thread, or as `dispatch` says.
-    init(_ handler: @escaping Handler, dispatch: Dispatch? = nil) {
-        self.handler = handler
-        self.dispatch = dispatch
-    }
-}
-
-extension Caller {
-    /// Inside a call of `gate`: calls the handler, or hands the call to its queue or the main actor.
-    func callOrHand(_ root: Root, _ change: ObservedChange<Value>, _ gate: CallGate) {
-        if dispatch?(root, change, gate) != true { handler(root, change) }
-    }
-}
-
-extension Caller where Root: Sendable, Value: Sendable {
-    /// Called where `delivery` says. The dispatches of one observation happen in its turn order, so the calls reach the
-    /// queue in store order (O11).
-    convenience init(_ delivery: ObservationDelivery, _ handler: @escaping Handler) {
-        self.init(handler, dispatch: Self.dispatch(delivery, handler))
-    }
-
-    /// How `delivery` hands a call of `handler` to another thread (made through the gate); nil for the mutating thread.
-    private static func dispatch(_ delivery: ObservationDelivery, _ handler: @escaping Handler) -> Dispatch? {
-        switch delivery {
-        case .mutatingThread:
-            return nil
-        case .queue(let queue):
-            return { root, change, gate in
-                queue.async { gate.call(ThreadContext.current) { handler(root, change) } }
-                return true
-            }
-        case .mainActor:
-            // At once when already on the main actor and no earlier call of this observation waits on the main
-            // queue (it would be overtaken); otherwise on the main queue.
-            return { root, change, gate in
-                if isOnMainActor && gate.queuedOnMain(0) == 0 { return false }
-                gate.queuedOnMain(1)
-                DispatchQueue.main.async {
-                    gate.call(ThreadContext.current) { handler(root, change) }
-                    gate.queuedOnMain(-1)
-                }
-                return true
-            }
-        }
-    }
-}
-
 /// Whether the caller runs on the main actor: on the main thread, or on the main queue (which the main actor runs on,
 /// and which on Linux is served by another thread once `dispatchMain()` ran). Package-visible so CanvasKit decides the
 /// same way when it hops to the main actor.
