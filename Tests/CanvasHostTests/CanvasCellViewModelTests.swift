@@ -294,6 +294,37 @@ struct DisplayLifecycleBinderTests {
         #expect(quiet.liveCount == 1)
     }
 
+    @Test("a key made with its key path is audited by that key path, whatever it is named")
+    func logAuditByKeyPath() {
+        let board = CanvasBoard(canvasCount: 1)
+        let model = board.canvases[0]
+        let log = RegistrationLog()
+        let byPath = RegistrationKey(object: model, objectName: "#0", path: \CanvasModel.status, name: "its status")
+        let byName = RegistrationKey(object: model, objectName: "#0", keyPath: "its status")
+        let first = log.makeObserver()
+        first.observe(model, \.status, options: []) { _, _ in }
+        log.record(.registered, byPath, in: .willDisplay)
+        // Another key path of the same object is not this key's.
+        first.observe(model, \.isSelected, options: []) { _, _ in }
+        log.record(.registered, byPath, in: .willDisplay)
+        #expect(log.violations.isEmpty)
+        let second = log.makeObserver()
+        second.observe(model, \.status, options: []) { _, _ in }
+        log.record(.registered, byPath, in: .willDisplay)
+        // A key named alone matches the observations Observing names so: none is named "its status".
+        log.record(.removed, byName, in: .didEndDisplaying)
+        #expect(
+            log.violations.map(\.description) == [
+                "#0.its status registered twice (second time in willDisplay)",
+                "#0.its status removed in didEndDisplaying without being registered",
+            ])
+        #expect(
+            byPath != byName
+                && byPath == RegistrationKey(object: model, objectName: "#0", path: \CanvasModel.status, name: "x"))
+        first.unobserveAll()
+        second.unobserveAll()
+    }
+
     @Test("the log reads what is live from Observing's registry: only its observers, however observations end")
     func logReadsTheRegistry() {
         let board = CanvasBoard(canvasCount: 2)

@@ -113,7 +113,9 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
     /// display reads, in the order it reads them (the board's `isRecording` is reached through the model).
     public static var modelKeyPaths: [String] { [observedKeyName] }
 
-    /// The name Observing gives the observed chain: the properties its evaluation reads, joined by dots.
+    /// What a view-model observes on its model; its registrations are audited by this key path.
+    static let observedKeyPath: KeyPath<CanvasModel, CanvasCellValues> & Sendable = \.cellValues
+    /// The name of `observedKeyPath` in the log's messages: the properties the display reads.
     static let observedKeyName = "status.segments.isUndoArmed.isRecording"
 
     // MARK: Lifecycle
@@ -199,25 +201,26 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
     /// Observes the model's `cellValues`, starting with the values current now (`.initial`), then each change of them,
     /// and records the registration.
     private func register(_ model: CanvasModel, in hook: LifecycleHook) {
-        let registered = observer.observe(model, \.cellValues, options: [.initial, .new]) {
+        let registered = observer.observe(model, Self.observedKeyPath, options: [.initial, .new]) {
             (viewModel: CanvasCellViewModel, model, change) in
             guard let values = change.newValue else { return }
             viewModel.perform(viewModel.updateInHandler { $0.changed(to: values, of: model) }, in: .willDisplay)
         }
-        if registered { log?.record(.registered, key(model), in: hook) }
+        if registered { log?.record(.registered, Self.key(model), in: hook) }
     }
 
     /// Records the removal before making it, so the log audits it against what is observed then. As the view-model
     /// goes away (`teardown`) its observation is already inactive (its owner is going): it is recorded as it ends.
     private func unregister(_ model: CanvasModel, in hook: LifecycleHook) {
         let observer = observer
-        if hook == .teardown || observer.isObserving(model, \.cellValues) {
-            log?.record(.removed, key(model), in: hook)
+        if hook == .teardown || observer.isObserving(model, Self.observedKeyPath) {
+            log?.record(.removed, Self.key(model), in: hook)
         }
-        observer.unobserve(model, \.cellValues)
+        observer.unobserve(model, Self.observedKeyPath)
     }
 
-    private func key(_ model: CanvasModel) -> RegistrationKey {
-        RegistrationKey(object: model, objectName: model.id.description, keyPath: Self.observedKeyName)
+    /// The registration of `model`'s observation, as the log records it.
+    static func key(_ model: CanvasModel) -> RegistrationKey {
+        RegistrationKey(object: model, objectName: model.id.description, path: observedKeyPath, name: observedKeyName)
     }
 }

@@ -39,27 +39,48 @@ public struct RegistrationKey: Sendable, Hashable, CustomStringConvertible {
     public let objectName: String
     /// The key path's name, e.g. `status`.
     public let keyPath: String
+    /// The key path itself, when the key was made with it: the audit then matches observations by it, not by name.
+    public let path: (AnyKeyPath & Sendable)?
     /// The observer the key is scoped to (the owner of its `KeyValueObserver`, a cell's view-model), or nil for a key
     /// that only one observer may hold.
     public let observer: ObjectIdentifier?
 
-    /// Names one registration.
+    /// Names one registration by its key path's name, as Observing names the property (`status`); the audit counts
+    /// the observations of a key path with that name.
     public init(object: AnyObject, objectName: String, keyPath: String, observer: AnyObject? = nil) {
         self.object = ObjectIdentifier(object)
         self.objectName = objectName
         self.keyPath = keyPath
+        self.path = nil
         self.observer = observer.map(ObjectIdentifier.init)
     }
 
-    /// Same object, key path and scope (the name is ignored).
-    public static func == (lhs: RegistrationKey, rhs: RegistrationKey) -> Bool {
-        lhs.object == rhs.object && lhs.keyPath == rhs.keyPath && lhs.observer == rhs.observer
+    /// Names one registration by the key path observed (`\CanvasModel.cellValues`), with `name` for messages: the
+    /// audit counts the observations of that very key path, whatever Observing would name it.
+    public init(
+        object: AnyObject, objectName: String, path: AnyKeyPath & Sendable, name: String, observer: AnyObject? = nil
+    ) {
+        self.object = ObjectIdentifier(object)
+        self.objectName = objectName
+        self.keyPath = name
+        self.path = path
+        self.observer = observer.map(ObjectIdentifier.init)
     }
 
-    /// Hashes the object, key path and scope.
+    /// Same object and scope, and the same key path: two keys made with key paths compare them (their names are
+    /// ignored), two keys made with names compare the names; a key of each kind is never equal to the other.
+    public static func == (lhs: RegistrationKey, rhs: RegistrationKey) -> Bool {
+        guard lhs.object == rhs.object && lhs.observer == rhs.observer else { return false }
+        switch (lhs.path, rhs.path) {
+        case (nil, nil): return lhs.keyPath == rhs.keyPath
+        case (let left?, let right?): return left == right
+        default: return false
+        }
+    }
+
+    /// Hashes the object and scope (keys equal by key path may differ by name).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(object)
-        hasher.combine(keyPath)
         hasher.combine(observer)
     }
 
@@ -152,7 +173,8 @@ public final class RegistrationLog: Sendable {
     /// once is a duplicate; a removal of a key not observed is a removal without registration.
     ///
     /// A key scoped to an observer counts only the observations that observer owns; an unscoped key counts those of
-    /// every owner this log audits. Key paths are matched by their property name (`status` for `\CanvasModel.status`).
+    /// every owner this log audits. A key made with its key path counts the observations of that key path; a key made
+    /// with a name, those whose key path Observing names so (`status` for `\CanvasModel.status`).
     public func record(_ action: RegistrationEntry.Action, _ key: RegistrationKey, in hook: LifecycleHook) {
         let audited = hook != .teardown
         // One pass over the registry: the log's observations are counted (for the peak), and only the key's object's
@@ -166,7 +188,9 @@ public final class RegistrationLog: Sendable {
                 return object == key.object
             } : []
         let observed = live.count { filing in
-            filing.property == key.keyPath && (key.observer == nil || key.observer == ObjectIdentifier(filing.owner))
+            (key.observer == nil || key.observer == ObjectIdentifier(filing.owner))
+                && (key.path.map { $0 == filing.keyPath }
+                    ?? (ObservationDiagnostics.propertyName(of: filing.keyPath, in: filing.object) == key.keyPath))
         }
         state.withLock { state in
             if state.keepsEntries { state.entries.append(RegistrationEntry(action: action, key: key, hook: hook)) }
@@ -183,7 +207,7 @@ public final class RegistrationLog: Sendable {
     }
 
     /// The observations of this log that Observing lists now.
-    private var filings: [(object: AnyObject, owner: AnyObject, property: Substring)] {
+    private var filings: [(object: AnyObject, owner: AnyObject, keyPath: AnyKeyPath & Sendable)] {
         ObservationDiagnostics.liveObservations { _, owner in audits(owner) }
     }
 
@@ -195,8 +219,10 @@ public final class RegistrationLog: Sendable {
     public var liveRegistrations: Set<RegistrationKey> {
         Set(
             filings.map { filing in
-                let keyPath = String(filing.property)
+                let keyPath = String(ObservationDiagnostics.propertyName(of: filing.keyPath, in: filing.object))
                 switch filing.object {
+                case let model as CanvasModel where filing.keyPath == CanvasCellViewModel.observedKeyPath:
+                    return CanvasCellViewModel.key(model)
                 case let model as CanvasModel:
                     return RegistrationKey(object: model, objectName: model.id.description, keyPath: keyPath)
                 case let board as CanvasBoard:

@@ -119,22 +119,24 @@ public enum ObservationDiagnostics {
     }
 
     /// The active observations whose `KeyValueObserver` owner `include` accepts (given the object's identity), with
-    /// their object, owner (held) and property (`status`): what CanvasKit's audit reads, keeping no list of its own.
+    /// their object, owner (held) and key path: what CanvasKit's audit reads, keeping no list of its own.
     package static func liveObservations(where include: (ObjectIdentifier, _ owner: AnyObject) -> Bool)
-        -> [(object: AnyObject, owner: AnyObject, property: Substring)]
+        -> [(object: AnyObject, owner: AnyObject, keyPath: AnyKeyPath & Sendable)]
     {
         Registry.all.compactMap { observation in
             guard let owner = observation.info.owner?.link.object, include(observation.info.objectIdentifier, owner),
                 observation.isActive, let root = observation.rootObject
             else { return nil }
-            return (root, owner, propertyPart(of: describe(observation.info.keyPath, of: root)))
+            return (root, owner, observation.info.keyPath)
         }
     }
 
-    /// `status` for `\Model.status`: what follows the first `.` of a described key path.
-    static func propertyPart(of keyPath: String) -> Substring {
-        guard let dot = keyPath.utf8.firstIndex(of: UInt8(ascii: ".")) else { return keyPath[...] }
-        return keyPath[keyPath.utf8.index(after: dot)...]
+    /// `status` for `\Model.status`, as records name a key path: what follows the first `.` of its description (a
+    /// computed one is named by the properties its evaluation on `object` reads: `status.segments`).
+    package static func propertyName(of keyPath: AnyKeyPath & Sendable, in object: AnyObject) -> Substring {
+        let text = describe(keyPath, of: object)
+        guard let dot = text.utf8.firstIndex(of: UInt8(ascii: ".")) else { return text[...] }
+        return text[text.utf8.index(after: dot)...]
     }
 
     /// How many rounds of changes made inside handlers are delivered before a cycle is declared unsettled and stopped:
