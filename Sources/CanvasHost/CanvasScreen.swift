@@ -48,10 +48,6 @@ public final class CanvasScreen {
             cellType: CanvasCell.self, coverProvider: coverProvider, coverSize: coverSize, log: log)
     }
 
-    /// Applies the board's list changes that were made off the main actor and are still waiting (see
-    /// `CanvasScreenAdapter/applyPendingListChanges()`).
-    public func applyPendingListChanges() { adapter.applyPendingListChanges() }
-
     /// The number of `reloadData()` calls so far: zero for a correct screen.
     public var reloadCount: Int { host.statistics.reloads }
 

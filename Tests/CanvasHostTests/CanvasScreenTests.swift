@@ -86,12 +86,29 @@ struct CanvasScreenThreadTests {
             board.send(.remove(0))
             board.send(.add)
         }
-        screen.applyPendingListChanges()
+        await drainMainQueue()
         #expect(screen.adapter.items.map(\.id) == board.canvases.map(\.id))
         #expect(screen.host.numberOfItems == 4)
         #expect(screen.host.statistics.batchUpdates == 3)
         #expect(screen.visibleCells.map { screen.viewModel(of: $0.cell)?.model?.id } == board.canvases.map(\.id))
         #expect(screen.reloadCount == 0)
+        #expect(screen.lastUpdateError == nil)
+    }
+
+    @Test("a list change made on the main actor while an earlier one waits for the main queue is applied after it")
+    func listChangeOnMainBehindOneFromAnotherThread() async {
+        let board = CanvasBoard(canvasCount: 3)
+        let screen = CanvasScreen(board: board, configuration: .init(viewportSize: 4))
+        screen.screenDidAppear()
+        let before = board.canvases.map(\.id)
+        // Sent on another thread while the main actor waits (no suspension, so the main queue does not run meanwhile).
+        DispatchQueue.global().sync { _ = board.send(.add) }
+        // The insertion waits for the main queue; the removal made here must not overtake it.
+        board.send(.remove(0))
+        #expect(screen.adapter.items.map(\.id) == before, "both changes wait for the main queue, in order")
+        await drainMainQueue()
+        #expect(screen.adapter.items.map(\.id) == board.canvases.map(\.id))
+        #expect(screen.host.statistics.batchUpdates == 2)
         #expect(screen.lastUpdateError == nil)
     }
 
@@ -121,7 +138,7 @@ struct CanvasScreenThreadTests {
         proceed.signal()
         await tapped
         token.invalidate()
-        screen.applyPendingListChanges()
+        await drainMainQueue()
         #expect(reaction.isAccepted)
         #expect(screen.adapter.items.map(\.id) == board.canvases.map(\.id))
         #expect(screen.host.numberOfItems == 3)

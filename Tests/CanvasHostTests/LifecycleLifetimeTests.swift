@@ -22,7 +22,7 @@ struct LifecycleLifetimeTests {
         tracker.watch(screen.host, "host")
         tracker.watch(screen.binder, "binder")
         tracker.watch(screen.adapter, "adapter")
-        if let token = screen.adapter.follower.canvasesToken { tracker.watch(token, "canvases token") }
+        if let token = screen.adapter.canvasesToken { tracker.watch(token, "canvases token") }
         var seen = Set<ObjectIdentifier>()
         func trackAll() {
             for model in board.canvases where seen.insert(ObjectIdentifier(model)).inserted {

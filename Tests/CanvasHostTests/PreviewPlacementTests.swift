@@ -164,7 +164,6 @@ struct PreviewPlacementScreenTests {
                     screen.perform(step)
                 }
                 await drainMainQueue()
-                screen.applyPendingListChanges()
                 let problems = previewProblems(screen, cells: allCells(screen))
                 #expect(problems.isEmpty, "seed \(seed), step \(number) (\(step)): \(problems)")
                 if !problems.isEmpty { return }

@@ -103,7 +103,7 @@ struct CanvasScreenAdapterProtocolTests {
     }
 
     @Test("a tap goes to the canvas the tapped cell shows, even when a removal is still on its way to the collection")
-    func tapByIdentity() {
+    func tapByIdentity() async {
         let board = CanvasBoard(canvasCount: 4)
         let collectionView = RecordingCollectionView()
         let adapter = CanvasScreenAdapter(board: board, collectionView: collectionView, cellType: RecordingCell.self)
@@ -118,7 +118,10 @@ struct CanvasScreenAdapterProtocolTests {
         #expect(outcome?.isAccepted == true)
         #expect(board.state.previewIndex == 1, "the canvas shown at item 2 is at index 1 once the removal applied")
         #expect(board.state.id(at: 1) == tapped)
-        adapter.applyPendingListChanges()
+        // The removal reaches the collection when the main queue runs.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.main.async { done.resume() }
+        }
         #expect(adapter.items.map(\.id) == board.canvases.map(\.id))
     }
 

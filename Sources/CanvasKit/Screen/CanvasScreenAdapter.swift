@@ -22,10 +22,10 @@ import Observing
 ///
 /// Threads: the adapter is main-actor isolated, like the collection view; the board and the view-models are
 /// `Sendable`, and events may be sent to the board from any thread. A model change reaches the view-models on the
-/// thread that makes it, and the cells on the main actor. A list change (`add`, `remove`) made off the main actor is
-/// queued, in the board's order, and applied on the main actor as soon as it runs (or at
-/// ``applyPendingListChanges()``); until then the collection shows the list as it was: its index paths are those of
-/// ``items``, not of `board.canvases`.
+/// thread that makes it, and the cells on the main actor. A list change (`add`, `remove`) is applied on the main actor,
+/// in the board's order, through Observing's main-actor delivery: at once when made there, otherwise as soon as the
+/// main queue runs; until then the collection shows the list as it was: its index paths are those of ``items``, not of
+/// `board.canvases`.
 ///
 /// The collection view holds the adapter weakly (as UIKit holds its data source); keep the adapter alive as long as
 /// the screen, e.g. in the view controller. The adapter holds the collection view and the cells it made.
@@ -54,8 +54,8 @@ public final class CanvasScreenAdapter<CollectionView: CanvasCollectionView, Cel
 
     /// The cells made so far, by identity, with their view-models.
     private(set) var bindings: [ObjectIdentifier: CellBinding<CellType>] = [:]
-    /// The observation of the board's canvas list.
-    let follower: ListChangeFollower
+    /// The observation of the board's canvas list (each change applied as one batch update).
+    private(set) var canvasesToken: ObservationToken?
     private let coverProvider: (any CoverProvider)?
     private let coverSize: PixelSize
     private let reuseIdentifier: String
@@ -87,10 +87,11 @@ public final class CanvasScreenAdapter<CollectionView: CanvasCollectionView, Cel
         binder = DisplayLifecycleBinder(log: log)
         items = board.canvases
         reuseIdentifier = "CanvasScreenAdapter." + String(reflecting: cellType)
-        follower = ListChangeFollower(board: board)
-        follower.apply = { [weak self] change in self?.apply(change) }
         collectionView.register(cellType, forCellWithReuseIdentifier: reuseIdentifier)
         connection = collectionView.setAdapter(self)
+        canvasesToken = board.observe(\.canvases, options: [.new], delivery: .mainActor) { [weak self] _, change in
+            MainActor.assumeIsolated { self?.apply(change) }
+        }
     }
 
     // MARK: Queries
@@ -131,10 +132,6 @@ public final class CanvasScreenAdapter<CollectionView: CanvasCollectionView, Cel
         guard let performer else { return board.send(event) }
         return board.send(event, performingEffectsWith: performer)
     }
-
-    /// Applies the board's list changes that were made off the main actor and are still waiting, in order, each as
-    /// one batch update. The adapter calls it by itself; call it to bring the collection up to date at once.
-    public func applyPendingListChanges() { follower.applyPendingListChanges() }
 
     // MARK: CanvasCollectionViewAdapter
 
