@@ -219,10 +219,12 @@ public final class RegistrationLog: Sendable {
     public var liveRegistrations: Set<RegistrationKey> {
         Set(
             filings.map { filing in
+                // A view-model's observation is named as it records it (no description of its chain to make).
+                if let model = filing.object as? CanvasModel, filing.keyPath == CanvasCellViewModel.observedKeyPath {
+                    return CanvasCellViewModel.key(model)
+                }
                 let keyPath = String(ObservationDiagnostics.propertyName(of: filing.keyPath, in: filing.object))
                 switch filing.object {
-                case let model as CanvasModel where filing.keyPath == CanvasCellViewModel.observedKeyPath:
-                    return CanvasCellViewModel.key(model)
                 case let model as CanvasModel:
                     return RegistrationKey(object: model, objectName: model.id.description, keyPath: keyPath)
                 case let board as CanvasBoard:
