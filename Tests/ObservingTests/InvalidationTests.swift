@@ -35,6 +35,29 @@ import Testing
         first.invalidate()
     }
 
+    /// A handler that ends its own observation in the prior call of a change is not called again for that change's
+    /// new value, direct or chained (the chain makes both calls in one evaluation).
+    @Test(arguments: [false, true])
+    func handlerEndingItsObservationInThePriorCallGetsNoChangeCall(chained: Bool) {
+        let folder = Folder()
+        folder.document = Document(title: "a")
+        let document = folder.document!
+        let holder = Protected<ObservationToken?>(nil)
+        let calls = CallCounter()
+        let handler: @Sendable () -> Void = {
+            calls.increment()
+            holder.withLock { $0 }?.invalidate()
+        }
+        let token =
+            chained
+            ? folder.observe(\.document?.title, options: [.prior, .new]) { _, _ in handler() }
+            : document.observe(\.title, options: [.prior, .new]) { _, _ in handler() }
+        holder.withLock { $0 = token }
+        document.title = "b"
+        #expect(calls.count == 1, "calls after the handler ended its observation")
+        holder.withLock { $0 = nil }
+    }
+
     /// Observations start while other threads write the property, each write waiting for its turn at the
     /// observations it found. A write made as an observation starts may find it before its first turn is set, and
     /// wait for that turn: the start must wake it, or that write, and every later one behind it, waits until the

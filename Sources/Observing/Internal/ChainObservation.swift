@@ -105,8 +105,9 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         }
     }
 
-    /// Calls the handler (the call lock is held) or hands the call to its queue.
+    /// Calls the handler (the call lock is held) or hands the call on, unless it ended (maybe in this change's prior).
     private func send(_ root: Root, _ change: ObservedChange<Value>) {
+        guard !gate.hasEnded else { return }
         caller.callOrHand(root, change.filtered(by: info.options), gate)
     }
 
