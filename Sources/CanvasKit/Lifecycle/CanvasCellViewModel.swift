@@ -213,8 +213,8 @@ public final class CanvasCellViewModel: KeyValueObservable, Sendable {
     /// goes away (`teardown`) its observation is already inactive (its owner is going): it is recorded as it ends.
     private func unregister(_ model: CanvasModel, in hook: LifecycleHook) {
         let observer = observer
-        if hook == .teardown || observer.isObserving(model, Self.observedKeyPath) {
-            log?.record(.removed, Self.key(model), in: hook)
+        if let log, hook == .teardown || observer.isObserving(model, Self.observedKeyPath) {
+            log.record(.removed, Self.key(model), in: hook)
         }
         observer.unobserve(model, Self.observedKeyPath)
     }

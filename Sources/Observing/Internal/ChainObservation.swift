@@ -11,17 +11,6 @@ import Synchronization
 /// together by it. An evaluation reads the root on the thread that wrote a link, so a root not known to be `Sendable`
 /// follows no object known to be, which other threads may write (see `retarget`).
 final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservation {
-    private struct Link {
-        weak var storage: (any LinkableStorage)?
-        let id: ObjectIdentifier
-    }
-
-    private struct State {
-        /// The value last reported (nil before the first evaluation).
-        var last: Value?
-        var links: [Link] = []
-    }
-
     let info: ObservationInfo
     private let keyPath: KeyPath<Root, Value> & Sendable
     /// The observed object, weakly.
@@ -33,7 +22,10 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     let gate: CallGate
     /// Held by the gate until the observation ends; called only through the gate, so always there when called.
     private unowned let caller: Caller<Root, Value>
-    private let state = Guarded(State())
+    /// The value last reported (nil before the first evaluation).
+    private let last = Guarded<Value?>(nil)
+    /// The storages followed. Not generic, so that following and dropping them runs code compiled once.
+    private let links = Guarded<[ChainLink]>([])
     /// Set once, by the first link's deinit that finds the root gone; read by `isActive` on any thread.
     private let rootGone = Atomic<Bool>(false)
     private let onGone: (@Sendable () -> Void)?
@@ -71,7 +63,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
             if info.options.contains(.initial) {
                 send(root, ObservedChange(kind: .setting, oldValue: nil, newValue: value))
             }
-            state.with { $0.last = value }
+            last.with { $0 = value }
             if stale { evaluateAndSend(context) }
         }
         // A key path that reads no `@Observed` property can never change: a sequence of its changes ends here.
@@ -93,9 +85,9 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
             var reads: [TrackedRead] = []
             let value = context.record(&reads) { root[keyPath: keyPath] }
             stale = retarget(reads, of: root)
-            let old = state.with { state in
-                defer { state.last = value }
-                return state.last
+            let old = last.with { last in
+                defer { last = value }
+                return last
             }
             if let old, areEqual(old, value) == true { continue }
             if info.options.contains(.prior) {
@@ -115,24 +107,24 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     /// known to be `Sendable`, a read of an object known to be (`TrackedRead.shared`) is not followed, and reported once;
     /// a root read through the subscript that requires `Sendable` is known to be.
     private func retarget(_ reads: [TrackedRead], of root: Root) -> Bool {
-        let current = state.with { $0.links }
-        var kept: [Link] = []
+        let current = links.with { $0 }
+        var kept: [ChainLink] = []
         var stale = false
         let sendable = rootIsSendable || reads.contains { $0.shared && $0.object === root }
         for read in reads where sendable || !read.shared {
             let id = ObjectIdentifier(read.storage)
             if kept.contains(where: { $0.id == id }) { continue }
             if current.contains(where: { $0.id == id && $0.storage != nil }) {
-                kept.append(Link(storage: read.storage, id: id))
+                kept.append(ChainLink(storage: read.storage, id: id))
             } else {
                 if !read.storage.addLink(self, since: read.writes) { stale = true }
-                kept.append(Link(storage: read.storage, id: id))
+                kept.append(ChainLink(storage: read.storage, id: id))
             }
         }
         for link in current where !kept.contains(where: { $0.id == link.id }) {
             link.storage?.removeLink(self)
         }
-        state.with { $0.links = kept }
+        links.with { $0 = kept }
         if gate.hasEnded { removeLinks() }
         if !sendable && reads.contains(where: \.shared) && !reportedUnfollowed.exchange(true, ordering: .relaxed) {
             let rootType = String(reflecting: Root.self)
@@ -142,11 +134,11 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     }
 
     private func removeLinks() {
-        let links = state.with { state in
-            defer { state.links = [] }
-            return state.links
+        let dropped = links.with { links in
+            defer { links = [] }
+            return links
         }
-        for link in links { link.storage?.removeLink(self) }
+        for link in dropped { link.storage?.removeLink(self) }
     }
 
     func end(filed: Bool) {
@@ -160,4 +152,10 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         Registry.remove(self)
         onGone?()
     }
+}
+
+/// A storage a chain follows, held weakly (a chain keeps no object alive), with its identity.
+private struct ChainLink {
+    weak var storage: (any LinkableStorage)?
+    let id: ObjectIdentifier
 }
