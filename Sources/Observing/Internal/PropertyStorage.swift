@@ -38,10 +38,33 @@ import Observation
     func removeLink(_ target: any ChainTarget)
 }
 
-/// The storage of one `@Observed` / `@ObservedArray` property: its value and its observers behind one lock.
+/// Who is told of one property's writes, and the counts they are told by. Not generic (it holds no value), so adding and
+/// removing an observer runs code compiled once, which looks no type up at run time.
+@usableFromInline struct StorageBook {
+    /// The last version taken by a notification (direct observers' turns).
+    @usableFromInline var version: UInt64 = 0
+    /// How many writes were made (chains check their reads against it).
+    @usableFromInline var writes: UInt64 = 0
+    @usableFromInline var directs: [any DirectSubscriber] = []
+    @usableFromInline var priorObservers = 0
+    @usableFromInline var links: [any ChainTarget] = []
+    /// The object the storage belongs to, set by its first direct observation.
+    weak var object: AnyObject?
+
+    /// Adds a direct observer; returns the current version.
+    mutating func add(_ subscriber: any DirectSubscriber, of object: AnyObject) -> UInt64 {
+        directs.append(subscriber)
+        if self.object == nil { self.object = object }
+        if subscriber.wantsPrior { priorObservers += 1 }
+        return version
+    }
+}
+
+/// The storage of one `@Observed` / `@ObservedArray` property: its value behind one lock, its observers (its book)
+/// behind another. Whoever holds both takes the value's lock first.
 ///
-/// A write stores under the lock, takes a version for its direct observers (their turn), copies the observer lists, and
-/// calls them after the lock. Swift Observation (O12): a read outside key path evaluation is the registrar's `access`; a
+/// A write stores under the value's lock and, in the same section, takes a version for its direct observers (their
+/// turn) and copies the observer lists from the book; it calls them after the locks. Swift Observation (O12): a read outside key path evaluation is the registrar's `access`; a
 /// write that changed the value calls `willSet` and `didSet` once the property was read through its getter (no tracking
 /// holds a property never read). Reads and writes are `@inlinable`: compiled for the property's type where it is
 /// declared, a write looks up no generic metadata (unspecialized, it cost 6x as much).
@@ -66,15 +89,6 @@ import Observation
     @usableFromInline struct State {
         @usableFromInline var value: Value
         @usableFromInline let rules: Rules
-        /// The last version taken by a notification (direct observers' turns).
-        @usableFromInline var version: UInt64 = 0
-        /// How many writes were made (chains check their reads against it).
-        @usableFromInline var writes: UInt64 = 0
-        @usableFromInline var directs: [any DirectSubscriber] = []
-        @usableFromInline var priorObservers = 0
-        @usableFromInline var links: [any ChainTarget] = []
-        /// The object the storage belongs to, set by its first direct observation.
-        @usableFromInline weak var object: AnyObject?
         /// The key path of the first read through the getter: what the registrar is told of writes with.
         @usableFromInline var readKeyPath: AnyKeyPath?
     }
@@ -87,6 +101,7 @@ import Observation
     )
 
     @usableFromInline let state: Guarded<State>
+    @usableFromInline let book = Guarded(StorageBook())
     @usableFromInline let registrar = ObservationRegistrar()
 
     @usableFromInline init(
@@ -96,7 +111,7 @@ import Observation
     }
 
     deinit {
-        let (directs, links) = state.with { ($0.directs, $0.links) }
+        let (directs, links) = book.with { ($0.directs, $0.links) }
         for direct in directs { direct.storageWentAway() }
         for link in links { link.linkWentAway() }
     }
@@ -109,7 +124,7 @@ import Observation
         _ instance: Instance, _ keyPath: KeyPath<Instance, Value>, shared: Bool = false
     ) -> Value {
         if let context = ThreadContext.evaluating {
-            let (value, writes) = state.with { ($0.value, $0.writes) }
+            let (value, writes) = state.with { state in (state.value, book.with { $0.writes }) }
             context.add(self, instance, keyPath, writes: writes, shared: shared)
             return value
         }
@@ -133,9 +148,13 @@ import Observation
     @inlinable func set<Instance: KeyValueObservable>(_ newValue: Value, of instance: Instance) {
         var audience: Audience?
         let old = state.with { state -> Value? in
-            guard state.priorObservers == 0 else { return nil }
+            let stored = book.with { book in
+                guard book.priorObservers == 0 else { return false }
+                audience = Self.take(&book, &state, priors: false)
+                return true
+            }
+            guard stored else { return nil }
             defer { state.value = newValue }
-            audience = Self.take(&state, priors: false)
             return state.value
         }
         guard let old else {
@@ -165,18 +184,18 @@ import Observation
         var changes: [ObservedChange<Value>] = []
         let audience = state.with { state in
             changes = body(&state.value)
-            return Self.take(&state, priors: reentrant && state.priorObservers > 0)
+            return book.with { Self.take(&$0, &state, priors: reentrant && $0.priorObservers > 0) }
         }
         guard let audience else { return }
         notify(whole ? audience.rules.refine(changes) : changes, audience, instance, context)
     }
 
-    /// Counts a write made under the lock and takes its audience: nil when nobody is told.
-    @inlinable static func take(_ state: inout State, priors: Bool) -> Audience? {
-        state.writes &+= 1
-        if state.directs.isEmpty && state.links.isEmpty && state.readKeyPath == nil { return nil }
-        if !state.directs.isEmpty { state.version &+= 1 }
-        return (state.version, state.directs, state.links, state.rules, priors, state.readKeyPath)
+    /// Counts a write made holding both locks and takes its audience: nil when nobody is told.
+    @inlinable static func take(_ book: inout StorageBook, _ state: inout State, priors: Bool) -> Audience? {
+        book.writes &+= 1
+        if book.directs.isEmpty && book.links.isEmpty && state.readKeyPath == nil { return nil }
+        if !book.directs.isEmpty { book.version &+= 1 }
+        return (book.version, book.directs, book.links, state.rules, priors, state.readKeyPath)
     }
 
     /// Tells the audience of a write its `changes`, after the lock; then Swift Observation.
@@ -202,9 +221,11 @@ import Observation
         _ instance: AnyObject, whole: Bool, _ body: (inout Value) -> [ObservedChange<Value>], _ context: ThreadContext?
     ) {
         let taken = state.with { state -> (UInt64, Value, [any DirectSubscriber], Rules)? in
-            guard state.priorObservers > 0 else { return nil }
-            state.version &+= 1
-            return (state.version, state.value, state.directs, state.rules)
+            book.with { book in
+                guard book.priorObservers > 0 else { return nil }
+                book.version &+= 1
+                return (book.version, state.value, book.directs, state.rules)
+            }
         }
         guard let (version, copy, directs, rules) = taken else { return }
         var value = copy
@@ -245,38 +266,35 @@ import Observation
     func addDirect(_ subscriber: any DirectSubscriber, of object: AnyObject, initial: Bool, value: inout Value?)
         -> UInt64
     {
-        state.with { state in
-            state.directs.append(subscriber)
-            if state.object == nil { state.object = object }
-            if subscriber.wantsPrior { state.priorObservers += 1 }
-            // The initial call takes the current version as its turn; changes take the next ones.
-            guard initial else { return state.version &+ 1 }
+        // The initial call takes the current version as its turn, with the value at it; changes take the next ones.
+        guard initial else { return book.with { $0.add(subscriber, of: object) } &+ 1 }
+        return state.with { state in
             value = state.value
-            return state.version
+            return book.with { $0.add(subscriber, of: object) }
         }
     }
 
     /// The object the storage belongs to, while it exists (known once the storage was observed directly).
-    var object: AnyObject? { state.with { $0.object } }
+    var object: AnyObject? { book.with { $0.object } }
 
     func removeDirect(_ subscriber: any DirectSubscriber) {
-        state.with { state in
-            guard let index = state.directs.firstIndex(where: { $0 === subscriber }) else { return }
-            state.directs.remove(at: index)
-            if subscriber.wantsPrior { state.priorObservers -= 1 }
+        book.with { book in
+            guard let index = book.directs.firstIndex(where: { $0 === subscriber }) else { return }
+            book.directs.remove(at: index)
+            if subscriber.wantsPrior { book.priorObservers -= 1 }
         }
     }
 
     @usableFromInline func addLink(_ target: any ChainTarget, since writes: UInt64) -> Bool {
-        state.with { state in
-            state.links.append(target)
-            return state.writes == writes
+        book.with { book in
+            book.links.append(target)
+            return book.writes == writes
         }
     }
 
     @usableFromInline func removeLink(_ target: any ChainTarget) {
-        state.with { state in
-            if let index = state.links.firstIndex(where: { $0 === target }) { state.links.remove(at: index) }
+        book.with { book in
+            if let index = book.links.firstIndex(where: { $0 === target }) { book.links.remove(at: index) }
         }
     }
 }

@@ -27,7 +27,10 @@ enum Registry {
 
         mutating func remove(_ observation: any AnyObservation) -> (any AnyObservation)? {
             guard let entry = entries.removeValue(forKey: observation.id) else { return nil }
-            if let pair = entry.pair, pairs[pair] === observation { pairs[pair] = nil }
+            // One lookup of the pair (hashing a key path costs): an index, then a removal at it.
+            if let pair = entry.pair, let index = pairs.index(forKey: pair), pairs[index].value === observation {
+                pairs.remove(at: index)
+            }
             return entry.observation
         }
     }
@@ -87,7 +90,11 @@ enum Registry {
 
     /// Takes the observation of `pair` off the list (the caller ends it).
     static func removeObservation(for pair: Pair) -> (any AnyObservation)? {
-        state.withLock { state in state.pairs[pair].flatMap { state.remove($0) } }
+        state.withLock { state in
+            guard let index = state.pairs.index(forKey: pair) else { return nil }
+            let observation = state.pairs.remove(at: index).value
+            return state.entries.removeValue(forKey: observation.id)?.observation
+        }
     }
 
     /// Takes the observations of `observer` (of `object` only, if given) off the list (the caller ends them).

@@ -80,9 +80,7 @@ public struct ObservedChanges<Value: Sendable>: AsyncSequence, Sendable {
 
         /// The next change, waiting for it if none is buffered; `nil` once the observation ended (the loop was left or
         /// its task cancelled) or the object went away and the buffer is empty.
-        public mutating func next() async -> ObservedChange<Value>? {
-            await base.next()
-        }
+        public mutating func next() async -> ObservedChange<Value>? { await base.next() }
 
         /// The next change, as ``next()``, run on the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> ObservedChange<Value>? {
@@ -116,11 +114,7 @@ extension ChangeBufferingPolicy {
 final class ChangeIteration: Sendable {
     private let subscription: ObservationToken
 
-    init(_ subscription: ObservationToken) {
-        self.subscription = subscription
-    }
+    init(_ subscription: ObservationToken) { self.subscription = subscription }
 
-    deinit {
-        subscription.invalidate()
-    }
+    deinit { subscription.invalidate() }
 }

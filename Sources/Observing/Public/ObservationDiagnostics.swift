@@ -83,9 +83,7 @@ public enum ObservationDiagnostics {
     ///
     /// To tell whether an object still exists, this takes a strong reference to it for a moment; if another thread
     /// drops the last reference in that moment, the object is freed on this thread.
-    public static func liveObservations() -> [ObservationRecord] {
-        Registry.records()
-    }
+    public static func liveObservations() -> [ObservationRecord] { Registry.records() }
 
     /// How many observations ``liveObservations()`` would list, without building their records: cheap enough for a
     /// counter printed after every step of a long run.
@@ -142,9 +140,7 @@ public enum ObservationDiagnostics {
     /// How many rounds of changes made inside handlers are delivered before a cycle is declared unsettled and stopped:
     /// 100, or what the innermost ``withMaximumRounds(_:_:)`` around the calling code set. Round 0 is the change made
     /// outside any handler.
-    public static var maximumRounds: Int {
-        scopedMaximumRounds
-    }
+    public static var maximumRounds: Int { scopedMaximumRounds }
 
     /// Runs `body` with `rounds` (at least 1) as the limit of the cycles that start in it, on this thread or task.
     ///
@@ -168,9 +164,7 @@ public enum ObservationDiagnostics {
         return IssueHandlerToken(id: id)
     }
 
-    static func removeIssueHandler(_ id: UInt64) {
-        _ = settings.withLock { $0.handlers.removeValue(forKey: id) }
-    }
+    static func removeIssueHandler(_ id: UInt64) { _ = settings.withLock { $0.handlers.removeValue(forKey: id) } }
 
     static func report(_ issue: ObservationIssue) {
         let handlers = settings.withLock { Array($0.handlers.values) }
@@ -185,16 +179,10 @@ public enum ObservationDiagnostics {
 public final class IssueHandlerToken: Sendable {
     private let id: UInt64
 
-    init(id: UInt64) {
-        self.id = id
-    }
+    init(id: UInt64) { self.id = id }
 
     /// Removes the handler; idempotent.
-    public func invalidate() {
-        ObservationDiagnostics.removeIssueHandler(id)
-    }
+    public func invalidate() { ObservationDiagnostics.removeIssueHandler(id) }
 
-    deinit {
-        invalidate()
-    }
+    deinit { invalidate() }
 }

@@ -21,14 +21,10 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
         gate = observation?.gate
     }
 
-    private var observation: (any AnyObservation)? {
-        slot.withLock { $0 }
-    }
+    private var observation: (any AnyObservation)? { slot.withLock { $0 } }
 
     /// A token that observes nothing (already invalidated).
-    public static var inert: ObservationToken {
-        ObservationToken(nil)
-    }
+    public static var inert: ObservationToken { ObservationToken(nil) }
 
     /// Ends the observation. Idempotent, callable from any thread and from inside the handler.
     ///
@@ -46,23 +42,15 @@ public final class ObservationToken: Sendable, Hashable, CustomStringConvertible
     }
 
     /// Whether the observation can still deliver: not invalidated, and the observed object still exists.
-    public var isActive: Bool {
-        observation?.isActive ?? false
-    }
+    public var isActive: Bool { observation?.isActive ?? false }
 
-    deinit {
-        observation?.end()
-    }
+    deinit { observation?.end() }
 
     /// Tokens are equal only to themselves (identity).
-    public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool {
-        lhs === rhs
-    }
+    public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool { lhs === rhs }
 
     /// Hashes the token's identity.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(self))
-    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// The observed type and key path, or `inactive`.
     public var description: String {
