@@ -5,10 +5,13 @@ written here from the rules table (not the package's transition function): the r
 board after a prefix of the killed run's accepted events that holds every event the run reported durable, with the
 restore's own changes (a recording back in preview, takes whose file is missing marked missing) applied; takes whose
 file is missing stay on their canvases, marked, until a delete, a new take or a `relink`; an armed undo stays armed
-through a restore (the restore arms it again after its own marks).
+through a restore (the restore arms it again after its own marks). Takes may have several segments (`resume`); a
+second `undo` removes the last one. Every step a run printed is checked against the model too (whether the event was
+accepted, and the board after it), and so is what the cells show: a visible cell's take must be its canvas's.
 
 usage: python3 Tools/crash-drafts.py [--kills N] [--seed S] [--binary PATH] [--snapshot-every K]
-Exit status: 0 no mismatch, 1 a mismatch (the draft and scripts are kept under .fuzz/drafts/), 2 usage.
+Exit status: 0 no mismatch, 1 a mismatch (the draft and scripts are kept under .fuzz/drafts/, and a later run moves
+them aside to .fuzz/drafts-kept-N instead of removing them), 2 usage.
 """
 import argparse
 import json
@@ -23,14 +26,16 @@ import time
 
 
 class Model:
-    """The board: each canvas's take (a file name or None) and whether it is marked missing, the selected canvas,
-    whether it records, and the canvas whose undo is armed (or None)."""
+    """The board: each canvas's take (a tuple of its segments' file names, or None) and its segment marked missing (a
+    file name or None), the selected canvas, whether it records (and whether that continues the take: `resume`), and
+    the canvas whose undo is armed (or None)."""
 
     def __init__(self, count):
         self.takes = [None] * count
-        self.missing = [False] * count
+        self.missing = [None] * count
         self.selected = None
         self.recording = False
+        self.resuming = False
         self.armed = None
 
     def copy(self):
@@ -39,8 +44,13 @@ class Model:
         other.missing = list(self.missing)
         other.selected = self.selected
         other.recording = self.recording
+        other.resuming = self.resuming
         other.armed = self.armed
         return other
+
+    def end_recording(self):
+        self.recording = False
+        self.resuming = False
 
     def apply(self, event):
         """Applies one event (a tuple); returns True when accepted. Every accepted event but an undo disarms an armed
@@ -59,47 +69,61 @@ class Model:
                 return False
             self.selected = None if self.selected == i else i
             return True
-        if kind == "record":
+        if kind in ("record", "resume"):
             if self.selected is None or self.recording:
                 return False
+            # A take with a file marked missing is not continued.
+            if kind == "resume" and (self.takes[self.selected] is None or self.missing[self.selected] is not None):
+                return False
             self.recording = True
+            self.resuming = kind == "resume"
             return True
         if kind == "stop":
+            # A new take after `record`, the next segment after `resume`; a file of another take (or of the take being
+            # continued) is refused.
             if not self.recording:
                 return False
             name = event[1]
-            if any(take == name for j, take in enumerate(self.takes) if j != self.selected):
+            own = self.takes[self.selected] or ()
+            if any(name in take for j, take in enumerate(self.takes) if j != self.selected and take):
                 return False
-            self.takes[self.selected] = name
-            self.missing[self.selected] = False
-            self.recording = False
+            if self.resuming and name in own:
+                return False
+            if self.resuming:
+                self.takes[self.selected] = own + (name,)
+            else:
+                self.takes[self.selected] = (name,)
+                self.missing[self.selected] = None
+            self.end_recording()
             return True
         if kind == "cancel":
             if not self.recording:
                 return False
-            self.recording = False
+            self.end_recording()
             return True
         if kind == "delete":
             i = event[1]
             if not 0 <= i < n or self.recording or self.takes[i] is None:
                 return False
             self.takes[i] = None
-            self.missing[i] = False
+            self.missing[i] = None
             return True
         if kind == "add":
             if self.recording:
                 return False
             self.takes.append(None)
-            self.missing.append(False)
+            self.missing.append(None)
             return True
         if kind == "undo":
-            # The first arms it; the second in a row removes the take's last segment (here every take has one).
+            # The first arms it; the second in a row removes the take's last segment (and its mark).
             i = event[1]
             if not 0 <= i < n or self.recording or self.takes[i] is None:
                 return False
             if self.armed == i:
-                self.takes[i] = None
-                self.missing[i] = False
+                last = self.takes[i][-1]
+                self.takes[i] = self.takes[i][:-1] or None
+                if self.missing[i] == last:
+                    self.missing[i] = None
                 self.armed = None
             else:
                 self.armed = i
@@ -109,9 +133,9 @@ class Model:
         if kind == "relink":
             # The app says the file is back; the board checks nothing on disk.
             i = event[1]
-            if not 0 <= i < n or not self.missing[i]:
+            if not 0 <= i < n or self.missing[i] is None:
                 return False
-            self.missing[i] = False
+            self.missing[i] = None
             return True
         if kind == "started":
             # The recorder's first sample: the board records when, nothing a restore shows.
@@ -119,7 +143,7 @@ class Model:
         if kind == "failed":
             if not self.recording:
                 return False
-            self.recording = False
+            self.end_recording()
             return True
         if kind == "cut-short":
             # Ends as a stop with a file that stop accepts, as a cancel otherwise.
@@ -127,7 +151,7 @@ class Model:
                 return False
             if len(event) > 2 and self.apply(("stop", event[2])):
                 return True
-            self.recording = False
+            self.end_recording()
             return True
         if kind == "remove":
             i = event[1]
@@ -150,28 +174,35 @@ class Model:
         effects in order (`missing` or `wanted`, by canvas)."""
         board = self.copy()
         interrupted = board.selected if board.recording else None
-        board.recording = False
+        board.end_recording()
         reports = []
         for i, take in enumerate(board.takes):
             if take is None:
                 continue
-            if not exists(take):
-                board.missing[i] = True
+            gone = first_gone(take, exists)
+            if gone is not None:
+                board.missing[i] = gone
                 reports.append("missing")
-            elif board.missing[i]:
-                board.missing[i] = False
+            elif board.missing[i] is not None:
+                board.missing[i] = None
                 reports.append("wanted")
         return board, interrupted, reports
 
     def canvases(self):
-        """The canvases as canvas-sim prints them (index, status, selected, video, marked missing, undo armed)."""
+        """The canvases as canvas-sim prints them (index, status, selected, the take's segments, the file marked
+        missing, undo armed)."""
         result = []
         for i, take in enumerate(self.takes):
             status = "noPreview"
             if i == self.selected:
                 status = "recording" if self.recording else "inPreview"
-            result.append((i, status, i == self.selected, take, self.missing[i], i == self.armed))
+            result.append((i, status, i == self.selected, take or (), self.missing[i], i == self.armed))
         return result
+
+
+def first_gone(take, exists):
+    """The first segment of `take` whose file is missing (what a restore marks), or None."""
+    return next((name for name in take if not exists(name)), None)
 
 
 def restore_states(board, exists):
@@ -184,12 +215,12 @@ def restore_states(board, exists):
     states = [board.copy()]
     current = board.copy()
     if current.recording:
-        current.recording = False
+        current.end_recording()
         states.append(current.copy())
     for i, take in enumerate(current.takes):
-        if take is None or exists(take) != current.missing[i]:
+        if take is None or first_gone(take, exists) == current.missing[i]:
             continue
-        current.missing[i] = not exists(take)
+        current.missing[i] = first_gone(take, exists)
         current.armed = None
         states.append(current.copy())
     if board.armed is not None and current.armed is None:
@@ -211,6 +242,9 @@ def check_restore(head, candidates, durable, ambiguous, exists):
     read from the disk (before its own records), or a one-line problem."""
     sequence = head["sequence"]
     shown = printed(head["canvases"])
+    problem = shown_problem(head["canvases"])
+    if problem:
+        return f"the restore's cells: {problem}", None
     kinds = [e.split(" ")[1] for e in head["effects"] if not e.startswith("draft records dropped")]
     if sequence < durable:
         return f"restored record {sequence}, but {durable} were reported durable", None
@@ -238,8 +272,39 @@ def check_restore(head, candidates, durable, ambiguous, exists):
 
 
 def printed(canvases):
-    return [(c["index"], c["status"], c["selected"], c["video"], c.get("missing") is not None, c["undoArmed"])
+    """The canvases canvas-sim printed, as `Model.canvases` gives them: the take is the board's (its `segments`)."""
+    return [(c["index"], c["status"], c["selected"], tuple(c["segments"]), c.get("missing"), c["undoArmed"])
             for c in canvases]
+
+
+def shown_problem(canvases):
+    """What a printed line's cells show against the board: a canvas's `video` (its cell's, for a visible one) must be
+    its take's first segment. Returns a one-line problem or None."""
+    for c in canvases:
+        first = c["segments"][0] if c["segments"] else None
+        if c["video"] != first:
+            return f"canvas {c['index']} shows video {c['video']}, its take is {c['segments']}"
+    return None
+
+
+def check_steps(board, events, lines):
+    """Checks every step a run printed against the model from `board` (the board its restore left): whether the event
+    was accepted, and the canvases after it. Returns a one-line problem or None."""
+    model = board.copy()
+    for line in lines[1:]:
+        if "step" not in line:
+            continue
+        event = events[line["step"] - 1]
+        accepted = model.apply(event)
+        if accepted != line["accepted"]:
+            return f"step {line['step']} ({script_word(event)}): accepted {line['accepted']}, the model says {accepted}"
+        if printed(line["canvases"]) != model.canvases():
+            return (f"step {line['step']} ({script_word(event)}): board {printed(line['canvases'])} is not the "
+                    f"model's {model.canvases()}")
+        problem = shown_problem(line["canvases"])
+        if problem:
+            return f"step {line['step']} ({script_word(event)}): {problem}"
+    return None
 
 
 def script_word(event):
@@ -255,7 +320,7 @@ def make_script(rng, board, length, names):
         roll = rng.randrange(100)
         if model.recording and roll < 55:
             pick = rng.randrange(20)
-            used = [t for t in model.takes if t is not None]
+            used = [name for take in model.takes if take for name in take]
             if pick == 0 and used:
                 event = ("stop", rng.choice(used))
             else:
@@ -279,7 +344,8 @@ def make_script(rng, board, length, names):
         elif roll < 40:
             event = ("tap", rng.randrange(n + (1 if roll % 9 == 0 else 0)))
         elif roll < 60:
-            event = ("record",)
+            # A new take, or (a quarter of the time) the next segment of the selected canvas's take.
+            event = ("resume",) if roll >= 55 else ("record",)
         elif roll < 70:
             event = ("delete", rng.randrange(n))
         elif roll < 80:
@@ -310,9 +376,9 @@ def self_check():
     exists = lambda name: not name.startswith("missing-")
 
     def head(sequence, board, effects):
-        canvases = [{"index": i, "status": status, "selected": selected, "video": video,
-                     "missing": video if missing else None, "undoArmed": armed}
-                    for i, status, selected, video, missing, armed in board.canvases()]
+        canvases = [{"index": i, "status": status, "selected": selected, "video": take[0] if take else None,
+                     "segments": list(take), "missing": missing, "undoArmed": armed}
+                    for i, status, selected, take, missing, armed in board.canvases()]
         return {"sequence": sequence, "effects": effects, "canvases": canvases}
 
     # A board whose canvas 1 holds a take whose file is gone, and one recording into a file that is gone too.
@@ -346,6 +412,25 @@ def self_check():
         assert check_restore(head(143, restored, []), {143: found}, 140, True, exists)[0] is not None
 
 
+def set_aside(root):
+    """Removes the drafts of the last run from `root`; those of a run that found a mismatch (it left `MISMATCH` there)
+    are moved to `root`-kept-N instead, so running again does not destroy the evidence."""
+    if os.path.exists(os.path.join(root, "MISMATCH")):
+        number = 1
+        while os.path.exists(f"{root}-kept-{number}"):
+            number += 1
+        os.rename(root, f"{root}-kept-{number}")
+        print(f"crash-drafts: the drafts of the last mismatch are kept in {root}-kept-{number}", file=sys.stderr)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def report(root, message):
+    """Prints a mismatch and marks `root` as holding its evidence (see `set_aside`)."""
+    print(f"crash-drafts: {message}", file=sys.stderr)
+    with open(os.path.join(root, "MISMATCH"), "w") as f:
+        f.write(message + "\n")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--kills", type=int, default=300)
@@ -360,7 +445,7 @@ def main():
         return 2
 
     root = os.path.abspath(".fuzz/drafts")
-    shutil.rmtree(root, ignore_errors=True)
+    set_aside(root)
     os.makedirs(root)
     rng = random.Random(args.seed)
     kills = restores = mismatches = finished = durable_checked = 0
@@ -438,7 +523,7 @@ def main():
             if killed:
                 kills += 1
             elif status != 0:
-                print(f"crash-drafts: canvas-sim exited {status}: {stderr.strip()}", file=sys.stderr)
+                report(root, f"canvas-sim exited {status} in {folder} run {run}: {stderr.strip()}")
                 mismatches += 1
                 break
             else:
@@ -459,17 +544,23 @@ def main():
                     durable_checked += 1
                 if problem:
                     mismatches += 1
-                    print(f"crash-drafts: MISMATCH in {folder} run {run}: {problem}", file=sys.stderr)
+                    report(root, f"MISMATCH in {folder} run {run}: {problem}")
                     break
                 board = found.recovered(exists)[0]
                 ambiguous = False
+                # Every step the run printed, from the board the restore left.
+                problem = check_steps(board, events, lines)
+                if problem:
+                    mismatches += 1
+                    report(root, f"MISMATCH in {folder} run {run}: {problem}")
+                    break
             elif killed:
                 # Killed before it printed its restore: the prediction for the run before still holds, but the restore
                 # may have journaled its own records.
                 ambiguous = True
                 continue
             else:
-                print(f"crash-drafts: no restore line from {' '.join(command)}", file=sys.stderr)
+                report(root, f"no restore line from {' '.join(command)}")
                 mismatches += 1
                 break
 
@@ -494,8 +585,8 @@ def main():
             if not killed:
                 # A run that ended waited for every record: the next restore must be the whole run.
                 if durable != sequence:
-                    print(f"crash-drafts: MISMATCH in {folder} run {run}: it ended with record {durable} durable, "
-                          f"the model counts {sequence}", file=sys.stderr)
+                    report(root, f"MISMATCH in {folder} run {run}: it ended with record {durable} durable, "
+                           f"the model counts {sequence}")
                     mismatches += 1
                 expected = ({sequence: model.copy()}, sequence)
                 board = model
