@@ -9,6 +9,13 @@ enum Registry {
         let observer: ObjectIdentifier
         let object: ObjectIdentifier
         let keyPath: AnyKeyPath & Sendable
+
+        /// The key path is compared, not hashed: hashing one walks its components, and an observer observes few key
+        /// paths of one object.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(observer)
+            hasher.combine(object)
+        }
     }
 
     private struct Entry {
@@ -27,7 +34,7 @@ enum Registry {
 
         mutating func remove(_ observation: any AnyObservation) -> (any AnyObservation)? {
             guard let entry = entries.removeValue(forKey: observation.id) else { return nil }
-            // One lookup of the pair (hashing a key path costs): an index, then a removal at it.
+            // One lookup of the pair: an index, then a removal at it.
             if let pair = entry.pair, let index = pairs.index(forKey: pair), pairs[index].value === observation {
                 pairs.remove(at: index)
             }
