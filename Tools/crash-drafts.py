@@ -48,6 +48,10 @@ class Model:
         other.armed = self.armed
         return other
 
+    def key(self):
+        """Everything the board holds, to tell two boards apart."""
+        return (tuple(self.takes), tuple(self.missing), self.selected, self.recording, self.resuming, self.armed)
+
     def end_recording(self):
         self.recording = False
         self.resuming = False
@@ -235,40 +239,73 @@ def effect_kinds(interrupted, reports):
     return (["interrupted"] if interrupted is not None else []) + reports
 
 
-def check_restore(head, candidates, durable, ambiguous, exists):
-    """Checks a restore's first line against the prediction for the run before: `candidates` maps record numbers to
-    the model's board after them, `durable` is the last record that run reported durable, `ambiguous` says whether
-    runs killed before they printed their restore came between. Returns (problem, board found): the board the restore
-    read from the disk (before its own records), or a one-line problem."""
-    sequence = head["sequence"]
-    shown = printed(head["canvases"])
+def check_restore(head, alternatives, ambiguous, exists):
+    """Checks a restore's first line against the predictions for the run before: each of `alternatives` is (candidates,
+    durable), where `candidates` maps record numbers to the model's board after them and `durable` is the last record
+    that run reported durable; `ambiguous` says whether runs killed before they printed their restore came between.
+    Returns (problem, boards found): every board the restore may have read from the disk (before its own records), or
+    a one-line problem (the first alternative's) when no alternative explains it."""
     problem = shown_problem(head["canvases"])
     if problem:
-        return f"the restore's cells: {problem}", None
+        return f"the restore's cells: {problem}", []
+    found = []
+    for candidates, durable in alternatives:
+        problem_here, boards = check_one(head, candidates, durable, ambiguous, exists)
+        problem = problem or problem_here
+        found += [board for board in boards if all(board.key() != other.key() for other in found)]
+    return (None, found) if found else (problem, [])
+
+
+def check_one(head, candidates, durable, ambiguous, exists):
+    """`check_restore` against one prediction. Returns (problem, boards found)."""
+    sequence = head["sequence"]
+    shown = printed(head["canvases"])
     kinds = [e.split(" ")[1] for e in head["effects"] if not e.startswith("draft records dropped")]
     if sequence < durable:
-        return f"restored record {sequence}, but {durable} were reported durable", None
+        return f"restored record {sequence}, but {durable} were reported durable", []
     if ambiguous:
         # Each run killed before it printed its restore restored the same prefix and may have journaled some of that
         # restore's own records after it: the restored record is a prefix's (from the durable one on) plus those.
+        # Boards that print alike may differ in marks the restore makes anyway, and so in how many records of its own
+        # this restore wrote (which numbers the run's events): every one of them is kept, the next restore decides.
         found = [state for s, board in candidates.items() if s >= durable
                  for j, state in enumerate(restore_states(board, exists)) if s + j == sequence]
         matches = [state for state in found if state.recovered(exists)[0].canvases() == shown
                    and effect_kinds(*state.recovered(exists)[1:]) == kinds]
         if not matches:
             return (f"restored board {shown} with effects {head['effects']} is no prefix's from {durable} to "
-                    f"{sequence} with some of its restore's records"), None
-        return None, matches[-1]
-    below = [s for s in candidates if s <= sequence]
-    if not below:
-        return f"restored record {sequence} is before the run's first ({min(candidates)})", None
-    found = candidates[max(below)]
+                    f"{sequence} with some of its restore's records"), []
+        return None, matches
+    if sequence not in candidates:
+        return f"restored record {sequence}, the run before has records {min(candidates)} to {max(candidates)}", []
+    found = candidates[sequence]
     restored, interrupted, missing = found.recovered(exists)
     if shown != restored.canvases():
-        return (f"restored board {shown} is not the model's after record {sequence}: {restored.canvases()}"), None
+        return (f"restored board {shown} is not the model's after record {sequence}: {restored.canvases()}"), []
     if kinds != effect_kinds(interrupted, missing):
-        return f"restore effects {head['effects']} do not match interrupted {interrupted}, missing {missing}", None
-    return None, found
+        return f"restore effects {head['effects']} do not match interrupted {interrupted}, missing {missing}", []
+    return None, [found]
+
+
+def predict(found, head, board, events, exists):
+    """What the next restore may find after a run whose restore (`head`) read `found` and left `board`, and which then
+    ran `events`: the model after each of the restore's own records (a cancel, marks, relinks, the undo armed again,
+    numbered after the restored one; until the writer wrote them, a restore finds the board the restore read and
+    reports the same effects again), then after each prefix of the accepted events, by the record number canvas-sim
+    gives it (one per accepted event, one more for the file noted after a record when a stop follows in the script).
+    Returns (candidates, the model at the end, its last record number)."""
+    candidates = {head["sequence"] + j: state for j, state in enumerate(restore_states(found, exists))}
+    model = board.copy()
+    sequence = max(candidates)
+    for index, event in enumerate(events):
+        if not model.apply(event):
+            continue
+        sequence += 1
+        candidates[sequence] = model.copy()
+        if event[0] == "record" and any(e[0] == "stop" for e in events[index + 1:]):
+            sequence += 1
+            candidates[sequence] = model.copy()
+    return candidates, model, sequence
 
 
 def printed(canvases):
@@ -391,25 +428,57 @@ def self_check():
     for found, effects in [(read, ["take missing 1 missing-47.mov"]),
                            (recording, ["take interrupted 0", "take missing 1 missing-47.mov"])]:
         restored = found.recovered(exists)[0]
-        problem, first = check_restore(head(143, restored, effects), {143: found}, 140, False, exists)
-        assert problem is None and first.canvases() == found.canvases(), problem
+        problem, first = check_restore(head(143, restored, effects), [({143: found}, 140)], False, exists)
+        assert problem is None and len(first) == 1 and first[0].canvases() == found.canvases(), problem
+        first = first[0]
         # The prediction after that restore: its own records (a cancel, the mark), then (here) nothing else.
         states = restore_states(first, exists)
         prediction = {143 + j: state for j, state in enumerate(states)}
         assert len(states) == 2 + found.recording and states[-1].canvases() == restored.canvases()
         # Killed before the writer wrote the restore's records: the next restore reads the same board again.
-        assert check_restore(head(143, restored, effects), prediction, 143, False, exists)[0] is None, effects
+        assert check_restore(head(143, restored, effects), [(prediction, 143)], False, exists)[0] is None, effects
         # Or after it wrote all or some of them: the interruption is reported until its cancel is written, the missing
         # take at every restore.
         for j in range(1, len(states)):
             left = [e for e in effects if states[j].recording or not e.startswith("take interrupted")]
-            assert check_restore(head(143 + j, restored, left), prediction, 143, False, exists)[0] is None, (j, left)
+            assert check_restore(head(143 + j, restored, left), [(prediction, 143)], False,
+                                 exists)[0] is None, (j, left)
             # The same through a run killed before it printed its restore (which may have written them).
-            assert check_restore(head(143 + j, restored, left), {141: Model(2), 143: found}, 141, True,
+            assert check_restore(head(143 + j, restored, left), [({141: Model(2), 143: found}, 141)], True,
                                  exists)[0] is None, (j, left)
         # A restore that reports nothing while its board still holds the missing take is refused.
-        assert check_restore(head(143, restored, []), prediction, 143, False, exists)[0] is not None
-        assert check_restore(head(143, restored, []), {143: found}, 140, True, exists)[0] is not None
+        assert check_restore(head(143, restored, []), [(prediction, 143)], False, exists)[0] is not None
+        assert check_restore(head(143, restored, []), [({143: found}, 140)], True, exists)[0] is not None
+    check_alike_boards(head, exists)
+
+
+def check_alike_boards(head, exists):
+    """Part of `self_check`: two boards that print alike after a restore, read after runs killed before they printed
+    theirs, whose restores write different numbers of records. Canvas 0 holds a take marked missing; a run stops
+    canvas 2 into a file that is gone (record 14), its script goes on with a relink of canvas 0; it is killed after
+    record 14. The next run is killed before it prints its restore, after its writer wrote the mark of canvas 2 (15).
+    The run after reads record 15 and writes nothing of its own; but the board after record 15 of the killed run's
+    script (the relink) prints alike once restored, and its restore would write two marks. The run deletes canvas 1's
+    take (record 16) and is killed; the next restore must be explained. (The harness once took the last of the
+    alike boards only, numbered the delete 18, and called this restore a lost take.)"""
+    start = Model(3)
+    for event in [("tap", 0), ("record",), ("stop", "missing-1.mov"), ("tap", 1), ("record",), ("stop", "take-23.mov"),
+                  ("tap", 1)]:
+        assert start.apply(event)
+    start = start.recovered(exists)[0]
+    candidates, _, _ = predict(start, {"sequence": 10}, start, [("tap", 2), ("record",), ("stop", "missing-3.mov"),
+                                                             ("relink", 0), ("tap", 2)], exists)
+    read = candidates[14].copy()
+    read.missing[2] = "missing-3.mov"
+    effects = ["take missing 0 missing-1.mov", "take missing 2 missing-3.mov"]
+    restored = read.recovered(exists)[0]
+    problem, found = check_restore(head(15, restored, effects), [(candidates, 12)], True, exists)
+    assert problem is None, problem
+    events = [("delete", 1), ("tap", 0)]
+    alternatives = [(predict(board, {"sequence": 15}, restored, events, exists)[0], 15) for board in found]
+    assert restored.apply(("delete", 1))
+    problem, _ = check_restore(head(16, restored, effects), alternatives, False, exists)
+    assert problem is None, problem
 
 
 def set_aside(root):
@@ -462,7 +531,8 @@ def main():
         names = [0]
         snapshot_every = args.snapshot_every or rng.choice([5, 20, 50, 200])
         runs_left = args.drafts or rng.randrange(5, 40)
-        expected = None  # (candidates by sequence, durable sequence) of the run before
+        # [(candidates by sequence, durable sequence)] of the run before, one per board its restore may have read.
+        expected = None
         ambiguous = False
         run = 0
         while runs_left > 0 and kills < args.kills and mismatches == 0:
@@ -520,6 +590,9 @@ def main():
                 lines += [json.loads(line) for line in complete if line]
             stderr = process.stderr.read().decode(errors="replace")
             status = process.wait()
+            # What the run printed, kept with its script until the draft is done with (evidence for a mismatch).
+            with open(os.path.join(folder, f"run-{run}.json"), "w") as f:
+                json.dump({"killed": killed, "lines": lines}, f)
             if killed:
                 kills += 1
             elif status != 0:
@@ -534,19 +607,16 @@ def main():
                 restores += 1
                 head = lines[0]
                 exists = lambda name: os.path.exists(os.path.join(folder, name))
-                if expected is None:
-                    candidates = {0: board}
-                    durable = 0
-                else:
-                    candidates, durable = expected
-                problem, found = check_restore(head, candidates, durable, ambiguous, exists)
-                if not problem and durable > 0:
+                alternatives = expected or [({0: board}, 0)]
+                problem, found = check_restore(head, alternatives, ambiguous, exists)
+                if not problem and max(durable for _, durable in alternatives) > 0:
                     durable_checked += 1
                 if problem:
                     mismatches += 1
                     report(root, f"MISMATCH in {folder} run {run}: {problem}")
                     break
-                board = found.recovered(exists)[0]
+                # The boards found print alike once restored: they differ only in what the restore changed.
+                board = found[0].recovered(exists)[0]
                 ambiguous = False
                 # Every step the run printed, from the board the restore left.
                 problem = check_steps(board, events, lines)
@@ -564,32 +634,24 @@ def main():
                 mismatches += 1
                 break
 
-            # The prediction for the next restore: the model after each prefix of this run's accepted events, by the
-            # record number canvas-sim gives it (one per accepted event, one more for the file noted after a record
-            # when a stop follows in the script), and the last record the run reported durable.
-            # The restore's own records (a cancel, deletes) come first: until the writer wrote them, a restore finds
-            # the board the restore read, and reports the same effects again.
-            candidates = {head["sequence"] + j: state for j, state in enumerate(restore_states(found, exists))}
-            model = board.copy()
-            sequence = max(candidates)
-            for index, event in enumerate(events):
-                if not model.apply(event):
-                    continue
-                sequence += 1
-                candidates[sequence] = model.copy()
-                if event[0] == "record" and any(e[0] == "stop" for e in events[index + 1:]):
-                    sequence += 1
-                    candidates[sequence] = model.copy()
+            # The prediction for the next restore, one per board the restore may have read, and the last record the run
+            # reported durable.
+            predictions = [predict(state, head, board, events, exists) for state in found]
             durable = max([l.get("durable", 0) for l in lines[1:]] + [head["sequence"]])
-            expected = (candidates, durable)
+            expected = [(candidates, durable) for candidates, _, _ in predictions]
             if not killed:
                 # A run that ended waited for every record: the next restore must be the whole run.
-                if durable != sequence:
+                ended = [(model, sequence) for _, model, sequence in predictions if sequence == durable]
+                if not ended:
                     report(root, f"MISMATCH in {folder} run {run}: it ended with record {durable} durable, "
-                           f"the model counts {sequence}")
+                           f"the model counts {predictions[0][2]}")
                     mismatches += 1
-                expected = ({sequence: model.copy()}, sequence)
-                board = model
+                    break
+                expected = [({sequence: model.copy()}, sequence) for model, sequence in ended]
+                board = ended[0][0]
+        if mismatches == 0:
+            # Done with this draft without a mismatch: its files are no evidence.
+            shutil.rmtree(folder, ignore_errors=True)
 
     elapsed = time.monotonic() - started
     print(f"crash-drafts: {kills} kills, {restores} restores ({durable_checked} after durable records), "
