@@ -110,7 +110,7 @@ floor.add { received.add($0, ordering: .relaxed) }
 
 // MARK: The run
 
-let figures = measure([
+let workloads = [
     Workload(count: iterations) { unobserved.value = $0 },
     Workload(count: iterations) { observed.value = $0 },
     Workload(count: iterations / 4) { _ in
@@ -131,7 +131,13 @@ let figures = measure([
     },
     Workload(count: iterations) { _ in postCenter.post(name: name, object: sender) },
     Workload(count: iterations) { floor.set($0) },
-])
+]
+// `PROFILE_WORKLOAD=K` (an index into `workloads`): only that workload's rounds, for a profiler.
+if let only = ProcessInfo.processInfo.environment["PROFILE_WORKLOAD"].flatMap(Int.init) {
+    _ = measure([workloads[only]])
+    exit(0)
+}
+let figures = measure(workloads)
 token.invalidate()
 postCenter.removeObserver(posted)
 let observingUnobservedWrite = figures[0]

@@ -33,8 +33,7 @@ final class DirectObservation<Root: AnyObject, Value>: DirectSubscriber, AnyObse
     /// Subscribes to the storage, files the observation (`file` may refuse it: then it ends and is never called; a
     /// write made meanwhile is parked for the first turn, opened only now), then makes the `.initial` call in that
     /// turn.
-    func start(root: Root, _ context: ThreadContext, file: () -> Bool) -> Bool {
-        guard let storage else { return false }
+    func start(root: Root, _ storage: PropertyStorage<Value>, _ context: ThreadContext, file: () -> Bool) -> Bool {
         var initial: Value?
         let turn = storage.addDirect(self, of: root, initial: info.options.contains(.initial), value: &initial)
         guard file() else {

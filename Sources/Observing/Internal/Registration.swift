@@ -21,7 +21,7 @@ extension KeyValueObservable {
                 owner: owner)
             if let storage = Self.storage(of: keyPath, in: self, reads: reads) as PropertyStorage<Value>? {
                 let observation = DirectObservation(info: info, caller: caller, storage: storage, onGone: onGone)
-                return observation.start(root: self, context, file: { file(observation) }) ? observation : nil
+                return observation.start(root: self, storage, context, file: { file(observation) }) ? observation : nil
             }
             if reads.isEmpty {
                 let objectType = String(reflecting: Self.self)
