@@ -38,8 +38,8 @@ import Observation
     func removeLink(_ target: any ChainTarget)
 }
 
-/// Who is told of one property's writes, and the counts they are told by. Not generic (it holds no value), so adding and
-/// removing an observer runs code compiled once, which looks no type up at run time.
+/// Who is told of one property's writes, and the counts they are told by. Not generic (it holds no value), so adding
+/// and removing an observer runs code compiled once, which looks no type up at run time.
 @usableFromInline struct StorageBook {
     /// The last version taken by a notification (direct observers' turns).
     @usableFromInline var version: UInt64 = 0
@@ -64,10 +64,11 @@ import Observation
 /// behind another. Whoever holds both takes the value's lock first.
 ///
 /// A write stores under the value's lock and, in the same section, takes a version for its direct observers (their
-/// turn) and copies the observer lists from the book; it calls them after the locks. Swift Observation (O12): a read outside key path evaluation is the registrar's `access`; a
-/// write that changed the value calls `willSet` and `didSet` once the property was read through its getter (no tracking
-/// holds a property never read). Reads and writes are `@inlinable`: compiled for the property's type where it is
-/// declared, a write looks up no generic metadata (unspecialized, it cost 6x as much).
+/// turn) and copies the observer lists from the book; it calls them after the locks. Swift Observation (O12): a read
+/// outside key path evaluation is the registrar's `access`; a write that changed the value calls `willSet` and `didSet`
+/// once the property was read through its getter (no tracking holds a property never read). Reads and writes are
+/// `@inlinable`: compiled for the property's type where it is declared, a write looks up no generic metadata
+/// (unspecialized, it cost 6x as much).
 @usableFromInline final class PropertyStorage<Value>: LinkableStorage, Sendable {
     /// How a whole assignment becomes changes: `isEqual` (`==` when `Value` is `Equatable`: an equal assignment does
     /// not notify) and `diff` (into collection changes, for `@ObservedArray` of `Identifiable` elements).
