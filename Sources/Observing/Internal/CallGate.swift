@@ -26,16 +26,13 @@ final class CallGate: Sendable {
     /// Held while the handler runs; holds the handler until the gate ends.
     private let calls: LockedValue<(any AnyObject & Sendable)?>
 
-    init(holding handler: any AnyObject & Sendable) {
-        calls = LockedValue(handler)
-    }
+    /// Takes the optional it keeps: the optimizer specializes a non-optional one per handler type (a run-time lookup).
+    init(holding handler: (any AnyObject & Sendable)?) { calls = LockedValue(handler) }
 
     var hasEnded: Bool { ended.load(ordering: .acquiring) }
 
     /// Makes `turn` the first one, and delivers what was parked for it meanwhile.
-    func open(at turn: UInt64, _ context: ThreadContext) {
-        delivering.withLock { _ in runParked(from: turn, context) }
-    }
+    func open(at turn: UInt64, _ context: ThreadContext) { delivering.withLock { _ in runParked(from: turn, context) } }
 
     /// Runs `delivery` in turn `turn`, then whatever was parked behind it. A delivery running on another thread is
     /// waited for on `delivering`, the lock it holds (which donates priority); a delivery whose earlier turn is not
@@ -181,9 +178,7 @@ extension Caller where Root: Sendable, Value: Sendable {
 @usableFromInline struct Guarded<State>: ~Copyable, Sendable {
     @usableFromInline let lock: LockedValue<State>
 
-    @usableFromInline init(_ state: consuming State) {
-        lock = LockedValue(unchecked: state)
-    }
+    @usableFromInline init(_ state: consuming State) { lock = LockedValue(unchecked: state) }
 
     /// Runs `body` with the state, holding the lock.
     @inlinable func with<Result>(_ body: (inout State) -> Result) -> Result {

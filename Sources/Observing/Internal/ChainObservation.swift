@@ -22,8 +22,8 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     let gate: CallGate
     /// Held by the gate until the observation ends; called only through the gate, so always there when called.
     private unowned let caller: Caller<Root, Value>
-    /// The value last reported (nil before the first evaluation).
-    private let last = Guarded<Value?>(nil)
+    /// The value last reported (the first evaluation's, from the start).
+    private let last: Guarded<Value?>
     /// The storages followed. Not generic, so that following and dropping them runs code compiled once.
     private let links = Guarded<[ChainLink]>([])
     /// Set once, by the first link's deinit that finds the root gone; read by `isActive` on any thread.
@@ -32,9 +32,10 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
 
     init(
         info: ObservationInfo, keyPath: KeyPath<Root, Value> & Sendable, caller: Caller<Root, Value>, root: Root,
-        rootIsSendable: Bool, onGone: (@Sendable () -> Void)?
+        value: Value, rootIsSendable: Bool, onGone: (@Sendable () -> Void)?
     ) {
         self.info = info
+        last = Guarded(value)
         self.keyPath = keyPath
         self.root = WeakReference(root)
         self.rootIsSendable = rootIsSendable
@@ -61,9 +62,8 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
                 return
             }
             if info.options.contains(.initial) {
-                send(root, ObservedChange(kind: .setting, oldValue: nil, newValue: value))
+                send(root, old: nil, new: value)
             }
-            last.with { $0 = value }
             if stale { evaluateAndSend(context) }
         }
         // A key path that reads no `@Observed` property can never change: a sequence of its changes ends here.
@@ -91,16 +91,21 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
             }
             if let old, areEqual(old, value) == true { continue }
             if info.options.contains(.prior) {
-                send(root, ObservedChange(kind: .setting, oldValue: old, newValue: nil, isPrior: true))
+                send(root, old: old, new: nil, isPrior: true)
             }
-            send(root, ObservedChange(kind: .setting, oldValue: old, newValue: value))
+            send(root, old: old, new: value)
         }
     }
 
-    /// Calls the handler (the call lock is held) or hands the call on, unless it ended (maybe in this change's prior).
-    private func send(_ root: Root, _ change: ObservedChange<Value>) {
+    /// Calls the handler with the change from `old` to `new`, keeping the values the options ask for (the call lock is
+    /// held), or hands the call on, unless it ended (maybe in this change's prior).
+    private func send(_ root: Root, old: Value?, new: Value?, isPrior: Bool = false) {
         guard !gate.hasEnded else { return }
-        caller.callOrHand(root, change.filtered(by: info.options), gate)
+        let options = info.options
+        let change = ObservedChange(
+            kind: .setting, oldValue: options.contains(.old) ? old : nil, newValue: options.contains(.new) ? new : nil,
+            isPrior: isPrior)
+        caller.callOrHand(root, change, gate)
     }
 
     /// Follows the storages `reads` went through; returns whether one was written since it was read. From a root not
@@ -109,6 +114,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     private func retarget(_ reads: [TrackedRead], of root: Root) -> Bool {
         let current = links.with { $0 }
         var kept: [ChainLink] = []
+        kept.reserveCapacity(reads.count)
         var stale = false
         let sendable = rootIsSendable || reads.contains { $0.shared && $0.object === root }
         for read in reads where sendable || !read.shared {

@@ -55,9 +55,7 @@ final class WeakReference: Sendable {
 
     private let slot: Guarded<Slot>
 
-    init(_ object: AnyObject) {
-        slot = Guarded(Slot(object: object))
-    }
+    init(_ object: AnyObject) { slot = Guarded(Slot(object: object)) }
 
     var object: AnyObject? { slot.with { $0.object } }
 }

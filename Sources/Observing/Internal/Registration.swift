@@ -28,7 +28,8 @@ extension KeyValueObservable {
                 ObservationDiagnostics.report(.unobservableKeyPath(objectType: objectType, keyPath: "\(keyPath)"))
             }
             let observation = ChainObservation(
-                info: info, keyPath: keyPath, caller: caller, root: self, rootIsSendable: shared, onGone: onGone)
+                info: info, keyPath: keyPath, caller: caller, root: self, value: value, rootIsSendable: shared,
+                onGone: onGone)
             let started = observation.start(root: self, value: value, reads: reads, context) { file(observation) }
             return started ? observation : nil
         }

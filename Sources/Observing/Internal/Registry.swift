@@ -91,9 +91,7 @@ enum Registry {
     }
 
     /// The observation of `pair`, if listed.
-    static func observation(for pair: Pair) -> (any AnyObservation)? {
-        state.withLock { state in state.pairs[pair] }
-    }
+    static func observation(for pair: Pair) -> (any AnyObservation)? { state.withLock { state in state.pairs[pair] } }
 
     /// Takes the observation of `pair` off the list (the caller ends it).
     static func removeObservation(for pair: Pair) -> (any AnyObservation)? {

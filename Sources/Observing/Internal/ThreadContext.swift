@@ -114,7 +114,9 @@
     /// queues is delivered once the reads are taken).
     func record<Value>(_ reads: inout [TrackedRead], _ body: () -> Value) -> Value {
         frame {
-            recordings.append([])
+            var recording: [TrackedRead] = []
+            recording.reserveCapacity(4)  // the few reads a key path makes, in one allocation
+            recordings.append(recording)
             let value = body()
             reads = recordings.removeLast()
             return value
