@@ -14,7 +14,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     let info: ObservationInfo
     private let keyPath: KeyPath<Root, Value> & Sendable
     /// The observed object, weakly.
-    private let root: WeakReference
+    private let root: Guarded<WeakSlot>
     /// Whether the root is known to be `Sendable`: observed through a call that requires it.
     private let rootIsSendable: Bool
     /// Set once a read not followed was reported.
@@ -37,17 +37,17 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         self.info = info
         last = Guarded(value)
         self.keyPath = keyPath
-        self.root = WeakReference(root)
+        self.root = Guarded(WeakSlot(object: root))
         self.rootIsSendable = rootIsSendable
         self.caller = caller
         gate = CallGate(holding: caller)
         self.onGone = onGone
     }
 
-    var rootObject: AnyObject? { root.object }
+    var rootObject: AnyObject? { root.with { $0.object } }
 
     var isActive: Bool {
-        !gate.hasEnded && !rootGone.load(ordering: .acquiring) && self.root.object != nil && ownerIsAlive
+        !gate.hasEnded && !rootGone.load(ordering: .acquiring) && rootObject != nil && ownerIsAlive
     }
 
     /// Follows the first evaluation's reads, files the observation (`file` may refuse it), makes the `.initial` call,
@@ -81,7 +81,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     private func evaluateAndSend(_ context: ThreadContext) {
         var stale = true
         while stale && !gate.hasEnded {
-            guard let root = self.root.object as? Root else { return }
+            guard let root = rootObject as? Root else { return }
             var reads: [TrackedRead] = []
             let value = context.record(&reads) { root[keyPath: keyPath] }
             stale = retarget(reads, of: root)
@@ -117,18 +117,17 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
         kept.reserveCapacity(reads.count)
         var stale = false
         let sendable = rootIsSendable || reads.contains { $0.shared && $0.object === root }
-        for read in reads where sendable || !read.shared {
-            let id = ObjectIdentifier(read.storage)
+        // By index: a read or a link taken out of its array is a copy, a retain of each object it holds.
+        for index in reads.indices where sendable || !reads[index].shared {
+            let storage = reads[index].storage
+            let id = ObjectIdentifier(storage)
             if kept.contains(where: { $0.id == id }) { continue }
-            if current.contains(where: { $0.id == id && $0.storage != nil }) {
-                kept.append(ChainLink(storage: read.storage, id: id))
-            } else {
-                if !read.storage.addLink(self, since: read.writes) { stale = true }
-                kept.append(ChainLink(storage: read.storage, id: id))
-            }
+            let followed = current.contains { $0.id == id && $0.storage != nil }
+            if !followed && !storage.addLink(self, since: reads[index].writes) { stale = true }
+            kept.append(ChainLink(storage: storage, id: id))
         }
-        for link in current where !kept.contains(where: { $0.id == link.id }) {
-            link.storage?.removeLink(self)
+        for index in current.indices where !kept.contains(where: { $0.id == current[index].id }) {
+            current[index].storage?.removeLink(self)
         }
         links.with { $0 = kept }
         if gate.hasEnded { removeLinks() }
@@ -154,7 +153,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     }
 
     func linkWentAway() {
-        guard self.root.object == nil, !rootGone.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard rootObject == nil, !rootGone.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Registry.remove(self)
         onGone?()
     }

@@ -49,14 +49,13 @@ struct OwnerDescription: Sendable {
     let link: WeakReference
 }
 
-/// A weak reference readable from any thread.
+/// A weak reference, kept behind a lock (`Guarded<WeakSlot>`) to be read from any thread.
+struct WeakSlot { weak var object: AnyObject? }
+
+/// A weak reference readable from any thread, shared (an owner's, by its observations).
 final class WeakReference: Sendable {
-    private struct Slot { weak var object: AnyObject? }
-
-    private let slot: Guarded<Slot>
-
-    init(_ object: AnyObject) { slot = Guarded(Slot(object: object)) }
-
+    private let slot: Guarded<WeakSlot>
+    init(_ object: AnyObject) { slot = Guarded(WeakSlot(object: object)) }
     var object: AnyObject? { slot.with { $0.object } }
 }
 
