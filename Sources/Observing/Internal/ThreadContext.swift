@@ -116,7 +116,7 @@
         frame {
             var recording: [TrackedRead] = []
             recording.reserveCapacity(4)  // the few reads a key path makes, in one allocation
-            recordings.append(recording)
+            recordings.append(consume recording)
             let value = body()
             reads = recordings.removeLast()
             return value
