@@ -143,7 +143,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
             defer { links = [] }
             return links
         }
-        for link in dropped { link.storage?.removeLink(self) }
+        for index in dropped.indices { dropped[index].storage?.removeLink(self) }
     }
 
     func end(filed: Bool) {
