@@ -30,6 +30,10 @@ struct DraftKillPointTests {
         var restores = 0
         var names = 0
         var random: SplitMix64
+        /// Sent first in every session that sends events (then `count` drawn ones).
+        var opening: [CanvasEvent] = []
+        /// The events drawn in a session with this many sessions after it.
+        var counts = [0, 12, 60]
     }
 
     /// Why `restored` (a restore of record `sequence`) is not the board after that record: its canvases, takes (files
@@ -116,8 +120,9 @@ struct DraftKillPointTests {
         for record in (restored + 1)..<(appended + 1) {
             history[record] = Expected(state: board.state, armedMayBeLost: record < appended)
         }
-        for _ in 0..<count {
-            let outcome = board.send(event(for: board.state, &search))
+        let opening = count > 0 ? search.opening : []
+        for index in 0..<(opening.count + count) {
+            let outcome = board.send(index < opening.count ? opening[index] : event(for: board.state, &search))
             if let record = outcome.draftRecord { history[record] = Expected(state: board.state) }
             if case .startRecording = outcome.effects.first {
                 draft.noteRecordingFile(URL(fileURLWithPath: "/k/recording.mov"))
@@ -139,7 +144,7 @@ struct DraftKillPointTests {
         guard search.failures.isEmpty else { return }
         let storage = KillPointStorage(files: image)
         var history = history
-        let count = [0, 12, 60][depth]
+        let count = search.counts[depth]
         guard try await session(storage, threshold: threshold, count: count, history: &history, &search), depth > 0
         else { return }
         for next in storage.images {
@@ -162,5 +167,29 @@ struct DraftKillPointTests {
             restores += search.restores
         }
         #expect(restores > 1_000 * Int(seeds))
+    }
+
+    @Test("an armed undo through restores killed at every moment: the restore that marks a take arms it again, once")
+    func armedUndoThroughRestores() async throws {
+        // Canvas 0's take, canvas 1's take in a file that is gone, canvas 0's undo armed: each restore marks canvas 1
+        // (which disarms) and arms the undo again. Every session after a restore confirms the undo first.
+        let storage = KillPointStorage()
+        let board = try CanvasBoard(
+            draftAt: URL(fileURLWithPath: Self.path), newBoard: BoardState(canvasCount: 3),
+            options: Self.options(storage, threshold: 4))
+        var history = [UInt64(0): Expected(state: board.state)]
+        let take = URL(fileURLWithPath: "/k/take-a.mov")
+        let missing = URL(fileURLWithPath: "/k/missing-b.mov")
+        for event in [CanvasEvent.tap(0), .record, .stop(take), .tap(1), .record, .stop(missing), .tap(1), .undo(0)] {
+            let record = try #require(board.send(event).draftRecord)
+            history[record] = Expected(state: board.state)
+        }
+        try await board.draft!.close()
+        var search = Search(random: SplitMix64(seed: 7), opening: [.undo(0)], counts: [0, 4, 4])
+        for image in storage.images {
+            try await Self.explore(image, depth: 2, threshold: 4, history: history, &search)
+        }
+        #expect(search.failures.isEmpty, "\(search.failures.first ?? "")")
+        #expect(search.restores > 100)
     }
 }
