@@ -23,7 +23,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     /// Held by the gate until the observation ends; called only through the gate, so always there when called.
     private unowned let caller: Caller<Root, Value>
     /// The value last reported (the first evaluation's, from the start).
-    private let last: Guarded<Value?>
+    private let last: Guarded<Value>
     /// The storages followed. Not generic, so that following and dropping them runs code compiled once.
     private let links = Guarded<[ChainLink]>([])
     /// Set once, by the first link's deinit that finds the root gone; read by `isActive` on any thread.
@@ -89,7 +89,7 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
                 defer { last = value }
                 return last
             }
-            if let old, areEqual(old, value) == true { continue }
+            if areEqual(old, value) == true { continue }
             if info.options.contains(.prior) {
                 send(root, old: old, new: nil, isPrior: true)
             }
