@@ -270,8 +270,9 @@ def check_one(head, candidates, durable, ambiguous, exists):
         # this restore wrote (which numbers the run's events): every one of them is kept, the next restore decides.
         found = [state for s, board in candidates.items() if s >= durable
                  for j, state in enumerate(restore_states(board, exists)) if s + j == sequence]
-        matches = [state for state in found if state.recovered(exists)[0].canvases() == shown
-                   and effect_kinds(*state.recovered(exists)[1:]) == kinds]
+        recovered = [(state, state.recovered(exists)) for state in found]
+        matches = [state for state, (board, *effects) in recovered
+                   if board.canvases() == shown and effect_kinds(*effects) == kinds]
         if not matches:
             return (f"restored board {shown} with effects {head['effects']} is no prefix's from {durable} to "
                     f"{sequence} with some of its restore's records"), []

@@ -101,10 +101,8 @@ final class ChainObservation<Root: AnyObject, Value>: ChainTarget, AnyObservatio
     /// held), or hands the call on, unless it ended (maybe in this change's prior).
     private func send(_ root: Root, old: Value?, new: Value?, isPrior: Bool = false) {
         guard !gate.hasEnded else { return }
-        let options = info.options
         let change = ObservedChange(
-            kind: .setting, oldValue: options.contains(.old) ? old : nil, newValue: options.contains(.new) ? new : nil,
-            isPrior: isPrior)
+            kind: .setting, oldValue: old, newValue: new, isPrior: isPrior, keeping: info.options)
         caller.callOrHand(root, change, gate)
     }
 

@@ -14,9 +14,7 @@ public struct ObservationOptions: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
 
     /// Creates options from their raw bits.
-    public init(rawValue: UInt8) {
-        self.rawValue = rawValue
-    }
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Call the handler once from `observe` with the current value.
     public static let initial = ObservationOptions(rawValue: 1 << 0)

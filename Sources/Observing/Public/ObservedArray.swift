@@ -97,14 +97,10 @@ public struct ObservedArrayEditor<Element> {
     let write: ((inout [Element]) -> [ObservedChange<[Element]>]) -> Void
 
     /// The current elements (not recorded as a read for chained observation).
-    public var elements: [Element] {
-        storage.untrackedValue
-    }
+    public var elements: [Element] { storage.untrackedValue }
 
     /// The number of elements.
-    public var count: Int {
-        storage.untrackedValue.count
-    }
+    public var count: Int { storage.untrackedValue.count }
 
     /// Reads or replaces one element; replacing sends `.replacement` at `[index]`.
     public subscript(index: Int) -> Element {
@@ -113,9 +109,7 @@ public struct ObservedArrayEditor<Element> {
     }
 
     /// Appends `element`: `.insertion` at `[count]`.
-    public func append(_ element: Element) {
-        append(contentsOf: CollectionOfOne(element))
-    }
+    public func append(_ element: Element) { append(contentsOf: CollectionOfOne(element)) }
 
     /// Appends `elements`: one `.insertion` of their indexes (nothing if empty).
     public func append(contentsOf elements: some Sequence<Element>) {

@@ -60,11 +60,22 @@ extension ObservedChange: Sendable where Value: Sendable {}
 extension ObservedChange: Equatable where Value: Equatable {}
 
 extension ObservedChange {
-    /// The same change keeping only what `options` asks for (`old` and `new`).
+    /// A change keeping only the values `options` asks for (`old` and `new`; a prior notification has no new value).
+    init(
+        kind: ObservedChangeKind, oldValue: Value?, newValue: Value?, indexes: IndexSet? = nil, isPrior: Bool = false,
+        keeping options: ObservationOptions
+    ) {
+        self.kind = kind
+        self.oldValue = options.contains(.old) ? oldValue : nil
+        self.newValue = options.contains(.new) && !isPrior ? newValue : nil
+        self.indexes = indexes
+        self.isPrior = isPrior
+    }
+
+    /// The same change keeping only what `options` asks for.
     func filtered(by options: ObservationOptions) -> ObservedChange {
         ObservedChange(
-            kind: kind, oldValue: options.contains(.old) ? oldValue : nil,
-            newValue: options.contains(.new) && !isPrior ? newValue : nil, indexes: indexes, isPrior: isPrior)
+            kind: kind, oldValue: oldValue, newValue: newValue, indexes: indexes, isPrior: isPrior, keeping: options)
     }
 
     /// The prior notification that announces this change.

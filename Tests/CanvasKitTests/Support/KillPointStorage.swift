@@ -1,6 +1,7 @@
-import CanvasKit
 import Foundation
 import Locking
+
+@testable import CanvasKit
 
 /// A `PowerLossStorage` that keeps what a kill would leave at every moment the files change: after each append,
 /// write, rename, removal and link, and in the middle of each append (the whole records of it that came first, and
@@ -38,16 +39,14 @@ final class KillPointStorage: DraftStorage {
         if let old = before[path] {
             var cuts: [Int] = []
             var offset = 0
-            // Record frames: a 4-byte length, then 12 more header bytes and the payload.
-            while offset + 4 <= bytes.count {
-                let length = bytes[offset..<(offset + 4)].enumerated().reduce(0) {
-                    $0 | Int($1.element) << (8 * $1.offset)
-                }
-                let end = offset + 16 + length
+            // An append is whole records, read as the draft reads them.
+            while let record = DraftFormat.record(in: bytes, at: offset) {
+                let end = offset + DraftFormat.recordHeaderSize + record.payload.count
                 cuts.append(offset + (end - offset) / 2)
                 if end < bytes.count { cuts.append(end) }
                 offset = end
             }
+            precondition(offset == bytes.count, "KillPointStorage: an append that is not whole records")
             let torn = cuts.map { cut in before.merging([path: old + bytes.prefix(cut)]) { $1 } }
             kept.withLock { $0 += torn }
         }
